@@ -1,0 +1,97 @@
+# execq: a Redis-queue command-execution worker.  See README.md.
+PKGS      = hiredis libevent jansson
+BUILD    ?= build
+PREFIX   ?= /usr/local
+BINDIR    = $(PREFIX)/bin
+WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+            -Wmissing-prototypes -Wpointer-arith -Wwrite-strings -Wformat=2 \
+            -Wno-missing-field-initializers
+CFLAGS   ?= -O2 -g
+CPPFLAGS += -I. -D_GNU_SOURCE
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS)
+LDLIBS    += $(PKG_LIBS) -lutil -lm
+
+LOGS_SRC  = logs/log.c logs/xmalloc.c logs/execlog.c
+EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/exec.c
+QUEUE_SRC = queue/item.c queue/rurl.c queue/queue.c
+WORKER_SRC = worker/config.c worker/worker.c
+LIB_SRC   = $(LOGS_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)
+LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+
+WORKER_BIN = $(BUILD)/execq-worker
+CLI_BIN    = $(BUILD)/execq
+BENCH_BIN  = $(BUILD)/execq-bench
+UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+INTEG_TESTS = $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests/integration/test_*.c))
+TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o
+
+.PHONY: all deps run test unit integration asan bench install clean valgrind
+
+all: $(WORKER_BIN) $(CLI_BIN)
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CPPFLAGS) -MMD -MP -c -o $@ $<
+
+$(WORKER_BIN): $(BUILD)/obj/worker/main.o $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(CLI_BIN): $(BUILD)/obj/cli/execq.o $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(BENCH_BIN): $(BUILD)/obj/scripts/bench.o $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(CMOCKA_LIBS)
+
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/integration/test_%.o $(TEST_SUPPORT) $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(CMOCKA_LIBS)
+
+# Unit tests need nothing but the binaries; integration tests get a private
+# redis-server each (scripts/with-redis.sh) and drive the real worker binary.
+unit: deps $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+integration: deps all $(INTEG_TESTS)
+	@set -e; for t in $(INTEG_TESTS); do echo "== $$t"; \
+	    EXECQ_TEST_BUILD=$(BUILD) scripts/with-redis.sh $$t; done
+
+test: deps
+	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(INTEG_TESTS)
+	@$(MAKE) --no-print-directory unit integration
+
+asan: deps
+	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g" \
+	    SANITIZE="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    test
+
+valgrind: deps all $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do \
+	    valgrind -q --error-exitcode=1 --leak-check=full $$t; done
+
+run: deps all
+	@scripts/run.sh
+
+bench: deps all $(BENCH_BIN)
+	@scripts/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(WORKER_BIN) $(CLI_BIN) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/execq
+	install -m 0644 README.md docs/PROTOCOL.md docs/CONFIG.md \
+	    $(DESTDIR)$(PREFIX)/share/doc/execq/
+
+clean:
+	rm -rf build build-asan .tmp
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,36 @@
+#ifndef EXECQ_POLICY_H
+#define EXECQ_POLICY_H
+
+/*
+ * What a command may run with: the working directory inside the workspace
+ * and the child's environment. Pure code apart from realpath(3).
+ *
+ * On refusal the functions return NULL, set *code to a static error code
+ * (docs/PROTOCOL.md) and *cause to an allocated message for the sender.
+ */
+
+/*
+ * Resolves cwd (relative to the workspace, or absolute) with realpath and
+ * returns the allocated absolute path when it is the workspace or inside it.
+ * workspace must already be a realpath. cwd NULL or "" means the workspace.
+ * Codes: cwd_outside_workspace, cwd_not_found (missing or not a directory).
+ */
+char	*policy_resolve_cwd(const char *workspace, const char *cwd,
+	    const char **code, char **cause);
+
+/*
+ * Builds the child's environment: the allowed variables of parent (PATH,
+ * HOME, LANG, LC_*, TERM, USER, LOGNAME, SHELL, TZ, TMPDIR), then for
+ * non-PTY children TERM=dumb NO_COLOR=1 PAGER=cat GIT_PAGER=cat, then
+ * extra ("NAME=value" strings, the item's env; later wins), then
+ * EXECQ_SESSION_ID=id. Refuses a name that hijacks a loader or interpreter
+ * (LD_*, PYTHONPATH, BASH_ENV, ...: env_forbidden) or is not a valid
+ * name (bad_env). Returns a NULL-terminated array for policy_env_free.
+ */
+char	**policy_build_env(char *const *parent, char *const *extra,
+	    int pty, const char *id, const char **code, char **cause);
+void	 policy_env_free(char **);	/* NULL ok */
+/* 1 if an item may not set this variable. */
+int	 policy_env_forbidden(const char *name);
+
+#endif

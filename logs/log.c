@@ -1,0 +1,95 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "logs/log.h"
+
+static const char	*log_prog = "execq";
+static enum log_level	 log_min = LOG_LEVEL_INFO;
+
+void
+log_init(const char *prog, enum log_level level)
+{
+	log_prog = prog;
+	log_min = level;
+}
+
+int
+log_enabled(enum log_level level)
+{
+	return (level >= log_min);
+}
+
+/* One write per line so lines from several processes do not interleave. */
+static void
+log_vwrite(const char *level, const char *fmt, va_list ap)
+{
+	char		 line[2048];
+	struct timespec	 ts;
+	struct tm	 tm;
+	int		 n, m;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = snprintf(line, sizeof line,
+	    "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s[%s] ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, log_prog, level);
+	m = vsnprintf(line + n, sizeof line - n - 1, fmt, ap);
+	if (m < 0)
+		m = 0;
+	if ((size_t)(n + m) > sizeof line - 2)
+		m = sizeof line - 2 - n;
+	line[n + m] = '\n';
+	fwrite(line, 1, n + m + 1, stderr);
+	fflush(stderr);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list	ap;
+
+	if (log_min > LOG_LEVEL_DEBUG)
+		return;
+	va_start(ap, fmt);
+	log_vwrite("debug", fmt, ap);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list	ap;
+
+	if (log_min > LOG_LEVEL_INFO)
+		return;
+	va_start(ap, fmt);
+	log_vwrite("info", fmt, ap);
+	va_end(ap);
+}
+
+void
+log_warn(const char *fmt, ...)
+{
+	va_list	ap;
+
+	if (log_min > LOG_LEVEL_WARN)
+		return;
+	va_start(ap, fmt);
+	log_vwrite("warn", fmt, ap);
+	va_end(ap);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	log_vwrite("fatal", fmt, ap);
+	va_end(ap);
+	exit(1);
+}

@@ -1,0 +1,88 @@
+#ifndef EXECQ_ITEM_H
+#define EXECQ_ITEM_H
+
+/*
+ * Work items and answers: JSON <-> C.  Pure code, no I/O.
+ * The wire format is docs/PROTOCOL.md; this file is its C mirror.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum item_type {
+	ITEM_EXEC = 1,
+};
+
+/* A parsed EXEC item. Every string is owned by the item. */
+struct item {
+	char		*id;		/* [A-Za-z0-9_.:-]{1,128}, no leading . */
+	enum item_type	 type;
+	char		*reply_to;	/* NULL: the worker's default */
+	char		*command;	/* non-empty, no NUL */
+	char		*cwd;		/* NULL: the workspace root */
+	long		 timeout_ms;	/* 0: the worker's default */
+	char		**env;		/* NULL-terminated "NAME=value", or NULL */
+	size_t		 nenv;
+	int		 background;
+	int		 pty;
+	unsigned	 rows, cols;	/* PTY size; 0: default */
+	int		 retries;	/* re-runs allowed after worker_lost */
+};
+
+/*
+ * Why an item was refused. code is a static string (docs/PROTOCOL.md lists
+ * them all); message, id and reply_to are allocated, NULL when unknown.
+ * id and reply_to are filled in as far as the item could be read, so the
+ * ERROR answer can still reach the sender.
+ */
+struct item_error {
+	const char	*code;
+	char		*message;
+	char		*id;
+	char		*reply_to;
+};
+
+/*
+ * Parses one item of len bytes (not NUL-terminated). Items over max_len
+ * bytes are refused (item_too_large) without being parsed. Returns NULL and
+ * fills *err on any problem; unknown fields are ignored.
+ */
+struct item	*item_parse(const char *buf, size_t len, size_t max_len,
+		    struct item_error *err);
+void		 item_free(struct item *);		/* NULL ok */
+void		 item_error_release(struct item_error *);	/* frees members */
+/* 1 if s is a usable item id or queue name (also safe as a file name). */
+int		 item_id_valid(const char *s);
+
+/* The facts of a finished foreground command; all borrowed. */
+struct item_result {
+	const char	*id;
+	int		 exit_code;	/* 128+n when killed by signal n */
+	int		 signal;	/* 0: none */
+	const char	*out;		/* stdout, already capped */
+	size_t		 out_len;
+	const char	*err;		/* stderr, already capped */
+	size_t		 err_len;
+	int		 truncated;	/* either stream lost bytes */
+	int		 timed_out;
+	int64_t		 duration_ms;
+	const char	*log_path;
+	int64_t		 user_ms, sys_ms, max_rss_kb;
+};
+
+/*
+ * Answers, as allocated JSON text (*len set when len != NULL). Bytes that
+ * are not valid UTF-8 are replaced with U+FFFD, so any output encodes.
+ */
+char	*item_result_to_json(const struct item_result *, size_t *len);
+/* An ERROR answer; id may be NULL (then "id": null). */
+char	*item_error_to_json(const char *id, const char *code,
+	    const char *message, size_t *len);
+
+/*
+ * Copies len bytes of s into a new NUL-terminated string that is valid
+ * UTF-8 (invalid sequences and NULs become U+FFFD); *outlen is its length.
+ */
+char	*item_utf8_sanitize(const char *s, size_t len, size_t *outlen);
+
+#endif

@@ -1,0 +1,49 @@
+#ifndef EXECQ_CONFIG_H
+#define EXECQ_CONFIG_H
+
+/*
+ * The worker's settings. Precedence, highest first: command-line flags,
+ * environment (EXECQ_*, ENABLE_EXECUTE), the JSON config file (--config
+ * or EXECQ_CONFIG), built-in defaults. docs/CONFIG.md lists every key.
+ */
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct config {
+	char		*redis_url;		/* redis://127.0.0.1:6379/0 */
+	char		*queue;			/* "exec": streams q:exec:<lane> */
+	char		*reply_default;		/* "replies" */
+	char		*workspace;		/* realpath'd at load; "." */
+	char		*log_dir;		/* ".tmp/exec" */
+	char		*shell;			/* "/bin/sh" */
+	char		*consumer;		/* "<hostname>-<pid>" */
+	char		*cgroup;		/* "auto", "off" or a cgroup2 dir */
+	int		 enable_execute;	/* 0 */
+	unsigned	 default_timeout_ms;	/* 30000 */
+	unsigned	 max_timeout_ms;	/* 3600000 */
+	unsigned	 kill_grace_ms;		/* 5000 */
+	unsigned	 drain_ms;		/* 2000: output drain after exit */
+	size_t		 output_cap;		/* 1 MiB per stream in answers */
+	unsigned	 max_procs;		/* 16 */
+	size_t		 max_item_bytes;	/* 1 MiB */
+	unsigned	 answer_ttl_s;		/* 86400 */
+	unsigned	 claim_idle_ms;		/* 30000 */
+	int		 log_fsync;		/* 0: fsync foreground logs too */
+	int		 verbose;		/* -v */
+	char		*config_file;		/* NULL if none */
+};
+
+/*
+ * Fills c from argv, envp, the config file and the defaults. Returns 0; 1
+ * when --help or --version was printed (exit 0); -1 with an allocated
+ * *cause on a bad flag, value or file. Does not touch the file system
+ * except to read the config file and realpath the workspace.
+ */
+int	 config_load(struct config *c, int argc, char **argv, char **envp,
+	    char **cause);
+void	 config_release(struct config *);
+/* The --help text. */
+void	 config_usage(FILE *);
+
+#endif
