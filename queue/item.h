@@ -45,7 +45,9 @@ struct item_error {
 /*
  * Parses one item of len bytes (not NUL-terminated). Items over max_len
  * bytes are refused (item_too_large) without being parsed. Returns NULL and
- * fills *err on any problem; unknown fields are ignored.
+ * fills *err on any problem; unknown fields are ignored. *err is cleared on
+ * entry and left empty on success; after a failure, item_error_release() it.
+ * The codes are listed at the top of queue/item.c.
  */
 struct item	*item_parse(const char *buf, size_t len, size_t max_len,
 		    struct item_error *err);

@@ -1,0 +1,346 @@
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exec/cgroup.h"
+#include "logs/log.h"
+#include "logs/xmalloc.h"
+
+struct cgroup {
+	struct cgroup_pool	*pool;
+	unsigned		 index;
+	int			 dirfd;		/* O_DIRECTORY, for clone3 */
+	int			 events_fd;	/* cgroup.events, pread */
+	int			 kill_fd;	/* cgroup.kill, write "1" */
+	int			 wd;		/* inotify watch */
+	void			*owner;		/* NULL: free */
+};
+
+struct cgroup_pool {
+	char		*path;
+	int		 inotify_fd;
+	unsigned	 n;
+	struct cgroup	*leaves;
+	char		 evbuf[4096];	/* pending inotify events */
+	size_t		 evlen, evpos;
+};
+
+/* The cgroup2 mount point, from /proc/self/mountinfo. */
+static char *
+cgroup_mount(void)
+{
+	FILE	*f;
+	char	*line = NULL, *mnt = NULL, *sep, field[PATH_MAX];
+	size_t	 size = 0;
+
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+		return (NULL);
+	while (mnt == NULL && getline(&line, &size, f) != -1) {
+		sep = strstr(line, " - cgroup2 ");
+		if (sep == NULL)
+			continue;
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", field) == 1)
+			mnt = xstrdup(field);
+	}
+	free(line);
+	fclose(f);
+	return (mnt);
+}
+
+/* This process's cgroup2 path ("0::/path" in /proc/self/cgroup). */
+static char *
+cgroup_self(void)
+{
+	FILE	*f;
+	char	*line = NULL, *self = NULL;
+	size_t	 size = 0;
+	ssize_t	 n;
+
+	if ((f = fopen("/proc/self/cgroup", "re")) == NULL)
+		return (NULL);
+	while (self == NULL && (n = getline(&line, &size, f)) != -1) {
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		if (n > 0 && line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		self = xstrdup(line + 3);
+	}
+	free(line);
+	fclose(f);
+	return (self);
+}
+
+/* Kills and removes one leaf folder of a dead worker, then the parent. */
+static void
+cgroup_remove_tree(const char *path)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 sub[PATH_MAX];
+	int		 fd;
+
+	if ((d = opendir(path)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (de->d_type != DT_DIR || de->d_name[0] == '.')
+				continue;
+			snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
+			cgroup_remove_tree(sub);
+		}
+		closedir(d);
+	}
+	snprintf(sub, sizeof sub, "%s/cgroup.kill", path);
+	if ((fd = open(sub, O_WRONLY|O_CLOEXEC)) != -1) {
+		if (write(fd, "1", 1) == -1)
+			log_debug("cgroup %s: kill: %s", path, strerror(errno));
+		close(fd);
+	}
+	/* The kill is asynchronous: give the members a moment to leave. */
+	for (int i = 0; i < 100 && rmdir(path) == -1 && errno == EBUSY; i++)
+		usleep(10000);
+}
+
+/* Removes execq-<pid> folders whose worker is gone. */
+static void
+cgroup_sweep_stale(const char *base)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[PATH_MAX];
+	long		 pid;
+
+	if ((d = opendir(base)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (sscanf(de->d_name, "execq-%ld", &pid) != 1 ||
+		    pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", base, de->d_name);
+		log_info("cgroup: removing %s of a dead worker", path);
+		cgroup_remove_tree(path);
+	}
+	closedir(d);
+}
+
+/* Opens one leaf's files and watches its cgroup.events. */
+static int
+cgroup_leaf_open(struct cgroup_pool *pool, struct cgroup *cg, unsigned i)
+{
+	char	path[PATH_MAX];
+
+	cg->pool = pool;
+	cg->index = i;
+	cg->dirfd = cg->events_fd = cg->kill_fd = cg->wd = -1;
+	snprintf(path, sizeof path, "%s/%u", pool->path, i);
+	if (mkdir(path, 0755) == -1 && errno != EEXIST)
+		return (-1);
+	if ((cg->dirfd = open(path, O_RDONLY|O_DIRECTORY|O_CLOEXEC)) == -1)
+		return (-1);
+	cg->events_fd = openat(cg->dirfd, "cgroup.events", O_RDONLY|O_CLOEXEC);
+	cg->kill_fd = openat(cg->dirfd, "cgroup.kill", O_WRONLY|O_CLOEXEC);
+	if (cg->events_fd == -1 || cg->kill_fd == -1)
+		return (-1);
+	snprintf(path, sizeof path, "%s/%u/cgroup.events", pool->path, i);
+	cg->wd = inotify_add_watch(pool->inotify_fd, path, IN_MODIFY);
+	return (cg->wd == -1 ? -1 : 0);
+}
+
+/* The folder the pool lives in, from spec. */
+static char *
+cgroup_base(const char *spec, char **cause)
+{
+	char	*mnt, *self, *base;
+
+	if (strcmp(spec, "auto") != 0)
+		return (xstrdup(spec));
+	if ((mnt = cgroup_mount()) == NULL) {
+		xasprintf(cause, "no cgroup2 mount");
+		return (NULL);
+	}
+	self = cgroup_self();
+	xasprintf(&base, "%s%s", mnt,
+	    self == NULL || strcmp(self, "/") == 0 ? "" : self);
+	free(mnt);
+	free(self);
+	return (base);
+}
+
+struct cgroup_pool *
+cgroup_pool_create(const char *spec, unsigned n, char **cause)
+{
+	struct cgroup_pool	*pool;
+	char			*base;
+	unsigned		 i;
+
+	*cause = NULL;
+	if (strcmp(spec, "off") == 0)
+		return (NULL);
+	if ((base = cgroup_base(spec, cause)) == NULL)
+		return (NULL);
+	cgroup_sweep_stale(base);
+	pool = xcalloc(1, sizeof *pool);
+	pool->n = n;
+	pool->leaves = xcalloc(n, sizeof *pool->leaves);
+	for (i = 0; i < n; i++)
+		pool->leaves[i].dirfd = pool->leaves[i].events_fd =
+		    pool->leaves[i].kill_fd = -1;
+	xasprintf(&pool->path, "%s/execq-%ld", base, (long)getpid());
+	free(base);
+	pool->inotify_fd = inotify_init1(IN_NONBLOCK|IN_CLOEXEC);
+	if (pool->inotify_fd == -1 || mkdir(pool->path, 0755) == -1)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		if (cgroup_leaf_open(pool, &pool->leaves[i], i) == -1)
+			goto fail;
+	}
+	return (pool);
+
+fail:
+	xasprintf(cause, "%s: %s", pool->path, strerror(errno));
+	cgroup_pool_free(pool);
+	return (NULL);
+}
+
+void
+cgroup_pool_free(struct cgroup_pool *pool)
+{
+	struct cgroup	*cg;
+	unsigned	 i;
+
+	if (pool == NULL)
+		return;
+	for (i = 0; i < pool->n; i++) {
+		cg = &pool->leaves[i];
+		if (cg->dirfd != -1)
+			close(cg->dirfd);
+		if (cg->events_fd != -1)
+			close(cg->events_fd);
+		if (cg->kill_fd != -1)
+			close(cg->kill_fd);
+	}
+	if (pool->inotify_fd != -1)
+		close(pool->inotify_fd);
+	cgroup_remove_tree(pool->path);
+	free(pool->leaves);
+	free(pool->path);
+	free(pool);
+}
+
+const char *
+cgroup_pool_path(const struct cgroup_pool *pool)
+{
+	return (pool->path);
+}
+
+int
+cgroup_pool_fd(const struct cgroup_pool *pool)
+{
+	return (pool->inotify_fd);
+}
+
+void *
+cgroup_pool_changed(struct cgroup_pool *pool)
+{
+	struct inotify_event	*ie;
+	ssize_t			 n;
+	unsigned		 i;
+
+	for (;;) {
+		if (pool->evpos >= pool->evlen) {
+			n = read(pool->inotify_fd, pool->evbuf,
+			    sizeof pool->evbuf);
+			if (n <= 0)
+				return (NULL);
+			pool->evlen = n;
+			pool->evpos = 0;
+		}
+		ie = (struct inotify_event *)(pool->evbuf + pool->evpos);
+		pool->evpos += sizeof *ie + ie->len;
+		for (i = 0; i < pool->n; i++) {
+			if (pool->leaves[i].wd == ie->wd &&
+			    pool->leaves[i].owner != NULL)
+				return (pool->leaves[i].owner);
+		}
+	}
+}
+
+struct cgroup *
+cgroup_take(struct cgroup_pool *pool, void *owner)
+{
+	unsigned	i;
+
+	if (pool == NULL)
+		return (NULL);
+	for (i = 0; i < pool->n; i++) {
+		if (pool->leaves[i].owner == NULL) {
+			pool->leaves[i].owner = owner;
+			return (&pool->leaves[i]);
+		}
+	}
+	return (NULL);
+}
+
+void
+cgroup_put(struct cgroup *cg)
+{
+	if (cg == NULL)
+		return;
+	if (cgroup_populated(cg) == 1)
+		cgroup_kill(cg);
+	cg->owner = NULL;
+}
+
+int
+cgroup_fd(const struct cgroup *cg)
+{
+	return (cg->dirfd);
+}
+
+int
+cgroup_populated(struct cgroup *cg)
+{
+	char	buf[256];
+	ssize_t	n;
+
+	n = pread(cg->events_fd, buf, sizeof buf - 1, 0);
+	if (n == -1)
+		return (-1);
+	buf[n] = '\0';
+	return (strstr(buf, "populated 1") != NULL);
+}
+
+int
+cgroup_kill(struct cgroup *cg)
+{
+	return (pwrite(cg->kill_fd, "1", 1, 0) == 1 ? 0 : -1);
+}
+
+int
+cgroup_signal(struct cgroup *cg, int sig)
+{
+	FILE	*f;
+	long	 pid;
+	int	 fd;
+
+	fd = openat(cg->dirfd, "cgroup.procs", O_RDONLY|O_CLOEXEC);
+	if (fd == -1 || (f = fdopen(fd, "r")) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return (-1);
+	}
+	while (fscanf(f, "%ld", &pid) == 1)
+		kill((pid_t)pid, sig);
+	fclose(f);
+	return (0);
+}

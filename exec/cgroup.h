@@ -1,0 +1,48 @@
+#ifndef EXECQ_CGROUP_H
+#define EXECQ_CGROUP_H
+
+/*
+ * A pool of empty cgroup v2 leaves, one per process slot, made once at
+ * start-up: creating and removing a cgroup per command costs about a
+ * millisecond, reusing one costs nothing. A child is placed in its leaf
+ * atomically (clone3 CLONE_INTO_CGROUP, see spawn.h), so everything it
+ * starts, setsid'd or double-forked, stays inside and cgroup.kill ends it.
+ */
+
+struct cgroup;
+struct cgroup_pool;
+
+/*
+ * Makes n leaves under <spec>/execq-<pid> ("auto": this process's own
+ * cgroup on the cgroup2 mount). Returns NULL with an allocated *cause when
+ * cgroups cannot be used; with spec "off", NULL and *cause NULL.
+ * Leftover execq-<pid> folders of dead workers are killed and removed.
+ */
+struct cgroup_pool	*cgroup_pool_create(const char *spec, unsigned n,
+			    char **cause);
+/* Kills whatever is left in the leaves and removes them. NULL ok. */
+void			 cgroup_pool_free(struct cgroup_pool *);
+/* The pool's directory, for messages. */
+const char		*cgroup_pool_path(const struct cgroup_pool *);
+/*
+ * The inotify fd that turns readable when a leaf's cgroup.events changes;
+ * cgroup_pool_changed() then reads it and returns, one per call, the
+ * owners of the leaves that changed (NULL when there are no more).
+ */
+int			 cgroup_pool_fd(const struct cgroup_pool *);
+void			*cgroup_pool_changed(struct cgroup_pool *);
+
+/* An empty leaf for owner, or NULL if none is free. */
+struct cgroup		*cgroup_take(struct cgroup_pool *, void *owner);
+/* Back to the pool; kills anything still inside first. NULL ok. */
+void			 cgroup_put(struct cgroup *);
+/* O_DIRECTORY fd of the leaf, for CLONE_INTO_CGROUP. */
+int			 cgroup_fd(const struct cgroup *);
+/* 1 if a process is inside, 0 if empty, -1 with errno. */
+int			 cgroup_populated(struct cgroup *);
+/* SIGKILL to everything inside, atomically (cgroup.kill). 0 or -1. */
+int			 cgroup_kill(struct cgroup *);
+/* sig to every process inside (cgroup.procs); 0 or -1. */
+int			 cgroup_signal(struct cgroup *, int sig);
+
+#endif

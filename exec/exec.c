@@ -1,0 +1,655 @@
+#include <sys/prctl.h>
+#include <sys/queue.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "exec/cgroup.h"
+#include "exec/exec.h"
+#include "exec/outbuf.h"
+#include "exec/spawn.h"
+#include "logs/execlog.h"
+#include "logs/log.h"
+#include "logs/xmalloc.h"
+
+enum exec_flag {
+	EXEC_EXITED = 0x01,		/* main process reaped */
+	EXEC_OUT_CLOSED = 0x02,		/* stdout (or the PTY) at EOF */
+	EXEC_ERR_CLOSED = 0x04,		/* stderr at EOF */
+	EXEC_KILLING = 0x08,		/* TERM sent, KILL armed */
+};
+
+struct exec {
+	LIST_ENTRY(exec)	 entry;
+	char			*id;
+	char			*command;
+	char			*cwd;
+	pid_t			 pid;
+	int			 pty;
+	unsigned		 flags;
+	enum exec_end		 end;
+	int			 out_fd, err_fd;
+	struct event		*ev_out, *ev_err;
+	struct event		*ev_timeout, *ev_grace, *ev_drain;
+	struct outbuf		 out, err;
+	struct execlog		*log;
+	int			 log_error;
+	struct cgroup		*cg;
+	int			 status;
+	struct rusage		 ru;
+	struct timespec		 t_start, t_end;
+	int64_t			 started_ms;
+	exec_done_cb		 donecb;
+	void			*arg;
+};
+
+static LIST_HEAD(, exec)	 exec_all = LIST_HEAD_INITIALIZER(exec_all);
+static struct event_base	*exec_base;
+static const struct exec_config	*exec_cfg;
+static struct cgroup_pool	*exec_pool;
+static struct event		*exec_ev_cgroup;
+static int			 exec_devnull = -1;
+static unsigned			 exec_n;
+
+static void	exec_maybe_done(struct exec *);
+static void	exec_free(struct exec *);
+
+/* Milliseconds between two monotonic times. */
+static int64_t
+exec_ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return ((int64_t)(b->tv_sec - a->tv_sec) * 1000 +
+	    (b->tv_nsec - a->tv_nsec) / 1000000);
+}
+
+/* A cgroup leaf changed (populated or not): its exec may be done. */
+static void
+exec_cgroup_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct exec	*ex, *owner;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	while ((owner = cgroup_pool_changed(exec_pool)) != NULL) {
+		LIST_FOREACH(ex, &exec_all, entry) {
+			if (ex == owner) {
+				exec_maybe_done(ex);
+				break;
+			}
+		}
+	}
+}
+
+int
+exec_init(struct event_base *base, const struct exec_config *cfg,
+    struct cgroup_pool *pool)
+{
+	exec_base = base;
+	exec_cfg = cfg;
+	exec_pool = pool;
+	exec_devnull = open("/dev/null", O_RDONLY|O_CLOEXEC);
+	if (exec_devnull == -1)
+		return (-1);
+	if (pool == NULL) {
+		/* Orphans of our children come back to us, not to init. */
+		if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
+			return (-1);
+		return (0);
+	}
+	exec_ev_cgroup = event_new(base, cgroup_pool_fd(pool),
+	    EV_READ|EV_PERSIST, exec_cgroup_cb, NULL);
+	if (exec_ev_cgroup == NULL || event_add(exec_ev_cgroup, NULL) == -1)
+		return (-1);
+	return (0);
+}
+
+void
+exec_shutdown(void)
+{
+	struct exec	*ex;
+
+	while ((ex = LIST_FIRST(&exec_all)) != NULL)
+		exec_free(ex);
+	if (exec_ev_cgroup != NULL)
+		event_free(exec_ev_cgroup);
+	exec_ev_cgroup = NULL;
+	cgroup_pool_free(exec_pool);
+	exec_pool = NULL;
+	if (exec_devnull != -1)
+		close(exec_devnull);
+	exec_devnull = -1;
+}
+
+unsigned
+exec_count(void)
+{
+	return (exec_n);
+}
+
+const char *
+exec_id(const struct exec *ex)
+{
+	return (ex->id);
+}
+
+pid_t
+exec_pid(const struct exec *ex)
+{
+	return (ex->pid);
+}
+
+/*
+ * Without cgroups: signal the process group, then every process that
+ * carries our EXECQ_SESSION_ID in its environment (setsid'd escapees).
+ */
+static void
+exec_sweep(struct exec *ex, int sig)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[300], buf[16384], want[256];
+	ssize_t		 n, i, wl;
+	int		 fd;
+
+	if (ex->pid > 0)
+		kill(-ex->pid, sig);
+	wl = snprintf(want, sizeof want, "EXECQ_SESSION_ID=%s", ex->id) + 1;
+	if ((d = opendir("/proc")) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/environ", de->d_name);
+		if ((fd = open(path, O_RDONLY|O_CLOEXEC)) == -1)
+			continue;
+		n = read(fd, buf, sizeof buf);
+		close(fd);
+		for (i = 0; i + wl <= n; i += strnlen(buf + i, n - i) + 1) {
+			if (memcmp(buf + i, want, wl) == 0) {
+				kill((pid_t)atol(de->d_name), sig);
+				break;
+			}
+		}
+	}
+	closedir(d);
+}
+
+/* sig to the whole tree. */
+static void
+exec_signal_tree(struct exec *ex, int sig)
+{
+	if (ex->cg != NULL) {
+		if (sig == SIGKILL)
+			cgroup_kill(ex->cg);
+		else
+			cgroup_signal(ex->cg, sig);
+		return;
+	}
+	exec_sweep(ex, sig);
+}
+
+/* The grace period is over: KILL whatever is left. */
+static void
+exec_grace_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct exec	*ex = arg;
+
+	(void)fd;
+	(void)what;
+	log_debug("exec %s: grace over, killing the tree", ex->id);
+	exec_signal_tree(ex, SIGKILL);
+}
+
+/* TERM (or sig) now, KILL after the grace period. */
+static void
+exec_terminate(struct exec *ex, int sig, enum exec_end why)
+{
+	struct timeval	tv;
+
+	if (ex->end == EXEC_END_EXIT)
+		ex->end = why;
+	if (ex->flags & EXEC_KILLING) {
+		if (sig == SIGKILL)
+			exec_signal_tree(ex, SIGKILL);
+		return;
+	}
+	ex->flags |= EXEC_KILLING;
+	exec_signal_tree(ex, sig);
+	if (sig == SIGKILL)
+		return;
+	tv.tv_sec = exec_cfg->kill_grace_ms / 1000;
+	tv.tv_usec = (exec_cfg->kill_grace_ms % 1000) * 1000;
+	evtimer_add(ex->ev_grace, &tv);
+}
+
+/* The command ran out of time. */
+static void
+exec_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct exec	*ex = arg;
+
+	(void)fd;
+	(void)what;
+	log_info("exec %s: timed out, terminating the tree", ex->id);
+	exec_terminate(ex, SIGTERM, EXEC_END_TIMEOUT);
+}
+
+void
+exec_kill(struct exec *ex, int sig)
+{
+	exec_terminate(ex, sig, EXEC_END_KILLED);
+}
+
+/* Stops reading one stream: EOF, EIO on a PTY, or the drain ran out. */
+static void
+exec_close_stream(struct exec *ex, int is_err)
+{
+	if (is_err) {
+		if (ex->ev_err != NULL)
+			event_del(ex->ev_err);
+		if (ex->err_fd != -1)
+			close(ex->err_fd);
+		ex->err_fd = -1;
+		ex->flags |= EXEC_ERR_CLOSED;
+	} else {
+		if (ex->ev_out != NULL)
+			event_del(ex->ev_out);
+		if (ex->out_fd != -1)
+			close(ex->out_fd);
+		ex->out_fd = -1;
+		ex->flags |= EXEC_OUT_CLOSED;
+	}
+}
+
+/* Reads what is there: into the capped buffer and the log. */
+static void
+exec_read(struct exec *ex, int is_err)
+{
+	char		 buf[65536];
+	struct outbuf	*ob = is_err ? &ex->err : &ex->out;
+	int		 fd = is_err ? ex->err_fd : ex->out_fd;
+	ssize_t		 n;
+
+	n = read(fd, buf, sizeof buf);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n > 0) {
+		outbuf_append(ob, buf, n);
+		if (ex->log_error == 0 && execlog_write(ex->log, buf, n) == -1) {
+			ex->log_error = errno;
+			log_warn("exec %s: log write: %s", ex->id,
+			    strerror(errno));
+		}
+		return;
+	}
+	/* EOF, or EIO: a pty master reads EIO once the slave side is gone. */
+	if (n == -1 && errno != EIO)
+		log_warn("exec %s: read: %s", ex->id, strerror(errno));
+	exec_close_stream(ex, is_err);
+	exec_maybe_done(ex);
+}
+
+static void
+exec_out_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	exec_read(arg, 0);
+}
+
+static void
+exec_err_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	exec_read(arg, 1);
+}
+
+/* Output still open long after exit (fallback mode): stop waiting. */
+static void
+exec_drain_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct exec	*ex = arg;
+
+	(void)fd;
+	(void)what;
+	log_warn("exec %s: output still open %u ms after exit, closing it",
+	    ex->id, exec_cfg->drain_ms);
+	exec_signal_tree(ex, SIGKILL);
+	exec_close_stream(ex, 0);
+	exec_close_stream(ex, 1);
+	exec_maybe_done(ex);
+}
+
+int
+exec_reaped(pid_t pid, int status, const struct rusage *ru)
+{
+	struct exec	*ex;
+	struct timeval	 tv;
+
+	LIST_FOREACH(ex, &exec_all, entry) {
+		if (ex->pid == pid)
+			break;
+	}
+	if (ex == NULL)
+		return (0);
+	ex->status = status;
+	ex->ru = *ru;
+	ex->flags |= EXEC_EXITED;
+	clock_gettime(CLOCK_MONOTONIC, &ex->t_end);
+	evtimer_del(ex->ev_timeout);
+	/* A foreground command's leftovers die with it. */
+	if (ex->cg == NULL)
+		kill(-ex->pid, SIGKILL);
+	else if (cgroup_populated(ex->cg) == 1)
+		cgroup_kill(ex->cg);
+	if ((ex->flags & (EXEC_OUT_CLOSED|EXEC_ERR_CLOSED)) !=
+	    (EXEC_OUT_CLOSED|EXEC_ERR_CLOSED)) {
+		tv.tv_sec = exec_cfg->drain_ms / 1000;
+		tv.tv_usec = (exec_cfg->drain_ms % 1000) * 1000;
+		evtimer_add(ex->ev_drain, &tv);
+	}
+	exec_maybe_done(ex);
+	return (1);
+}
+
+
+/* Fills the facts that need no allocation. */
+static void
+exec_result_facts(struct exec *ex, struct exec_result *r)
+{
+	memset(r, 0, sizeof *r);
+	if (WIFSIGNALED(ex->status)) {
+		r->signal = WTERMSIG(ex->status);
+		r->exit_code = 128 + r->signal;
+	} else
+		r->exit_code = WEXITSTATUS(ex->status);
+	r->end = ex->end;
+	r->truncated = outbuf_truncated(&ex->out) || outbuf_truncated(&ex->err);
+	r->output_bytes = ex->out.total + ex->err.total;
+	r->started_ms = ex->started_ms;
+	r->duration_ms = exec_ms_between(&ex->t_start, &ex->t_end);
+	r->user_ms = ex->ru.ru_utime.tv_sec * 1000 +
+	    ex->ru.ru_utime.tv_usec / 1000;
+	r->sys_ms = ex->ru.ru_stime.tv_sec * 1000 +
+	    ex->ru.ru_stime.tv_usec / 1000;
+	r->max_rss_kb = ex->ru.ru_maxrss;
+	r->log_path = execlog_path(ex->log);
+	r->log_error = ex->log_error;
+	r->pid = ex->pid;
+}
+
+void
+exec_result(struct exec *ex, struct exec_result *r)
+{
+	exec_result_facts(ex, r);
+	r->out = outbuf_render(&ex->out, &r->out_len);
+	if (!ex->pty)
+		r->err = outbuf_render(&ex->err, &r->err_len);
+}
+
+void
+exec_result_release(struct exec_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+/* The status word for metadata and callbacks. */
+static const char *
+exec_status_name(const struct exec_result *r)
+{
+	if (r->end == EXEC_END_TIMEOUT)
+		return ("timed_out");
+	if (r->end == EXEC_END_KILLED)
+		return ("killed");
+	return (r->exit_code == 0 ? "completed" : "failed");
+}
+
+/* Writes <id>.json beside the log: what ran and how it ended. */
+static void
+exec_write_meta(struct exec *ex)
+{
+	struct exec_result	 r;
+	json_t			*o;
+	char			*text;
+
+	exec_result_facts(ex, &r);
+	o = json_pack("{s:s, s:s, s:s, s:I, s:s, s:i, s:i, s:I, s:I, s:I, "
+	    "s:s}", "id", ex->id, "command", ex->command, "cwd", ex->cwd,
+	    "pid", (json_int_t)ex->pid, "status", exec_status_name(&r),
+	    "exit_code", r.exit_code, "signal", r.signal,
+	    "started_ms", (json_int_t)r.started_ms,
+	    "duration_ms", (json_int_t)r.duration_ms,
+	    "output_bytes", (json_int_t)r.output_bytes,
+	    "log_path", r.log_path);
+	text = o == NULL ? NULL : json_dumps(o, JSON_COMPACT);
+	if (text == NULL || execlog_write_meta(exec_cfg->log_dir, ex->id, text,
+	    strlen(text)) == -1)
+		log_warn("exec %s: metadata: %s", ex->id,
+		    text == NULL ? "cannot encode" : strerror(errno));
+	free(text);
+	json_decref(o);
+}
+
+/*
+ * The only place an exec finishes: reaped, output at EOF, tree empty.
+ * The callback's last statement is exec_free.
+ */
+static void
+exec_maybe_done(struct exec *ex)
+{
+	const unsigned	all = EXEC_EXITED|EXEC_OUT_CLOSED|EXEC_ERR_CLOSED;
+
+	if ((ex->flags & all) != all)
+		return;
+	if (ex->cg != NULL && cgroup_populated(ex->cg) == 1)
+		return;		/* exec_cgroup_cb calls again */
+	evtimer_del(ex->ev_drain);
+	evtimer_del(ex->ev_grace);
+	exec_write_meta(ex);
+	ex->donecb(ex, ex->arg);
+	exec_free(ex);
+}
+
+/* Frees ex, killing its tree if it still runs. */
+static void
+exec_free(struct exec *ex)
+{
+	if (ex == NULL)
+		return;
+	LIST_REMOVE(ex, entry);
+	exec_n--;
+	if (ex->pid > 0 && !(ex->flags & EXEC_EXITED)) {
+		exec_signal_tree(ex, SIGKILL);
+		kill(ex->pid, SIGKILL);
+		while (waitpid(ex->pid, NULL, 0) == -1 && errno == EINTR)
+			;
+	}
+	cgroup_put(ex->cg);
+	exec_close_stream(ex, 0);
+	exec_close_stream(ex, 1);
+	if (ex->ev_out != NULL)
+		event_free(ex->ev_out);
+	if (ex->ev_err != NULL)
+		event_free(ex->ev_err);
+	if (ex->ev_timeout != NULL)
+		event_free(ex->ev_timeout);
+	if (ex->ev_grace != NULL)
+		event_free(ex->ev_grace);
+	if (ex->ev_drain != NULL)
+		event_free(ex->ev_drain);
+	outbuf_release(&ex->out);
+	outbuf_release(&ex->err);
+	execlog_free(ex->log);
+	free(ex->id);
+	free(ex->command);
+	free(ex->cwd);
+	free(ex);
+}
+
+/* A new exec, linked, with nothing open yet. */
+static struct exec *
+exec_create(const struct exec_spec *spec, exec_done_cb donecb, void *arg)
+{
+	struct exec	*ex;
+	struct timespec	 now;
+
+	ex = xcalloc(1, sizeof *ex);
+	ex->id = xstrdup(spec->id);
+	ex->command = xstrdup(spec->command);
+	ex->cwd = xstrdup(spec->cwd);
+	ex->pid = -1;
+	ex->pty = spec->pty;
+	ex->out_fd = ex->err_fd = -1;
+	ex->donecb = donecb;
+	ex->arg = arg;
+	outbuf_init(&ex->out, spec->output_cap);
+	outbuf_init(&ex->err, spec->output_cap);
+	clock_gettime(CLOCK_REALTIME, &now);
+	ex->started_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	clock_gettime(CLOCK_MONOTONIC, &ex->t_start);
+	LIST_INSERT_HEAD(&exec_all, ex, entry);	/* pid -1 matches nothing */
+	exec_n++;
+	ex->ev_timeout = evtimer_new(exec_base, exec_timeout_cb, ex);
+	ex->ev_grace = evtimer_new(exec_base, exec_grace_cb, ex);
+	ex->ev_drain = evtimer_new(exec_base, exec_drain_cb, ex);
+	if (ex->ev_timeout == NULL || ex->ev_grace == NULL ||
+	    ex->ev_drain == NULL)
+		fatal("out of memory (libevent)");
+	return (ex);
+}
+
+/* Opens the output channels; the child's ends go into *o. */
+static int
+exec_open_io(struct exec *ex, const struct exec_spec *spec,
+    struct spawn_opts *o)
+{
+	int	p[2];
+
+	o->stdin_fd = exec_devnull;
+	o->stdout_fd = o->stderr_fd = o->pty_fd = -1;
+	if (spec->pty) {
+		if (spawn_openpty(spec->rows ? spec->rows : 24,
+		    spec->cols ? spec->cols : 80, &ex->out_fd, &o->pty_fd) == -1)
+			return (-1);
+		ex->flags |= EXEC_ERR_CLOSED;
+		return (0);
+	}
+	if (pipe2(p, O_CLOEXEC|O_NONBLOCK) == -1)
+		return (-1);
+	ex->out_fd = p[0];
+	o->stdout_fd = p[1];
+	if (pipe2(p, O_CLOEXEC|O_NONBLOCK) == -1)
+		return (-1);
+	ex->err_fd = p[0];
+	o->stderr_fd = p[1];
+	return (0);
+}
+
+/* Closes the child's ends in the parent. */
+static void
+exec_close_child_io(struct spawn_opts *o)
+{
+	if (o->stdout_fd != -1)
+		close(o->stdout_fd);
+	if (o->stderr_fd != -1)
+		close(o->stderr_fd);
+	if (o->pty_fd != -1)
+		close(o->pty_fd);
+	o->stdout_fd = o->stderr_fd = o->pty_fd = -1;
+}
+
+/* Watches the output and arms the timeout. */
+static int
+exec_arm(struct exec *ex, const struct exec_spec *spec)
+{
+	struct timeval	tv;
+
+	ex->ev_out = event_new(exec_base, ex->out_fd, EV_READ|EV_PERSIST,
+	    exec_out_cb, ex);
+	if (ex->ev_out == NULL || event_add(ex->ev_out, NULL) == -1)
+		return (-1);
+	if (ex->err_fd != -1) {
+		ex->ev_err = event_new(exec_base, ex->err_fd,
+		    EV_READ|EV_PERSIST, exec_err_cb, ex);
+		if (ex->ev_err == NULL || event_add(ex->ev_err, NULL) == -1)
+			return (-1);
+	}
+	if (spec->timeout_ms > 0) {
+		tv.tv_sec = spec->timeout_ms / 1000;
+		tv.tv_usec = (spec->timeout_ms % 1000) * 1000;
+		if (evtimer_add(ex->ev_timeout, &tv) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+struct exec *
+exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
+    const char **code, char **cause)
+{
+	struct exec		*ex;
+	struct spawn_opts	 o;
+
+	*code = NULL;
+	*cause = NULL;
+	ex = exec_create(spec, donecb, arg);
+	memset(&o, 0, sizeof o);
+	o.stdout_fd = o.stderr_fd = o.pty_fd = -1;
+	if ((ex->log = execlog_open(exec_cfg->log_dir, spec->id)) == NULL) {
+		*code = "log_failed";
+		xasprintf(cause, "cannot open the log %s/%s.log: %s",
+		    exec_cfg->log_dir, spec->id, strerror(errno));
+		goto fail;
+	}
+	if (exec_open_io(ex, spec, &o) == -1) {
+		*code = "spawn_failed";
+		xasprintf(cause, "cannot open %s: %s", spec->pty ? "a pty" :
+		    "pipes", strerror(errno));
+		goto fail;
+	}
+	if (exec_pool != NULL && (ex->cg = cgroup_take(exec_pool, ex)) == NULL)
+		fatal("exec %s: no free cgroup leaf", spec->id);
+	o.shell = exec_cfg->shell;
+	o.command = spec->command;
+	o.cwd = spec->cwd;
+	o.envp = spec->envp;
+	o.cgroup_fd = ex->cg != NULL ? cgroup_fd(ex->cg) : -1;
+	if ((ex->pid = spawn_start(&o)) == -1) {
+		*code = "spawn_failed";
+		xasprintf(cause, "cannot start %s: %s: %s", exec_cfg->shell,
+		    spawn_failed_step(), strerror(errno));
+		goto fail;
+	}
+	exec_close_child_io(&o);
+	if (exec_arm(ex, spec) == -1) {
+		*code = "spawn_failed";
+		xasprintf(cause, "cannot watch the process: %s",
+		    strerror(errno));
+		goto fail;
+	}
+	log_debug("exec %s: pid %ld started", ex->id, (long)ex->pid);
+	return (ex);
+
+fail:
+	log_warn("exec %s: %s", spec->id, *cause);
+	exec_close_child_io(&o);
+	exec_free(ex);
+	return (NULL);
+}

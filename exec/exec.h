@@ -1,0 +1,98 @@
+#ifndef EXECQ_EXEC_H
+#define EXECQ_EXEC_H
+
+/*
+ * One running command: its process tree, its output (captured and logged)
+ * and its timers. An exec finishes in one place, once its main process is
+ * reaped, its output has reached EOF and its cgroup is empty; then the
+ * done callback runs and the exec is freed.
+ */
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cgroup_pool;
+struct event_base;
+struct exec;
+struct rusage;
+
+/* Settings shared by every exec; borrowed, must outlive them. */
+struct exec_config {
+	const char	*shell;
+	const char	*log_dir;
+	unsigned	 kill_grace_ms;		/* TERM -> KILL */
+	unsigned	 drain_ms;		/* output still open after exit */
+	int		 log_fsync;		/* fsync every log, off the loop */
+};
+
+/* What to run; all borrowed for the length of exec_start(). */
+struct exec_spec {
+	const char	*id;		/* checked: safe as a file name */
+	const char	*command;
+	const char	*cwd;		/* absolute, already checked */
+	char *const	*envp;
+	unsigned	 timeout_ms;	/* 0: none */
+	size_t		 output_cap;	/* per stream, head + tail */
+	int		 pty;
+	unsigned	 rows, cols;
+};
+
+enum exec_end {
+	EXEC_END_EXIT = 0,	/* it exited or died by itself */
+	EXEC_END_TIMEOUT,
+	EXEC_END_KILLED,	/* exec_kill() */
+};
+
+/* The facts of a finished exec, from exec_result(). */
+struct exec_result {
+	int		 exit_code;	/* 128+n if killed by signal n */
+	int		 signal;	/* 0: none */
+	enum exec_end	 end;
+	char		*out, *err;	/* capped, allocated; err NULL for PTY */
+	size_t		 out_len, err_len;
+	int		 truncated;
+	uint64_t	 output_bytes;	/* everything read, before capping */
+	int64_t		 started_ms;	/* wall clock, ms since the epoch */
+	int64_t		 duration_ms;
+	int64_t		 user_ms, sys_ms, max_rss_kb;
+	const char	*log_path;	/* borrowed from the exec */
+	int		 log_error;	/* errno of a failed log write, or 0 */
+	pid_t		 pid;
+};
+
+/* Called once when the exec is finished; the exec is freed on return. */
+typedef void (*exec_done_cb)(struct exec *, void *arg);
+
+/*
+ * Sets up the module: the loop, the settings and the cgroup pool (NULL:
+ * no cgroups; the worker becomes a subreaper and sweeps instead).
+ * 0, or -1 with errno.
+ */
+int		 exec_init(struct event_base *, const struct exec_config *,
+		    struct cgroup_pool *);
+/* Kills and frees every exec without calling back; then the pool. */
+void		 exec_shutdown(void);
+/*
+ * Starts spec. NULL when it cannot start, with *code (a static protocol
+ * error code) and an allocated *cause; nothing is left open or running.
+ */
+struct exec	*exec_start(const struct exec_spec *, exec_done_cb, void *arg,
+		    const char **code, char **cause);
+/*
+ * Ends the whole tree: sig (usually SIGTERM) to every process in it, then
+ * SIGKILL after the grace period. The exec finishes as EXEC_END_KILLED.
+ */
+void		 exec_kill(struct exec *, int sig);
+/* Routes a reaped child; 0 if the pid is not one of ours. */
+int		 exec_reaped(pid_t, int status, const struct rusage *);
+/* Fills *r; call from the done callback. Release with exec_result_release. */
+void		 exec_result(struct exec *, struct exec_result *);
+void		 exec_result_release(struct exec_result *);
+const char	*exec_id(const struct exec *);
+pid_t		 exec_pid(const struct exec *);
+/* How many execs are running. */
+unsigned	 exec_count(void);
+
+#endif

@@ -1,0 +1,196 @@
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "exec/spawn.h"
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+/*
+ * Where the child reports a failure. It is a MAP_SHARED page, so the
+ * child's write is seen by the parent; CLONE_VFORK keeps the parent
+ * suspended until the child has exec'd or exited, so there is no race.
+ */
+struct spawn_report {
+	int	err;
+	int	step;
+};
+
+enum spawn_step {
+	SPAWN_OK = 0,
+	SPAWN_DUP,
+	SPAWN_SETSID,
+	SPAWN_CTTY,
+	SPAWN_CHDIR,
+	SPAWN_EXEC,
+	SPAWN_CLONE,
+};
+
+static struct spawn_report	*spawn_report;
+static int			 spawn_last_step;
+
+static const int	 spawn_reset_signals[] = {
+	SIGPIPE, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGCHLD, SIGALRM,
+	SIGUSR1, SIGUSR2, SIGTSTP, SIGTTIN, SIGTTOU, SIGXFSZ, 0
+};
+
+static const char *spawn_step_names[] = {
+	"ok", "dup2", "setsid", "controlling tty", "chdir", "exec", "clone"
+};
+
+const char *
+spawn_failed_step(void)
+{
+	return (spawn_step_names[spawn_last_step]);
+}
+
+/* Records the failed step and errno for the parent; async-signal-safe. */
+static void __attribute__((noreturn))
+spawn_child_fail(int step)
+{
+	spawn_report->err = errno;
+	spawn_report->step = step;
+	_exit(127);
+}
+
+/* Runs between clone and exec: async-signal-safe calls only. */
+static void __attribute__((noreturn))
+spawn_child(const struct spawn_opts *o, const sigset_t *mask)
+{
+	char *const	 argv[] = { (char *)"sh", (char *)"-c",
+			    (char *)o->command, NULL };
+	int		 i;
+
+	if (setsid() == -1)
+		spawn_child_fail(SPAWN_SETSID);
+	if (o->pty_fd != -1) {
+		if (ioctl(o->pty_fd, TIOCSCTTY, 0) == -1)
+			spawn_child_fail(SPAWN_CTTY);
+		for (i = 0; i <= 2; i++)
+			if (dup2(o->pty_fd, i) == -1)
+				spawn_child_fail(SPAWN_DUP);
+	} else if (dup2(o->stdin_fd, 0) == -1 || dup2(o->stdout_fd, 1) == -1 ||
+	    dup2(o->stderr_fd, 2) == -1)
+		spawn_child_fail(SPAWN_DUP);
+	if (chdir(o->cwd) == -1)
+		spawn_child_fail(SPAWN_CHDIR);
+	syscall(SYS_close_range, 3U, ~0U, 0U);
+	/* exec keeps SIG_IGN (the worker ignores SIGPIPE): undo it. */
+	for (i = 0; spawn_reset_signals[i] != 0; i++)
+		signal(spawn_reset_signals[i], SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	execve(o->shell, argv, o->envp);
+	spawn_child_fail(SPAWN_EXEC);
+}
+
+/*
+ * clone3 with CLONE_VFORK, and CLONE_INTO_CGROUP when a leaf is given: the
+ * child is in its cgroup before its first instruction, so nothing it starts
+ * can be outside. Without CLONE_VM the child has its own (copy-on-write)
+ * memory and may call setsid, dup2 and signal freely.
+ */
+static pid_t
+spawn_clone(int cgroup_fd)
+{
+	struct clone_args	args;
+	pid_t			pid;
+
+	memset(&args, 0, sizeof args);
+	args.flags = CLONE_VFORK;
+	args.exit_signal = SIGCHLD;
+	if (cgroup_fd != -1) {
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (uint64_t)cgroup_fd;
+	}
+	pid = syscall(SYS_clone3, &args, sizeof args);
+	if (pid == -1 && errno == ENOSYS && cgroup_fd == -1)
+		pid = fork();
+	return (pid);
+}
+
+pid_t
+spawn_start(const struct spawn_opts *o)
+{
+	sigset_t	all, old;
+	pid_t		pid;
+	int		saved_errno;
+
+	if (spawn_report == NULL) {
+		spawn_report = mmap(NULL, sizeof *spawn_report,
+		    PROT_READ|PROT_WRITE, MAP_SHARED|MAP_ANONYMOUS, -1, 0);
+		if (spawn_report == MAP_FAILED) {
+			spawn_report = NULL;
+			return (-1);
+		}
+	}
+	spawn_report->err = 0;
+	spawn_report->step = SPAWN_OK;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = spawn_clone(o->cgroup_fd);
+	if (pid == 0)
+		spawn_child(o, &old);
+	saved_errno = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid == -1) {
+		spawn_last_step = SPAWN_CLONE;
+		errno = saved_errno;
+		return (-1);
+	}
+	if (spawn_report->step != SPAWN_OK) {
+		spawn_last_step = spawn_report->step;
+		saved_errno = spawn_report->err;
+		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+			;
+		errno = saved_errno;
+		return (-1);
+	}
+	return (pid);
+}
+
+int
+spawn_openpty(unsigned rows, unsigned cols, int *master, int *slave)
+{
+	struct winsize	ws;
+	char		name[128];
+	int		saved_errno;
+
+	*master = *slave = -1;
+	if ((*master = posix_openpt(O_RDWR|O_NOCTTY|O_CLOEXEC)) == -1)
+		return (-1);
+	if (grantpt(*master) == -1 || unlockpt(*master) == -1 ||
+	    ptsname_r(*master, name, sizeof name) != 0)
+		goto fail;
+	if ((*slave = open(name, O_RDWR|O_NOCTTY|O_CLOEXEC)) == -1)
+		goto fail;
+	memset(&ws, 0, sizeof ws);
+	ws.ws_row = rows;
+	ws.ws_col = cols;
+	if (ioctl(*master, TIOCSWINSZ, &ws) == -1 ||
+	    fcntl(*master, F_SETFL, fcntl(*master, F_GETFL) | O_NONBLOCK) == -1)
+		goto fail;
+	return (0);
+
+fail:
+	saved_errno = errno;
+	close(*master);
+	if (*slave != -1)
+		close(*slave);
+	*master = *slave = -1;
+	errno = saved_errno;
+	return (-1);
+}

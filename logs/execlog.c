@@ -1,0 +1,173 @@
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "logs/execlog.h"
+#include "logs/xmalloc.h"
+
+struct execlog {
+	int			 fd;
+	char			*path;
+	unsigned long long	 size;
+};
+
+int
+execlog_id_ok(const char *id)
+{
+	return (id != NULL && *id != '\0' && *id != '.' &&
+	    strchr(id, '/') == NULL && strlen(id) <= 200);
+}
+
+int
+execlog_mkdir(const char *dir)
+{
+	char	 path[PATH_MAX], *p;
+
+	if (strlen(dir) >= sizeof path) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	strcpy(path, dir);
+	for (p = path + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) == -1 && errno != EEXIST)
+			return (-1);
+		*p = '/';
+	}
+	if (mkdir(path, 0755) == -1 && errno != EEXIST)
+		return (-1);
+	return (0);
+}
+
+struct execlog *
+execlog_open(const char *dir, const char *id)
+{
+	struct execlog	*lg;
+
+	if (!execlog_id_ok(id)) {
+		errno = EINVAL;
+		return (NULL);
+	}
+	lg = xcalloc(1, sizeof *lg);
+	xasprintf(&lg->path, "%s/%s.log", dir, id);
+	lg->fd = open(lg->path, O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, 0644);
+	if (lg->fd == -1) {
+		free(lg->path);
+		free(lg);
+		return (NULL);
+	}
+	return (lg);
+}
+
+int
+execlog_write(struct execlog *lg, const void *buf, size_t len)
+{
+	const char	*p = buf;
+	ssize_t		 n;
+
+	if (lg->fd == -1) {
+		errno = EBADF;
+		return (-1);
+	}
+	while (len > 0) {
+		n = write(lg->fd, p, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return (-1);
+		p += n;
+		len -= n;
+		lg->size += n;
+	}
+	return (0);
+}
+
+const char *
+execlog_path(const struct execlog *lg)
+{
+	return (lg->path);
+}
+
+unsigned long long
+execlog_size(const struct execlog *lg)
+{
+	return (lg->size);
+}
+
+int
+execlog_detach_fd(struct execlog *lg)
+{
+	int	fd = lg->fd;
+
+	lg->fd = -1;
+	return (fd);
+}
+
+void
+execlog_free(struct execlog *lg)
+{
+	if (lg == NULL)
+		return;
+	if (lg->fd != -1)
+		close(lg->fd);
+	free(lg->path);
+	free(lg);
+}
+
+int
+execlog_write_meta(const char *dir, const char *id, const char *json,
+    size_t len)
+{
+	char		 tmp[PATH_MAX], path[PATH_MAX];
+	const char	*p = json;
+	ssize_t		 n;
+	int		 fd, saved_errno;
+
+	if (!execlog_id_ok(id)) {
+		errno = EINVAL;
+		return (-1);
+	}
+	if ((size_t)snprintf(path, sizeof path, "%s/%s.json", dir, id) >=
+	    sizeof path || (size_t)snprintf(tmp, sizeof tmp,
+	    "%s/.%s.json.tmp", dir, id) >= sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	fd = open(tmp, O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0644);
+	if (fd == -1)
+		return (-1);
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			goto fail;
+		p += n;
+		len -= n;
+	}
+	if (close(fd) == -1) {
+		fd = -1;
+		goto fail;
+	}
+	if (rename(tmp, path) == -1) {
+		fd = -1;
+		goto fail;
+	}
+	return (0);
+
+fail:
+	saved_errno = errno;
+	if (fd != -1)
+		close(fd);
+	unlink(tmp);
+	errno = saved_errno;
+	return (-1);
+}

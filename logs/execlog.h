@@ -1,0 +1,39 @@
+#ifndef EXECQ_EXECLOG_H
+#define EXECQ_EXECLOG_H
+
+/*
+ * Durable per-process output logs: <dir>/<id>.log holds the raw bytes as
+ * they arrive (tail -f works), <dir>/<id>.json the metadata, replaced
+ * atomically. Ids are checked before any path is built.
+ */
+
+#include <stddef.h>
+
+struct execlog;
+
+/* 1 if id is safe as a file name: no '/', no leading '.', not empty. */
+int		 execlog_id_ok(const char *id);
+/* Creates dir and its parents (0755); 0 or -1 with errno. */
+int		 execlog_mkdir(const char *dir);
+/* Opens (append, create) <dir>/<id>.log. NULL with errno on failure. */
+struct execlog	*execlog_open(const char *dir, const char *id);
+/* Writes all of buf, retrying short writes and EINTR; 0 or -1 (errno). */
+int		 execlog_write(struct execlog *, const void *buf, size_t len);
+const char	*execlog_path(const struct execlog *);
+/* Bytes written so far. */
+unsigned long long execlog_size(const struct execlog *);
+/*
+ * Takes the fd out of the log (the caller then owns it, e.g. to fsync it
+ * off the event loop) or -1; the log keeps its path for reporting.
+ */
+int		 execlog_detach_fd(struct execlog *);
+/* Closes the fd if still attached (no fsync) and frees. NULL ok. */
+void		 execlog_free(struct execlog *);
+/*
+ * Writes <dir>/<id>.json atomically (temporary file, rename). 0 or -1
+ * with errno; nothing is left behind on failure.
+ */
+int		 execlog_write_meta(const char *dir, const char *id,
+		    const char *json, size_t len);
+
+#endif

@@ -1,0 +1,675 @@
+/*
+ * Work items and answers: JSON <-> C (see queue/item.h, docs/PROTOCOL.md).
+ *
+ * Error codes item_parse() can return (struct item_error.code):
+ *   item_too_large   len > max_len; not parsed
+ *   nul_byte         raw NUL in the text, or "\u0000" in a string we use
+ *                    (id, type, reply_to, command, cwd, env) or in any key
+ *   bad_json         not JSON (also duplicate keys, number overflow)
+ *   bad_item         not an object; a required member missing or of the
+ *                    wrong type; a bad flag, rows, cols or retries
+ *   bad_id           id does not match item_id_valid()
+ *   unknown_type     type is a string other than "EXEC"
+ *   bad_reply_to     reply_to does not match item_id_valid()
+ *   missing_command  args.command missing, null, empty or only whitespace
+ *   bad_timeout      args.timeout_s not a number in (0, 604800]
+ *   bad_env          args.env not an object, too many entries, a bad name
+ *                    or a value that is not a string
+ * JSON null in an optional member means "absent".
+ *
+ * item_utf8_sanitize() follows the Unicode "maximal subpart" practice
+ * (as Python and WHATWG decoders do): each maximal prefix of a valid
+ * sequence that cannot be completed becomes one U+FFFD, and every other
+ * invalid byte becomes one U+FFFD. "\xE2\x82" is one U+FFFD, "\xC0\xAF"
+ * is two, "\xED\xA0\x80" (a surrogate) is three.
+ */
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "logs/log.h"
+#include "logs/xmalloc.h"
+#include "queue/item.h"
+
+#define ITEM_ID_MAX		128
+#define ITEM_ID_RULE		"1 to 128 of [A-Za-z0-9_.:-], not starting " \
+			    "with '.'"
+#define ITEM_TIMEOUT_MAX_S	604800		/* a week */
+#define ITEM_ENV_MAX		256		/* entries */
+#define ITEM_ENV_NAME_MAX	256
+#define ITEM_SIZE_MAX		1000		/* PTY rows, cols */
+#define ITEM_RETRIES_MAX	10
+#define ITEM_BRIEF_MAX		64		/* quoted values in messages */
+
+static int	item_fail(struct item_error *, const char *, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+static int	item_fail_got(struct item_error *, const char *, json_t *,
+		    const char *, ...) __attribute__((format(printf, 4, 5)));
+
+/* Sets err's code and message, replacing an earlier message. Returns -1. */
+static int
+item_fail(struct item_error *err, const char *code, const char *fmt, ...)
+{
+	va_list	ap;
+
+	free(err->message);
+	err->code = code;
+	va_start(ap, fmt);
+	if (vasprintf(&err->message, fmt, ap) == -1)
+		fatal("out of memory");
+	va_end(ap);
+	return (-1);
+}
+
+/* A short ASCII rendering of a JSON value for messages. Allocated. */
+static char *
+item_brief(json_t *v)
+{
+	char	*s;
+
+	s = json_dumps(v, JSON_ENCODE_ANY|JSON_COMPACT|JSON_ENSURE_ASCII);
+	if (s == NULL)
+		fatal("out of memory");
+	if (strlen(s) > ITEM_BRIEF_MAX)
+		memcpy(s + ITEM_BRIEF_MAX - 3, "...", 4);
+	return (s);
+}
+
+/* item_fail with ", got <v>" appended. Returns -1. */
+static int
+item_fail_got(struct item_error *err, const char *code, json_t *v,
+    const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*what, *got;
+
+	va_start(ap, fmt);
+	if (vasprintf(&what, fmt, ap) == -1)
+		fatal("out of memory");
+	va_end(ap);
+	got = item_brief(v);
+	item_fail(err, code, "%s, got %s", what, got);
+	free(got);
+	free(what);
+	return (-1);
+}
+
+/* 1 if s is a usable item id or queue name (also safe as a file name). */
+int
+item_id_valid(const char *s)
+{
+	size_t	i;
+
+	if (s == NULL || s[0] == '\0' || s[0] == '.')
+		return (0);
+	for (i = 0; s[i] != '\0'; i++) {
+		if (i >= ITEM_ID_MAX)
+			return (0);
+		if (!isascii((unsigned char)s[i]) ||
+		    (!isalnum((unsigned char)s[i]) &&
+		    strchr("_.:-", s[i]) == NULL))
+			return (0);
+	}
+	return (1);
+}
+
+/* 1 if s is an environment variable name we pass on. */
+static int
+item_env_name_valid(const char *s)
+{
+	size_t	i;
+
+	if (s[0] == '\0' || isdigit((unsigned char)s[0]))
+		return (0);
+	for (i = 0; s[i] != '\0'; i++) {
+		if (i >= ITEM_ENV_NAME_MAX)
+			return (0);
+		if (!isascii((unsigned char)s[i]) ||
+		    (!isalnum((unsigned char)s[i]) && s[i] != '_'))
+			return (0);
+	}
+	return (1);
+}
+
+/* 1 if a JSON string holds a "\u0000". */
+static int
+item_has_nul(json_t *v)
+{
+	return (json_string_length(v) != strlen(json_string_value(v)));
+}
+
+/*
+ * Reads an optional string member of obj: 0 absent or null, 1 found (*out
+ * borrowed from obj), -1 wrong type or NUL inside (err set). name is the
+ * member's full name for messages ("args.cwd").
+ */
+static int
+item_get_string(json_t *obj, const char *key, const char *name,
+    const char **out, struct item_error *err)
+{
+	json_t	*v;
+
+	*out = NULL;
+	if ((v = json_object_get(obj, key)) == NULL || json_is_null(v))
+		return (0);
+	if (!json_is_string(v))
+		return (item_fail_got(err, "bad_item", v,
+		    "%s must be a string", name));
+	if (item_has_nul(v))
+		return (item_fail(err, "nul_byte", "%s contains a NUL", name));
+	*out = json_string_value(v);
+	return (1);
+}
+
+/* Reads an optional boolean args member into *out (0 when absent). */
+static int
+item_get_bool(json_t *args, const char *key, int *out,
+    struct item_error *err)
+{
+	json_t	*v;
+
+	*out = 0;
+	if ((v = json_object_get(args, key)) == NULL || json_is_null(v))
+		return (0);
+	if (!json_is_boolean(v))
+		return (item_fail_got(err, "bad_item", v,
+		    "args.%s must be true or false", key));
+	*out = json_is_true(v);
+	return (0);
+}
+
+/* Reads an optional integer args member in [min, max] (0 when absent). */
+static int
+item_get_int(json_t *args, const char *key, long min, long max, long *out,
+    struct item_error *err)
+{
+	json_t		*v;
+	json_int_t	 n;
+
+	*out = 0;
+	if ((v = json_object_get(args, key)) == NULL || json_is_null(v))
+		return (0);
+	if (!json_is_integer(v) || (n = json_integer_value(v)) < min ||
+	    n > max)
+		return (item_fail_got(err, "bad_item", v,
+		    "args.%s must be an integer from %ld to %ld", key, min,
+		    max));
+	*out = (long)n;
+	return (0);
+}
+
+/* Loads buf as a JSON object, or fails with bad_json/bad_item/nul_byte. */
+static json_t *
+item_load(const char *buf, size_t len, struct item_error *err)
+{
+	json_t		*root;
+	json_error_t	 jerr;
+	const size_t	 flags = JSON_DECODE_ANY|JSON_ALLOW_NUL|
+			    JSON_REJECT_DUPLICATES;
+
+	root = json_loadb(buf, len, flags, &jerr);
+	if (root == NULL) {
+		switch (json_error_code(&jerr)) {
+		case json_error_out_of_memory:
+			fatal("out of memory");
+		case json_error_null_byte_in_key:
+			item_fail(err, "nul_byte", "a key contains a NUL at "
+			    "line %d, column %d", jerr.line, jerr.column);
+			break;
+		default:
+			item_fail(err, "bad_json", "bad JSON at line %d, "
+			    "column %d: %s", jerr.line, jerr.column, jerr.text);
+			break;
+		}
+		return (NULL);
+	}
+	if (!json_is_object(root)) {
+		item_fail_got(err, "bad_item", root,
+		    "an item must be a JSON object");
+		json_decref(root);
+		return (NULL);
+	}
+	return (root);
+}
+
+/* Copies a valid id and reply_to into err before anything else can fail. */
+static void
+item_route(json_t *root, struct item_error *err)
+{
+	json_t	*v;
+
+	v = json_object_get(root, "id");
+	if (json_is_string(v) && !item_has_nul(v) &&
+	    item_id_valid(json_string_value(v)))
+		err->id = xstrdup(json_string_value(v));
+	v = json_object_get(root, "reply_to");
+	if (json_is_string(v) && !item_has_nul(v) &&
+	    item_id_valid(json_string_value(v)))
+		err->reply_to = xstrdup(json_string_value(v));
+}
+
+/* Reads id, type and reply_to. */
+static int
+item_parse_head(json_t *root, struct item *it, struct item_error *err)
+{
+	const char	*s;
+	int		 r;
+
+	if ((r = item_get_string(root, "id", "id", &s, err)) != 1)
+		return (r == 0 ? item_fail(err, "bad_item", "id is missing") :
+		    -1);
+	if (!item_id_valid(s))
+		return (item_fail_got(err, "bad_id",
+		    json_object_get(root, "id"), "id must be " ITEM_ID_RULE));
+	it->id = xstrdup(s);
+
+	if ((r = item_get_string(root, "type", "type", &s, err)) != 1)
+		return (r == 0 ? item_fail(err, "bad_item", "type is missing") :
+		    -1);
+	if (strcmp(s, "EXEC") != 0)
+		return (item_fail_got(err, "unknown_type",
+		    json_object_get(root, "type"), "type must be \"EXEC\""));
+	it->type = ITEM_EXEC;
+
+	if ((r = item_get_string(root, "reply_to", "reply_to", &s, err)) != 1)
+		return (r);
+	if (!item_id_valid(s))
+		return (item_fail_got(err, "bad_reply_to",
+		    json_object_get(root, "reply_to"),
+		    "reply_to must be " ITEM_ID_RULE));
+	it->reply_to = xstrdup(s);
+	return (0);
+}
+
+/* Reads args.command (required, not blank) and args.cwd. */
+static int
+item_parse_command(json_t *args, struct item *it, struct item_error *err)
+{
+	const char	*s, *p;
+	int		 r;
+
+	r = item_get_string(args, "command", "args.command", &s, err);
+	if (r == -1)
+		return (-1);
+	if (r == 0)
+		return (item_fail(err, "missing_command",
+		    "args.command is missing"));
+	for (p = s; *p != '\0' && isspace((unsigned char)*p); p++)
+		/* nothing */;
+	if (*p == '\0')
+		return (item_fail(err, "missing_command",
+		    "args.command is empty"));
+	it->command = xstrdup(s);
+
+	if (item_get_string(args, "cwd", "args.cwd", &s, err) == -1)
+		return (-1);
+	if (s != NULL && *s != '\0')
+		it->cwd = xstrdup(s);
+	return (0);
+}
+
+/* Reads args.timeout_s into timeout_ms, rounding up. */
+static int
+item_parse_timeout(json_t *args, struct item *it, struct item_error *err)
+{
+	json_t	*v;
+	double	 ms;
+
+	if ((v = json_object_get(args, "timeout_s")) == NULL || json_is_null(v))
+		return (0);
+	if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
+	    !(json_number_value(v) > 0) ||
+	    json_number_value(v) > ITEM_TIMEOUT_MAX_S)
+		return (item_fail_got(err, "bad_timeout", v, "args.timeout_s "
+		    "must be a number of seconds > 0 and <= %d",
+		    ITEM_TIMEOUT_MAX_S));
+	ms = json_number_value(v) * 1000.0;
+	it->timeout_ms = (long)ms;
+	if ((double)it->timeout_ms < ms)	/* ceil() without libm */
+		it->timeout_ms++;
+	if (it->timeout_ms < 1)
+		it->timeout_ms = 1;
+	return (0);
+}
+
+/* Fails with bad_env for an environment variable name. Returns -1. */
+static int
+item_fail_env_name(struct item_error *err, const char *name)
+{
+	json_t	*v;
+
+	v = json_string(name);		/* a key: valid UTF-8, no NUL */
+	item_fail_got(err, "bad_env", v, "args.env names must match "
+	    "[A-Za-z_][A-Za-z0-9_]*, at most %d long", ITEM_ENV_NAME_MAX);
+	json_decref(v);
+	return (-1);
+}
+
+/* Reads args.env into it->env as "NAME=value" strings. */
+static int
+item_parse_env(json_t *args, struct item *it, struct item_error *err)
+{
+	json_t		*env, *v;
+	const char	*name;
+
+	if ((env = json_object_get(args, "env")) == NULL || json_is_null(env))
+		return (0);
+	if (!json_is_object(env))
+		return (item_fail_got(err, "bad_env", env,
+		    "args.env must be an object of strings"));
+	if (json_object_size(env) > ITEM_ENV_MAX)
+		return (item_fail(err, "bad_env", "args.env has %zu entries, "
+		    "at most %d are allowed", json_object_size(env),
+		    ITEM_ENV_MAX));
+	it->env = xcalloc(json_object_size(env) + 1, sizeof *it->env);
+	json_object_foreach(env, name, v) {
+		if (!item_env_name_valid(name))
+			return (item_fail_env_name(err, name));
+		if (!json_is_string(v))
+			return (item_fail_got(err, "bad_env", v,
+			    "args.env.%s must be a string", name));
+		if (item_has_nul(v))
+			return (item_fail(err, "nul_byte",
+			    "args.env.%s contains a NUL", name));
+		xasprintf(&it->env[it->nenv++], "%s=%s", name,
+		    json_string_value(v));
+	}
+	return (0);
+}
+
+/* Reads the optional flags and sizes of args. */
+static int
+item_parse_flags(json_t *args, struct item *it, struct item_error *err)
+{
+	long	rows, cols, retries;
+
+	if (item_get_bool(args, "background", &it->background, err) == -1 ||
+	    item_get_bool(args, "pty", &it->pty, err) == -1 ||
+	    item_get_int(args, "rows", 1, ITEM_SIZE_MAX, &rows, err) == -1 ||
+	    item_get_int(args, "cols", 1, ITEM_SIZE_MAX, &cols, err) == -1 ||
+	    item_get_int(args, "retries", 0, ITEM_RETRIES_MAX, &retries,
+	    err) == -1)
+		return (-1);
+	it->rows = (unsigned)rows;
+	it->cols = (unsigned)cols;
+	it->retries = (int)retries;
+	return (0);
+}
+
+/* Reads the args object of an EXEC item. */
+static int
+item_parse_args(json_t *root, struct item *it, struct item_error *err)
+{
+	json_t	*args;
+
+	if ((args = json_object_get(root, "args")) == NULL)
+		return (item_fail(err, "bad_item", "args is missing"));
+	if (!json_is_object(args))
+		return (item_fail_got(err, "bad_item", args,
+		    "args must be an object"));
+	if (item_parse_command(args, it, err) == -1 ||
+	    item_parse_timeout(args, it, err) == -1 ||
+	    item_parse_env(args, it, err) == -1 ||
+	    item_parse_flags(args, it, err) == -1)
+		return (-1);
+	return (0);
+}
+
+/*
+ * Parses one item. *err is overwritten on entry; on success it is left
+ * empty (all NULL), on failure it must be released by the caller.
+ */
+struct item *
+item_parse(const char *buf, size_t len, size_t max_len,
+    struct item_error *err)
+{
+	json_t		*root;
+	struct item	*it;
+	const char	*nul;
+
+	memset(err, 0, sizeof *err);
+	if (len > max_len) {
+		item_fail(err, "item_too_large", "item is %zu bytes, at most "
+		    "%zu are allowed", len, max_len);
+		return (NULL);
+	}
+	if (buf == NULL)
+		buf = "";
+	if ((nul = memchr(buf, '\0', len)) != NULL) {
+		item_fail(err, "nul_byte", "item contains a NUL byte at offset "
+		    "%zu", (size_t)(nul - buf));
+		return (NULL);
+	}
+	if ((root = item_load(buf, len, err)) == NULL)
+		return (NULL);
+	item_route(root, err);
+
+	it = xcalloc(1, sizeof *it);
+	if (item_parse_head(root, it, err) == -1 ||
+	    item_parse_args(root, it, err) == -1) {
+		item_free(it);
+		it = NULL;
+	} else
+		item_error_release(err);	/* success leaves err empty */
+	json_decref(root);
+	return (it);
+}
+
+/* Frees an item and everything it owns. */
+void
+item_free(struct item *it)
+{
+	size_t	i;
+
+	if (it == NULL)
+		return;
+	free(it->id);
+	free(it->reply_to);
+	free(it->command);
+	free(it->cwd);
+	if (it->env != NULL) {
+		for (i = 0; it->env[i] != NULL; i++)
+			free(it->env[i]);
+		free(it->env);
+	}
+	free(it);
+}
+
+/* Frees the allocated members of err; code is static and stays. */
+void
+item_error_release(struct item_error *err)
+{
+	if (err == NULL)
+		return;
+	free(err->message);
+	err->message = NULL;
+	free(err->id);
+	err->id = NULL;
+	free(err->reply_to);
+	err->reply_to = NULL;
+}
+
+/*
+ * Length of the UTF-8 sequence at s (n bytes left): > 0 when valid and not
+ * NUL; otherwise minus the length of the maximal invalid subpart (>= 1).
+ */
+static int
+item_utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char	lo = 0x80, hi = 0xbf;
+	int		need, i;
+
+	if (s[0] >= 0x01 && s[0] <= 0x7f)
+		return (1);
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		need = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		need = 4;
+	else
+		return (-1);		/* NUL, 80..C1, F5..FF */
+	if (s[0] == 0xe0)
+		lo = 0xa0;		/* overlong */
+	else if (s[0] == 0xed)
+		hi = 0x9f;		/* surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90;		/* overlong */
+	else if (s[0] == 0xf4)
+		hi = 0x8f;		/* > U+10FFFF */
+	for (i = 1; i < need; i++) {
+		if ((size_t)i >= n || s[i] < lo || s[i] > hi)
+			return (-i);
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return (need);
+}
+
+/* Copies s into a valid, NUL-terminated UTF-8 string; see the top. */
+char *
+item_utf8_sanitize(const char *s, size_t len, size_t *outlen)
+{
+	const unsigned char	*u = (const unsigned char *)s;
+	char			*out;
+	size_t			 i, o;
+	int			 r;
+
+	for (i = 0; i < len && (r = item_utf8_seq(u + i, len - i)) > 0; i += r)
+		/* nothing */;
+	if (i == len) {			/* all valid: the common case */
+		out = xmalloc(len + 1);
+		if (len != 0)
+			memcpy(out, s, len);
+		out[len] = '\0';
+		o = len;
+		goto out;
+	}
+	out = xreallocarray(NULL, len + 1, 3);	/* each byte may become 3 */
+	memcpy(out, s, i);
+	for (o = i; i < len; i += (r > 0 ? r : -r)) {
+		if ((r = item_utf8_seq(u + i, len - i)) > 0) {
+			memcpy(out + o, s + i, r);
+			o += r;
+		} else {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+		}
+	}
+	out[o] = '\0';
+out:
+	if (outlen != NULL)
+		*outlen = o;
+	return (out);
+}
+
+/* A JSON string of arbitrary bytes, sanitized; null for NULL. */
+static json_t *
+item_json_bytes(const char *s, size_t len)
+{
+	json_t	*v;
+	char	*clean;
+	size_t	 n;
+
+	if (s == NULL)
+		return (json_null());
+	clean = item_utf8_sanitize(s, len, &n);
+	v = json_stringn_nocheck(clean, n);
+	free(clean);
+	return (v);
+}
+
+/* A JSON string of a C string, sanitized; null for NULL. */
+static json_t *
+item_json_str(const char *s)
+{
+	return (item_json_bytes(s, s == NULL ? 0 : strlen(s)));
+}
+
+/* Command output as a JSON string, sanitized; "" for NULL. */
+static json_t *
+item_json_output(const char *s, size_t len)
+{
+	return (s == NULL ? json_string("") : item_json_bytes(s, len));
+}
+
+/* "SIGKILL" for 9, "SIG<n>" when glibc has no name, null for 0. */
+static json_t *
+item_json_signal(int sig)
+{
+	char		 buf[32];
+	const char	*abbrev;
+
+	if (sig == 0)
+		return (json_null());
+	if ((abbrev = sigabbrev_np(sig)) != NULL)
+		snprintf(buf, sizeof buf, "SIG%s", abbrev);
+	else
+		snprintf(buf, sizeof buf, "SIG%d", sig);
+	return (json_string(buf));
+}
+
+/* Dumps and frees root; out of memory is fatal. */
+static char *
+item_dump(json_t *root, size_t *len)
+{
+	char	*s;
+
+	if (root == NULL)
+		fatal("out of memory");
+	s = json_dumps(root, JSON_COMPACT|JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (s == NULL)
+		fatal("out of memory");
+	if (len != NULL)
+		*len = strlen(s);
+	return (s);
+}
+
+/* An EXEC_RESULT answer. The "o" values are stolen by json_pack. */
+char *
+item_result_to_json(const struct item_result *r, size_t *len)
+{
+	json_t	*root;
+
+	root = json_pack("{s:s, s:o, s:i, s:o, s:o, s:o, s:b, s:b, s:I, s:o,"
+	    " s:{s:I, s:I, s:I}}",
+	    "type", "EXEC_RESULT",
+	    "id", item_json_str(r->id),
+	    "exit_code", r->exit_code,
+	    "signal", item_json_signal(r->signal),
+	    "stdout", item_json_output(r->out, r->out_len),
+	    "stderr", item_json_output(r->err, r->err_len),
+	    "truncated", r->truncated != 0,
+	    "timed_out", r->timed_out != 0,
+	    "duration_ms", (json_int_t)r->duration_ms,
+	    "log_path", item_json_str(r->log_path),
+	    "rusage",
+	    "user_ms", (json_int_t)r->user_ms,
+	    "sys_ms", (json_int_t)r->sys_ms,
+	    "max_rss_kb", (json_int_t)r->max_rss_kb);
+	return (item_dump(root, len));
+}
+
+/* An ERROR answer; a NULL id, code or message encodes as null. */
+char *
+item_error_to_json(const char *id, const char *code, const char *message,
+    size_t *len)
+{
+	json_t	*root;
+
+	root = json_pack("{s:s, s:o, s:{s:o, s:o}}",
+	    "type", "ERROR",
+	    "id", item_json_str(id),
+	    "error",
+	    "code", item_json_str(code),
+	    "message", item_json_str(message));
+	return (item_dump(root, len));
+}

@@ -1,0 +1,877 @@
+#include <sys/queue.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+#include <hiredis/adapters/libevent.h>
+
+#include "logs/log.h"
+#include "logs/xmalloc.h"
+#include "queue/queue.h"
+#include "queue/rurl.h"
+
+#define QUEUE_GROUP		"execq"
+#define QUEUE_NLANES		3
+#define QUEUE_BLOCK_MS		"2000"
+#define QUEUE_REPLY_MAXLEN	"10000"
+#define QUEUE_BACKOFF_MIN_MS	50
+#define QUEUE_BACKOFF_MAX_MS	2000
+
+static const char *queue_lanes[QUEUE_NLANES] = { "high", "normal", "low" };
+
+/* Up to ARGV[3] new entries, high lane first: exact count, exact order. */
+static const char queue_fetch_lua[] =
+    "local out = {} local want = tonumber(ARGV[3]) "
+    "for _, k in ipairs(KEYS) do "
+    " if want <= 0 then break end "
+    " local r = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], "
+    "  'COUNT', want, 'STREAMS', k, '>') "
+    " if r then for _, e in ipairs(r[1][2]) do "
+    "  out[#out + 1] = {k, e[1], e[2]} want = want - 1 end end "
+    "end return out";
+
+/*
+ * The idempotency key. KEYS: claim, answer. ARGV: consumer, ttl,
+ * redelivered, retries. Returns {1} run, {2, answer}, {3} running, {4} lost.
+ */
+static const char queue_claim_lua[] =
+    "local c = redis.call('GET', KEYS[1]) "
+    "if not c then redis.call('SET', KEYS[1], ARGV[1] .. '|1', 'EX', ARGV[2]) "
+    " return {1} end "
+    "local a = redis.call('GET', KEYS[2]) "
+    "if a then return {2, a} end "
+    "if ARGV[3] ~= '1' then return {3} end "
+    "local n = tonumber(string.match(c, '|(%d+)$')) or 1 "
+    "if n <= tonumber(ARGV[4]) then "
+    " redis.call('SET', KEYS[1], ARGV[1] .. '|' .. (n + 1), 'EX', ARGV[2]) "
+    " return {1} end "
+    "return {4}";
+
+/*
+ * An answer, stored and acknowledged atomically. KEYS: reply stream,
+ * answer key, source stream. ARGV: maxlen, json, store?, ttl, entry, group.
+ */
+static const char queue_answer_lua[] =
+    "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[2]) "
+    "if ARGV[3] == '1' then redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4]) end "
+    "if ARGV[5] ~= '' then redis.call('XACK', KEYS[3], ARGV[6], ARGV[5]) end "
+    "return 1";
+
+struct queue;
+
+/* One Redis connection and its reconnect timer. */
+struct qconn {
+	struct queue		*q;
+	const char		*name;
+	redisAsyncContext	*ac;
+	int			 up;
+	unsigned		 backoff_ms;
+	struct event		*ev_retry;
+};
+
+/* A command that must reach Redis: kept until it has a reply. */
+struct qreq {
+	TAILQ_ENTRY(qreq)	 entry;
+	int			 argc;
+	char			**argv;
+	size_t			*argvlen;
+	int			 sent;
+	queue_claim_cb		 claimcb;	/* NULL for answers */
+	void			*arg;
+};
+TAILQ_HEAD(qreqs, qreq);
+
+/* An entry delivered by Redis that the worker had no room for yet. */
+struct qheld {
+	TAILQ_ENTRY(qheld)	 entry;
+	char			*stream, *entry_id, *body;
+	size_t			 len;
+	int			 has_body, redelivered;
+};
+TAILQ_HEAD(qhelds, qheld);
+
+/* An entry being worked on, refreshed so no one takes it over. */
+struct qtrack {
+	LIST_ENTRY(qtrack)	 entry;
+	char			*stream, *entry_id;
+};
+
+struct queue {
+	struct event_base	*base;
+	struct rurl		 url;
+	char			*name, *consumer;
+	char			*lanes[QUEUE_NLANES];
+	unsigned		 claim_idle_ms, answer_ttl_s;
+	queue_item_cb		 itemcb;
+	void			*arg;
+	struct qconn		 rd, wr;
+	unsigned		 want;
+	int			 reading;	/* a read is outstanding */
+	int			 stopped;	/* no more reads */
+	int			 freeing;
+	struct qreqs		 out;		/* answers and claims */
+	unsigned		 nout;
+	struct qhelds		 held;
+	LIST_HEAD(, qtrack)	 tracked;
+	struct event		*ev_beat;
+	struct event		*ev_read_retry;
+	struct event		*ev_flush;
+};
+
+static void	queue_connect(struct qconn *);
+static void	queue_read_next(struct queue *);
+static void	queue_flush(struct queue *);
+static void	queue_block_cb(redisAsyncContext *, void *, void *);
+
+/* A request from a printf-free argument list; strings are copied. */
+static struct qreq *
+queue_req_new(int argc, const char **argv, const size_t *len)
+{
+	struct qreq	*r;
+	int		 i;
+
+	r = xcalloc(1, sizeof *r);
+	r->argc = argc;
+	r->argv = xcalloc(argc, sizeof *r->argv);
+	r->argvlen = xcalloc(argc, sizeof *r->argvlen);
+	for (i = 0; i < argc; i++) {
+		r->argvlen[i] = len != NULL ? len[i] : strlen(argv[i]);
+		r->argv[i] = xmalloc(r->argvlen[i] + 1);
+		memcpy(r->argv[i], argv[i], r->argvlen[i]);
+		r->argv[i][r->argvlen[i]] = '\0';
+	}
+	return (r);
+}
+
+/* Frees a request. */
+static void
+queue_req_free(struct qreq *r)
+{
+	int	i;
+
+	for (i = 0; i < r->argc; i++)
+		free(r->argv[i]);
+	free(r->argv);
+	free(r->argvlen);
+	free(r);
+}
+
+/* Schedules a reconnect with exponential backoff. */
+static void
+queue_retry_later(struct qconn *c)
+{
+	struct timeval	tv;
+
+	if (c->q->freeing)
+		return;
+	c->backoff_ms = c->backoff_ms == 0 ? QUEUE_BACKOFF_MIN_MS :
+	    c->backoff_ms * 2;
+	if (c->backoff_ms > QUEUE_BACKOFF_MAX_MS)
+		c->backoff_ms = QUEUE_BACKOFF_MAX_MS;
+	tv.tv_sec = c->backoff_ms / 1000;
+	tv.tv_usec = (c->backoff_ms % 1000) * 1000;
+	evtimer_add(c->ev_retry, &tv);
+}
+
+/* The reconnect timer. */
+static void
+queue_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	queue_connect(arg);
+}
+
+/* Any reply on a connection's setup commands: errors are logged. */
+static void
+queue_setup_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct qconn	*c = arg;
+
+	(void)ac;
+	if (reply != NULL && reply->type == REDIS_REPLY_ERROR &&
+	    strncmp(reply->str, "BUSYGROUP", 9) != 0) {
+		log_warn("queue: redis %s: %s", c->name, reply->str);
+		if (strstr(reply->str, "AUTH") != NULL ||
+		    strstr(reply->str, "WRONGPASS") != NULL ||
+		    strstr(reply->str, "NOPERM") != NULL)
+			redisAsyncDisconnect(c->ac);
+	}
+}
+
+/* AUTH and SELECT, first on every new connection. */
+static void
+queue_hello(struct qconn *c)
+{
+	struct queue	*q = c->q;
+	char		 db[16];
+
+	if (q->url.password != NULL && q->url.user != NULL)
+		redisAsyncCommand(c->ac, queue_setup_cb, c, "AUTH %s %s",
+		    q->url.user, q->url.password);
+	else if (q->url.password != NULL)
+		redisAsyncCommand(c->ac, queue_setup_cb, c, "AUTH %s",
+		    q->url.password);
+	if (q->url.db != 0) {
+		snprintf(db, sizeof db, "%d", q->url.db);
+		redisAsyncCommand(c->ac, queue_setup_cb, c, "SELECT %s", db);
+	}
+}
+
+/* Creates the consumer group on every lane (BUSYGROUP is fine). */
+static void
+queue_create_groups(struct queue *q)
+{
+	int	i;
+
+	for (i = 0; i < QUEUE_NLANES; i++)
+		redisAsyncCommand(q->rd.ac, queue_setup_cb, &q->rd,
+		    "XGROUP CREATE %s " QUEUE_GROUP " 0 MKSTREAM", q->lanes[i]);
+}
+
+/* Connected (or not). */
+static void
+queue_connect_cb(const redisAsyncContext *ac, int status)
+{
+	struct qconn	*c = ac->data;
+
+	if (status != REDIS_OK) {
+		log_warn("queue: redis %s: connect: %s", c->name, ac->errstr);
+		c->ac = NULL;		/* hiredis frees it */
+		queue_retry_later(c);
+		return;
+	}
+	log_info("queue: redis %s connection up", c->name);
+	c->up = 1;
+	c->backoff_ms = 0;
+	if (c == &c->q->rd) {
+		queue_create_groups(c->q);
+		queue_read_next(c->q);
+	} else
+		queue_flush(c->q);
+}
+
+/* Lost: everything pending got a NULL reply already; reconnect. */
+static void
+queue_disconnect_cb(const redisAsyncContext *ac, int status)
+{
+	struct qconn	*c = ac->data;
+
+	c->ac = NULL;
+	c->up = 0;
+	if (c == &c->q->rd)
+		c->q->reading = 0;
+	if (c->q->freeing)
+		return;
+	log_warn("queue: redis %s connection lost%s%s", c->name,
+	    status == REDIS_OK ? "" : ": ", status == REDIS_OK ? "" : ac->errstr);
+	queue_retry_later(c);
+}
+
+/* Starts connecting c; failures come back through the callbacks. */
+static void
+queue_connect(struct qconn *c)
+{
+	struct queue	*q = c->q;
+
+	if (q->url.path != NULL)
+		c->ac = redisAsyncConnectUnix(q->url.path);
+	else
+		c->ac = redisAsyncConnect(q->url.host, q->url.port);
+	if (c->ac == NULL || c->ac->err) {
+		log_warn("queue: redis %s: %s", c->name, c->ac != NULL ?
+		    c->ac->errstr : "out of memory");
+		if (c->ac != NULL)
+			redisAsyncFree(c->ac);
+		c->ac = NULL;
+		queue_retry_later(c);
+		return;
+	}
+	/* hiredis 0.14 does not set CLOEXEC: children must not inherit it. */
+	fcntl(c->ac->c.fd, F_SETFD, FD_CLOEXEC);
+	c->ac->data = c;
+	redisLibeventAttach(c->ac, q->base);
+	redisAsyncSetConnectCallback(c->ac, queue_connect_cb);
+	redisAsyncSetDisconnectCallback(c->ac, queue_disconnect_cb);
+	queue_hello(c);
+}
+
+/* The "item" field of an entry's field list, or NULL. */
+static const redisReply *
+queue_item_field(const redisReply *fields)
+{
+	size_t	i;
+
+	if (fields == NULL || fields->type != REDIS_REPLY_ARRAY)
+		return (NULL);
+	for (i = 0; i + 1 < fields->elements; i += 2) {
+		if (fields->element[i]->type == REDIS_REPLY_STRING &&
+		    strcmp(fields->element[i]->str, "item") == 0 &&
+		    fields->element[i + 1]->type == REDIS_REPLY_STRING)
+			return (fields->element[i + 1]);
+	}
+	return (NULL);
+}
+
+/* 1 if the entry is one we are working on. */
+static int
+queue_is_tracked(struct queue *q, const char *stream, const char *id)
+{
+	struct qtrack	*t;
+
+	LIST_FOREACH(t, &q->tracked, entry) {
+		if (strcmp(t->entry_id, id) == 0 &&
+		    strcmp(t->stream, stream) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/* Hands one entry to the worker, or holds it when there is no room. */
+static void
+queue_offer(struct queue *q, const char *stream, const char *id,
+    const redisReply *fields, int redelivered)
+{
+	const redisReply	*item = queue_item_field(fields);
+	struct queue_entry	 e;
+	struct qheld		*h;
+
+	if (q->want == 0) {
+		h = xcalloc(1, sizeof *h);
+		h->stream = xstrdup(stream);
+		h->entry_id = xstrdup(id);
+		h->has_body = item != NULL;
+		h->body = item != NULL ? xstrndup(item->str, item->len) : NULL;
+		h->len = item != NULL ? item->len : 0;
+		h->redelivered = redelivered;
+		TAILQ_INSERT_TAIL(&q->held, h, entry);
+		return;
+	}
+	q->want--;
+	e.stream = stream;
+	e.entry_id = id;
+	e.body = item != NULL ? item->str : NULL;
+	e.len = item != NULL ? item->len : 0;
+	e.redelivered = redelivered;
+	q->itemcb(&e, q->arg);
+}
+
+/* Entries held back earlier go first, as room appears. */
+static void
+queue_offer_held(struct queue *q)
+{
+	struct qheld		*h;
+	struct queue_entry	 e;
+
+	while (q->want > 0 && !q->freeing &&
+	    (h = TAILQ_FIRST(&q->held)) != NULL) {
+		TAILQ_REMOVE(&q->held, h, entry);
+		q->want--;
+		e.stream = h->stream;
+		e.entry_id = h->entry_id;
+		e.body = h->body;
+		e.len = h->len;
+		e.redelivered = h->redelivered;
+		q->itemcb(&e, q->arg);
+		free(h->stream);
+		free(h->entry_id);
+		free(h->body);
+		free(h);
+	}
+}
+
+/* Lane order of a stream key, for sorting a blocking read's result. */
+static int
+queue_lane_index(struct queue *q, const char *stream)
+{
+	int	i;
+
+	for (i = 0; i < QUEUE_NLANES; i++)
+		if (strcmp(q->lanes[i], stream) == 0)
+			return (i);
+	return (QUEUE_NLANES);
+}
+
+/* Retries a read that failed (NOGROUP after a Redis restart, ...). */
+static void
+queue_read_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct queue	*q = arg;
+
+	(void)fd;
+	(void)what;
+	if (q->rd.up)
+		queue_create_groups(q);
+	queue_read_next(q);
+}
+
+/* A read came back as an error; try again soon. */
+static void
+queue_read_failed(struct queue *q, const char *what, const redisReply *r)
+{
+	struct timeval	tv = { 0, 200000 };
+
+	log_warn("queue: %s: %s", what, r->str);
+	evtimer_add(q->ev_read_retry, &tv);
+}
+
+/* The non-blocking fetch: entries {stream, id, fields} in lane order. */
+static void
+queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r, *e;
+	struct queue	*q = arg;
+	size_t		 i, n = 0;
+	char		 count[16];
+
+	(void)ac;
+	q->reading = 0;
+	if (reply == NULL || q->freeing)
+		return;
+	if (reply->type == REDIS_REPLY_ERROR) {
+		queue_read_failed(q, "fetch", reply);
+		return;
+	}
+	for (i = 0; reply->type == REDIS_REPLY_ARRAY && i < reply->elements;
+	    i++) {
+		e = reply->element[i];
+		if (e->type != REDIS_REPLY_ARRAY || e->elements != 3)
+			continue;
+		queue_offer(q, e->element[0]->str, e->element[1]->str,
+		    e->element[2], 0);
+		n++;
+	}
+	if (n > 0 || q->want == 0 || q->stopped || !q->rd.up) {
+		queue_read_next(q);
+		return;
+	}
+	/* Nothing waiting: block until something arrives on any lane. */
+	snprintf(count, sizeof count, "%u", q->want);
+	q->reading = 1;
+	redisAsyncCommand(q->rd.ac, queue_block_cb, q, "XREADGROUP GROUP "
+	    QUEUE_GROUP " %s COUNT %s BLOCK " QUEUE_BLOCK_MS " STREAMS %s %s "
+	    "%s > > >", q->consumer, count, q->lanes[0], q->lanes[1],
+	    q->lanes[2]);
+}
+
+/* The blocking read: [[stream, [[id, fields], ...]], ...]. */
+static void
+queue_block_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r, *s, *e;
+	struct queue	*q = arg;
+	size_t		 i, j;
+	int		 lane;
+
+	(void)ac;
+	q->reading = 0;
+	if (reply == NULL || q->freeing)
+		return;
+	if (reply->type == REDIS_REPLY_ERROR) {
+		queue_read_failed(q, "XREADGROUP", reply);
+		return;
+	}
+	/* Several lanes may answer at once: high first. */
+	for (lane = 0; lane < QUEUE_NLANES; lane++) {
+		for (i = 0; reply->type == REDIS_REPLY_ARRAY &&
+		    i < reply->elements; i++) {
+			s = reply->element[i];
+			if (s->type != REDIS_REPLY_ARRAY || s->elements != 2 ||
+			    queue_lane_index(q, s->element[0]->str) != lane)
+				continue;
+			for (j = 0; j < s->element[1]->elements; j++) {
+				e = s->element[1]->element[j];
+				if (e->type == REDIS_REPLY_ARRAY &&
+				    e->elements == 2)
+					queue_offer(q, s->element[0]->str,
+					    e->element[0]->str, e->element[1],
+					    0);
+			}
+		}
+	}
+	queue_read_next(q);
+}
+
+/* Reads more if there is room and no read outstanding. */
+static void
+queue_read_next(struct queue *q)
+{
+	char	count[16];
+
+	queue_offer_held(q);
+	if (q->reading || q->want == 0 || q->stopped || !q->rd.up ||
+	    q->freeing)
+		return;
+	snprintf(count, sizeof count, "%u", q->want);
+	q->reading = 1;
+	redisAsyncCommand(q->rd.ac, queue_fetch_cb, q, "EVAL %s 3 %s %s %s "
+	    QUEUE_GROUP " %s %s", queue_fetch_lua, q->lanes[0], q->lanes[1],
+	    q->lanes[2], q->consumer, count);
+}
+
+void
+queue_want(struct queue *q, unsigned n)
+{
+	q->want = n;
+	queue_read_next(q);
+}
+
+void
+queue_stop_reading(struct queue *q)
+{
+	q->stopped = 1;
+	q->want = 0;
+}
+
+/* Retry a failed request later (Redis answered with an error). */
+static void
+queue_flush_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	queue_flush(arg);
+}
+
+/* The reply to an answer or a claim. */
+static void
+queue_req_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct qreq	*req = arg;
+	struct qconn	*c = ac->data;
+	struct queue	*q = c->q;
+	struct timeval	 tv = { 1, 0 };
+	enum queue_claim what;
+	const char	*answer = NULL;
+	size_t		 len = 0;
+
+	req->sent = 0;
+	if (reply == NULL || q->freeing)
+		return;		/* resent when the connection is back */
+	if (reply->type == REDIS_REPLY_ERROR) {
+		log_warn("queue: %s: %s (will retry)", req->claimcb != NULL ?
+		    "claim" : "answer", reply->str);
+		evtimer_add(q->ev_flush, &tv);
+		return;
+	}
+	TAILQ_REMOVE(&q->out, req, entry);
+	q->nout--;
+	if (req->claimcb != NULL) {
+		what = QUEUE_CLAIM_RUNNING;
+		if (reply->type == REDIS_REPLY_ARRAY && reply->elements >= 1)
+			what = (enum queue_claim)reply->element[0]->integer;
+		if (what == QUEUE_CLAIM_ANSWERED && reply->elements == 2) {
+			answer = reply->element[1]->str;
+			len = reply->element[1]->len;
+		}
+		req->claimcb(what, answer, len, req->arg);
+	}
+	queue_req_free(req);
+}
+
+/* Sends every request that is not on its way. */
+static void
+queue_flush(struct queue *q)
+{
+	struct qreq	*req;
+
+	if (!q->wr.up || q->freeing)
+		return;
+	TAILQ_FOREACH(req, &q->out, entry) {
+		if (req->sent)
+			continue;
+		req->sent = 1;
+		redisAsyncCommandArgv(q->wr.ac, queue_req_cb, req, req->argc,
+		    (const char **)req->argv, req->argvlen);
+	}
+}
+
+/* Queues a request and sends it if the connection is up. */
+static void
+queue_push(struct queue *q, struct qreq *req)
+{
+	TAILQ_INSERT_TAIL(&q->out, req, entry);
+	q->nout++;
+	queue_flush(q);
+}
+
+void
+queue_claim(struct queue *q, const char *item_id, int redelivered,
+    int retries, queue_claim_cb cb, void *arg)
+{
+	char		*claim, *answer, ttl[16], nretries[16];
+	const char	*argv[9];
+	struct qreq	*req;
+
+	xasprintf(&claim, "execq:claim:%s", item_id);
+	xasprintf(&answer, "execq:answer:%s", item_id);
+	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
+	snprintf(nretries, sizeof nretries, "%d", retries);
+	argv[0] = "EVAL";
+	argv[1] = queue_claim_lua;
+	argv[2] = "2";
+	argv[3] = claim;
+	argv[4] = answer;
+	argv[5] = q->consumer;
+	argv[6] = ttl;
+	argv[7] = redelivered ? "1" : "0";
+	argv[8] = nretries;
+	req = queue_req_new(9, argv, NULL);
+	req->claimcb = cb;
+	req->arg = arg;
+	free(claim);
+	free(answer);
+	queue_push(q, req);
+}
+
+void
+queue_answer(struct queue *q, const char *reply_to, const char *lane,
+    const char *item_id, const char *stream, const char *entry_id,
+    const char *json, size_t len)
+{
+	char		*reply, *answer, ttl[16];
+	const char	*argv[12];
+	size_t		 argvlen[12];
+	int		 i;
+
+	xasprintf(&reply, "q:%s:%s", reply_to, lane);
+	xasprintf(&answer, "execq:answer:%s", item_id != NULL ? item_id : "");
+	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
+	argv[0] = "EVAL";
+	argv[1] = queue_answer_lua;
+	argv[2] = "3";
+	argv[3] = reply;
+	argv[4] = answer;
+	argv[5] = stream != NULL ? stream : reply;
+	argv[6] = QUEUE_REPLY_MAXLEN;
+	argv[7] = json;
+	argv[8] = item_id != NULL ? "1" : "0";
+	argv[9] = ttl;
+	argv[10] = entry_id != NULL ? entry_id : "";
+	argv[11] = QUEUE_GROUP;
+	for (i = 0; i < 12; i++)
+		argvlen[i] = i == 7 ? len : strlen(argv[i]);
+	queue_push(q, queue_req_new(12, argv, argvlen));
+	free(reply);
+	free(answer);
+}
+
+void
+queue_track(struct queue *q, const char *stream, const char *entry_id)
+{
+	struct qtrack	*t;
+
+	t = xcalloc(1, sizeof *t);
+	t->stream = xstrdup(stream);
+	t->entry_id = xstrdup(entry_id);
+	LIST_INSERT_HEAD(&q->tracked, t, entry);
+}
+
+void
+queue_untrack(struct queue *q, const char *stream, const char *entry_id)
+{
+	struct qtrack	*t;
+
+	LIST_FOREACH(t, &q->tracked, entry) {
+		if (strcmp(t->entry_id, entry_id) == 0 &&
+		    strcmp(t->stream, stream) == 0)
+			break;
+	}
+	if (t == NULL)
+		return;
+	LIST_REMOVE(t, entry);
+	free(t->stream);
+	free(t->entry_id);
+	free(t);
+}
+
+unsigned
+queue_backlog(const struct queue *q)
+{
+	return (q->nout);
+}
+
+int
+queue_connected(const struct queue *q)
+{
+	return (q->rd.up && q->wr.up);
+}
+
+/* XAUTOCLAIM: [cursor, [[id, fields|nil], ...], [deleted...]]. */
+static void
+queue_autoclaim_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r, *e;
+	struct queue	*q = ((struct qconn *)ac->data)->q;
+	const char	*stream = arg;
+	size_t		 i;
+
+	if (reply == NULL || q->freeing || q->stopped)
+		return;
+	if (reply->type == REDIS_REPLY_ERROR) {
+		if (strncmp(reply->str, "NOGROUP", 7) != 0)
+			log_warn("queue: XAUTOCLAIM %s: %s", stream, reply->str);
+		return;
+	}
+	if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 2)
+		return;
+	for (i = 0; i < reply->element[1]->elements; i++) {
+		e = reply->element[1]->element[i];
+		if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+		    queue_is_tracked(q, stream, e->element[0]->str))
+			continue;
+		log_info("queue: taking over %s %s from a silent worker",
+		    stream, e->element[0]->str);
+		queue_offer(q, stream, e->element[0]->str, e->element[1], 1);
+	}
+}
+
+/*
+ * Every claim_idle/3: keep our entries fresh, announce ourselves, and take
+ * over entries that a dead worker left idle for longer than claim_idle.
+ */
+static void
+queue_beat_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct queue	*q = arg;
+	struct qtrack	*t;
+	char		 idle[16], count[16];
+	int		 i;
+
+	(void)fd;
+	(void)what;
+	if (!q->wr.up)
+		return;
+	LIST_FOREACH(t, &q->tracked, entry)
+		redisAsyncCommand(q->wr.ac, NULL, NULL, "XCLAIM %s " QUEUE_GROUP
+		    " %s 0 %s JUSTID", t->stream, q->consumer, t->entry_id);
+	redisAsyncCommand(q->wr.ac, NULL, NULL, "SET execq:worker:%s %s EX %u",
+	    q->consumer, q->name, q->claim_idle_ms / 1000 + 1);
+	if (q->want == 0 || q->stopped)
+		return;
+	snprintf(idle, sizeof idle, "%u", q->claim_idle_ms);
+	snprintf(count, sizeof count, "%u", q->want);
+	for (i = 0; i < QUEUE_NLANES; i++)
+		redisAsyncCommand(q->wr.ac, queue_autoclaim_cb, q->lanes[i],
+		    "XAUTOCLAIM %s " QUEUE_GROUP " %s %s 0-0 COUNT %s",
+		    q->lanes[i], q->consumer, idle, count);
+}
+
+/* Sets up one connection's state. */
+static void
+queue_conn_init(struct queue *q, struct qconn *c, const char *name)
+{
+	c->q = q;
+	c->name = name;
+	c->ev_retry = evtimer_new(q->base, queue_retry_cb, c);
+	if (c->ev_retry == NULL)
+		fatal("out of memory (libevent)");
+}
+
+struct queue *
+queue_create(struct event_base *base, const struct queue_config *cfg,
+    queue_item_cb itemcb, void *arg)
+{
+	struct queue	*q;
+	struct timeval	 tv;
+	unsigned	 beat_ms;
+	int		 i;
+
+	q = xcalloc(1, sizeof *q);
+	q->base = base;
+	q->url = *cfg->url;
+	q->url.host = cfg->url->host ? xstrdup(cfg->url->host) : NULL;
+	q->url.path = cfg->url->path ? xstrdup(cfg->url->path) : NULL;
+	q->url.user = cfg->url->user ? xstrdup(cfg->url->user) : NULL;
+	q->url.password = cfg->url->password ?
+	    xstrdup(cfg->url->password) : NULL;
+	q->name = xstrdup(cfg->queue);
+	q->consumer = xstrdup(cfg->consumer);
+	for (i = 0; i < QUEUE_NLANES; i++)
+		xasprintf(&q->lanes[i], "q:%s:%s", cfg->queue, queue_lanes[i]);
+	q->claim_idle_ms = cfg->claim_idle_ms;
+	q->answer_ttl_s = cfg->answer_ttl_s;
+	q->itemcb = itemcb;
+	q->arg = arg;
+	TAILQ_INIT(&q->out);
+	TAILQ_INIT(&q->held);
+	LIST_INIT(&q->tracked);
+	queue_conn_init(q, &q->rd, "read");
+	queue_conn_init(q, &q->wr, "write");
+	q->ev_read_retry = evtimer_new(base, queue_read_retry_cb, q);
+	q->ev_flush = evtimer_new(base, queue_flush_retry_cb, q);
+	q->ev_beat = event_new(base, -1, EV_PERSIST, queue_beat_cb, q);
+	if (q->ev_read_retry == NULL || q->ev_flush == NULL ||
+	    q->ev_beat == NULL)
+		fatal("out of memory (libevent)");
+	beat_ms = q->claim_idle_ms / 3 < 1000 ? 1000 : q->claim_idle_ms / 3;
+	tv.tv_sec = beat_ms / 1000;
+	tv.tv_usec = (beat_ms % 1000) * 1000;
+	event_add(q->ev_beat, &tv);
+	queue_connect(&q->rd);
+	queue_connect(&q->wr);
+	return (q);
+}
+
+/* Closes a connection; its pending callbacks see NULL replies. */
+static void
+queue_conn_release(struct qconn *c)
+{
+	if (c->ac != NULL)
+		redisAsyncFree(c->ac);
+	c->ac = NULL;
+	if (c->ev_retry != NULL)
+		event_free(c->ev_retry);
+	c->ev_retry = NULL;
+}
+
+void
+queue_free(struct queue *q)
+{
+	struct qreq	*req;
+	struct qheld	*h;
+	struct qtrack	*t;
+	int		 i;
+
+	if (q == NULL)
+		return;
+	q->freeing = 1;
+	queue_conn_release(&q->rd);
+	queue_conn_release(&q->wr);
+	while ((req = TAILQ_FIRST(&q->out)) != NULL) {
+		TAILQ_REMOVE(&q->out, req, entry);
+		queue_req_free(req);
+	}
+	while ((h = TAILQ_FIRST(&q->held)) != NULL) {
+		TAILQ_REMOVE(&q->held, h, entry);
+		free(h->stream);
+		free(h->entry_id);
+		free(h->body);
+		free(h);
+	}
+	while ((t = LIST_FIRST(&q->tracked)) != NULL) {
+		LIST_REMOVE(t, entry);
+		free(t->stream);
+		free(t->entry_id);
+		free(t);
+	}
+	event_free(q->ev_read_retry);
+	event_free(q->ev_flush);
+	event_free(q->ev_beat);
+	for (i = 0; i < QUEUE_NLANES; i++)
+		free(q->lanes[i]);
+	free(q->url.host);
+	free(q->url.path);
+	free(q->url.user);
+	free(q->url.password);
+	free(q->name);
+	free(q->consumer);
+	free(q);
+}

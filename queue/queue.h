@@ -1,0 +1,87 @@
+#ifndef EXECQ_QUEUE_H
+#define EXECQ_QUEUE_H
+
+/*
+ * The reliable priority queue on Redis Streams. Work items are read from
+ * q:<queue>:high, then :normal, then :low through the consumer group
+ * "execq", never more than the worker has free slots. Answers are stored
+ * and the item acknowledged in one atomic script; while Redis is away they
+ * wait in memory and go out when it is back. Two connections: one for the
+ * blocking read, one for everything else.
+ */
+
+#include <stddef.h>
+
+struct event_base;
+struct queue;
+struct rurl;
+
+/* One delivered entry; every pointer is borrowed for the callback only. */
+struct queue_entry {
+	const char	*stream;	/* q:<queue>:<lane> */
+	const char	*entry_id;	/* the stream entry id */
+	const char	*body;		/* the "item" field; NULL if missing */
+	size_t		 len;
+	int		 redelivered;	/* taken over from a dead worker */
+};
+
+typedef void (*queue_item_cb)(const struct queue_entry *, void *arg);
+
+/* The outcome of queue_claim(). */
+enum queue_claim {
+	QUEUE_CLAIM_RUN = 1,		/* ours: run it */
+	QUEUE_CLAIM_ANSWERED,		/* answered before: the stored answer */
+	QUEUE_CLAIM_RUNNING,		/* another delivery holds it */
+	QUEUE_CLAIM_LOST,		/* its worker died after starting it */
+};
+/* answer is borrowed; non-NULL only for QUEUE_CLAIM_ANSWERED. */
+typedef void (*queue_claim_cb)(enum queue_claim, const char *answer,
+    size_t len, void *arg);
+
+struct queue_config {
+	const struct rurl	*url;
+	const char		*queue;
+	const char		*consumer;
+	unsigned		 claim_idle_ms;	/* then others take over */
+	unsigned		 answer_ttl_s;
+};
+
+/*
+ * Connects (and keeps reconnecting, with backoff) and starts reading as
+ * soon as queue_want() says there is room. cfg is copied. Never fails for
+ * an unreachable Redis: that is logged and retried.
+ */
+struct queue	*queue_create(struct event_base *, const struct queue_config *,
+		    queue_item_cb, void *arg);
+/* Closes both connections; pending claims never call back. NULL ok. */
+void		 queue_free(struct queue *);
+/* How many more items the worker can take now (its free slots). */
+void		 queue_want(struct queue *, unsigned n);
+/* Stops reading for good (shutdown); answers still go out. */
+void		 queue_stop_reading(struct queue *);
+/*
+ * Marks item id as taken by this worker (the idempotency key) and calls
+ * back with what Redis knew. Retried across reconnects.
+ */
+void		 queue_claim(struct queue *, const char *item_id,
+		    int redelivered, int retries, queue_claim_cb, void *arg);
+/*
+ * Sends an answer to q:<reply_to>:<lane>; when item_id is non-NULL also
+ * stores it as that item's answer, and when entry_id is non-NULL
+ * acknowledges that entry of stream, all atomically. Copied; kept until
+ * Redis has it.
+ */
+void		 queue_answer(struct queue *, const char *reply_to,
+		    const char *lane, const char *item_id, const char *stream,
+		    const char *entry_id, const char *json, size_t len);
+/* Keeps an entry being worked on from being taken over (heartbeat). */
+void		 queue_track(struct queue *, const char *stream,
+		    const char *entry_id);
+void		 queue_untrack(struct queue *, const char *stream,
+		    const char *entry_id);
+/* Requests not yet confirmed by Redis (answers, claims). */
+unsigned	 queue_backlog(const struct queue *);
+/* 1 if both connections are up. */
+int		 queue_connected(const struct queue *);
+
+#endif

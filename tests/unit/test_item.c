@@ -1,0 +1,966 @@
+/* Unit tests for queue/item.c: item parsing, answers, UTF-8 sanitizing. */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "queue/item.h"
+
+#define MAX_LEN		(1024 * 1024)
+#define FFFD		"\xef\xbf\xbd"
+
+/* An item with valid id and type around the given args members. */
+#define EXEC(args)	"{\"id\":\"job-1\",\"type\":\"EXEC\",\"args\":{" \
+			    args "}}"
+
+/* Parses in (len bytes) and asserts it fails with code and err.id == id. */
+static void
+check_bad_len(const char *in, size_t len, const char *code, const char *id)
+{
+	struct item		*it;
+	struct item_error	 err;
+
+	it = item_parse(in, len, MAX_LEN, &err);
+	assert_null(it);
+	assert_non_null(err.code);
+	assert_string_equal(err.code, code);
+	assert_non_null(err.message);
+	if (id == NULL)
+		assert_null(err.id);
+	else {
+		assert_non_null(err.id);
+		assert_string_equal(err.id, id);
+	}
+	item_error_release(&err);
+	assert_null(err.message);
+	assert_null(err.id);
+	assert_null(err.reply_to);
+}
+
+/* check_bad_len for a NUL-terminated input. */
+static void
+check_bad(const char *in, const char *code, const char *id)
+{
+	check_bad_len(in, strlen(in), code, id);
+}
+
+/* Parses in, asserting success. */
+static struct item *
+parse_ok(const char *in)
+{
+	struct item		*it;
+	struct item_error	 err;
+
+	it = item_parse(in, strlen(in), MAX_LEN, &err);
+	if (it == NULL)
+		fail_msg("%s: %s", err.code, err.message);
+	assert_null(err.code);
+	assert_null(err.message);
+	return (it);
+}
+
+/* Parses in, asserting failure, and returns the message (allocated). */
+static char *
+bad_message(const char *in)
+{
+	struct item_error	 err;
+	char			*msg;
+
+	assert_null(item_parse(in, strlen(in), MAX_LEN, &err));
+	msg = err.message;
+	err.message = NULL;
+	item_error_release(&err);
+	return (msg);
+}
+
+static void
+test_item_parse_full(void **state)
+{
+	struct item	*it;
+	const char	*in = "{\"id\":\"01JD3Q8W0M.x:y_z-1\","
+			    "\"type\":\"EXEC\",\"reply_to\":\"agent-7\","
+			    "\"args\":{\"command\":\"make test\","
+			    "\"cwd\":\"svc\",\"timeout_s\":120,"
+			    "\"env\":{\"CI\":\"1\",\"_X2\":\"a=b\",\"E\":\"\"},"
+			    "\"background\":true,\"pty\":true,\"rows\":24,"
+			    "\"cols\":80,\"retries\":3}}";
+
+	(void)state;
+	it = parse_ok(in);
+	assert_string_equal(it->id, "01JD3Q8W0M.x:y_z-1");
+	assert_int_equal(it->type, ITEM_EXEC);
+	assert_string_equal(it->reply_to, "agent-7");
+	assert_string_equal(it->command, "make test");
+	assert_string_equal(it->cwd, "svc");
+	assert_int_equal(it->timeout_ms, 120000);
+	assert_int_equal(it->nenv, 3);
+	assert_string_equal(it->env[0], "CI=1");
+	assert_string_equal(it->env[1], "_X2=a=b");
+	assert_string_equal(it->env[2], "E=");
+	assert_null(it->env[3]);
+	assert_int_equal(it->background, 1);
+	assert_int_equal(it->pty, 1);
+	assert_int_equal(it->rows, 24);
+	assert_int_equal(it->cols, 80);
+	assert_int_equal(it->retries, 3);
+	item_free(it);
+}
+
+static void
+test_item_parse_defaults(void **state)
+{
+	struct item	*it;
+
+	(void)state;
+	it = parse_ok(EXEC("\"command\":\"true\""));
+	assert_string_equal(it->id, "job-1");
+	assert_null(it->reply_to);
+	assert_string_equal(it->command, "true");
+	assert_null(it->cwd);
+	assert_int_equal(it->timeout_ms, 0);
+	assert_null(it->env);
+	assert_int_equal(it->nenv, 0);
+	assert_int_equal(it->background, 0);
+	assert_int_equal(it->pty, 0);
+	assert_int_equal(it->rows, 0);
+	assert_int_equal(it->cols, 0);
+	assert_int_equal(it->retries, 0);
+	item_free(it);
+}
+
+static void
+test_item_parse_nulls_and_empty_mean_absent(void **state)
+{
+	struct item	*it;
+
+	(void)state;
+	it = parse_ok("{\"id\":\"a\",\"type\":\"EXEC\",\"reply_to\":null,"
+	    "\"args\":{\"command\":\"x\",\"cwd\":\"\",\"timeout_s\":null,"
+	    "\"env\":{},\"pty\":null,\"rows\":null}}");
+	assert_null(it->reply_to);
+	assert_null(it->cwd);
+	assert_int_equal(it->timeout_ms, 0);
+	assert_int_equal(it->nenv, 0);
+	assert_non_null(it->env);
+	assert_null(it->env[0]);
+	assert_int_equal(it->pty, 0);
+	item_free(it);
+}
+
+static void
+test_item_parse_unknown_fields_ignored(void **state)
+{
+	struct item	*it;
+
+	(void)state;
+	it = parse_ok("{\"id\":\"a\",\"type\":\"EXEC\",\"extra\":[1,{}],"
+	    "\"args\":{\"command\":\"x\",\"future\":{\"z\":null}},"
+	    "\"v\":2}");
+	assert_string_equal(it->command, "x");
+	item_free(it);
+}
+
+static void
+test_item_parse_timeout_rounds_up(void **state)
+{
+	struct item	*it;
+
+	(void)state;
+	it = parse_ok(EXEC("\"command\":\"x\",\"timeout_s\":0.0001"));
+	assert_int_equal(it->timeout_ms, 1);
+	item_free(it);
+	it = parse_ok(EXEC("\"command\":\"x\",\"timeout_s\":1.5005"));
+	assert_int_equal(it->timeout_ms, 1501);
+	item_free(it);
+	it = parse_ok(EXEC("\"command\":\"x\",\"timeout_s\":604800"));
+	assert_int_equal(it->timeout_ms, 604800000L);
+	item_free(it);
+}
+
+static void
+test_item_parse_bad_json(void **state)
+{
+	char	*msg;
+
+	(void)state;
+	check_bad("{\"id\":\"a\",}", "bad_json", NULL);
+	msg = bad_message("{\"id\":\"a\",}");
+	assert_non_null(strstr(msg, "line 1, column"));
+	free(msg);
+}
+
+static void
+test_item_parse_truncated_json(void **state)
+{
+	(void)state;
+	check_bad("{\"id\":\"a\",\"type\":\"EX", "bad_json", NULL);
+}
+
+static void
+test_item_parse_top_level_array(void **state)
+{
+	(void)state;
+	check_bad("[{\"id\":\"a\"}]", "bad_item", NULL);
+}
+
+static void
+test_item_parse_top_level_string(void **state)
+{
+	(void)state;
+	check_bad("\"EXEC\"", "bad_item", NULL);
+}
+
+static void
+test_item_parse_empty_input(void **state)
+{
+	(void)state;
+	check_bad("", "bad_json", NULL);
+	check_bad_len(NULL, 0, "bad_json", NULL);
+}
+
+static void
+test_item_parse_too_large(void **state)
+{
+	struct item_error	 err;
+	const char		*in = EXEC("\"command\":\"true\"");
+
+	(void)state;
+	assert_null(item_parse(in, strlen(in), 10, &err));
+	assert_string_equal(err.code, "item_too_large");
+	assert_non_null(strstr(err.message, " 10 "));
+	assert_null(err.id);		/* not parsed at all */
+	item_error_release(&err);
+	item_free(item_parse(in, strlen(in), strlen(in), &err));
+	assert_null(err.code);		/* exactly max_len is fine */
+}
+
+static void
+test_item_parse_raw_nul_byte(void **state)
+{
+	static const char	in[] = EXEC("\"command\":\"a\0b\"");
+
+	(void)state;
+	check_bad_len(in, sizeof in - 1, "nul_byte", NULL);
+}
+
+static void
+test_item_parse_nul_in_command(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"rm x\\u0000y\""), "nul_byte", "job-1");
+}
+
+static void
+test_item_parse_nul_in_env_value(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"env\":{\"A\":\"1\\u0000\"}"),
+	    "nul_byte", "job-1");
+}
+
+static void
+test_item_parse_nul_in_key(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"env\":{\"A\\u0000B\":\"1\"}"),
+	    "nul_byte", NULL);
+}
+
+static void
+test_item_parse_nul_in_id(void **state)
+{
+	(void)state;
+	check_bad("{\"id\":\"a\\u0000\",\"type\":\"EXEC\",\"args\":{}}",
+	    "nul_byte", NULL);
+}
+
+static void
+test_item_parse_missing_id(void **state)
+{
+	char	*msg;
+
+	(void)state;
+	check_bad("{\"type\":\"EXEC\",\"args\":{\"command\":\"x\"}}",
+	    "bad_item", NULL);
+	msg = bad_message("{\"type\":\"EXEC\",\"args\":{\"command\":\"x\"}}");
+	assert_string_equal(msg, "id is missing");
+	free(msg);
+}
+
+static void
+test_item_parse_numeric_id(void **state)
+{
+	(void)state;
+	check_bad("{\"id\":17,\"type\":\"EXEC\",\"args\":{\"command\":\"x\"}}",
+	    "bad_item", NULL);
+}
+
+static void
+test_item_parse_id_with_slash(void **state)
+{
+	(void)state;
+	check_bad("{\"id\":\"../a/b\",\"type\":\"EXEC\",\"args\":"
+	    "{\"command\":\"x\"}}", "bad_id", NULL);
+	check_bad("{\"id\":\"a/b\",\"type\":\"EXEC\",\"args\":"
+	    "{\"command\":\"x\"}}", "bad_id", NULL);
+}
+
+static void
+test_item_parse_id_leading_dot(void **state)
+{
+	(void)state;
+	check_bad("{\"id\":\".hidden\",\"type\":\"EXEC\",\"args\":"
+	    "{\"command\":\"x\"}}", "bad_id", NULL);
+	check_bad("{\"id\":\"\",\"type\":\"EXEC\",\"args\":"
+	    "{\"command\":\"x\"}}", "bad_id", NULL);
+}
+
+static void
+test_item_parse_id_too_long(void **state)
+{
+	char	id[130], in[512];
+
+	(void)state;
+	memset(id, 'a', 128);
+	id[128] = '\0';
+	snprintf(in, sizeof in, "{\"id\":\"%s\",\"type\":\"EXEC\",\"args\":"
+	    "{\"command\":\"x\"}}", id);
+	item_free(parse_ok(in));
+	id[128] = 'a';
+	id[129] = '\0';
+	snprintf(in, sizeof in, "{\"id\":\"%s\",\"type\":\"EXEC\",\"args\":"
+	    "{\"command\":\"x\"}}", id);
+	check_bad(in, "bad_id", NULL);
+}
+
+static void
+test_item_parse_id_valid(void **state)
+{
+	(void)state;
+	assert_true(item_id_valid("a"));
+	assert_true(item_id_valid("A-z_0.9:x"));
+	assert_true(item_id_valid("a..b"));
+	assert_false(item_id_valid(NULL));
+	assert_false(item_id_valid(""));
+	assert_false(item_id_valid("."));
+	assert_false(item_id_valid(".."));
+	assert_false(item_id_valid("a b"));
+	assert_false(item_id_valid("a\\b"));
+	assert_false(item_id_valid("caf\xc3\xa9"));
+}
+
+static void
+test_item_parse_missing_type(void **state)
+{
+	(void)state;
+	check_bad("{\"id\":\"a\",\"args\":{\"command\":\"x\"}}", "bad_item",
+	    "a");
+}
+
+static void
+test_item_parse_unknown_type(void **state)
+{
+	char	*msg;
+
+	(void)state;
+	check_bad("{\"id\":\"a\",\"type\":\"exec\",\"args\":"
+	    "{\"command\":\"x\"}}", "unknown_type", "a");
+	msg = bad_message("{\"id\":\"a\",\"type\":\"KILL\",\"args\":{}}");
+	assert_non_null(strstr(msg, "\"KILL\""));
+	free(msg);
+}
+
+static void
+test_item_parse_type_not_string(void **state)
+{
+	(void)state;
+	check_bad("{\"id\":\"a\",\"type\":1,\"args\":{\"command\":\"x\"}}",
+	    "bad_item", "a");
+}
+
+static void
+test_item_parse_missing_args(void **state)
+{
+	(void)state;
+	check_bad("{\"id\":\"a\",\"type\":\"EXEC\"}", "bad_item", "a");
+}
+
+static void
+test_item_parse_args_not_object(void **state)
+{
+	(void)state;
+	check_bad("{\"id\":\"a\",\"type\":\"EXEC\",\"args\":\"ls\"}",
+	    "bad_item", "a");
+	check_bad("{\"id\":\"a\",\"type\":\"EXEC\",\"args\":null}",
+	    "bad_item", "a");
+}
+
+static void
+test_item_parse_missing_command(void **state)
+{
+	char	*msg;
+
+	(void)state;
+	check_bad(EXEC("\"cwd\":\"x\""), "missing_command", "job-1");
+	msg = bad_message(EXEC("\"cwd\":\"x\""));
+	assert_string_equal(msg, "args.command is missing");
+	free(msg);
+}
+
+static void
+test_item_parse_empty_command(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"\""), "missing_command", "job-1");
+}
+
+static void
+test_item_parse_whitespace_command(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\" \\t\\n \""), "missing_command",
+	    "job-1");
+}
+
+static void
+test_item_parse_command_not_string(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":[\"ls\"]"), "bad_item", "job-1");
+}
+
+static void
+test_item_parse_cwd_not_string(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"cwd\":1"), "bad_item", "job-1");
+}
+
+static void
+test_item_parse_timeout_zero(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"timeout_s\":0"), "bad_timeout",
+	    "job-1");
+	check_bad(EXEC("\"command\":\"x\",\"timeout_s\":0.0"), "bad_timeout",
+	    "job-1");
+}
+
+static void
+test_item_parse_timeout_negative(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"timeout_s\":-5"), "bad_timeout",
+	    "job-1");
+}
+
+static void
+test_item_parse_timeout_string(void **state)
+{
+	char	*msg;
+
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"timeout_s\":\"abc\""),
+	    "bad_timeout", "job-1");
+	msg = bad_message(EXEC("\"command\":\"x\",\"timeout_s\":\"abc\""));
+	assert_non_null(strstr(msg, "args.timeout_s must be a number of "
+	    "seconds > 0"));
+	assert_non_null(strstr(msg, ", got \"abc\""));
+	free(msg);
+}
+
+static void
+test_item_parse_timeout_too_large(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"timeout_s\":604800.001"),
+	    "bad_timeout", "job-1");
+	check_bad(EXEC("\"command\":\"x\",\"timeout_s\":1e300"),
+	    "bad_timeout", "job-1");
+}
+
+/* jansson refuses 1e400 (overflow) itself; 1e-400 loads as 0.0. */
+static void
+test_item_parse_timeout_overflow(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"timeout_s\":1e400"), "bad_json",
+	    NULL);
+	check_bad(EXEC("\"command\":\"x\",\"timeout_s\":NaN"), "bad_json",
+	    NULL);
+	check_bad(EXEC("\"command\":\"x\",\"timeout_s\":1e-400"),
+	    "bad_timeout", "job-1");
+}
+
+static void
+test_item_parse_env_not_object(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"env\":[\"A=1\"]"), "bad_env",
+	    "job-1");
+}
+
+static void
+test_item_parse_env_value_number(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"env\":{\"A\":\"1\",\"B\":2}"),
+	    "bad_env", "job-1");
+}
+
+static void
+test_item_parse_env_bad_name(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"env\":{\"1X\":\"1\"}"), "bad_env",
+	    "job-1");
+	check_bad(EXEC("\"command\":\"x\",\"env\":{\"\":\"1\"}"), "bad_env",
+	    "job-1");
+	check_bad(EXEC("\"command\":\"x\",\"env\":{\"A-B\":\"1\"}"),
+	    "bad_env", "job-1");
+}
+
+static void
+test_item_parse_env_name_with_equals(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"env\":{\"A=B\":\"1\"}"), "bad_env",
+	    "job-1");
+}
+
+static void
+test_item_parse_env_too_many(void **state)
+{
+	char	*in, *p;
+	size_t	 size = 64 * 300;
+	int	 i;
+
+	(void)state;
+	in = malloc(size);
+	assert_non_null(in);
+	p = in + sprintf(in, "{\"id\":\"e\",\"type\":\"EXEC\",\"args\":"
+	    "{\"command\":\"x\",\"env\":{");
+	for (i = 0; i < 257; i++)
+		p += sprintf(p, "%s\"V%d\":\"%d\"", i == 0 ? "" : ",", i, i);
+	strcpy(p, "}}}");
+	check_bad(in, "bad_env", "e");
+	strcpy(strstr(in, ",\"V256\""), "}}}");	/* 256 are fine */
+	item_free(parse_ok(in));
+	free(in);
+}
+
+static void
+test_item_parse_reply_to_with_space(void **state)
+{
+	struct item_error	 err;
+	const char		*in = "{\"id\":\"a\",\"reply_to\":\"my queue\","
+				    "\"type\":\"EXEC\",\"args\":{\"command\":"
+				    "\"x\"}}";
+
+	(void)state;
+	check_bad(in, "bad_reply_to", "a");
+	assert_null(item_parse(in, strlen(in), MAX_LEN, &err));
+	assert_null(err.reply_to);
+	item_error_release(&err);
+}
+
+static void
+test_item_parse_error_keeps_reply_to(void **state)
+{
+	struct item_error	 err;
+	const char		*in = "{\"id\":\"a\",\"reply_to\":\"agent-7\","
+				    "\"type\":\"EXEC\",\"args\":{}}";
+
+	(void)state;
+	assert_null(item_parse(in, strlen(in), MAX_LEN, &err));
+	assert_string_equal(err.code, "missing_command");
+	assert_string_equal(err.id, "a");
+	assert_string_equal(err.reply_to, "agent-7");
+	item_error_release(&err);
+	assert_null(err.reply_to);
+}
+
+static void
+test_item_parse_background_not_bool(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"background\":1"), "bad_item",
+	    "job-1");
+	check_bad(EXEC("\"command\":\"x\",\"pty\":\"yes\""), "bad_item",
+	    "job-1");
+}
+
+static void
+test_item_parse_rows_zero(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"rows\":0"), "bad_item", "job-1");
+	check_bad(EXEC("\"command\":\"x\",\"cols\":1001"), "bad_item",
+	    "job-1");
+	check_bad(EXEC("\"command\":\"x\",\"rows\":24.0"), "bad_item",
+	    "job-1");
+}
+
+static void
+test_item_parse_retries_out_of_range(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"x\",\"retries\":99"), "bad_item",
+	    "job-1");
+	check_bad(EXEC("\"command\":\"x\",\"retries\":-1"), "bad_item",
+	    "job-1");
+}
+
+static void
+test_item_parse_duplicate_keys(void **state)
+{
+	(void)state;
+	check_bad("{\"id\":\"a\",\"id\":\"b\",\"type\":\"EXEC\",\"args\":"
+	    "{\"command\":\"x\"}}", "bad_json", NULL);
+	check_bad(EXEC("\"command\":\"x\",\"command\":\"y\""), "bad_json",
+	    NULL);
+}
+
+static void
+test_item_parse_invalid_utf8(void **state)
+{
+	(void)state;
+	check_bad(EXEC("\"command\":\"\xff\""), "bad_json", NULL);
+}
+
+static void
+test_item_free_null(void **state)
+{
+	struct item_error	err = { NULL, NULL, NULL, NULL };
+
+	(void)state;
+	item_free(NULL);
+	item_error_release(&err);
+	item_error_release(NULL);
+}
+
+/* Sanitizes in and compares with want. */
+static void
+check_utf8(const char *in, size_t len, const char *want)
+{
+	char	*out;
+	size_t	 n;
+
+	out = item_utf8_sanitize(in, len, &n);
+	assert_int_equal(n, strlen(want));
+	assert_memory_equal(out, want, n + 1);
+	free(out);
+}
+
+static void
+test_item_utf8_valid_kept(void **state)
+{
+	char		*out;
+	const char	*s = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf"
+			    "\xbf\xed\x9f\xbf";
+
+	(void)state;
+	check_utf8(s, strlen(s), s);
+	check_utf8("", 0, "");
+	check_utf8(NULL, 0, "");
+	out = item_utf8_sanitize("ab\x80", 3, NULL);	/* outlen optional */
+	assert_string_equal(out, "ab" FFFD);
+	free(out);
+}
+
+static void
+test_item_utf8_lone_continuation(void **state)
+{
+	(void)state;
+	check_utf8("a\x80z", 3, "a" FFFD "z");
+}
+
+static void
+test_item_utf8_overlong(void **state)
+{
+	(void)state;
+	check_utf8("\xc0\xaf", 2, FFFD FFFD);
+	check_utf8("\xe0\x80\xaf", 3, FFFD FFFD FFFD);
+	check_utf8("\xf0\x80\x80\xaf", 4, FFFD FFFD FFFD FFFD);
+}
+
+static void
+test_item_utf8_surrogate(void **state)
+{
+	(void)state;
+	check_utf8("\xed\xa0\x80", 3, FFFD FFFD FFFD);
+}
+
+static void
+test_item_utf8_above_max(void **state)
+{
+	(void)state;
+	check_utf8("\xf4\x90\x80\x80", 4, FFFD FFFD FFFD FFFD);
+	check_utf8("\xf5\x80", 2, FFFD FFFD);
+}
+
+static void
+test_item_utf8_truncated_at_end(void **state)
+{
+	(void)state;
+	check_utf8("x\xe2\x82", 3, "x" FFFD);
+	check_utf8("\xf0\x9f\x98", 3, FFFD);
+	check_utf8("\xe2\x82x", 3, FFFD "x");	/* maximal subpart */
+}
+
+static void
+test_item_utf8_nul_byte(void **state)
+{
+	(void)state;
+	check_utf8("a\0b", 3, "a" FFFD "b");
+}
+
+/* Loads JSON text produced by the module, failing the test if invalid. */
+static json_t *
+load(const char *s, size_t len)
+{
+	json_t		*root;
+	json_error_t	 jerr;
+
+	assert_int_equal(strlen(s), len);
+	root = json_loads(s, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL)
+		fail_msg("bad JSON %s: %s", s, jerr.text);
+	return (root);
+}
+
+static void
+test_item_result_round_trip(void **state)
+{
+	struct item_result	 r;
+	json_t			*root, *ru;
+	char			*s;
+	size_t			 len;
+
+	(void)state;
+	memset(&r, 0, sizeof r);
+	r.id = "job-1";
+	r.exit_code = 3;
+	r.out = "hi\n\xff";
+	r.out_len = 4;
+	r.err = "e\0x";
+	r.err_len = 3;
+	r.truncated = 1;
+	r.duration_ms = 12;
+	r.log_path = ".tmp/exec/job-1.log";
+	r.user_ms = 1;
+	r.sys_ms = 2;
+	r.max_rss_kb = 1234;
+	s = item_result_to_json(&r, &len);
+	assert_non_null(strstr(s, "{\"type\":\"EXEC_RESULT\",\"id\":\"job-1\","
+	    "\"exit_code\":3,\"signal\":null,"));
+	root = load(s, len);
+	assert_string_equal(json_string_value(json_object_get(root, "stdout")),
+	    "hi\n" FFFD);
+	assert_string_equal(json_string_value(json_object_get(root, "stderr")),
+	    "e" FFFD "x");
+	assert_true(json_is_true(json_object_get(root, "truncated")));
+	assert_true(json_is_false(json_object_get(root, "timed_out")));
+	assert_int_equal(json_integer_value(json_object_get(root,
+	    "duration_ms")), 12);
+	assert_string_equal(json_string_value(json_object_get(root,
+	    "log_path")), ".tmp/exec/job-1.log");
+	ru = json_object_get(root, "rusage");
+	assert_int_equal(json_integer_value(json_object_get(ru, "user_ms")), 1);
+	assert_int_equal(json_integer_value(json_object_get(ru, "sys_ms")), 2);
+	assert_int_equal(json_integer_value(json_object_get(ru,
+	    "max_rss_kb")), 1234);
+	json_decref(root);
+	free(s);
+}
+
+static void
+test_item_result_nulls(void **state)
+{
+	struct item_result	 r;
+	json_t			*root;
+	char			*s;
+
+	(void)state;
+	memset(&r, 0, sizeof r);
+	r.id = "a";
+	s = item_result_to_json(&r, NULL);
+	root = load(s, strlen(s));
+	assert_true(json_is_null(json_object_get(root, "log_path")));
+	assert_true(json_is_null(json_object_get(root, "signal")));
+	assert_string_equal(json_string_value(json_object_get(root, "stdout")),
+	    "");
+	assert_string_equal(json_string_value(json_object_get(root, "stderr")),
+	    "");
+	json_decref(root);
+	free(s);
+}
+
+/* Encodes a result killed by sig and returns its "signal" (allocated). */
+static char *
+signal_name(int sig)
+{
+	struct item_result	 r;
+	json_t			*root;
+	char			*s, *name;
+	size_t			 len;
+
+	memset(&r, 0, sizeof r);
+	r.id = "a";
+	r.signal = sig;
+	r.exit_code = 128 + sig;
+	s = item_result_to_json(&r, &len);
+	root = load(s, len);
+	name = strdup(json_string_value(json_object_get(root, "signal")));
+	json_decref(root);
+	free(s);
+	return (name);
+}
+
+static void
+test_item_result_signal_names(void **state)
+{
+	char	*s;
+
+	(void)state;
+	s = signal_name(9);
+	assert_string_equal(s, "SIGKILL");
+	free(s);
+	s = signal_name(15);
+	assert_string_equal(s, "SIGTERM");
+	free(s);
+	s = signal_name(200);
+	assert_string_equal(s, "SIG200");
+	free(s);
+}
+
+static void
+test_item_error_round_trip(void **state)
+{
+	json_t	*root, *e;
+	char	*s;
+	size_t	 len;
+
+	(void)state;
+	s = item_error_to_json("job-1", "bad_timeout", "got \"\xc0\"", &len);
+	assert_string_equal(s, "{\"type\":\"ERROR\",\"id\":\"job-1\",\"error\":"
+	    "{\"code\":\"bad_timeout\",\"message\":\"got \\\"" FFFD "\\\"\"}}");
+	root = load(s, len);
+	e = json_object_get(root, "error");
+	assert_string_equal(json_string_value(json_object_get(e, "code")),
+	    "bad_timeout");
+	json_decref(root);
+	free(s);
+}
+
+static void
+test_item_error_null_id(void **state)
+{
+	char	*s;
+
+	(void)state;
+	s = item_error_to_json(NULL, "bad_json", "x", NULL);
+	assert_string_equal(s, "{\"type\":\"ERROR\",\"id\":null,\"error\":"
+	    "{\"code\":\"bad_json\",\"message\":\"x\"}}");
+	free(s);
+}
+
+/* The ERROR answer for a parse failure encodes and routes. */
+static void
+test_item_error_from_parse(void **state)
+{
+	struct item_error	 err;
+	json_t			*root;
+	char			*s;
+	const char		*in = EXEC("\"command\":\"x\",\"timeout_s\":"
+				    "\"\xc3\xa9t\xc3\xa9\"");
+
+	(void)state;
+	assert_null(item_parse(in, strlen(in), MAX_LEN, &err));
+	s = item_error_to_json(err.id, err.code, err.message, NULL);
+	root = load(s, strlen(s));
+	assert_string_equal(json_string_value(json_object_get(root, "id")),
+	    "job-1");
+	json_decref(root);
+	free(s);
+	item_error_release(&err);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_item_parse_full),
+		cmocka_unit_test(test_item_parse_defaults),
+		cmocka_unit_test(test_item_parse_nulls_and_empty_mean_absent),
+		cmocka_unit_test(test_item_parse_unknown_fields_ignored),
+		cmocka_unit_test(test_item_parse_timeout_rounds_up),
+		cmocka_unit_test(test_item_parse_bad_json),
+		cmocka_unit_test(test_item_parse_truncated_json),
+		cmocka_unit_test(test_item_parse_top_level_array),
+		cmocka_unit_test(test_item_parse_top_level_string),
+		cmocka_unit_test(test_item_parse_empty_input),
+		cmocka_unit_test(test_item_parse_too_large),
+		cmocka_unit_test(test_item_parse_raw_nul_byte),
+		cmocka_unit_test(test_item_parse_nul_in_command),
+		cmocka_unit_test(test_item_parse_nul_in_env_value),
+		cmocka_unit_test(test_item_parse_nul_in_key),
+		cmocka_unit_test(test_item_parse_nul_in_id),
+		cmocka_unit_test(test_item_parse_missing_id),
+		cmocka_unit_test(test_item_parse_numeric_id),
+		cmocka_unit_test(test_item_parse_id_with_slash),
+		cmocka_unit_test(test_item_parse_id_leading_dot),
+		cmocka_unit_test(test_item_parse_id_too_long),
+		cmocka_unit_test(test_item_parse_id_valid),
+		cmocka_unit_test(test_item_parse_missing_type),
+		cmocka_unit_test(test_item_parse_unknown_type),
+		cmocka_unit_test(test_item_parse_type_not_string),
+		cmocka_unit_test(test_item_parse_missing_args),
+		cmocka_unit_test(test_item_parse_args_not_object),
+		cmocka_unit_test(test_item_parse_missing_command),
+		cmocka_unit_test(test_item_parse_empty_command),
+		cmocka_unit_test(test_item_parse_whitespace_command),
+		cmocka_unit_test(test_item_parse_command_not_string),
+		cmocka_unit_test(test_item_parse_cwd_not_string),
+		cmocka_unit_test(test_item_parse_timeout_zero),
+		cmocka_unit_test(test_item_parse_timeout_negative),
+		cmocka_unit_test(test_item_parse_timeout_string),
+		cmocka_unit_test(test_item_parse_timeout_too_large),
+		cmocka_unit_test(test_item_parse_timeout_overflow),
+		cmocka_unit_test(test_item_parse_env_not_object),
+		cmocka_unit_test(test_item_parse_env_value_number),
+		cmocka_unit_test(test_item_parse_env_bad_name),
+		cmocka_unit_test(test_item_parse_env_name_with_equals),
+		cmocka_unit_test(test_item_parse_env_too_many),
+		cmocka_unit_test(test_item_parse_reply_to_with_space),
+		cmocka_unit_test(test_item_parse_error_keeps_reply_to),
+		cmocka_unit_test(test_item_parse_background_not_bool),
+		cmocka_unit_test(test_item_parse_rows_zero),
+		cmocka_unit_test(test_item_parse_retries_out_of_range),
+		cmocka_unit_test(test_item_parse_duplicate_keys),
+		cmocka_unit_test(test_item_parse_invalid_utf8),
+		cmocka_unit_test(test_item_free_null),
+		cmocka_unit_test(test_item_utf8_valid_kept),
+		cmocka_unit_test(test_item_utf8_lone_continuation),
+		cmocka_unit_test(test_item_utf8_overlong),
+		cmocka_unit_test(test_item_utf8_surrogate),
+		cmocka_unit_test(test_item_utf8_above_max),
+		cmocka_unit_test(test_item_utf8_truncated_at_end),
+		cmocka_unit_test(test_item_utf8_nul_byte),
+		cmocka_unit_test(test_item_result_round_trip),
+		cmocka_unit_test(test_item_result_nulls),
+		cmocka_unit_test(test_item_result_signal_names),
+		cmocka_unit_test(test_item_error_round_trip),
+		cmocka_unit_test(test_item_error_null_id),
+		cmocka_unit_test(test_item_error_from_parse),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
