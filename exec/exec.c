@@ -592,6 +592,7 @@ exec_arm(struct exec *ex, const struct exec_spec *spec)
 			return (-1);
 	}
 	if (spec->timeout_ms > 0) {
+		event_base_update_cache_time(exec_base);	/* from now */
 		tv.tv_sec = spec->timeout_ms / 1000;
 		tv.tv_usec = (spec->timeout_ms % 1000) * 1000;
 		if (evtimer_add(ex->ev_timeout, &tv) == -1)

@@ -1,0 +1,47 @@
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <event2/event.h>
+
+#include "logs/log.h"
+#include "worker/config.h"
+#include "worker/worker.h"
+
+/* execq-worker: config, event loop, exit code; nothing else. */
+int
+main(int argc, char **argv, char **envp)
+{
+	struct config		 cfg;
+	struct event_base	*base;
+	struct worker		*w;
+	char			*cause;
+	int			 rc;
+
+	log_init("execq-worker", LOG_LEVEL_INFO);
+	rc = config_load(&cfg, argc, argv, envp, &cause);
+	if (rc == 1)
+		return (0);
+	if (rc == -1) {
+		fprintf(stderr, "execq-worker: %s\n"
+		    "Try 'execq-worker --help'.\n", cause);
+		free(cause);
+		return (2);
+	}
+	log_init("execq-worker", cfg.verbose ? LOG_LEVEL_DEBUG :
+	    LOG_LEVEL_INFO);
+	signal(SIGPIPE, SIG_IGN);
+	if ((base = event_base_new()) == NULL)
+		fatal("cannot create the event loop");
+	if ((w = worker_create(base, &cfg)) == NULL) {
+		event_base_free(base);
+		config_release(&cfg);
+		return (1);
+	}
+	event_base_dispatch(base);
+	worker_free(w);
+	event_base_free(base);
+	config_release(&cfg);
+	log_info("stopped");
+	return (0);
+}

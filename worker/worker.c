@@ -1,0 +1,466 @@
+#include <sys/queue.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "exec/cgroup.h"
+#include "exec/exec.h"
+#include "exec/policy.h"
+#include "logs/execlog.h"
+#include "logs/log.h"
+#include "logs/xmalloc.h"
+#include "queue/item.h"
+#include "queue/queue.h"
+#include "queue/rurl.h"
+#include "worker/config.h"
+#include "worker/worker.h"
+
+extern char **environ;
+
+/* One accepted stream entry, from delivery until its answer is queued. */
+struct job {
+	LIST_ENTRY(job)	 entry;
+	struct worker	*w;
+	char		*stream, *entry_id;
+	struct item	*item;
+	char		*cwd;
+	char		**envp;
+	struct exec	*ex;
+};
+
+struct worker {
+	struct event_base	*base;
+	const struct config	*cfg;
+	struct exec_config	 ecfg;
+	struct rurl		 url;
+	struct queue		*q;
+	LIST_HEAD(, job)	 jobs;
+	unsigned		 njobs;
+	int			 stopping;
+	struct event		*ev_chld, *ev_term, *ev_int;
+	struct event		*ev_stop;	/* shutdown steps */
+	int			 stop_step;
+};
+
+/* Tells the queue how many more items fit. */
+static void
+worker_update_want(struct worker *w)
+{
+	if (w->stopping)
+		return;
+	queue_want(w->q, w->cfg->max_procs > w->njobs ?
+	    w->cfg->max_procs - w->njobs : 0);
+}
+
+/* The reply queue for an item (its own, or the worker's default). */
+static const char *
+worker_reply_to(struct worker *w, const char *reply_to)
+{
+	return (reply_to != NULL ? reply_to : w->cfg->reply_default);
+}
+
+/*
+ * The one way a job ends: its answer (stored under the item id when
+ * store_id is set) goes out with the ack, and its slot is free again.
+ */
+static void
+worker_finish(struct job *j, const char *reply_to, const char *store_id,
+    const char *json, size_t len)
+{
+	struct worker	*w = j->w;
+
+	queue_answer(w->q, worker_reply_to(w, reply_to), "normal", store_id,
+	    j->stream, j->entry_id, json, len);
+	queue_untrack(w->q, j->stream, j->entry_id);
+	LIST_REMOVE(j, entry);
+	w->njobs--;
+	item_free(j->item);
+	policy_env_free(j->envp);
+	free(j->cwd);
+	free(j->stream);
+	free(j->entry_id);
+	free(j);
+	worker_update_want(w);
+}
+
+/* Answers a job with an ERROR. */
+static void
+worker_fail(struct job *j, const char *reply_to, const char *id,
+    const char *code, const char *message, int store)
+{
+	char	*json;
+	size_t	 len;
+
+	log_info("item %s: %s: %s", id != NULL ? id : "(no id)", code,
+	    message);
+	json = item_error_to_json(id, code, message, &len);
+	worker_finish(j, reply_to, store ? id : NULL, json, len);
+	free(json);
+}
+
+/* The exec finished: answer with its result. */
+static void
+worker_exec_done(struct exec *ex, void *arg)
+{
+	struct job		*j = arg;
+	struct exec_result	 r;
+	struct item_result	 ir;
+	char			*json;
+	size_t			 len;
+
+	exec_result(ex, &r);
+	memset(&ir, 0, sizeof ir);
+	ir.id = j->item->id;
+	ir.exit_code = r.exit_code;
+	ir.signal = r.signal;
+	ir.out = r.out;
+	ir.out_len = r.out_len;
+	ir.err = r.err;
+	ir.err_len = r.err_len;
+	ir.truncated = r.truncated;
+	ir.timed_out = r.end == EXEC_END_TIMEOUT;
+	ir.duration_ms = r.duration_ms;
+	ir.log_path = r.log_path;
+	ir.user_ms = r.user_ms;
+	ir.sys_ms = r.sys_ms;
+	ir.max_rss_kb = r.max_rss_kb;
+	log_info("item %s: exit %d%s in %lld ms", j->item->id, r.exit_code,
+	    ir.timed_out ? " (timed out)" : "", (long long)r.duration_ms);
+	json = item_result_to_json(&ir, &len);
+	exec_result_release(&r);
+	j->ex = NULL;
+	worker_finish(j, j->item->reply_to, j->item->id, json, len);
+	free(json);
+}
+
+/* Starts a claimed job's command. */
+static void
+worker_start(struct job *j)
+{
+	struct worker		*w = j->w;
+	struct exec_spec	 spec;
+	const char		*code;
+	char			*cause;
+
+	memset(&spec, 0, sizeof spec);
+	spec.id = j->item->id;
+	spec.command = j->item->command;
+	spec.cwd = j->cwd;
+	spec.envp = j->envp;
+	spec.timeout_ms = j->item->timeout_ms > 0 ?
+	    (unsigned)j->item->timeout_ms : w->cfg->default_timeout_ms;
+	spec.output_cap = w->cfg->output_cap;
+	spec.pty = j->item->pty;
+	spec.rows = j->item->rows;
+	spec.cols = j->item->cols;
+	j->ex = exec_start(&spec, worker_exec_done, j, &code, &cause);
+	if (j->ex == NULL) {
+		worker_fail(j, j->item->reply_to, j->item->id, code, cause, 1);
+		free(cause);
+		return;
+	}
+	log_info("item %s: started pid %ld: %s", j->item->id,
+	    (long)exec_pid(j->ex), j->item->command);
+}
+
+/* What Redis knew about the item id decides whether it runs. */
+static void
+worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
+    void *arg)
+{
+	struct job	*j = arg;
+	struct item	*it = j->item;
+
+	switch (what) {
+	case QUEUE_CLAIM_RUN:
+		worker_start(j);
+		break;
+	case QUEUE_CLAIM_ANSWERED:
+		log_info("item %s: answered before, sending that answer again",
+		    it->id);
+		worker_finish(j, it->reply_to, NULL, answer, len);
+		break;
+	case QUEUE_CLAIM_LOST:
+		worker_fail(j, it->reply_to, it->id, "worker_lost",
+		    "the worker running this item stopped before answering; "
+		    "it was not run again (set args.retries to allow that)", 1);
+		break;
+	default:
+		worker_fail(j, it->reply_to, it->id, "duplicate_id",
+		    "an item with this id is already running", 0);
+		break;
+	}
+}
+
+/* Checks a parsed item against the worker's gate and limits. */
+static int
+worker_check(struct job *j)
+{
+	struct worker	*w = j->w;
+	struct item	*it = j->item;
+	const char	*code;
+	char		*cause;
+
+	if (!w->cfg->enable_execute) {
+		worker_fail(j, it->reply_to, it->id, "execution_disabled",
+		    "command execution is disabled on this worker (set "
+		    "ENABLE_EXECUTE=1 or enable_execute in the config file)", 0);
+		return (-1);
+	}
+	if (it->background) {
+		worker_fail(j, it->reply_to, it->id, "not_supported",
+		    "background sessions are not supported yet", 0);
+		return (-1);
+	}
+	if (it->timeout_ms > (long)w->cfg->max_timeout_ms) {
+		xasprintf(&cause, "args.timeout_s exceeds this worker's maximum "
+		    "of %u s", w->cfg->max_timeout_ms / 1000);
+		worker_fail(j, it->reply_to, it->id, "bad_timeout", cause, 0);
+		free(cause);
+		return (-1);
+	}
+	j->cwd = policy_resolve_cwd(w->cfg->workspace, it->cwd, &code, &cause);
+	if (j->cwd == NULL) {
+		worker_fail(j, it->reply_to, it->id, code, cause, 0);
+		free(cause);
+		return (-1);
+	}
+	j->envp = policy_build_env(environ, it->env, it->pty, it->id, &code,
+	    &cause);
+	if (j->envp == NULL) {
+		worker_fail(j, it->reply_to, it->id, code, cause, 0);
+		free(cause);
+		return (-1);
+	}
+	return (0);
+}
+
+/* A stream entry arrived: accept it as a job, check it, claim it. */
+static void
+worker_item_cb(const struct queue_entry *e, void *arg)
+{
+	struct worker		*w = arg;
+	struct job		*j;
+	struct item_error	 err;
+
+	j = xcalloc(1, sizeof *j);
+	j->w = w;
+	j->stream = xstrdup(e->stream);
+	j->entry_id = xstrdup(e->entry_id);
+	LIST_INSERT_HEAD(&w->jobs, j, entry);
+	w->njobs++;
+	queue_track(w->q, j->stream, j->entry_id);
+	if (e->body == NULL) {
+		worker_fail(j, NULL, NULL, "bad_item",
+		    "the stream entry has no 'item' field", 0);
+		return;
+	}
+	j->item = item_parse(e->body, e->len, w->cfg->max_item_bytes, &err);
+	if (j->item == NULL) {
+		worker_fail(j, err.reply_to, err.id, err.code, err.message, 0);
+		item_error_release(&err);
+		return;
+	}
+	if (worker_check(j) == -1)
+		return;
+	queue_claim(w->q, j->item->id, e->redelivered, j->item->retries,
+	    worker_claim_cb, j);
+}
+
+/* One SIGCHLD can stand for several children. */
+static void
+worker_sigchld_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct rusage	ru;
+	pid_t		pid;
+	int		status;
+
+	(void)sig;
+	(void)what;
+	(void)arg;
+	while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
+		if (!exec_reaped(pid, status, &ru))
+			log_debug("reaped pid %ld (an orphan)", (long)pid);
+	}
+}
+
+/*
+ * Shutdown, one step per tick: stop reading; let running commands finish
+ * for kill_grace, then kill them; wait (up to 5 s) for the answers to
+ * reach Redis; leave the loop.
+ */
+static void
+worker_stop_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct worker	*w = arg;
+	struct job	*j;
+	struct timeval	 tv = { 0, 100000 };
+	unsigned	 ticks_grace = w->cfg->kill_grace_ms / 100;
+
+	(void)fd;
+	(void)what;
+	w->stop_step++;
+	if (w->njobs > 0 && w->stop_step == (int)ticks_grace + 1) {
+		log_info("shutdown: killing %u running command(s)", w->njobs);
+		LIST_FOREACH(j, &w->jobs, entry)
+			if (j->ex != NULL)
+				exec_kill(j->ex, SIGTERM);
+	}
+	if ((w->njobs > 0 || queue_backlog(w->q) > 0) &&
+	    w->stop_step < (int)ticks_grace + 50 + 20 +
+	    (int)(w->cfg->kill_grace_ms / 100)) {
+		evtimer_add(w->ev_stop, &tv);
+		return;
+	}
+	if (w->njobs > 0 || queue_backlog(w->q) > 0)
+		log_warn("shutdown: leaving %u job(s), %u answer(s) unsent",
+		    w->njobs, queue_backlog(w->q));
+	event_base_loopexit(w->base, NULL);
+}
+
+/* SIGTERM or SIGINT: shut down gently; a second one exits at once. */
+static void
+worker_sigterm_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct worker	*w = arg;
+
+	(void)what;
+	if (w->stopping) {
+		log_warn("second signal %d: exiting now", (int)sig);
+		event_base_loopbreak(w->base);
+		return;
+	}
+	log_info("signal %d: stopping (%u running)", (int)sig, w->njobs);
+	w->stopping = 1;
+	queue_stop_reading(w->q);
+	worker_stop_cb(-1, 0, w);
+}
+
+/* Signal events. */
+static int
+worker_signals(struct worker *w)
+{
+	w->ev_chld = evsignal_new(w->base, SIGCHLD, worker_sigchld_cb, w);
+	w->ev_term = evsignal_new(w->base, SIGTERM, worker_sigterm_cb, w);
+	w->ev_int = evsignal_new(w->base, SIGINT, worker_sigterm_cb, w);
+	w->ev_stop = evtimer_new(w->base, worker_stop_cb, w);
+	if (w->ev_chld == NULL || w->ev_term == NULL || w->ev_int == NULL ||
+	    w->ev_stop == NULL || event_add(w->ev_chld, NULL) == -1 ||
+	    event_add(w->ev_term, NULL) == -1 ||
+	    event_add(w->ev_int, NULL) == -1)
+		return (-1);
+	return (0);
+}
+
+/* The process slots' cgroups, or NULL (logged) for the fallback. */
+static struct cgroup_pool *
+worker_cgroups(const struct config *cfg)
+{
+	struct cgroup_pool	*pool;
+	char			*cause;
+
+	pool = cgroup_pool_create(cfg->cgroup, cfg->max_procs, &cause);
+	if (pool != NULL) {
+		log_info("process trees are contained in cgroups under %s",
+		    cgroup_pool_path(pool));
+		return (pool);
+	}
+	if (cause != NULL) {
+		log_warn("cgroups unavailable (%s): falling back to process "
+		    "groups and a subreaper sweep", cause);
+		free(cause);
+	}
+	return (NULL);
+}
+
+struct worker *
+worker_create(struct event_base *base, const struct config *cfg)
+{
+	struct worker		*w;
+	struct queue_config	 qc;
+	char			*cause, *shown;
+
+	w = xcalloc(1, sizeof *w);
+	w->base = base;
+	w->cfg = cfg;
+	LIST_INIT(&w->jobs);
+	if (execlog_mkdir(cfg->log_dir) == -1) {
+		log_warn("log dir %s: %s", cfg->log_dir, strerror(errno));
+		goto fail;
+	}
+	if (rurl_parse(cfg->redis_url, &w->url, &cause) == -1) {
+		log_warn("%s", cause);
+		free(cause);
+		goto fail;
+	}
+	w->ecfg.shell = cfg->shell;
+	w->ecfg.log_dir = cfg->log_dir;
+	w->ecfg.kill_grace_ms = cfg->kill_grace_ms;
+	w->ecfg.drain_ms = cfg->drain_ms;
+	w->ecfg.log_fsync = cfg->log_fsync;
+	if (exec_init(base, &w->ecfg, worker_cgroups(cfg)) == -1) {
+		log_warn("exec: %s", strerror(errno));
+		goto fail;
+	}
+	if (worker_signals(w) == -1) {
+		log_warn("cannot set up signal handling");
+		goto fail;
+	}
+	memset(&qc, 0, sizeof qc);
+	qc.url = &w->url;
+	qc.queue = cfg->queue;
+	qc.consumer = cfg->consumer;
+	qc.claim_idle_ms = cfg->claim_idle_ms;
+	qc.answer_ttl_s = cfg->answer_ttl_s;
+	w->q = queue_create(base, &qc, worker_item_cb, w);
+	shown = rurl_display(&w->url);
+	log_info("worker %s: queue %s on %s, %u slots, execution %s, "
+	    "workspace %s", cfg->consumer, cfg->queue, shown, cfg->max_procs,
+	    cfg->enable_execute ? "ENABLED" : "disabled", cfg->workspace);
+	free(shown);
+	worker_update_want(w);
+	return (w);
+
+fail:
+	worker_free(w);
+	return (NULL);
+}
+
+void
+worker_free(struct worker *w)
+{
+	struct job	*j;
+
+	if (w == NULL)
+		return;
+	queue_free(w->q);	/* no callbacks from here on */
+	exec_shutdown();	/* kills what still runs, no callbacks */
+	while ((j = LIST_FIRST(&w->jobs)) != NULL) {
+		LIST_REMOVE(j, entry);
+		item_free(j->item);
+		policy_env_free(j->envp);
+		free(j->cwd);
+		free(j->stream);
+		free(j->entry_id);
+		free(j);
+	}
+	if (w->ev_chld != NULL)
+		event_free(w->ev_chld);
+	if (w->ev_term != NULL)
+		event_free(w->ev_term);
+	if (w->ev_int != NULL)
+		event_free(w->ev_int);
+	if (w->ev_stop != NULL)
+		event_free(w->ev_stop);
+	rurl_release(&w->url);
+	free(w);
+}

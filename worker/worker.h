@@ -1,0 +1,20 @@
+#ifndef EXECQ_WORKER_H
+#define EXECQ_WORKER_H
+
+/*
+ * The worker: wires the queue to exec. It takes items while it has free
+ * process slots, checks them (parse, gate, cwd, env), claims them
+ * (idempotency), runs them and answers; SIGCHLD, SIGTERM and SIGINT are
+ * handled here and only here.
+ */
+
+struct config;
+struct event_base;
+struct worker;
+
+/* NULL (logged) when the log dir or the exec module cannot be set up. */
+struct worker	*worker_create(struct event_base *, const struct config *);
+/* Frees everything; running processes are killed. NULL ok. */
+void		 worker_free(struct worker *);
+
+#endif
