@@ -1,0 +1,32 @@
+#!/bin/sh
+# make bench: foreground `true` through Redis and the worker at concurrency
+# 1 and 2, next to a bare posix_spawn loop of /bin/sh -c true measured in
+# the same run. N=2000 by default (BENCH_N).
+set -eu
+build=${BUILD:-build}
+n=${BENCH_N:-2000}
+exec scripts/with-redis.sh sh -c '
+set -eu
+build=$1; n=$2
+tmp=$(mktemp -d)
+trap "rm -rf $tmp" EXIT
+echo "execq bench: N=$n foreground \`true\`, $(nproc) cores, $(uname -r)"
+for c in 1 2; do
+	ENABLE_EXECUTE=1 "$build/execq-worker" --redis "$EXECQ_TEST_REDIS_URL" \
+	    --queue bench$c --max-procs $c --workspace "$tmp" \
+	    --log-dir "$tmp/logs" 2>"$tmp/worker$c.log" &
+	wpid=$!
+	sleep 0.3
+	"$build/execq-bench" queue -n 200 -c $c --redis "$EXECQ_TEST_REDIS_URL" --queue bench$c >/dev/null
+	floor=$("$build/execq-bench" floor -n "$n" -c $c)
+	q=$("$build/execq-bench" queue -n "$n" -c $c --redis "$EXECQ_TEST_REDIS_URL" --queue bench$c)
+	rss=$(awk "/VmHWM/ {print \$2}" /proc/$wpid/status)
+	kill -TERM $wpid; wait $wpid || true
+	echo "$floor"
+	echo "$q"
+	fr=$(echo "$floor" | awk "{print \$3}")
+	qr=$(echo "$q" | awk "{print \$3}")
+	awk -v a="$qr" -v b="$fr" -v c=$c -v r="$rss" \
+	    "BEGIN { printf \"ratio  c=%d  %.2f of the floor; worker peak RSS %d KiB\n\", c, a / b, r }"
+done
+' bench "$build" "$n"

@@ -1,0 +1,53 @@
+#!/bin/sh
+# make run: a private redis-server on .tmp/run/redis.sock and a worker with
+# execution enabled on the demo workspace .tmp/run/workspace, in the
+# foreground. Ctrl-C stops both. build/execq finds this Redis by itself
+# when run from this directory.
+set -eu
+top=$(pwd)
+run="$top/.tmp/run"
+build=${BUILD:-build}
+mkdir -p "$run/workspace/sub/dir"
+sock="$run/redis.sock"
+started_redis=0
+if ! redis-cli -s "$sock" ping >/dev/null 2>&1; then
+	rm -f "$sock"
+	redis-server --port 0 --unixsocket "$sock" --unixsocketperm 700 \
+	    --dir "$run" --save '' --appendonly no --daemonize yes \
+	    --pidfile "$run/redis.pid" --logfile "$run/redis.log"
+	i=0
+	until redis-cli -s "$sock" ping >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && { echo "redis-server did not start; see $run/redis.log" >&2; exit 1; }
+		sleep 0.05
+	done
+	started_redis=1
+fi
+stop() {
+	if [ "$started_redis" = 1 ] && [ -f "$run/redis.pid" ]; then
+		kill "$(cat "$run/redis.pid")" 2>/dev/null || true
+	fi
+}
+trap stop EXIT
+trap 'exit 130' INT TERM
+cat <<MSG
+
+  execq is running: redis on $sock, worker below (Ctrl-C stops both).
+  Workspace: $run/workspace    Logs: $top/.tmp/exec/
+
+  From a second terminal, in $top:
+
+    $build/execq run -- echo hello
+    $build/execq run -- sh -c 'echo oops >&2; exit 3'; echo "exit=\$?"
+    $build/execq run --timeout 2 -- sleep 60; echo "exit=\$?"
+    $build/execq run --cwd sub/dir --env K=V -- sh -c 'pwd; echo \$K'
+    $build/execq submit --raw '{not json'
+
+  Other programs: EXECQ_REDIS_URL=unix://$sock
+
+MSG
+ENABLE_EXECUTE=1 "$build/execq-worker" --redis "unix://$sock" \
+    --workspace "$run/workspace" --log-dir "$top/.tmp/exec" "$@" &
+wpid=$!
+trap 'kill -TERM $wpid 2>/dev/null; wait $wpid; exit 130' INT TERM
+wait $wpid
