@@ -12,9 +12,9 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS)
-LDLIBS    += $(PKG_LIBS) -lutil -lm
+LDLIBS    += $(PKG_LIBS) -lutil -lm -lpthread
 
-LOGS_SRC  = logs/log.c logs/xmalloc.c logs/execlog.c
+LOGS_SRC  = logs/log.c logs/xmalloc.c logs/execlog.c logs/syncer.c
 EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/exec.c
 QUEUE_SRC = queue/item.c queue/rurl.c queue/queue.c
 WORKER_SRC = worker/config.c worker/worker.c

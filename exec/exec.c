@@ -23,6 +23,7 @@
 #include "exec/spawn.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
+#include "logs/syncer.h"
 #include "logs/xmalloc.h"
 
 enum exec_flag {
@@ -30,6 +31,8 @@ enum exec_flag {
 	EXEC_OUT_CLOSED = 0x02,		/* stdout (or the PTY) at EOF */
 	EXEC_ERR_CLOSED = 0x04,		/* stderr at EOF */
 	EXEC_KILLING = 0x08,		/* TERM sent, KILL armed */
+	EXEC_SYNCING = 0x10,		/* the log is being fsync'd */
+	EXEC_SYNCED = 0x20,		/* ... and is on disk */
 };
 
 struct exec {
@@ -39,6 +42,7 @@ struct exec {
 	char			*cwd;
 	pid_t			 pid;
 	int			 pty;
+	int			 durable;	/* fsync the log before done */
 	unsigned		 flags;
 	enum exec_end		 end;
 	int			 out_fd, err_fd;
@@ -61,6 +65,7 @@ static struct event_base	*exec_base;
 static const struct exec_config	*exec_cfg;
 static struct cgroup_pool	*exec_pool;
 static struct event		*exec_ev_cgroup;
+static struct syncer		*exec_syncer;
 static int			 exec_devnull = -1;
 static unsigned			 exec_n;
 
@@ -102,7 +107,7 @@ exec_init(struct event_base *base, const struct exec_config *cfg,
 	exec_cfg = cfg;
 	exec_pool = pool;
 	exec_devnull = open("/dev/null", O_RDONLY|O_CLOEXEC);
-	if (exec_devnull == -1)
+	if (exec_devnull == -1 || (exec_syncer = syncer_create(base)) == NULL)
 		return (-1);
 	if (pool == NULL) {
 		/* Orphans of our children come back to us, not to init. */
@@ -122,6 +127,8 @@ exec_shutdown(void)
 {
 	struct exec	*ex;
 
+	syncer_free(exec_syncer);	/* no callbacks into freed execs */
+	exec_syncer = NULL;
 	while ((ex = LIST_FIRST(&exec_all)) != NULL)
 		exec_free(ex);
 	if (exec_ev_cgroup != NULL)
@@ -447,9 +454,24 @@ exec_write_meta(struct exec *ex)
 	json_decref(o);
 }
 
+/* The log is on disk (or fsync failed): the exec may finish now. */
+static void
+exec_synced_cb(int err, void *arg)
+{
+	struct exec	*ex = arg;
+
+	if (err != 0 && ex->log_error == 0) {
+		ex->log_error = err;
+		log_warn("exec %s: log fsync: %s", ex->id, strerror(err));
+	}
+	ex->flags |= EXEC_SYNCED;
+	exec_maybe_done(ex);
+}
+
 /*
- * The only place an exec finishes: reaped, output at EOF, tree empty.
- * The callback's last statement is exec_free.
+ * The only place an exec finishes: reaped, output at EOF, tree empty, and
+ * the log on disk when it must be. The callback's last statement is
+ * exec_free.
  */
 static void
 exec_maybe_done(struct exec *ex)
@@ -460,6 +482,14 @@ exec_maybe_done(struct exec *ex)
 		return;
 	if (ex->cg != NULL && cgroup_populated(ex->cg) == 1)
 		return;		/* exec_cgroup_cb calls again */
+	if (ex->durable && !(ex->flags & EXEC_SYNCED)) {
+		if (!(ex->flags & EXEC_SYNCING)) {
+			ex->flags |= EXEC_SYNCING;
+			syncer_submit(exec_syncer, execlog_detach_fd(ex->log),
+			    exec_synced_cb, ex);
+		}
+		return;
+	}
 	evtimer_del(ex->ev_drain);
 	evtimer_del(ex->ev_grace);
 	exec_write_meta(ex);
@@ -516,6 +546,7 @@ exec_create(const struct exec_spec *spec, exec_done_cb donecb, void *arg)
 	ex->cwd = xstrdup(spec->cwd);
 	ex->pid = -1;
 	ex->pty = spec->pty;
+	ex->durable = exec_cfg->log_fsync;
 	ex->out_fd = ex->err_fd = -1;
 	ex->donecb = donecb;
 	ex->arg = arg;

@@ -56,9 +56,12 @@ static const char queue_claim_lua[] =
 /*
  * An answer, stored and acknowledged atomically. KEYS: reply stream,
  * answer key, source stream. ARGV: maxlen, json, store?, ttl, entry, group.
+ * A reply stream nobody reads any more expires answer_ttl after its last
+ * answer.
  */
 static const char queue_answer_lua[] =
     "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[2]) "
+    "redis.call('EXPIRE', KEYS[1], ARGV[4]) "
     "if ARGV[3] == '1' then redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4]) end "
     "if ARGV[5] ~= '' then redis.call('XACK', KEYS[3], ARGV[6], ARGV[5]) end "
     "return 1";

@@ -1,0 +1,344 @@
+/*
+ * Redis URL parsing. The sub-parsers return a static reason or NULL;
+ * rurl_parse() alone builds the message, from a copy of the URL whose
+ * password is masked, so a typo never copies a secret into a log.
+ */
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "logs/xmalloc.h"
+#include "queue/rurl.h"
+
+#define RURL_DEFAULT_PORT	6379
+#define RURL_MAX_DB		15
+
+/* Length of the userinfo before '@' at the start of s, or -1 if none. */
+static int
+rurl_userinfo_len(const char *s, int unix_socket)
+{
+	const char	*at;
+	size_t		 len;
+
+	if (unix_socket) {
+		/* The path starts at the first "@/"; a bare path has none. */
+		if (*s == '/' || (at = strstr(s, "@/")) == NULL)
+			return (-1);
+		return (at - s);
+	}
+	len = strcspn(s, "/");
+	if ((at = memrchr(s, '@', len)) == NULL)
+		return (-1);
+	return (at - s);
+}
+
+/* The URL with its password (or a lone secret before '@') as "***". */
+static char *
+rurl_redact(const char *url)
+{
+	const char	*rest, *colon, *scheme_end;
+	char		*out;
+	int		 unix_socket, ulen;
+
+	if ((scheme_end = strstr(url, "://")) != NULL) {
+		rest = scheme_end + 3;
+		unix_socket = strncasecmp(url, "unix://", 7) == 0;
+	} else {
+		rest = url;
+		unix_socket = (*url == '/');
+	}
+	if ((ulen = rurl_userinfo_len(rest, unix_socket)) == -1)
+		return (xstrdup(url));
+	if ((colon = memchr(rest, ':', ulen)) == NULL)
+		colon = rest - 1;	/* no ':': mask it all */
+	xasprintf(&out, "%.*s***%s", (int)(colon + 1 - url), url,
+	    rest + ulen);
+	return (out);
+}
+
+/* Returns -1 with *cause "bad redis URL '<url>': <why>". */
+static int
+rurl_fail(char **cause, const char *url, const char *why)
+{
+	char	*shown;
+
+	shown = rurl_redact(url);
+	xasprintf(cause, "bad redis URL '%s': %s", shown, why);
+	free(shown);
+	return (-1);
+}
+
+/* Value of one hex digit, or -1. */
+static int
+rurl_hex(int ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return (ch - '0');
+	if (ch >= 'a' && ch <= 'f')
+		return (ch - 'a' + 10);
+	if (ch >= 'A' && ch <= 'F')
+		return (ch - 'A' + 10);
+	return (-1);
+}
+
+/* Percent-decodes len bytes; NULL on a bad escape or an escaped NUL. */
+static char *
+rurl_decode(const char *s, size_t len)
+{
+	char	*out, *o;
+	size_t	 i;
+	int	 hi, lo;
+
+	o = out = xmalloc(len + 1);
+	for (i = 0; i < len; i++) {
+		if (s[i] != '%') {
+			*o++ = s[i];
+			continue;
+		}
+		if (len - i < 3)
+			goto fail;
+		hi = rurl_hex((unsigned char)s[i + 1]);
+		lo = rurl_hex((unsigned char)s[i + 2]);
+		if (hi == -1 || lo == -1 || (hi == 0 && lo == 0))
+			goto fail;
+		*o++ = (char)(hi << 4 | lo);
+		i += 2;
+	}
+	*o = '\0';
+	return (out);
+
+fail:
+	free(out);
+	return (NULL);
+}
+
+/* Parses len decimal digits in [min, max]; -1 if not. */
+static int
+rurl_number(const char *s, size_t len, int min, int max, int *out)
+{
+	size_t	i;
+	long	v = 0;
+
+	if (len == 0 || len > 9)
+		return (-1);
+	for (i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return (-1);
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v < min || v > max)
+		return (-1);
+	*out = (int)v;
+	return (0);
+}
+
+/* "[user]:password" (len bytes, no '@'), percent-decoded. */
+static const char *
+rurl_userinfo(struct rurl *u, const char *s, size_t len)
+{
+	const char	*colon;
+	size_t		 plen;
+
+	if ((colon = memchr(s, ':', len)) == NULL)
+		return ("credentials must be [user]:password@ "
+		    "(':password@' for a password alone)");
+	if (colon > s && (u->user = rurl_decode(s, colon - s)) == NULL)
+		return ("bad percent-escape in user name");
+	plen = len - (colon + 1 - s);
+	if (plen == 0)
+		return ("empty password");
+	if ((u->password = rurl_decode(colon + 1, plen)) == NULL)
+		return ("bad percent-escape in password");
+	return (NULL);
+}
+
+/* 1 if s[0..len) is a plausible host name, IPv4 or (v6) IPv6 address. */
+static int
+rurl_host_ok(const char *s, size_t len, int v6)
+{
+	size_t	i;
+	int	ch;
+
+	if (len == 0)
+		return (0);
+	for (i = 0; i < len; i++) {
+		ch = (unsigned char)s[i];
+		if (v6 && !isxdigit(ch) && ch != ':' && ch != '.')
+			return (0);
+		if (!v6 && !isalnum(ch) && strchr(".-_", ch) == NULL)
+			return (0);
+	}
+	return (1);
+}
+
+/* Splits "host[:port]" or "[v6][:port]"; *rest gets what follows host. */
+static const char *
+rurl_host(struct rurl *u, const char *s, size_t len, const char **rest)
+{
+	const char	*end;
+
+	if (*s == '[') {
+		if ((end = memchr(s, ']', len)) == NULL)
+			return ("missing ']' after IPv6 address");
+		if (!rurl_host_ok(s + 1, end - s - 1, 1) ||
+		    memchr(s + 1, ':', end - s - 1) == NULL)
+			return ("bad IPv6 address");
+		u->host = xstrndup(s + 1, end - s - 1);
+		*rest = end + 1;
+		return (NULL);
+	}
+	if ((end = memchr(s, ':', len)) == NULL)
+		end = s + len;
+	if (end != s + len && memchr(end + 1, ':', s + len - end - 1) != NULL)
+		return ("IPv6 addresses must be in brackets, as [::1]");
+	if (end == s)
+		return ("missing host");
+	if (!rurl_host_ok(s, end - s, 0))
+		return ("bad host name");
+	u->host = xstrndup(s, end - s);
+	*rest = end;
+	return (NULL);
+}
+
+/* "host[:port]" in len bytes. */
+static const char *
+rurl_hostport(struct rurl *u, const char *s, size_t len)
+{
+	const char	*rest, *err, *end = s + len;
+
+	if ((err = rurl_host(u, s, len, &rest)) != NULL)
+		return (err);
+	if (rest == end)
+		return (NULL);
+	if (*rest != ':')
+		return ("unexpected text after ']'");
+	if (rurl_number(rest + 1, end - rest - 1, 1, 65535, &u->port) != 0)
+		return ("port must be 1-65535");
+	return (NULL);
+}
+
+/* After "redis://" or a bare "host:port": [userinfo@]host[:port][/db]. */
+static const char *
+rurl_parse_tcp(struct rurl *u, const char *s)
+{
+	const char	*err, *slash;
+	int		 ulen;
+
+	if ((ulen = rurl_userinfo_len(s, 0)) != -1) {
+		if ((err = rurl_userinfo(u, s, ulen)) != NULL)
+			return (err);
+		s += ulen + 1;
+	}
+	if (strchr(s, '?') != NULL)
+		return ("no query string here: the db goes in the path, /N");
+	if ((slash = strchr(s, '/')) == NULL)
+		slash = s + strlen(s);
+	if ((err = rurl_hostport(u, s, slash - s)) != NULL)
+		return (err);
+	if (*slash == '\0' || slash[1] == '\0')
+		return (NULL);
+	if (rurl_number(slash + 1, strlen(slash + 1), 0, RURL_MAX_DB,
+	    &u->db) != 0)
+		return ("db must be 0-15");
+	return (NULL);
+}
+
+/* After "unix://", or a bare path: [userinfo@]/path[?db=N]. */
+static const char *
+rurl_parse_unix(struct rurl *u, const char *s)
+{
+	const char	*err, *q;
+	int		 ulen;
+
+	if ((ulen = rurl_userinfo_len(s, 1)) != -1) {
+		if ((err = rurl_userinfo(u, s, ulen)) != NULL)
+			return (err);
+		s += ulen + 1;
+	}
+	if (*s != '/')
+		return ("socket path must be absolute");
+	if ((q = strchr(s, '?')) == NULL)
+		q = s + strlen(s);
+	if (q - s < 2)
+		return ("missing socket path");
+	u->path = xstrndup(s, q - s);
+	if (*q == '\0')
+		return (NULL);
+	if (strncmp(q, "?db=", 4) != 0)
+		return ("the only query parameter is ?db=N");
+	if (rurl_number(q + 4, strlen(q + 4), 0, RURL_MAX_DB, &u->db) != 0)
+		return ("db must be 0-15");
+	return (NULL);
+}
+
+/* Tries each URL form in turn; fills u, or -1 with *cause. */
+int
+rurl_parse(const char *url, struct rurl *u, char **cause)
+{
+	const char	*err;
+
+	memset(u, 0, sizeof *u);
+	u->port = RURL_DEFAULT_PORT;
+	*cause = NULL;
+	if (strncasecmp(url, "rediss://", 9) == 0)
+		err = "TLS (rediss://) is not supported";
+	else if (strncasecmp(url, "redis://", 8) == 0)
+		err = rurl_parse_tcp(u, url + 8);
+	else if (strncasecmp(url, "unix://", 7) == 0)
+		err = rurl_parse_unix(u, url + 7);
+	else if (*url == '/')
+		err = rurl_parse_unix(u, url);
+	else if (strstr(url, "://") != NULL)
+		err = "unknown scheme (use redis:// or unix://)";
+	else
+		err = rurl_parse_tcp(u, url);	/* host:port shorthand */
+	if (err == NULL)
+		return (0);
+	rurl_release(u);
+	return (rurl_fail(cause, url, err));
+}
+
+/* Frees the strings (wiping the password) and zeroes u. */
+void
+rurl_release(struct rurl *u)
+{
+	if (u == NULL)
+		return;
+	free(u->host);
+	free(u->path);
+	free(u->user);
+	if (u->password != NULL)
+		explicit_bzero(u->password, strlen(u->password));
+	free(u->password);
+	memset(u, 0, sizeof *u);
+}
+
+/* The URL for messages, password as "***". */
+char *
+rurl_display(const struct rurl *u)
+{
+	char	*cred, *out;
+
+	if (u->password != NULL)
+		xasprintf(&cred, "%s:***@", u->user != NULL ? u->user : "");
+	else
+		cred = xstrdup("");
+	if (u->path != NULL && u->db != 0)
+		xasprintf(&out, "unix://%s%s?db=%d", cred, u->path, u->db);
+	else if (u->path != NULL)
+		xasprintf(&out, "unix://%s%s", cred, u->path);
+	else if (u->host == NULL)
+		out = xstrdup("(no address)");
+	else if (strchr(u->host, ':') != NULL)
+		xasprintf(&out, "redis://%s[%s]:%d/%d", cred, u->host, u->port,
+		    u->db);
+	else
+		xasprintf(&out, "redis://%s%s:%d/%d", cred, u->host, u->port,
+		    u->db);
+	free(cred);
+	return (out);
+}

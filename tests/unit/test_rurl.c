@@ -1,0 +1,347 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "queue/rurl.h"
+
+/* Parses url, which must succeed. */
+static void
+parse_ok(const char *url, struct rurl *u)
+{
+	char	*cause = NULL;
+
+	if (rurl_parse(url, u, &cause) != 0)
+		fail_msg("%s: %s", url, cause);
+	assert_null(cause);
+}
+
+/* Parses url, which must fail with a cause containing want. */
+static void
+parse_fails(const char *url, const char *want)
+{
+	struct rurl	 u;
+	char		*cause = NULL;
+
+	if (rurl_parse(url, &u, &cause) == 0)
+		fail_msg("%s: parsed, expected '%s'", url, want);
+	assert_non_null(cause);
+	if (strstr(cause, want) == NULL)
+		fail_msg("%s: cause '%s' lacks '%s'", url, cause, want);
+	assert_non_null(strstr(cause, "bad redis URL '"));
+	assert_null(u.host);
+	assert_null(u.path);
+	assert_null(u.user);
+	assert_null(u.password);
+	free(cause);
+}
+
+static void
+test_rurl_host_port_db(void **state)
+{
+	struct rurl	u;
+
+	(void)state;
+	parse_ok("redis://cache.example.com:6380/3", &u);
+	assert_string_equal(u.host, "cache.example.com");
+	assert_int_equal(u.port, 6380);
+	assert_int_equal(u.db, 3);
+	assert_null(u.path);
+	assert_null(u.user);
+	assert_null(u.password);
+	rurl_release(&u);
+}
+
+static void
+test_rurl_defaults(void **state)
+{
+	struct rurl	u;
+
+	(void)state;
+	parse_ok("redis://10.0.0.7", &u);
+	assert_string_equal(u.host, "10.0.0.7");
+	assert_int_equal(u.port, 6379);
+	assert_int_equal(u.db, 0);
+	rurl_release(&u);
+
+	parse_ok("redis://h/", &u);		/* empty db is 0 */
+	assert_int_equal(u.port, 6379);
+	assert_int_equal(u.db, 0);
+	rurl_release(&u);
+
+	parse_ok("REDIS://h:1/15", &u);		/* scheme in any case */
+	assert_int_equal(u.port, 1);
+	assert_int_equal(u.db, 15);
+	rurl_release(&u);
+}
+
+static void
+test_rurl_ipv6(void **state)
+{
+	struct rurl	u;
+
+	(void)state;
+	parse_ok("redis://[::1]:7000/2", &u);
+	assert_string_equal(u.host, "::1");
+	assert_int_equal(u.port, 7000);
+	assert_int_equal(u.db, 2);
+	rurl_release(&u);
+
+	parse_ok("redis://[fe80::1:2]", &u);
+	assert_string_equal(u.host, "fe80::1:2");
+	assert_int_equal(u.port, 6379);
+	rurl_release(&u);
+
+	parse_fails("redis://::1", "IPv6 addresses must be in brackets");
+	parse_fails("redis://[::1", "missing ']'");
+	parse_fails("redis://[zz]", "bad IPv6 address");
+	parse_fails("redis://[::1]x", "unexpected text after ']'");
+}
+
+static void
+test_rurl_password_only(void **state)
+{
+	struct rurl	u;
+
+	(void)state;
+	parse_ok("redis://:s3cret@h", &u);
+	assert_null(u.user);
+	assert_string_equal(u.password, "s3cret");
+	assert_string_equal(u.host, "h");
+	rurl_release(&u);
+}
+
+static void
+test_rurl_user_and_password(void **state)
+{
+	struct rurl	u;
+
+	(void)state;
+	parse_ok("redis://alice:pw:with:colons@h:6390/1", &u);
+	assert_string_equal(u.user, "alice");
+	assert_string_equal(u.password, "pw:with:colons");
+	assert_string_equal(u.host, "h");
+	assert_int_equal(u.port, 6390);
+	assert_int_equal(u.db, 1);
+	rurl_release(&u);
+
+	parse_fails("redis://s3cret@h", "credentials must be [user]:password@");
+	parse_fails("redis://alice:@h", "empty password");
+}
+
+static void
+test_rurl_percent_decoding(void **state)
+{
+	struct rurl	u;
+
+	(void)state;
+	parse_ok("redis://a%3Ab%40c:p%40%2F%3a%25w@h", &u);
+	assert_string_equal(u.user, "a:b@c");
+	assert_string_equal(u.password, "p@/:%w");
+	assert_string_equal(u.host, "h");
+	rurl_release(&u);
+
+	parse_fails("redis://:p%4@h", "bad percent-escape in password");
+	parse_fails("redis://:p%zz@h", "bad percent-escape in password");
+	parse_fails("redis://:p%00@h", "bad percent-escape in password");
+	parse_fails("redis://u%:p@h", "bad percent-escape in user name");
+}
+
+static void
+test_rurl_unix_with_db(void **state)
+{
+	struct rurl	u;
+
+	(void)state;
+	parse_ok("unix:///run/redis/redis.sock?db=4", &u);
+	assert_null(u.host);
+	assert_string_equal(u.path, "/run/redis/redis.sock");
+	assert_int_equal(u.db, 4);
+	rurl_release(&u);
+
+	parse_ok("unix://bob:pw@/run/r.sock", &u);
+	assert_string_equal(u.user, "bob");
+	assert_string_equal(u.password, "pw");
+	assert_string_equal(u.path, "/run/r.sock");
+	assert_int_equal(u.db, 0);
+	rurl_release(&u);
+
+	parse_fails("unix://run/r.sock", "socket path must be absolute");
+	parse_fails("unix:///", "missing socket path");
+	parse_fails("unix:///r.sock?database=1", "the only query parameter");
+	parse_fails("unix:///r.sock?db=16", "db must be 0-15");
+}
+
+static void
+test_rurl_bare_path(void **state)
+{
+	struct rurl	u;
+
+	(void)state;
+	parse_ok("/tmp/redis.sock", &u);
+	assert_null(u.host);
+	assert_string_equal(u.path, "/tmp/redis.sock");
+	assert_int_equal(u.db, 0);
+	rurl_release(&u);
+}
+
+static void
+test_rurl_host_port_shorthand(void **state)
+{
+	struct rurl	u;
+
+	(void)state;
+	parse_ok("localhost:6400", &u);
+	assert_string_equal(u.host, "localhost");
+	assert_int_equal(u.port, 6400);
+	assert_null(u.path);
+	rurl_release(&u);
+
+	parse_ok("[::1]:6401", &u);
+	assert_string_equal(u.host, "::1");
+	assert_int_equal(u.port, 6401);
+	rurl_release(&u);
+}
+
+static void
+test_rurl_bad_port(void **state)
+{
+	(void)state;
+	parse_fails("redis://h:0", "port must be 1-65535");
+	parse_fails("redis://h:65536", "port must be 1-65535");
+	parse_fails("redis://h:", "port must be 1-65535");
+	parse_fails("redis://h:80x", "port must be 1-65535");
+	parse_fails("redis://h:-1", "port must be 1-65535");
+	parse_fails("redis://h:99999999999", "port must be 1-65535");
+	parse_fails("h:0", "port must be 1-65535");
+}
+
+static void
+test_rurl_bad_db(void **state)
+{
+	(void)state;
+	parse_fails("redis://h/16", "db must be 0-15");
+	parse_fails("redis://h/x", "db must be 0-15");
+	parse_fails("redis://h/-1", "db must be 0-15");
+	parse_fails("redis://h/1/", "db must be 0-15");
+	parse_fails("redis://h?db=1", "the db goes in the path, /N");
+}
+
+static void
+test_rurl_rediss_refused(void **state)
+{
+	(void)state;
+	parse_fails("rediss://h:6380", "TLS (rediss://) is not supported");
+	parse_fails("REDISS://h", "TLS (rediss://) is not supported");
+}
+
+static void
+test_rurl_garbage(void **state)
+{
+	(void)state;
+	parse_fails("", "missing host");
+	parse_fails("redis://", "missing host");
+	parse_fails("redis://:pw@", "missing host");
+	parse_fails("http://h", "unknown scheme");
+	parse_fails("not a url", "bad host name");
+	parse_fails("redis://h h", "bad host name");
+}
+
+static void
+test_rurl_display_hides_password(void **state)
+{
+	struct rurl	 u;
+	char		*s;
+
+	(void)state;
+	parse_ok("redis://user:hunter2@host:6379/0", &u);
+	s = rurl_display(&u);
+	assert_string_equal(s, "redis://user:***@host:6379/0");
+	free(s);
+	rurl_release(&u);
+
+	parse_ok("redis://:hunter2@host", &u);
+	s = rurl_display(&u);
+	assert_string_equal(s, "redis://:***@host:6379/0");
+	free(s);
+	rurl_release(&u);
+
+	parse_ok("localhost", &u);
+	s = rurl_display(&u);
+	assert_string_equal(s, "redis://localhost:6379/0");
+	free(s);
+	rurl_release(&u);
+
+	parse_ok("redis://[::1]:7000/5", &u);
+	s = rurl_display(&u);
+	assert_string_equal(s, "redis://[::1]:7000/5");
+	free(s);
+	rurl_release(&u);
+
+	parse_ok("unix://u:hunter2@/r.sock?db=3", &u);
+	s = rurl_display(&u);
+	assert_string_equal(s, "unix://u:***@/r.sock?db=3");
+	free(s);
+	rurl_release(&u);
+}
+
+static void
+test_rurl_error_hides_password(void **state)
+{
+	struct rurl	 u;
+	char		*cause;
+
+	(void)state;
+	assert_int_equal(rurl_parse("redis://u:hunter2@h:0", &u, &cause), -1);
+	assert_string_equal(cause,
+	    "bad redis URL 'redis://u:***@h:0': port must be 1-65535");
+	free(cause);
+
+	/* No ':' (an error): the whole secret is masked. */
+	assert_int_equal(rurl_parse("redis://hunter2@h", &u, &cause), -1);
+	assert_null(strstr(cause, "hunter2"));
+	free(cause);
+}
+
+static void
+test_rurl_release_twice_is_harmless(void **state)
+{
+	struct rurl	u;
+
+	(void)state;
+	parse_ok("redis://u:p@h", &u);
+	rurl_release(&u);
+	assert_null(u.host);
+	assert_null(u.password);
+	rurl_release(&u);
+	rurl_release(NULL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rurl_host_port_db),
+		cmocka_unit_test(test_rurl_defaults),
+		cmocka_unit_test(test_rurl_ipv6),
+		cmocka_unit_test(test_rurl_password_only),
+		cmocka_unit_test(test_rurl_user_and_password),
+		cmocka_unit_test(test_rurl_percent_decoding),
+		cmocka_unit_test(test_rurl_unix_with_db),
+		cmocka_unit_test(test_rurl_bare_path),
+		cmocka_unit_test(test_rurl_host_port_shorthand),
+		cmocka_unit_test(test_rurl_bad_port),
+		cmocka_unit_test(test_rurl_bad_db),
+		cmocka_unit_test(test_rurl_rediss_refused),
+		cmocka_unit_test(test_rurl_garbage),
+		cmocka_unit_test(test_rurl_display_hides_password),
+		cmocka_unit_test(test_rurl_error_hides_password),
+		cmocka_unit_test(test_rurl_release_twice_is_harmless),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
