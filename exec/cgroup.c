@@ -23,6 +23,8 @@ struct cgroup {
 	int			 events_fd;	/* cgroup.events, pread */
 	int			 kill_fd;	/* cgroup.kill, write "1" */
 	int			 wd;		/* inotify watch */
+	int			 killed;	/* cgroup.kill was written */
+	int			 broken;	/* could not be renewed */
 	void			*owner;		/* NULL: free */
 };
 
@@ -156,6 +158,43 @@ cgroup_leaf_open(struct cgroup_pool *pool, struct cgroup *cg, unsigned i)
 	return (cg->wd == -1 ? -1 : 0);
 }
 
+/* Closes one leaf's files and stops watching it. */
+static void
+cgroup_leaf_close(struct cgroup *cg)
+{
+	if (cg->wd != -1)
+		inotify_rm_watch(cg->pool->inotify_fd, cg->wd);
+	if (cg->dirfd != -1)
+		close(cg->dirfd);
+	if (cg->events_fd != -1)
+		close(cg->events_fd);
+	if (cg->kill_fd != -1)
+		close(cg->kill_fd);
+	cg->wd = cg->dirfd = cg->events_fd = cg->kill_fd = -1;
+}
+
+/*
+ * A leaf that cgroup.kill was written to keeps killing every process that
+ * enters it on this kernel, so it is replaced by a fresh one (about a
+ * millisecond, only after a kill).
+ */
+static void
+cgroup_leaf_renew(struct cgroup *cg)
+{
+	char	path[PATH_MAX];
+
+	cgroup_leaf_close(cg);
+	snprintf(path, sizeof path, "%s/%u", cg->pool->path, cg->index);
+	if (rmdir(path) == -1 ||
+	    cgroup_leaf_open(cg->pool, cg, cg->index) == -1) {
+		log_warn("cgroup %s: cannot renew: %s", path, strerror(errno));
+		cgroup_leaf_close(cg);
+		cg->broken = 1;
+		return;
+	}
+	cg->killed = 0;
+}
+
 /* The folder the pool lives in, from spec. */
 static char *
 cgroup_base(const char *spec, char **cause)
@@ -194,7 +233,7 @@ cgroup_pool_create(const char *spec, unsigned n, char **cause)
 	pool->leaves = xcalloc(n, sizeof *pool->leaves);
 	for (i = 0; i < n; i++)
 		pool->leaves[i].dirfd = pool->leaves[i].events_fd =
-		    pool->leaves[i].kill_fd = -1;
+		    pool->leaves[i].kill_fd = pool->leaves[i].wd = -1;
 	xasprintf(&pool->path, "%s/execq-%ld", base, (long)getpid());
 	free(base);
 	pool->inotify_fd = inotify_init1(IN_NONBLOCK|IN_CLOEXEC);
@@ -222,12 +261,8 @@ cgroup_pool_free(struct cgroup_pool *pool)
 		return;
 	for (i = 0; i < pool->n; i++) {
 		cg = &pool->leaves[i];
-		if (cg->dirfd != -1)
-			close(cg->dirfd);
-		if (cg->events_fd != -1)
-			close(cg->events_fd);
-		if (cg->kill_fd != -1)
-			close(cg->kill_fd);
+		if (cg->pool != NULL)
+			cgroup_leaf_close(cg);
 	}
 	if (pool->inotify_fd != -1)
 		close(pool->inotify_fd);
@@ -278,15 +313,21 @@ cgroup_pool_changed(struct cgroup_pool *pool)
 struct cgroup *
 cgroup_take(struct cgroup_pool *pool, void *owner)
 {
-	unsigned	i;
+	struct cgroup	*cg;
+	unsigned	 i;
 
 	if (pool == NULL)
 		return (NULL);
 	for (i = 0; i < pool->n; i++) {
-		if (pool->leaves[i].owner == NULL) {
-			pool->leaves[i].owner = owner;
-			return (&pool->leaves[i]);
-		}
+		cg = &pool->leaves[i];
+		if (cg->owner != NULL || cg->broken)
+			continue;
+		if (cg->killed && cgroup_populated(cg) == 0)
+			cgroup_leaf_renew(cg);
+		if (cg->killed || cg->broken)
+			continue;
+		cg->owner = owner;
+		return (cg);
 	}
 	return (NULL);
 }
@@ -299,6 +340,8 @@ cgroup_put(struct cgroup *cg)
 	if (cgroup_populated(cg) == 1)
 		cgroup_kill(cg);
 	cg->owner = NULL;
+	if (cg->killed && cgroup_populated(cg) == 0)
+		cgroup_leaf_renew(cg);	/* else cgroup_take() does it later */
 }
 
 int
@@ -323,6 +366,7 @@ cgroup_populated(struct cgroup *cg)
 int
 cgroup_kill(struct cgroup *cg)
 {
+	cg->killed = 1;
 	return (pwrite(cg->kill_fd, "1", 1, 0) == 1 ? 0 : -1);
 }
 

@@ -657,7 +657,8 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 		goto fail;
 	}
 	if (exec_pool != NULL && (ex->cg = cgroup_take(exec_pool, ex)) == NULL)
-		fatal("exec %s: no free cgroup leaf", spec->id);
+		log_warn("exec %s: no usable cgroup leaf left, running it "
+		    "without one", spec->id);
 	o.shell = exec_cfg->shell;
 	o.command = spec->command;
 	o.cwd = spec->cwd;
