@@ -361,7 +361,7 @@ exec_reaped(pid_t pid, int status, const struct rusage *ru)
 	evtimer_del(ex->ev_timeout);
 	/* A foreground command's leftovers die with it. */
 	if (ex->cg == NULL)
-		kill(-ex->pid, SIGKILL);
+		exec_sweep(ex, SIGKILL);
 	else if (cgroup_populated(ex->cg) == 1)
 		cgroup_kill(ex->cg);
 	if ((ex->flags & (EXEC_OUT_CLOSED|EXEC_ERR_CLOSED)) !=

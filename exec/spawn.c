@@ -72,8 +72,9 @@ spawn_child_fail(int step)
 static void __attribute__((noreturn))
 spawn_child(const struct spawn_opts *o, const sigset_t *mask)
 {
-	char *const	 argv[] = { (char *)"sh", (char *)"-c",
-			    (char *)o->command, NULL };
+	const char	*base = strrchr(o->shell, '/');
+	char *const	 argv[] = { (char *)(base != NULL ? base + 1 : o->shell),
+			    (char *)"-c", (char *)o->command, NULL };
 	int		 i;
 
 	if (setsid() == -1)

@@ -55,15 +55,20 @@ static const char queue_claim_lua[] =
 
 /*
  * An answer, stored and acknowledged atomically. KEYS: reply stream,
- * answer key, source stream. ARGV: maxlen, json, store?, ttl, entry, group.
- * A reply stream nobody reads any more expires answer_ttl after its last
- * answer.
+ * answer key, source stream, claim key. ARGV: maxlen, json, store (1: keep
+ * it as the item's answer, 2: release the claim so the id may run again,
+ * 0: neither), ttl, entry, group. The acknowledged entry is deleted from
+ * its work stream, so work streams hold only what is waiting or running.
+ * A reply stream nobody reads any more expires ttl after its last answer.
  */
 static const char queue_answer_lua[] =
     "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[2]) "
     "redis.call('EXPIRE', KEYS[1], ARGV[4]) "
-    "if ARGV[3] == '1' then redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4]) end "
-    "if ARGV[5] ~= '' then redis.call('XACK', KEYS[3], ARGV[6], ARGV[5]) end "
+    "if ARGV[3] == '1' then redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4]) "
+    " redis.call('EXPIRE', KEYS[4], ARGV[4]) "
+    "elseif ARGV[3] == '2' then redis.call('DEL', KEYS[4]) end "
+    "if ARGV[5] ~= '' then redis.call('XACK', KEYS[3], ARGV[6], ARGV[5]) "
+    " redis.call('XDEL', KEYS[3], ARGV[5]) end "
     "return 1";
 
 struct queue;
@@ -355,6 +360,7 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 		h->len = item != NULL ? item->len : 0;
 		h->redelivered = redelivered;
 		TAILQ_INSERT_TAIL(&q->held, h, entry);
+		queue_track(q, stream, id);	/* nobody takes it over */
 		return;
 	}
 	q->want--;
@@ -376,6 +382,7 @@ queue_offer_held(struct queue *q)
 	while (q->want > 0 && !q->freeing &&
 	    (h = TAILQ_FIRST(&q->held)) != NULL) {
 		TAILQ_REMOVE(&q->held, h, entry);
+		queue_untrack(q, h->stream, h->entry_id);
 		q->want--;
 		e.stream = h->stream;
 		e.entry_id = h->entry_id;
@@ -636,34 +643,39 @@ queue_claim(struct queue *q, const char *item_id, int redelivered,
 
 void
 queue_answer(struct queue *q, const char *reply_to, const char *lane,
-    const char *item_id, const char *stream, const char *entry_id,
-    const char *json, size_t len)
+    const char *item_id, enum queue_store store, const char *stream,
+    const char *entry_id, const char *json, size_t len)
 {
-	char		*reply, *answer, ttl[16];
-	const char	*argv[12];
-	size_t		 argvlen[12];
+	char		*reply, *answer, *claim, ttl[16], how[2];
+	const char	*argv[13];
+	size_t		 argvlen[13];
 	int		 i;
 
 	xasprintf(&reply, "q:%s:%s", reply_to, lane);
 	xasprintf(&answer, "execq:answer:%s", item_id != NULL ? item_id : "");
+	xasprintf(&claim, "execq:claim:%s", item_id != NULL ? item_id : "");
 	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
+	how[0] = item_id == NULL ? '0' : "012"[store];
+	how[1] = '\0';
 	argv[0] = "EVAL";
 	argv[1] = queue_answer_lua;
-	argv[2] = "3";
+	argv[2] = "4";
 	argv[3] = reply;
 	argv[4] = answer;
 	argv[5] = stream != NULL ? stream : reply;
-	argv[6] = QUEUE_REPLY_MAXLEN;
-	argv[7] = json;
-	argv[8] = item_id != NULL ? "1" : "0";
-	argv[9] = ttl;
-	argv[10] = entry_id != NULL ? entry_id : "";
-	argv[11] = QUEUE_GROUP;
-	for (i = 0; i < 12; i++)
-		argvlen[i] = i == 7 ? len : strlen(argv[i]);
-	queue_push(q, queue_req_new(12, argv, argvlen));
+	argv[6] = claim;
+	argv[7] = QUEUE_REPLY_MAXLEN;
+	argv[8] = json;
+	argv[9] = how;
+	argv[10] = ttl;
+	argv[11] = entry_id != NULL ? entry_id : "";
+	argv[12] = QUEUE_GROUP;
+	for (i = 0; i < 13; i++)
+		argvlen[i] = i == 8 ? len : strlen(argv[i]);
+	queue_push(q, queue_req_new(13, argv, argvlen));
 	free(reply);
 	free(answer);
+	free(claim);
 }
 
 void

@@ -65,15 +65,23 @@ void		 queue_stop_reading(struct queue *);
  */
 void		 queue_claim(struct queue *, const char *item_id,
 		    int redelivered, int retries, queue_claim_cb, void *arg);
+/* What an answer does to the item id's idempotency record. */
+enum queue_store {
+	QUEUE_STORE_NONE = 0,		/* nothing */
+	QUEUE_STORE_ANSWER,		/* keep it as the item's answer */
+	QUEUE_STORE_RELEASE,		/* forget the claim: it never ran */
+};
+
 /*
- * Sends an answer to q:<reply_to>:<lane>; when item_id is non-NULL also
- * stores it as that item's answer, and when entry_id is non-NULL
- * acknowledges that entry of stream, all atomically. Copied; kept until
- * Redis has it.
+ * Sends an answer to q:<reply_to>:<lane>, does store to the record of
+ * item_id (when non-NULL), and when entry_id is non-NULL acknowledges and
+ * deletes that entry of stream, all atomically. Copied; kept until Redis
+ * has it.
  */
 void		 queue_answer(struct queue *, const char *reply_to,
-		    const char *lane, const char *item_id, const char *stream,
-		    const char *entry_id, const char *json, size_t len);
+		    const char *lane, const char *item_id, enum queue_store,
+		    const char *stream, const char *entry_id, const char *json,
+		    size_t len);
 /* Keeps an entry being worked on from being taken over (heartbeat). */
 void		 queue_track(struct queue *, const char *stream,
 		    const char *entry_id);

@@ -69,16 +69,16 @@ worker_reply_to(struct worker *w, const char *reply_to)
 }
 
 /*
- * The one way a job ends: its answer (stored under the item id when
- * store_id is set) goes out with the ack, and its slot is free again.
+ * The one way a job ends: its answer goes out with the ack (and does store
+ * to the record of item id), and its slot is free again.
  */
 static void
-worker_finish(struct job *j, const char *reply_to, const char *store_id,
-    const char *json, size_t len)
+worker_finish(struct job *j, const char *reply_to, const char *id,
+    enum queue_store store, const char *json, size_t len)
 {
 	struct worker	*w = j->w;
 
-	queue_answer(w->q, worker_reply_to(w, reply_to), "normal", store_id,
+	queue_answer(w->q, worker_reply_to(w, reply_to), "normal", id, store,
 	    j->stream, j->entry_id, json, len);
 	queue_untrack(w->q, j->stream, j->entry_id);
 	LIST_REMOVE(j, entry);
@@ -95,7 +95,7 @@ worker_finish(struct job *j, const char *reply_to, const char *store_id,
 /* Answers a job with an ERROR. */
 static void
 worker_fail(struct job *j, const char *reply_to, const char *id,
-    const char *code, const char *message, int store)
+    const char *code, const char *message, enum queue_store store)
 {
 	char	*json;
 	size_t	 len;
@@ -103,7 +103,7 @@ worker_fail(struct job *j, const char *reply_to, const char *id,
 	log_info("item %s: %s: %s", id != NULL ? id : "(no id)", code,
 	    message);
 	json = item_error_to_json(id, code, message, &len);
-	worker_finish(j, reply_to, store ? id : NULL, json, len);
+	worker_finish(j, reply_to, id, store, json, len);
 	free(json);
 }
 
@@ -138,7 +138,8 @@ worker_exec_done(struct exec *ex, void *arg)
 	json = item_result_to_json(&ir, &len);
 	exec_result_release(&r);
 	j->ex = NULL;
-	worker_finish(j, j->item->reply_to, j->item->id, json, len);
+	worker_finish(j, j->item->reply_to, j->item->id, QUEUE_STORE_ANSWER,
+	    json, len);
 	free(json);
 }
 
@@ -164,7 +165,9 @@ worker_start(struct job *j)
 	spec.cols = j->item->cols;
 	j->ex = exec_start(&spec, worker_exec_done, j, &code, &cause);
 	if (j->ex == NULL) {
-		worker_fail(j, j->item->reply_to, j->item->id, code, cause, 1);
+		/* It never ran: the same id may be sent again. */
+		worker_fail(j, j->item->reply_to, j->item->id, code, cause,
+		    QUEUE_STORE_RELEASE);
 		free(cause);
 		return;
 	}
@@ -187,16 +190,19 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 	case QUEUE_CLAIM_ANSWERED:
 		log_info("item %s: answered before, sending that answer again",
 		    it->id);
-		worker_finish(j, it->reply_to, NULL, answer, len);
+		worker_finish(j, it->reply_to, NULL, QUEUE_STORE_NONE, answer,
+		    len);
 		break;
 	case QUEUE_CLAIM_LOST:
 		worker_fail(j, it->reply_to, it->id, "worker_lost",
 		    "the worker running this item stopped before answering; "
-		    "it was not run again (set args.retries to allow that)", 1);
+		    "it was not run again (set args.retries to allow that)",
+		    QUEUE_STORE_ANSWER);
 		break;
 	default:
 		worker_fail(j, it->reply_to, it->id, "duplicate_id",
-		    "an item with this id is already running", 0);
+		    "an item with this id is already running",
+		    QUEUE_STORE_NONE);
 		break;
 	}
 }
@@ -213,31 +219,34 @@ worker_check(struct job *j)
 	if (!w->cfg->enable_execute) {
 		worker_fail(j, it->reply_to, it->id, "execution_disabled",
 		    "command execution is disabled on this worker (set "
-		    "ENABLE_EXECUTE=1 or enable_execute in the config file)", 0);
+		    "ENABLE_EXECUTE=1 or enable_execute in the config file)", QUEUE_STORE_NONE);
 		return (-1);
 	}
 	if (it->background) {
 		worker_fail(j, it->reply_to, it->id, "not_supported",
-		    "background sessions are not supported yet", 0);
+		    "background sessions are not supported yet", QUEUE_STORE_NONE);
 		return (-1);
 	}
 	if (it->timeout_ms > (long)w->cfg->max_timeout_ms) {
 		xasprintf(&cause, "args.timeout_s exceeds this worker's maximum "
 		    "of %u s", w->cfg->max_timeout_ms / 1000);
-		worker_fail(j, it->reply_to, it->id, "bad_timeout", cause, 0);
+		worker_fail(j, it->reply_to, it->id, "bad_timeout", cause,
+		    QUEUE_STORE_NONE);
 		free(cause);
 		return (-1);
 	}
 	j->cwd = policy_resolve_cwd(w->cfg->workspace, it->cwd, &code, &cause);
 	if (j->cwd == NULL) {
-		worker_fail(j, it->reply_to, it->id, code, cause, 0);
+		worker_fail(j, it->reply_to, it->id, code, cause,
+		    QUEUE_STORE_NONE);
 		free(cause);
 		return (-1);
 	}
 	j->envp = policy_build_env(environ, it->env, it->pty, it->id, &code,
 	    &cause);
 	if (j->envp == NULL) {
-		worker_fail(j, it->reply_to, it->id, code, cause, 0);
+		worker_fail(j, it->reply_to, it->id, code, cause,
+		    QUEUE_STORE_NONE);
 		free(cause);
 		return (-1);
 	}
@@ -261,12 +270,13 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 	queue_track(w->q, j->stream, j->entry_id);
 	if (e->body == NULL) {
 		worker_fail(j, NULL, NULL, "bad_item",
-		    "the stream entry has no 'item' field", 0);
+		    "the stream entry has no 'item' field", QUEUE_STORE_NONE);
 		return;
 	}
 	j->item = item_parse(e->body, e->len, w->cfg->max_item_bytes, &err);
 	if (j->item == NULL) {
-		worker_fail(j, err.reply_to, err.id, err.code, err.message, 0);
+		worker_fail(j, err.reply_to, err.id, err.code, err.message,
+		    QUEUE_STORE_NONE);
 		item_error_release(&err);
 		return;
 	}
