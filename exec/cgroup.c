@@ -22,7 +22,8 @@ struct cgroup {
 	int			 dirfd;		/* O_DIRECTORY, for clone3 */
 	int			 events_fd;	/* cgroup.events, pread */
 	int			 kill_fd;	/* cgroup.kill, write "1" */
-	int			 wd;		/* inotify watch */
+	int			 wd;		/* inotify watch, or -1 */
+	char			*events_path;	/* for inotify */
 	int			 killed;	/* cgroup.kill was written */
 	int			 broken;	/* could not be renewed */
 	void			*owner;		/* NULL: free */
@@ -153,9 +154,9 @@ cgroup_leaf_open(struct cgroup_pool *pool, struct cgroup *cg, unsigned i)
 	cg->kill_fd = openat(cg->dirfd, "cgroup.kill", O_WRONLY|O_CLOEXEC);
 	if (cg->events_fd == -1 || cg->kill_fd == -1)
 		return (-1);
-	snprintf(path, sizeof path, "%s/%u/cgroup.events", pool->path, i);
-	cg->wd = inotify_add_watch(pool->inotify_fd, path, IN_MODIFY);
-	return (cg->wd == -1 ? -1 : 0);
+	if (cg->events_path == NULL)
+		xasprintf(&cg->events_path, "%s/%u/cgroup.events", pool->path, i);
+	return (0);
 }
 
 /* Closes one leaf's files and stops watching it. */
@@ -171,6 +172,15 @@ cgroup_leaf_close(struct cgroup *cg)
 	if (cg->kill_fd != -1)
 		close(cg->kill_fd);
 	cg->wd = cg->dirfd = cg->events_fd = cg->kill_fd = -1;
+}
+
+int
+cgroup_watch(struct cgroup *cg)
+{
+	if (cg->wd == -1)
+		cg->wd = inotify_add_watch(cg->pool->inotify_fd,
+		    cg->events_path, IN_MODIFY);
+	return (cg->wd == -1 ? -1 : 0);
 }
 
 /*
@@ -263,6 +273,7 @@ cgroup_pool_free(struct cgroup_pool *pool)
 		cg = &pool->leaves[i];
 		if (cg->pool != NULL)
 			cgroup_leaf_close(cg);
+		free(cg->events_path);
 	}
 	if (pool->inotify_fd != -1)
 		close(pool->inotify_fd);
@@ -340,6 +351,9 @@ cgroup_put(struct cgroup *cg)
 	if (cgroup_populated(cg) == 1)
 		cgroup_kill(cg);
 	cg->owner = NULL;
+	if (cg->wd != -1)
+		inotify_rm_watch(cg->pool->inotify_fd, cg->wd);
+	cg->wd = -1;
 	if (cg->killed && cgroup_populated(cg) == 0)
 		cgroup_leaf_renew(cg);	/* else cgroup_take() does it later */
 }

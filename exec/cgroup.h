@@ -25,7 +25,8 @@ void			 cgroup_pool_free(struct cgroup_pool *);
 /* The pool's directory, for messages. */
 const char		*cgroup_pool_path(const struct cgroup_pool *);
 /*
- * The inotify fd that turns readable when a leaf's cgroup.events changes;
+ * The inotify fd that turns readable when a watched leaf's cgroup.events
+ * changes (see cgroup_watch);
  * cgroup_pool_changed() then reads it and returns, one per call, the
  * owners of the leaves that changed (NULL when there are no more).
  */
@@ -38,6 +39,11 @@ struct cgroup		*cgroup_take(struct cgroup_pool *, void *owner);
 void			 cgroup_put(struct cgroup *);
 /* O_DIRECTORY fd of the leaf, for CLONE_INTO_CGROUP. */
 int			 cgroup_fd(const struct cgroup *);
+/*
+ * Watches the leaf until it goes back to the pool: a watch costs syscalls,
+ * so it is only set when someone waits for the leaf to empty. 0 or -1.
+ */
+int			 cgroup_watch(struct cgroup *);
 /* 1 if a process is inside, 0 if empty, -1 with errno. */
 int			 cgroup_populated(struct cgroup *);
 /* SIGKILL to everything inside, atomically (cgroup.kill). 0 or -1. */

@@ -480,8 +480,14 @@ exec_maybe_done(struct exec *ex)
 
 	if ((ex->flags & all) != all)
 		return;
-	if (ex->cg != NULL && cgroup_populated(ex->cg) == 1)
-		return;		/* exec_cgroup_cb calls again */
+	if (ex->cg != NULL && cgroup_populated(ex->cg) == 1) {
+		/* Watch, then look again: it may have emptied meanwhile. */
+		if (cgroup_watch(ex->cg) == -1)
+			log_warn("exec %s: cgroup watch: %s", ex->id,
+			    strerror(errno));
+		if (cgroup_populated(ex->cg) == 1)
+			return;		/* exec_cgroup_cb calls again */
+	}
 	if (ex->durable && !(ex->flags & EXEC_SYNCED)) {
 		if (!(ex->flags & EXEC_SYNCING)) {
 			ex->flags |= EXEC_SYNCING;

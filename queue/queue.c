@@ -137,6 +137,18 @@ static void	queue_read_next(struct queue *);
 static void	queue_flush(struct queue *);
 static void	queue_block_cb(redisAsyncContext *, void *, void *);
 
+/*
+ * Writes what is buffered on c now instead of on the next loop turn: one
+ * epoll round trip less per command, on the hot path. A write error
+ * disconnects c through the callbacks, so callers touch c->ac no more.
+ */
+static void
+queue_kick(struct qconn *c)
+{
+	if (c->up && c->ac != NULL)
+		redisAsyncHandleWrite(c->ac);
+}
+
 /* A request from a printf-free argument list; strings are copied. */
 static struct qreq *
 queue_req_new(int argc, const char **argv, const size_t *len)
@@ -469,6 +481,7 @@ queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
 	    QUEUE_GROUP " %s COUNT %s BLOCK " QUEUE_BLOCK_MS " STREAMS %s %s "
 	    "%s > > >", q->consumer, count, q->lanes[0], q->lanes[1],
 	    q->lanes[2]);
+	queue_kick(&q->rd);
 }
 
 /* The blocking read: [[stream, [[id, fields], ...]], ...]. */
@@ -524,6 +537,7 @@ queue_read_next(struct queue *q)
 	redisAsyncCommand(q->rd.ac, queue_fetch_cb, q, "EVAL %s 3 %s %s %s "
 	    QUEUE_GROUP " %s %s", queue_fetch_lua, q->lanes[0], q->lanes[1],
 	    q->lanes[2], q->consumer, count);
+	queue_kick(&q->rd);
 }
 
 void
@@ -601,6 +615,7 @@ queue_flush(struct queue *q)
 		redisAsyncCommandArgv(q->wr.ac, queue_req_cb, req, req->argc,
 		    (const char **)req->argv, req->argvlen);
 	}
+	queue_kick(&q->wr);
 }
 
 /* Queues a request and sends it if the connection is up. */

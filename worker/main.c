@@ -14,6 +14,7 @@ main(int argc, char **argv, char **envp)
 {
 	struct config		 cfg;
 	struct event_base	*base;
+	struct event_config	*ecfg;
 	struct worker		*w;
 	char			*cause;
 	int			 rc;
@@ -31,7 +32,13 @@ main(int argc, char **argv, char **envp)
 	log_init("execq-worker", cfg.verbose ? LOG_LEVEL_DEBUG :
 	    LOG_LEVEL_INFO);
 	signal(SIGPIPE, SIG_IGN);
-	if ((base = event_base_new()) == NULL)
+	/* Coalesce epoll_ctl calls: events come and go on every command. */
+	if ((ecfg = event_config_new()) == NULL)
+		fatal("cannot create the event loop");
+	event_config_set_flag(ecfg, EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+	base = event_base_new_with_config(ecfg);
+	event_config_free(ecfg);
+	if (base == NULL)
 		fatal("cannot create the event loop");
 	if ((w = worker_create(base, &cfg)) == NULL) {
 		event_base_free(base);
