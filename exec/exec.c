@@ -160,6 +160,33 @@ exec_pid(const struct exec *ex)
 }
 
 /*
+ * 1 if the environment behind fd (/proc/<pid>/environ, NUL-separated)
+ * holds the entry want, however long the environment is.
+ */
+static int
+exec_environ_has(int fd, const char *want)
+{
+	char	*buf = NULL;
+	size_t	 len = 0, cap = 0, wl = strlen(want) + 1;
+	ssize_t	 n;
+	int	 found = 0;
+
+	do {
+		if (cap - len < 16384)
+			buf = xrealloc(buf, cap += 65536);
+		n = read(fd, buf + len, cap - len - 1);
+		if (n > 0)
+			len += n;
+	} while (n > 0 || (n == -1 && errno == EINTR));
+	buf[len] = '\0';
+	/* Entries start at 0 or after a NUL; want includes its own NUL. */
+	for (size_t i = 0; i < len && !found; i += strlen(buf + i) + 1)
+		found = len - i >= wl && memcmp(buf + i, want, wl) == 0;
+	free(buf);
+	return (found);
+}
+
+/*
  * Without cgroups: signal the process group, then every process that
  * carries our EXECQ_SESSION_ID in its environment (setsid'd escapees).
  */
@@ -168,31 +195,26 @@ exec_sweep(struct exec *ex, int sig)
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		 path[300], buf[16384], want[256];
-	ssize_t		 n, i, wl;
+	char		 path[300], *want;
 	int		 fd;
 
 	if (ex->pid > 0)
 		kill(-ex->pid, sig);
-	wl = snprintf(want, sizeof want, "EXECQ_SESSION_ID=%s", ex->id) + 1;
 	if ((d = opendir("/proc")) == NULL)
 		return;
+	xasprintf(&want, "EXECQ_SESSION_ID=%s", ex->id);
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof path, "/proc/%s/environ", de->d_name);
 		if ((fd = open(path, O_RDONLY|O_CLOEXEC)) == -1)
 			continue;
-		n = read(fd, buf, sizeof buf);
+		if (exec_environ_has(fd, want))
+			kill((pid_t)atol(de->d_name), sig);
 		close(fd);
-		for (i = 0; i + wl <= n; i += strnlen(buf + i, n - i) + 1) {
-			if (memcmp(buf + i, want, wl) == 0) {
-				kill((pid_t)atol(de->d_name), sig);
-				break;
-			}
-		}
 	}
 	closedir(d);
+	free(want);
 }
 
 /* sig to the whole tree. */
@@ -588,14 +610,18 @@ exec_open_io(struct exec *ex, const struct exec_spec *spec,
 		ex->flags |= EXEC_ERR_CLOSED;
 		return (0);
 	}
-	if (pipe2(p, O_CLOEXEC|O_NONBLOCK) == -1)
+	/* Only our ends are non-blocking: the child's stay ordinary. */
+	if (pipe2(p, O_CLOEXEC) == -1)
 		return (-1);
 	ex->out_fd = p[0];
 	o->stdout_fd = p[1];
-	if (pipe2(p, O_CLOEXEC|O_NONBLOCK) == -1)
+	if (pipe2(p, O_CLOEXEC) == -1)
 		return (-1);
 	ex->err_fd = p[0];
 	o->stderr_fd = p[1];
+	if (fcntl(ex->out_fd, F_SETFL, O_NONBLOCK) == -1 ||
+	    fcntl(ex->err_fd, F_SETFL, O_NONBLOCK) == -1)
+		return (-1);
 	return (0);
 }
 

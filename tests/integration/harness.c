@@ -1,0 +1,1017 @@
+/*
+ * The integration test harness (see harness.h). It drives the real
+ * execq-worker binary the way a deployment would: flags and environment
+ * in, Redis streams and files out. Every wait polls against a deadline.
+ */
+
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+#include <jansson.h>
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "logs/xmalloc.h"
+#include "tests/integration/harness.h"
+
+#define HARNESS_READY_MS	10000	/* worker start to reading */
+#define HARNESS_STOP_MS		10000	/* SIGTERM to exit */
+#define HARNESS_CHUNK_MS	100	/* one XREAD BLOCK */
+#define HARNESS_TAIL_BYTES	6000	/* worker stderr shown on failure */
+#define HARNESS_DEFAULT_REPLY	"q:replies:normal"
+
+extern char **environ;
+
+static unsigned	harness_serial;
+
+int64_t
+harness_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+void
+harness_sleep_ms(int ms)
+{
+	struct timespec	ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		/* nothing */;
+}
+
+/* Prints the last bytes of every worker's stderr. */
+static void
+harness_print_tails(struct harness *h)
+{
+	unsigned	 i;
+	size_t		 len;
+	char		*text, *start;
+
+	for (i = 0; i < h->nw; i++) {
+		text = harness_read_file(h->w[i].err_path, &len);
+		if (text == NULL)
+			continue;
+		start = text;
+		if (len > HARNESS_TAIL_BYTES) {
+			start = text + len - HARNESS_TAIL_BYTES;
+			if (strchr(start, '\n') != NULL)
+				start = strchr(start, '\n') + 1;
+		}
+		fprintf(stderr, "---- worker %s (pid %ld) stderr, %s:\n%s"
+		    "---- end of worker %s stderr\n", h->w[i].consumer,
+		    (long)h->w[i].pid, len > HARNESS_TAIL_BYTES ? "tail" :
+		    "all", start, h->w[i].consumer);
+		free(text);
+	}
+}
+
+void
+harness_fail(struct harness *h, const char *fmt, ...)
+{
+	static char	msg[1024];	/* fail_msg longjmps: nothing to free */
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (h != NULL) {
+		harness_print_tails(h);
+		h->passed = 1;		/* already printed */
+	}
+	fail_msg("%s", msg);
+	abort();			/* fail_msg does not return */
+}
+
+/* Connects the sync client to the socket (quiet: no message). */
+static redisContext *
+harness_connect(const char *path, int quiet)
+{
+	redisContext	*c;
+	struct timeval	 tv = { 5, 0 };
+
+	c = redisConnectUnixWithTimeout(path, tv);
+	if (c == NULL || c->err) {
+		if (!quiet)
+			fprintf(stderr, "harness: connect %s: %s\n", path,
+			    c != NULL ? c->errstr : "out of memory");
+		if (c != NULL)
+			redisFree(c);
+		return (NULL);
+	}
+	redisSetTimeout(c, tv);
+	return (c);
+}
+
+void
+harness_reconnect(struct harness *h)
+{
+	int64_t	deadline = harness_now_ms() + 5000;
+
+	if (h->rc != NULL)
+		redisFree(h->rc);
+	h->rc = NULL;
+	while ((h->rc = harness_connect(h->redis_path, 1)) == NULL) {
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "cannot reconnect to %s",
+			    h->redis_path);
+		harness_sleep_ms(50);
+	}
+}
+
+/* redisvCommand that fails the test when the connection breaks. */
+static redisReply *
+harness_vcmd_raw(struct harness *h, const char *fmt, va_list ap)
+{
+	redisReply	*r;
+
+	r = redisvCommand(h->rc, fmt, ap);
+	if (r == NULL)
+		harness_fail(h, "redis: %s: %s", fmt, h->rc->errstr);
+	return (r);
+}
+
+/* A command that may legitimately answer with an error. */
+static redisReply *
+harness_cmd_raw(struct harness *h, const char *fmt, ...)
+{
+	va_list		 ap;
+	redisReply	*r;
+
+	va_start(ap, fmt);
+	r = harness_vcmd_raw(h, fmt, ap);
+	va_end(ap);
+	return (r);
+}
+
+redisReply *
+harness_cmd(struct harness *h, const char *fmt, ...)
+{
+	va_list		 ap;
+	redisReply	*r;
+
+	va_start(ap, fmt);
+	r = harness_vcmd_raw(h, fmt, ap);
+	va_end(ap);
+	if (r->type == REDIS_REPLY_ERROR)
+		harness_fail(h, "redis: %s: %s", fmt, r->str);
+	return (r);
+}
+
+/* Makes a directory under h->dir; the allocated path. */
+static char *
+harness_mkdir(struct harness *h, const char *name)
+{
+	char	*path;
+
+	xasprintf(&path, "%s/%s", h->dir, name);
+	if (mkdir(path, 0755) == -1) {
+		fprintf(stderr, "harness: mkdir %s: %s\n", path,
+		    strerror(errno));
+		free(path);
+		return (NULL);
+	}
+	return (path);
+}
+
+/* Remembers where the shared default reply stream ends now. */
+static void
+harness_snapshot_default(struct harness *h)
+{
+	redisReply	*r;
+
+	r = harness_cmd(h, "XREVRANGE %s + - COUNT 1", HARNESS_DEFAULT_REPLY);
+	if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
+	    r->element[0]->type == REDIS_REPLY_ARRAY &&
+	    r->element[0]->elements >= 1)
+		json_object_set_new(h->cursors, HARNESS_DEFAULT_REPLY,
+		    json_string(r->element[0]->element[0]->str));
+	freeReplyObject(r);
+}
+
+/* Fills the fixture; -1 (printed) when the machine is not usable. */
+static int
+harness_init(struct harness *h, const char *url)
+{
+	const char	*build;
+	char		*tmpl, *real;
+	const char	*tmp;
+
+	h->execute = 1;
+	h->redis_path = xstrdup(url + strlen("unix://"));
+	build = getenv("EXECQ_TEST_BUILD");
+	xasprintf(&h->bin, "%s/execq-worker", build != NULL ? build : "build");
+	if (access(h->bin, X_OK) == -1) {
+		fprintf(stderr, "harness: %s: %s\n", h->bin, strerror(errno));
+		return (-1);
+	}
+	if ((h->rc = harness_connect(h->redis_path, 0)) == NULL)
+		return (-1);
+	tmp = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
+	xasprintf(&tmpl, "%s/execq-test.XXXXXX", tmp);
+	if (mkdtemp(tmpl) == NULL) {
+		fprintf(stderr, "harness: mkdtemp: %s\n", strerror(errno));
+		free(tmpl);
+		return (-1);
+	}
+	real = realpath(tmpl, NULL);
+	free(tmpl);
+	if (real == NULL)
+		return (-1);
+	h->dir = real;
+	if ((h->ws = harness_mkdir(h, "ws")) == NULL ||
+	    (h->log_dir = harness_mkdir(h, "logs")) == NULL)
+		return (-1);
+	xasprintf(&h->queue, "it%ld-%u", (long)getpid(), ++harness_serial);
+	xasprintf(&h->reply, "%s.reply", h->queue);
+	h->cursors = json_object();
+	h->stash = json_object();
+	h->ids = json_array();
+	harness_snapshot_default(h);
+	return (0);
+}
+
+int
+harness_setup(void **state)
+{
+	struct harness	*h;
+	const char	*url;
+
+	*state = NULL;
+	url = getenv("EXECQ_TEST_REDIS_URL");
+	if (url == NULL)
+		return (0);	/* the test skips */
+	if (strncmp(url, "unix://", 7) != 0) {
+		fprintf(stderr, "harness: EXECQ_TEST_REDIS_URL must be "
+		    "unix://PATH, got %s\n", url);
+		return (-1);
+	}
+	h = xcalloc(1, sizeof *h);
+	*state = h;
+	if (harness_init(h, url) == -1) {
+		harness_teardown(state);
+		return (-1);
+	}
+	return (0);
+}
+
+/* nftw callback: removes one entry, children first. */
+static int
+harness_rm_cb(const char *path, const struct stat *sb, int type,
+    struct FTW *ftw)
+{
+	(void)sb;
+	(void)type;
+	(void)ftw;
+	if (remove(path) == -1)
+		fprintf(stderr, "harness: remove %s: %s\n", path,
+		    strerror(errno));
+	return (0);
+}
+
+/* Teardown's stop: SIGTERM, a deadline, then SIGKILL. 0 if it exited 0. */
+static int
+harness_reap(pid_t pid)
+{
+	int64_t	deadline = harness_now_ms() + HARNESS_STOP_MS;
+	int	status;
+
+	kill(pid, SIGTERM);
+	while (waitpid(pid, &status, WNOHANG) != pid) {
+		if (harness_now_ms() > deadline) {
+			fprintf(stderr, "harness: worker %ld ignores SIGTERM, "
+			    "killing it\n", (long)pid);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return (-1);
+		}
+		harness_sleep_ms(10);
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "harness: worker %ld ended with status 0x%x "
+		    "on SIGTERM\n", (long)pid, status);
+		return (-1);
+	}
+	return (0);
+}
+
+/* -1 if a sanitizer reported anything in a worker's stderr. */
+static int
+harness_check_sanitizers(struct harness *h)
+{
+	static const char	*marks[] = { "ERROR: AddressSanitizer",
+				    "ERROR: LeakSanitizer", "runtime error:",
+				    NULL };
+	unsigned		 i, j;
+	char			*text;
+	int			 rc = 0;
+
+	for (i = 0; i < h->nw; i++) {
+		if ((text = harness_read_file(h->w[i].err_path, NULL)) == NULL)
+			continue;
+		for (j = 0; marks[j] != NULL; j++) {
+			if (strstr(text, marks[j]) != NULL) {
+				fprintf(stderr, "harness: worker %s: %s\n",
+				    h->w[i].consumer, marks[j]);
+				rc = -1;
+			}
+		}
+		free(text);
+	}
+	return (rc);
+}
+
+int
+harness_teardown(void **state)
+{
+	struct harness	*h = *state;
+	unsigned	 i;
+	int		 rc = 0;
+
+	if (h == NULL)
+		return (0);
+	/* Workers still running must stop cleanly too. */
+	for (i = 0; i < h->nw; i++) {
+		if (h->w[i].pid > 0 && harness_reap(h->w[i].pid) == -1)
+			rc = -1;
+		h->w[i].pid = -1;
+	}
+	if (harness_check_sanitizers(h) == -1)
+		rc = -1;
+	if (!h->passed || rc == -1 || getenv("EXECQ_TEST_VERBOSE") != NULL)
+		harness_print_tails(h);
+	for (i = 0; i < h->nw; i++) {
+		free(h->w[i].consumer);
+		free(h->w[i].err_path);
+	}
+	if (h->dir != NULL && getenv("EXECQ_TEST_KEEP") == NULL)
+		nftw(h->dir, harness_rm_cb, 16, FTW_DEPTH|FTW_PHYS);
+	if (h->rc != NULL)
+		redisFree(h->rc);
+	json_decref(h->cursors);
+	json_decref(h->stash);
+	json_decref(h->ids);
+	free(h->redis_path);
+	free(h->bin);
+	free(h->dir);
+	free(h->ws);
+	free(h->log_dir);
+	free(h->queue);
+	free(h->reply);
+	free(h);
+	*state = NULL;
+	return (rc);
+}
+
+const char *
+harness_id(struct harness *h, const char *name)
+{
+	char	*id;
+	json_t	*v;
+
+	xasprintf(&id, "%s-%s", h->queue, name);
+	v = json_string(id);
+	free(id);
+	json_array_append_new(h->ids, v);
+	return (json_string_value(v));
+}
+
+void
+harness_pass(struct harness *h)
+{
+	h->passed = 1;
+}
+
+/* The worker's environment: ours minus its settings, plus env. */
+static char **
+harness_worker_env(struct harness *h, const char *const *env)
+{
+	char	**v;
+	size_t	  n = 0, i;
+
+	for (i = 0; environ[i] != NULL; i++)
+		n++;
+	for (i = 0; env != NULL && env[i] != NULL; i++)
+		n++;
+	v = xcalloc(n + 2, sizeof *v);
+	n = 0;
+	for (i = 0; environ[i] != NULL; i++) {
+		if (strncmp(environ[i], "EXECQ_", 6) == 0 ||
+		    strncmp(environ[i], "ENABLE_EXECUTE=", 15) == 0)
+			continue;
+		v[n++] = environ[i];
+	}
+	if (h->execute)
+		v[n++] = (char *)"ENABLE_EXECUTE=1";
+	for (i = 0; env != NULL && env[i] != NULL; i++)
+		v[n++] = (char *)env[i];
+	v[n] = NULL;
+	return (v);
+}
+
+/* The worker's argv: the harness's flags, then the test's. */
+static char **
+harness_worker_argv(struct harness *h, struct harness_worker *w, va_list ap)
+{
+	const char	*base[] = { h->bin, "--redis", NULL, "--queue",
+			    h->queue, "--workspace", h->ws, "--log-dir",
+			    h->log_dir, "--consumer", w->consumer, "-v" };
+	const size_t	 nbase = sizeof base / sizeof base[0];
+	char		**v, *url;
+	const char	*s;
+	size_t		 n;
+	va_list		 aq;
+
+	xasprintf(&url, "unix://%s", h->redis_path);
+	base[2] = url;
+	n = nbase;
+	va_copy(aq, ap);
+	while (va_arg(aq, const char *) != NULL)
+		n++;
+	va_end(aq);
+	v = xcalloc(n + 1, sizeof *v);
+	for (n = 0; n < nbase; n++)
+		v[n] = xstrdup(base[n]);
+	while ((s = va_arg(ap, const char *)) != NULL)
+		v[n++] = xstrdup(s);
+	v[n] = NULL;
+	free(url);
+	return (v);
+}
+
+/* 1 if reply (an XINFO array of field lists) has name == want. */
+static int
+harness_xinfo_has(const redisReply *r, const char *want)
+{
+	const redisReply	*e;
+	size_t			 i, j;
+
+	if (r->type != REDIS_REPLY_ARRAY)
+		return (0);
+	for (i = 0; i < r->elements; i++) {
+		e = r->element[i];
+		if (e->type != REDIS_REPLY_ARRAY)
+			continue;
+		for (j = 0; j + 1 < e->elements; j += 2) {
+			if (e->element[j]->type == REDIS_REPLY_STRING &&
+			    strcmp(e->element[j]->str, "name") == 0 &&
+			    e->element[j + 1]->type == REDIS_REPLY_STRING &&
+			    strcmp(e->element[j + 1]->str, want) == 0)
+				return (1);
+		}
+	}
+	return (0);
+}
+
+/*
+ * 1 once the group exists on q:<queue>:normal and w is connected. The
+ * group alone does not say so when an earlier worker of the test made it,
+ * and Redis 7.0 lists a consumer only once it got an entry, so the
+ * worker's own "read connection up" line (or its consumer) is the sign.
+ */
+static int
+harness_worker_ready(struct harness *h, struct harness_worker *w)
+{
+	redisReply	*r;
+	char		*text;
+	int		 ready;
+
+	r = harness_cmd_raw(h, "XINFO GROUPS q:%s:normal", h->queue);
+	ready = harness_xinfo_has(r, "execq");
+	freeReplyObject(r);
+	if (!ready)
+		return (0);
+	r = harness_cmd_raw(h, "XINFO CONSUMERS q:%s:normal execq", h->queue);
+	ready = harness_xinfo_has(r, w->consumer);
+	freeReplyObject(r);
+	if (ready)
+		return (1);
+	text = harness_read_file(w->err_path, NULL);
+	ready = text != NULL && strstr(text, "read connection up") != NULL;
+	free(text);
+	return (ready);
+}
+
+/* The slot of a pid this harness started. */
+static struct harness_worker *
+harness_worker_find(struct harness *h, pid_t pid)
+{
+	unsigned	i;
+
+	for (i = 0; i < h->nw; i++) {
+		if (h->w[i].pid == pid && pid > 0)
+			return (&h->w[i]);
+	}
+	harness_fail(h, "pid %ld is not a running worker of this test",
+	    (long)pid);
+}
+
+/* Runs between fork and exec: only async-signal-safe calls. */
+static void __attribute__((noreturn))
+harness_worker_child(const char *err_path, char **argv, char **envp)
+{
+	int	fd, null;
+
+	fd = open(err_path, O_WRONLY|O_CREAT|O_TRUNC, 0644);
+	null = open("/dev/null", O_RDONLY);
+	if (fd == -1 || null == -1 || dup2(null, 0) == -1 ||
+	    dup2(fd, 1) == -1 || dup2(fd, 2) == -1)
+		_exit(126);
+	syscall(SYS_close_range, 3U, ~0U, 0U);
+	execve(argv[0], argv, envp);
+	_exit(127);
+}
+
+pid_t
+harness_worker_start(struct harness *h, const char *const *env, ...)
+{
+	struct harness_worker	*w;
+	char			**argv, **envp;
+	va_list			  ap;
+	int64_t			  deadline;
+	int			  status;
+	size_t			  i;
+
+	if (h->nw == HARNESS_MAX_WORKERS)
+		harness_fail(h, "too many workers in one test");
+	w = &h->w[h->nw++];
+	w->pid = -1;
+	xasprintf(&w->consumer, "%s-w%u", h->queue, h->nw);
+	xasprintf(&w->err_path, "%s/%s.stderr", h->dir, w->consumer);
+	va_start(ap, env);
+	argv = harness_worker_argv(h, w, ap);
+	va_end(ap);
+	envp = harness_worker_env(h, env);
+	w->pid = fork();
+	if (w->pid == 0)
+		harness_worker_child(w->err_path, argv, envp);
+	for (i = 0; argv[i] != NULL; i++)
+		free(argv[i]);
+	free(argv);
+	free(envp);
+	if (w->pid == -1)
+		harness_fail(h, "fork: %s", strerror(errno));
+
+	deadline = harness_now_ms() + HARNESS_READY_MS;
+	while (!harness_worker_ready(h, w)) {
+		if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
+			w->pid = -1;
+			harness_fail(h, "worker %s exited during start-up "
+			    "(status 0x%x)", w->consumer, status);
+		}
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "worker %s not reading q:%s:normal "
+			    "after %d ms", w->consumer, h->queue,
+			    HARNESS_READY_MS);
+		harness_sleep_ms(10);
+	}
+	return (w->pid);
+}
+
+int
+harness_worker_stop(struct harness *h, pid_t pid)
+{
+	struct harness_worker	*w = harness_worker_find(h, pid);
+	int64_t			 deadline;
+	int			 status;
+
+	if (kill(pid, SIGTERM) == -1)
+		harness_fail(h, "kill %ld: %s", (long)pid, strerror(errno));
+	deadline = harness_now_ms() + HARNESS_STOP_MS;
+	while (waitpid(pid, &status, WNOHANG) != pid) {
+		if (harness_now_ms() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			w->pid = -1;
+			harness_fail(h, "worker %s still running %d ms after "
+			    "SIGTERM; killed", w->consumer, HARNESS_STOP_MS);
+		}
+		harness_sleep_ms(10);
+	}
+	w->pid = -1;
+	return (status);
+}
+
+void
+harness_worker_kill(struct harness *h, pid_t pid)
+{
+	struct harness_worker	*w = harness_worker_find(h, pid);
+	int			 status;
+
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		/* nothing */;
+	w->pid = -1;
+}
+
+int
+harness_worker_alive(struct harness *h, pid_t pid)
+{
+	struct harness_worker	*w = harness_worker_find(h, pid);
+	int			 status;
+
+	if (waitpid(pid, &status, WNOHANG) == pid) {
+		fprintf(stderr, "harness: worker %s exited, status 0x%x\n",
+		    w->consumer, status);
+		w->pid = -1;
+		return (0);
+	}
+	return (1);
+}
+
+void
+harness_xadd(struct harness *h, const char *lane, const char *field,
+    const void *body, size_t len)
+{
+	redisReply	*r;
+	char		*stream;
+
+	xasprintf(&stream, "q:%s:%s", h->queue, lane);
+	r = harness_cmd(h, "XADD %s * %s %b", stream, field, body, len);
+	freeReplyObject(r);
+	free(stream);
+}
+
+void
+harness_submit_json(struct harness *h, const char *lane, const char *json)
+{
+	harness_xadd(h, lane, "item", json, strlen(json));
+}
+
+void
+harness_submit(struct harness *h, const char *lane, const char *id,
+    const char *command, const char *args_extra)
+{
+	json_t		*item, *args, *extra;
+	json_error_t	 jerr;
+	char		*text;
+
+	args = json_pack("{s:s}", "command", command);
+	if (args_extra != NULL) {
+		extra = json_loads(args_extra, 0, &jerr);
+		if (extra == NULL)
+			harness_fail(h, "bad args_extra %s: %s", args_extra,
+			    jerr.text);
+		json_object_update(args, extra);
+		json_decref(extra);
+	}
+	item = json_pack("{s:s, s:s, s:s, s:o}", "id", id, "type", "EXEC",
+	    "reply_to", h->reply, "args", args);
+	text = json_dumps(item, JSON_COMPACT);
+	harness_submit_json(h, lane, text);
+	free(text);
+	json_decref(item);
+}
+
+/* 1 if answer a is the one wanted (id NULL: any). */
+static int
+harness_answer_matches(json_t *a, const char *id)
+{
+	const char	*got;
+
+	if (id == NULL)
+		return (1);
+	got = json_string_value(json_object_get(a, "id"));
+	return (got != NULL && strcmp(got, id) == 0);
+}
+
+/* Takes a matching answer out of the stash, or NULL. */
+static json_t *
+harness_unstash(struct harness *h, const char *key, const char *id)
+{
+	json_t	*list, *a;
+	size_t	 i;
+
+	if ((list = json_object_get(h->stash, key)) == NULL)
+		return (NULL);
+	json_array_foreach(list, i, a) {
+		if (harness_answer_matches(a, id)) {
+			json_incref(a);
+			json_array_remove(list, i);
+			return (a);
+		}
+	}
+	return (NULL);
+}
+
+/* The parsed "item" field of a stream entry [id, [f, v, ...]]. */
+static json_t *
+harness_entry_json(struct harness *h, const char *key, const redisReply *e)
+{
+	const redisReply	*f;
+	json_t			*a;
+	json_error_t		 jerr;
+	size_t			 i;
+
+	f = e->element[1];
+	for (i = 0; f->type == REDIS_REPLY_ARRAY && i + 1 < f->elements;
+	    i += 2) {
+		if (strcmp(f->element[i]->str, "item") != 0)
+			continue;
+		a = json_loadb(f->element[i + 1]->str, f->element[i + 1]->len,
+		    0, &jerr);
+		if (a == NULL || !json_is_object(a))
+			harness_fail(h, "%s %s: answer is not a JSON object: "
+			    "%s: %.200s", key, e->element[0]->str, jerr.text,
+			    f->element[i + 1]->str);
+		return (a);
+	}
+	harness_fail(h, "%s %s: entry has no item field", key,
+	    e->element[0]->str);
+}
+
+/* One XREAD chunk: new answers go to the stash; 1 if any arrived. */
+static int
+harness_read_chunk(struct harness *h, const char *key, int block_ms)
+{
+	redisReply	*r, *entries;
+	json_t		*list;
+	const char	*cursor;
+	size_t		 i;
+
+	cursor = json_string_value(json_object_get(h->cursors, key));
+	r = harness_cmd(h, "XREAD COUNT 100 BLOCK %d STREAMS %s %s",
+	    block_ms, key, cursor != NULL ? cursor : "0-0");
+	if (r->type != REDIS_REPLY_ARRAY || r->elements == 0) {
+		freeReplyObject(r);
+		return (0);
+	}
+	if ((list = json_object_get(h->stash, key)) == NULL) {
+		list = json_array();
+		json_object_set_new(h->stash, key, list);
+	}
+	entries = r->element[0]->element[1];
+	for (i = 0; i < entries->elements; i++) {
+		json_array_append_new(list,
+		    harness_entry_json(h, key, entries->element[i]));
+		json_object_set_new(h->cursors, key,
+		    json_string(entries->element[i]->element[0]->str));
+	}
+	freeReplyObject(r);
+	return (1);
+}
+
+json_t *
+harness_wait_answer(struct harness *h, const char *reply_to, const char *id,
+    int timeout_ms)
+{
+	json_t	*a;
+	char	*key;
+	int64_t	 start, left;
+
+	xasprintf(&key, "q:%s:normal", reply_to != NULL ? reply_to : h->reply);
+	start = harness_now_ms();
+	for (;;) {
+		if ((a = harness_unstash(h, key, id)) != NULL)
+			break;
+		left = start + timeout_ms - harness_now_ms();
+		if (left <= 0)
+			harness_fail(h, "no answer for id %s on %s within "
+			    "%d ms", id != NULL ? id : "(any)", key,
+			    timeout_ms);
+		harness_read_chunk(h, key, left < HARNESS_CHUNK_MS ?
+		    (int)left : HARNESS_CHUNK_MS);
+	}
+	free(key);
+	return (a);
+}
+
+json_t *
+harness_all_answers(struct harness *h, const char *reply_to)
+{
+	redisReply	*r;
+	json_t		*all;
+	char		*key;
+	size_t		 i;
+
+	xasprintf(&key, "q:%s:normal", reply_to != NULL ? reply_to : h->reply);
+	r = harness_cmd(h, "XRANGE %s - +", key);
+	all = json_array();
+	for (i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
+		json_array_append_new(all,
+		    harness_entry_json(h, key, r->element[i]));
+	freeReplyObject(r);
+	free(key);
+	return (all);
+}
+
+long long
+harness_pending(struct harness *h, const char *lane)
+{
+	redisReply	*r;
+	long long	 n;
+
+	r = harness_cmd(h, "XPENDING q:%s:%s execq", h->queue, lane);
+	if (r->type != REDIS_REPLY_ARRAY || r->elements < 1 ||
+	    r->element[0]->type != REDIS_REPLY_INTEGER)
+		harness_fail(h, "XPENDING q:%s:%s: unexpected reply",
+		    h->queue, lane);
+	n = r->element[0]->integer;
+	freeReplyObject(r);
+	return (n);
+}
+
+json_t *
+harness_jget(json_t *o, const char *path)
+{
+	char		 name[128];
+	const char	*dot;
+	size_t		 len;
+
+	while (o != NULL && *path != '\0') {
+		dot = strchr(path, '.');
+		len = dot != NULL ? (size_t)(dot - path) : strlen(path);
+		if (len >= sizeof name)
+			return (NULL);
+		memcpy(name, path, len);
+		name[len] = '\0';
+		o = json_object_get(o, name);
+		path += len + (dot != NULL);
+	}
+	return (o);
+}
+
+const char *
+harness_jstr(json_t *o, const char *path)
+{
+	return (json_string_value(harness_jget(o, path)));
+}
+
+int64_t
+harness_jint(json_t *o, const char *path)
+{
+	json_t	*v = harness_jget(o, path);
+
+	return (json_is_integer(v) ? json_integer_value(v) : INT64_MIN);
+}
+
+int
+harness_jbool(json_t *o, const char *path)
+{
+	json_t	*v = harness_jget(o, path);
+
+	return (json_is_boolean(v) ? json_is_true(v) : -1);
+}
+
+/* Counts (and signals, sig != 0) processes whose cmdline contains s. */
+static int
+harness_procs(const char *s, int sig)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[64], buf[4096];
+	ssize_t		 n, i;
+	int		 fd, found = 0;
+	pid_t		 pid;
+
+	if ((d = opendir("/proc")) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = (pid_t)atol(de->d_name);
+		if (pid == getpid())
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)pid);
+		if ((fd = open(path, O_RDONLY|O_CLOEXEC)) == -1)
+			continue;
+		n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n <= 0)
+			continue;	/* a zombie or a kernel thread */
+		for (i = 0; i < n; i++)
+			if (buf[i] == '\0')
+				buf[i] = ' ';
+		buf[n] = '\0';
+		if (strstr(buf, s) == NULL)
+			continue;
+		found++;
+		if (sig != 0)
+			kill(pid, sig);
+	}
+	closedir(d);
+	return (found);
+}
+
+int
+harness_count_procs(const char *s)
+{
+	return (harness_procs(s, 0));
+}
+
+int
+harness_kill_procs(const char *s, int sig)
+{
+	return (harness_procs(s, sig));
+}
+
+int
+harness_wait_procs_gone(const char *s, int timeout_ms)
+{
+	int64_t	deadline = harness_now_ms() + timeout_ms;
+	int	n;
+
+	while ((n = harness_count_procs(s)) > 0 &&
+	    harness_now_ms() < deadline)
+		harness_sleep_ms(20);
+	return (n);
+}
+
+int
+harness_wait_file(const char *path, int timeout_ms)
+{
+	int64_t	deadline = harness_now_ms() + timeout_ms;
+
+	while (access(path, F_OK) == -1) {
+		if (harness_now_ms() > deadline)
+			return (-1);
+		harness_sleep_ms(10);
+	}
+	return (0);
+}
+
+char *
+harness_read_file(const char *path, size_t *len)
+{
+	char	*buf = NULL;
+	size_t	 size = 0, used = 0;
+	ssize_t	 n;
+	int	 fd;
+
+	if ((fd = open(path, O_RDONLY|O_CLOEXEC)) == -1)
+		return (NULL);
+	for (;;) {
+		if (used + 1 >= size) {
+			size = size == 0 ? 8192 : size * 2;
+			buf = xrealloc(buf, size);
+		}
+		n = read(fd, buf + used, size - used - 1);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		used += n;
+	}
+	close(fd);
+	if (n == -1) {
+		free(buf);
+		return (NULL);
+	}
+	buf[used] = '\0';
+	if (len != NULL)
+		*len = used;
+	return (buf);
+}
+
+int
+harness_run(struct harness *h, const char *const *argv, int timeout_ms)
+{
+	int64_t	deadline = harness_now_ms() + timeout_ms;
+	pid_t	pid;
+	int	status, null;
+
+	pid = fork();
+	if (pid == -1)
+		harness_fail(h, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		null = open("/dev/null", O_RDWR);
+		if (null == -1 || dup2(null, 0) == -1 || dup2(null, 1) == -1)
+			_exit(126);
+		syscall(SYS_close_range, 3U, ~0U, 0U);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, WNOHANG) != pid) {
+		if (harness_now_ms() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			harness_fail(h, "%s did not finish within %d ms",
+			    argv[0], timeout_ms);
+		}
+		harness_sleep_ms(10);
+	}
+	return (status);
+}

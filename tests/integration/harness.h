@@ -1,0 +1,149 @@
+#ifndef EXECQ_TEST_HARNESS_H
+#define EXECQ_TEST_HARNESS_H
+
+/*
+ * The integration test harness: a synchronous hiredis client on the
+ * private server of scripts/with-redis.sh (EXECQ_TEST_REDIS_URL), the real
+ * worker binary ($EXECQ_TEST_BUILD/execq-worker) started per test with its
+ * own temp dir, workspace, log dir and queue, and a deadline on every wait.
+ *
+ * Anything that goes wrong inside a helper fails the running test through
+ * cmocka's fail_msg() after printing the tail of each worker's stderr, so
+ * callers check nothing. Answers are jansson objects the caller decrefs.
+ */
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+struct redisContext;
+struct redisReply;
+
+#define HARNESS_WAIT_MS		10000	/* default answer deadline */
+#define HARNESS_MAX_WORKERS	4
+
+/* One worker process started by the harness. */
+struct harness_worker {
+	pid_t	 pid;		/* -1 once reaped */
+	char	*consumer;	/* its --consumer name */
+	char	*err_path;	/* its stdout and stderr */
+};
+
+/* One test's world; plain data, the test reads the paths and names. */
+struct harness {
+	struct redisContext	*rc;
+	char			*redis_path;	/* the unix socket */
+	char			*bin;		/* the worker binary */
+	char			*dir;		/* per-test temp dir */
+	char			*ws;		/* workspace (a realpath) */
+	char			*log_dir;
+	char			*queue;		/* --queue, unique per test */
+	char			*reply;		/* this test's reply_to */
+	int			 execute;	/* ENABLE_EXECUTE=1 (default) */
+	int			 passed;	/* harness_pass() was reached */
+	struct harness_worker	 w[HARNESS_MAX_WORKERS];
+	unsigned		 nw;
+	json_t			*cursors;	/* stream -> last id read */
+	json_t			*stash;		/* stream -> answers held */
+	json_t			*ids;		/* from harness_id() */
+};
+
+/*
+ * cmocka setup and teardown. Setup leaves *state NULL when
+ * EXECQ_TEST_REDIS_URL is unset (the test then calls skip()). Teardown
+ * stops the workers still running (SIGTERM), prints their stderr unless
+ * the test passed, and removes the temp dir (kept if EXECQ_TEST_KEEP is
+ * set); it fails (-1) when such a worker did not exit 0 or a sanitizer
+ * reported anything in any worker's stderr.
+ */
+int		 harness_setup(void **state);
+int		 harness_teardown(void **state);
+/*
+ * "<queue>-<name>": an item id no other test (or earlier run on the same
+ * server) uses. Owned by the harness until teardown.
+ */
+const char	*harness_id(struct harness *, const char *name);
+/* Marks the test as passed (teardown then keeps the worker logs quiet). */
+void		 harness_pass(struct harness *);
+/* Prints the worker stderr tails and fails the test. */
+void		 harness_fail(struct harness *, const char *, ...)
+		    __attribute__((format(printf, 2, 3), noreturn));
+
+/*
+ * Starts the worker with the harness's flags (--redis, --queue,
+ * --workspace, --log-dir, --consumer, -v) followed by the extra flags (a
+ * NULL-terminated list) and waits until its consumer reads the queue.
+ * env: extra "NAME=value" entries (NULL: none) on top of the test's
+ * environment minus ENABLE_EXECUTE and EXECQ_*; ENABLE_EXECUTE=1 is added
+ * while h->execute is set. Returns the pid.
+ */
+pid_t		 harness_worker_start(struct harness *, const char *const *env,
+		    ...) __attribute__((sentinel));
+/* SIGTERM, then waits up to 10 s (SIGKILL and fail after). Wait status. */
+int		 harness_worker_stop(struct harness *, pid_t);
+/* SIGKILL and reap. */
+void		 harness_worker_kill(struct harness *, pid_t);
+/* 1 if the worker has not exited. */
+int		 harness_worker_alive(struct harness *, pid_t);
+
+/* A command on the sync client; fails the test on an error reply. */
+struct redisReply *harness_cmd(struct harness *, const char *, ...);
+/* Drops the sync connection and connects again (after a Redis restart). */
+void		 harness_reconnect(struct harness *);
+/* XADD q:<queue>:<lane> * field body. */
+void		 harness_xadd(struct harness *, const char *lane,
+		    const char *field, const void *body, size_t len);
+/* XADD of an item's JSON text. */
+void		 harness_submit_json(struct harness *, const char *lane,
+		    const char *json);
+/*
+ * XADD of an EXEC item replying to h->reply; args_extra (JSON object text
+ * or NULL) is merged into args, e.g. "{\"timeout_s\": 1}".
+ */
+void		 harness_submit(struct harness *, const char *lane,
+		    const char *id, const char *command,
+		    const char *args_extra);
+/*
+ * The first answer on q:<reply_to>:normal (reply_to NULL: h->reply) whose
+ * id is id (NULL: any answer, "id": null included) that no earlier call
+ * returned. Fails the test after timeout_ms. Answers read while looking
+ * for another id are kept for later calls.
+ */
+json_t		*harness_wait_answer(struct harness *, const char *reply_to,
+		    const char *id, int timeout_ms);
+/* Every entry of q:<reply_to>:normal, oldest first, as a JSON array. */
+json_t		*harness_all_answers(struct harness *, const char *reply_to);
+/* XPENDING count of q:<queue>:<lane> in the group "execq". */
+long long	 harness_pending(struct harness *, const char *lane);
+
+/* A member by dotted path ("error.code"), or NULL. Borrowed. */
+json_t		*harness_jget(json_t *, const char *path);
+/* Its string value, or NULL. */
+const char	*harness_jstr(json_t *, const char *path);
+/* Its integer value, or INT64_MIN. */
+int64_t		 harness_jint(json_t *, const char *path);
+/* 1 true, 0 false, -1 missing or not a boolean. */
+int		 harness_jbool(json_t *, const char *path);
+
+/* Processes whose command line (args joined by spaces) contains s. */
+int		 harness_count_procs(const char *s);
+/* Sends sig to those processes; how many. */
+int		 harness_kill_procs(const char *s, int sig);
+/* Waits until none is left; the number left at the deadline. */
+int		 harness_wait_procs_gone(const char *s, int timeout_ms);
+/* 0 once path exists, -1 at the deadline. */
+int		 harness_wait_file(const char *path, int timeout_ms);
+/* The whole file, NUL-terminated (*len without it); NULL if unreadable. */
+char		*harness_read_file(const char *path, size_t *len);
+/* argv (argv[0] looked up in PATH) with a deadline; its wait status. */
+int		 harness_run(struct harness *, const char *const *argv,
+		    int timeout_ms);
+/* Monotonic milliseconds. */
+int64_t		 harness_now_ms(void);
+/* Sleeps ms milliseconds. */
+void		 harness_sleep_ms(int ms);
+
+#endif
