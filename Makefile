@@ -94,4 +94,6 @@ install: all
 clean:
 	rm -rf build build-asan .tmp
 
+.SECONDARY:
+
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -9,7 +9,8 @@ exec scripts/with-redis.sh sh -c '
 set -eu
 build=$1; n=$2
 tmp=$(mktemp -d)
-trap "rm -rf $tmp" EXIT
+wpid=
+trap "[ -n \"\$wpid\" ] && kill \$wpid 2>/dev/null; rm -rf $tmp" EXIT
 echo "execq bench: N=$n foreground \`true\`, $(nproc) cores, $(uname -r)"
 for c in 1 2; do
 	ENABLE_EXECUTE=1 "$build/execq-worker" --redis "$EXECQ_TEST_REDIS_URL" \
@@ -22,6 +23,7 @@ for c in 1 2; do
 	q=$("$build/execq-bench" queue -n "$n" -c $c --redis "$EXECQ_TEST_REDIS_URL" --queue bench$c)
 	rss=$(awk "/VmHWM/ {print \$2}" /proc/$wpid/status)
 	kill -TERM $wpid; wait $wpid || true
+	wpid=
 	echo "$floor"
 	echo "$q"
 	fr=$(echo "$floor" | awk "{print \$3}")
