@@ -46,8 +46,12 @@ struct exec {
 	unsigned		 flags;
 	enum exec_end		 end;
 	int			 out_fd, err_fd;
+	int			 in_fd;		/* stdin pipe (sessions), or -1 */
+	int			 background;
+	unsigned		 idle_ms;
+	exec_output_cb		 outputcb;
 	struct event		*ev_out, *ev_err;
-	struct event		*ev_timeout, *ev_grace, *ev_drain;
+	struct event		*ev_timeout, *ev_grace, *ev_drain, *ev_idle;
 	struct outbuf		 out, err;
 	struct execlog		*log;
 	int			 log_error;
@@ -278,9 +282,79 @@ exec_timeout_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 void
-exec_kill(struct exec *ex, int sig)
+exec_kill(struct exec *ex, int sig, enum exec_end why)
 {
-	exec_terminate(ex, sig, EXEC_END_KILLED);
+	exec_terminate(ex, sig, why);
+}
+
+/* No output for idle_ms: end it. */
+static void
+exec_idle_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct exec	*ex = arg;
+
+	(void)fd;
+	(void)what;
+	log_info("exec %s: idle for %u ms, terminating the tree", ex->id,
+	    ex->idle_ms);
+	exec_terminate(ex, SIGTERM, EXEC_END_IDLE);
+}
+
+/* Re-arms the idle timer (output arrived). */
+static void
+exec_idle_arm(struct exec *ex)
+{
+	struct timeval	tv;
+
+	if (ex->idle_ms == 0 || (ex->flags & EXEC_EXITED))
+		return;
+	tv.tv_sec = ex->idle_ms / 1000;
+	tv.tv_usec = (ex->idle_ms % 1000) * 1000;
+	evtimer_add(ex->ev_idle, &tv);
+}
+
+ssize_t
+exec_write(struct exec *ex, const void *buf, size_t len)
+{
+	int	fd = ex->pty ? ex->out_fd : ex->in_fd;
+	ssize_t	n;
+
+	if (fd == -1 || (ex->flags & EXEC_EXITED)) {
+		errno = EPIPE;
+		return (-1);
+	}
+	do
+		n = write(fd, buf, len);
+	while (n == -1 && errno == EINTR);
+	if (n == -1 && errno == EAGAIN)
+		n = 0;
+	return (n);
+}
+
+int
+exec_close_input(struct exec *ex)
+{
+	if (ex->pty)
+		return (exec_write(ex, "\004", 1) == 1 ? 0 : -1);
+	if (ex->in_fd == -1) {
+		errno = EPIPE;
+		return (-1);
+	}
+	close(ex->in_fd);
+	ex->in_fd = -1;
+	return (0);
+}
+
+unsigned long long
+exec_output_bytes(const struct exec *ex)
+{
+	return (ex->out.total + ex->err.total);
+}
+
+const char *
+exec_log_path(const struct exec *ex)
+{
+	return (execlog_path(ex->log));
 }
 
 /* Stops reading one stream: EOF, EIO on a PTY, or the drain ran out. */
@@ -323,6 +397,9 @@ exec_read(struct exec *ex, int is_err)
 			log_warn("exec %s: log write: %s", ex->id,
 			    strerror(errno));
 		}
+		exec_idle_arm(ex);
+		if (ex->outputcb != NULL)
+			ex->outputcb(ex, buf, n, ex->arg);
 		return;
 	}
 	/* EOF, or EIO: a pty master reads EIO once the slave side is gone. */
@@ -381,10 +458,18 @@ exec_reaped(pid_t pid, int status, const struct rusage *ru)
 	ex->flags |= EXEC_EXITED;
 	clock_gettime(CLOCK_MONOTONIC, &ex->t_end);
 	evtimer_del(ex->ev_timeout);
-	/* A foreground command's leftovers die with it. */
-	if (ex->cg == NULL)
+	evtimer_del(ex->ev_idle);
+	if (ex->in_fd != -1) {
+		close(ex->in_fd);
+		ex->in_fd = -1;
+	}
+	/*
+	 * A foreground command's leftovers die with it; a session's get
+	 * drain_ms to finish writing (exec_drain_cb kills them after).
+	 */
+	if (!ex->background && ex->cg == NULL)
 		exec_sweep(ex, SIGKILL);
-	else if (cgroup_populated(ex->cg) == 1)
+	else if (!ex->background && cgroup_populated(ex->cg) == 1)
 		cgroup_kill(ex->cg);
 	if ((ex->flags & (EXEC_OUT_CLOSED|EXEC_ERR_CLOSED)) !=
 	    (EXEC_OUT_CLOSED|EXEC_ERR_CLOSED)) {
@@ -439,34 +524,56 @@ exec_result_release(struct exec_result *r)
 	r->out = r->err = NULL;
 }
 
-/* The status word for metadata and callbacks. */
-static const char *
+const char *
 exec_status_name(const struct exec_result *r)
 {
-	if (r->end == EXEC_END_TIMEOUT)
+	switch (r->end) {
+	case EXEC_END_TIMEOUT:
+	case EXEC_END_IDLE:
 		return ("timed_out");
-	if (r->end == EXEC_END_KILLED)
+	case EXEC_END_KILLED:
+	case EXEC_END_SHUTDOWN:
 		return ("killed");
-	return (r->exit_code == 0 ? "completed" : "failed");
+	default:
+		return (r->exit_code == 0 ? "completed" : "failed");
+	}
 }
 
-/* Writes <id>.json beside the log: what ran and how it ended. */
+const char *
+exec_killed_by(const struct exec_result *r)
+{
+	static const char *names[] = {
+		[EXEC_END_TIMEOUT] = "timeout", [EXEC_END_KILLED] = "user",
+		[EXEC_END_IDLE] = "idle", [EXEC_END_SHUTDOWN] = "shutdown",
+	};
+
+	return (r->end == EXEC_END_EXIT ? NULL : names[r->end]);
+}
+
+/*
+ * Writes <id>.json beside the log: what runs, and once it ended, how.
+ * A "running" file tells `execq cleanup` to keep the log.
+ */
 static void
-exec_write_meta(struct exec *ex)
+exec_write_meta(struct exec *ex, int running)
 {
 	struct exec_result	 r;
 	json_t			*o;
 	char			*text;
 
 	exec_result_facts(ex, &r);
-	o = json_pack("{s:s, s:s, s:s, s:I, s:s, s:i, s:i, s:I, s:I, s:I, "
-	    "s:s}", "id", ex->id, "command", ex->command, "cwd", ex->cwd,
-	    "pid", (json_int_t)ex->pid, "status", exec_status_name(&r),
-	    "exit_code", r.exit_code, "signal", r.signal,
-	    "started_ms", (json_int_t)r.started_ms,
-	    "duration_ms", (json_int_t)r.duration_ms,
-	    "output_bytes", (json_int_t)r.output_bytes,
-	    "log_path", r.log_path);
+	o = json_pack("{s:s, s:s, s:s, s:I, s:s, s:b, s:b, s:I, s:s}",
+	    "id", ex->id, "command", ex->command, "cwd", ex->cwd,
+	    "pid", (json_int_t)ex->pid, "status", running ? "running" :
+	    exec_status_name(&r), "background", ex->background, "pty", ex->pty,
+	    "started_ms", (json_int_t)r.started_ms, "log_path", r.log_path);
+	if (o != NULL && !running)
+		json_object_update_new(o, json_pack("{s:i, s:i, s:I, s:I, s:o}",
+		    "exit_code", r.exit_code, "signal", r.signal,
+		    "duration_ms", (json_int_t)r.duration_ms,
+		    "output_bytes", (json_int_t)r.output_bytes,
+		    "killed_by", exec_killed_by(&r) != NULL ?
+		    json_string(exec_killed_by(&r)) : json_null()));
 	text = o == NULL ? NULL : json_dumps(o, JSON_COMPACT);
 	if (text == NULL || execlog_write_meta(exec_cfg->log_dir, ex->id, text,
 	    strlen(text)) == -1)
@@ -502,6 +609,12 @@ exec_maybe_done(struct exec *ex)
 
 	if ((ex->flags & all) != all)
 		return;
+	if (ex->background) {		/* the output is done: so are they */
+		if (ex->cg == NULL)
+			exec_sweep(ex, SIGKILL);
+		else if (cgroup_populated(ex->cg) == 1)
+			cgroup_kill(ex->cg);
+	}
 	if (ex->cg != NULL && cgroup_populated(ex->cg) == 1) {
 		/* Watch, then look again: it may have emptied meanwhile. */
 		if (cgroup_watch(ex->cg) == -1)
@@ -520,7 +633,7 @@ exec_maybe_done(struct exec *ex)
 	}
 	evtimer_del(ex->ev_drain);
 	evtimer_del(ex->ev_grace);
-	exec_write_meta(ex);
+	exec_write_meta(ex, 0);
 	ex->donecb(ex, ex->arg);
 	exec_free(ex);
 }
@@ -552,6 +665,10 @@ exec_free(struct exec *ex)
 		event_free(ex->ev_grace);
 	if (ex->ev_drain != NULL)
 		event_free(ex->ev_drain);
+	if (ex->ev_idle != NULL)
+		event_free(ex->ev_idle);
+	if (ex->in_fd != -1)
+		close(ex->in_fd);
 	outbuf_release(&ex->out);
 	outbuf_release(&ex->err);
 	execlog_free(ex->log);
@@ -574,8 +691,11 @@ exec_create(const struct exec_spec *spec, exec_done_cb donecb, void *arg)
 	ex->cwd = xstrdup(spec->cwd);
 	ex->pid = -1;
 	ex->pty = spec->pty;
-	ex->durable = exec_cfg->log_fsync;
-	ex->out_fd = ex->err_fd = -1;
+	ex->background = spec->background;
+	ex->durable = exec_cfg->log_fsync || spec->background;
+	ex->idle_ms = spec->idle_timeout_ms;
+	ex->outputcb = spec->outputcb;
+	ex->out_fd = ex->err_fd = ex->in_fd = -1;
 	ex->donecb = donecb;
 	ex->arg = arg;
 	outbuf_init(&ex->out, spec->output_cap);
@@ -588,8 +708,9 @@ exec_create(const struct exec_spec *spec, exec_done_cb donecb, void *arg)
 	ex->ev_timeout = evtimer_new(exec_base, exec_timeout_cb, ex);
 	ex->ev_grace = evtimer_new(exec_base, exec_grace_cb, ex);
 	ex->ev_drain = evtimer_new(exec_base, exec_drain_cb, ex);
+	ex->ev_idle = evtimer_new(exec_base, exec_idle_cb, ex);
 	if (ex->ev_timeout == NULL || ex->ev_grace == NULL ||
-	    ex->ev_drain == NULL)
+	    ex->ev_drain == NULL || ex->ev_idle == NULL)
 		fatal("out of memory (libevent)");
 	return (ex);
 }
@@ -610,6 +731,14 @@ exec_open_io(struct exec *ex, const struct exec_spec *spec,
 		ex->flags |= EXEC_ERR_CLOSED;
 		return (0);
 	}
+	if (spec->background) {		/* stdin for write and send-keys */
+		if (pipe2(p, O_CLOEXEC) == -1)
+			return (-1);
+		o->stdin_fd = p[0];
+		ex->in_fd = p[1];
+		if (fcntl(ex->in_fd, F_SETFL, O_NONBLOCK) == -1)
+			return (-1);
+	}
 	/* Only our ends are non-blocking: the child's stay ordinary. */
 	if (pipe2(p, O_CLOEXEC) == -1)
 		return (-1);
@@ -629,6 +758,9 @@ exec_open_io(struct exec *ex, const struct exec_spec *spec,
 static void
 exec_close_child_io(struct spawn_opts *o)
 {
+	if (o->stdin_fd != exec_devnull && o->stdin_fd != -1)
+		close(o->stdin_fd);
+	o->stdin_fd = -1;
 	if (o->stdout_fd != -1)
 		close(o->stdout_fd);
 	if (o->stderr_fd != -1)
@@ -654,6 +786,7 @@ exec_arm(struct exec *ex, const struct exec_spec *spec)
 		if (ex->ev_err == NULL || event_add(ex->ev_err, NULL) == -1)
 			return (-1);
 	}
+	exec_idle_arm(ex);
 	if (spec->timeout_ms > 0) {
 		event_base_update_cache_time(exec_base);	/* from now */
 		tv.tv_sec = spec->timeout_ms / 1000;
@@ -675,7 +808,7 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 	*cause = NULL;
 	ex = exec_create(spec, donecb, arg);
 	memset(&o, 0, sizeof o);
-	o.stdout_fd = o.stderr_fd = o.pty_fd = -1;
+	o.stdin_fd = o.stdout_fd = o.stderr_fd = o.pty_fd = -1;
 	if ((ex->log = execlog_open(exec_cfg->log_dir, spec->id)) == NULL) {
 		*code = "log_failed";
 		xasprintf(cause, "cannot open the log %s/%s.log: %s",
@@ -710,6 +843,8 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 		goto fail;
 	}
 	log_debug("exec %s: pid %ld started", ex->id, (long)ex->pid);
+	if (ex->background)
+		exec_write_meta(ex, 1);
 	return (ex);
 
 fail:

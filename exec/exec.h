@@ -27,6 +27,10 @@ struct exec_config {
 	int		 log_fsync;		/* fsync every log, off the loop */
 };
 
+/* New output of a session, as it arrives; buf is borrowed. */
+typedef void (*exec_output_cb)(struct exec *, const char *buf, size_t len,
+    void *arg);
+
 /* What to run; all borrowed for the length of exec_start(). */
 struct exec_spec {
 	const char	*id;		/* checked: safe as a file name */
@@ -37,12 +41,19 @@ struct exec_spec {
 	size_t		 output_cap;	/* per stream, head + tail */
 	int		 pty;
 	unsigned	 rows, cols;
+	int		 background;	/* a session: stdin is a pipe (or the
+					   PTY), the log is fsync'd at the end,
+					   leftovers get drain_ms after exit */
+	unsigned	 idle_timeout_ms;	/* 0: none */
+	exec_output_cb	 outputcb;	/* NULL: none; called with arg */
 };
 
 enum exec_end {
 	EXEC_END_EXIT = 0,	/* it exited or died by itself */
 	EXEC_END_TIMEOUT,
-	EXEC_END_KILLED,	/* exec_kill() */
+	EXEC_END_KILLED,	/* exec_kill() by a user */
+	EXEC_END_IDLE,		/* no output for idle_timeout_ms */
+	EXEC_END_SHUTDOWN,	/* the worker is stopping */
 };
 
 /* The facts of a finished exec, from exec_result(). */
@@ -82,11 +93,26 @@ struct exec	*exec_start(const struct exec_spec *, exec_done_cb, void *arg,
 		    const char **code, char **cause);
 /*
  * Ends the whole tree: sig (usually SIGTERM) to every process in it, then
- * SIGKILL after the grace period. The exec finishes as EXEC_END_KILLED.
+ * SIGKILL after the grace period. The exec finishes with end why (the
+ * first reason given wins).
  */
-void		 exec_kill(struct exec *, int sig);
+void		 exec_kill(struct exec *, int sig, enum exec_end why);
+/*
+ * Writes to the command's stdin (or its PTY) without blocking: returns the
+ * bytes taken (maybe fewer than len), or -1 with errno (EPIPE: closed).
+ */
+ssize_t		 exec_write(struct exec *, const void *, size_t);
+/* Closes stdin (EOF for the command); on a PTY sends ^D. 0 or -1. */
+int		 exec_close_input(struct exec *);
+/* Bytes of output so far (both streams). */
+unsigned long long exec_output_bytes(const struct exec *);
+const char	*exec_log_path(const struct exec *);
 /* Routes a reaped child; 0 if the pid is not one of ours. */
 int		 exec_reaped(pid_t, int status, const struct rusage *);
+/* "completed", "failed", "timed_out" or "killed". */
+const char	*exec_status_name(const struct exec_result *);
+/* "user", "timeout", "idle", "shutdown" or NULL. */
+const char	*exec_killed_by(const struct exec_result *);
 /* Fills *r; call from the done callback. Release with exec_result_release. */
 void		 exec_result(struct exec *, struct exec_result *);
 void		 exec_result_release(struct exec_result *);

@@ -15,6 +15,8 @@
  *   bad_timeout      args.timeout_s not a number in (0, 604800]
  *   bad_env          args.env not an object, too many entries, a bad name
  *                    or a value that is not a string
+ *   bad_action       PROCESS: args.action missing or not a known action
+ *   bad_args         PROCESS: a missing or ill-typed argument
  * JSON null in an optional member means "absent".
  *
  * item_utf8_sanitize() follows the Unicode "maximal subpart" practice
@@ -273,10 +275,14 @@ item_parse_head(json_t *root, struct item *it, struct item_error *err)
 	if ((r = item_get_string(root, "type", "type", &s, err)) != 1)
 		return (r == 0 ? item_fail(err, "bad_item", "type is missing") :
 		    -1);
-	if (strcmp(s, "EXEC") != 0)
+	if (strcmp(s, "EXEC") == 0)
+		it->type = ITEM_EXEC;
+	else if (strcmp(s, "PROCESS") == 0)
+		it->type = ITEM_PROCESS;
+	else
 		return (item_fail_got(err, "unknown_type",
-		    json_object_get(root, "type"), "type must be \"EXEC\""));
-	it->type = ITEM_EXEC;
+		    json_object_get(root, "type"),
+		    "type must be \"EXEC\" or \"PROCESS\""));
 
 	if ((r = item_get_string(root, "reply_to", "reply_to", &s, err)) != 1)
 		return (r);
@@ -315,28 +321,38 @@ item_parse_command(json_t *args, struct item *it, struct item_error *err)
 	return (0);
 }
 
-/* Reads args.timeout_s into timeout_ms, rounding up. */
+/* Reads an optional args member in seconds into *ms, rounding up. */
 static int
-item_parse_timeout(json_t *args, struct item *it, struct item_error *err)
+item_parse_seconds(json_t *args, const char *key, long *out,
+    const char *code, struct item_error *err)
 {
 	json_t	*v;
 	double	 ms;
 
-	if ((v = json_object_get(args, "timeout_s")) == NULL || json_is_null(v))
+	*out = 0;
+	if ((v = json_object_get(args, key)) == NULL || json_is_null(v))
 		return (0);
 	if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
 	    !(json_number_value(v) > 0) ||
 	    json_number_value(v) > ITEM_TIMEOUT_MAX_S)
-		return (item_fail_got(err, "bad_timeout", v, "args.timeout_s "
-		    "must be a number of seconds > 0 and <= %d",
+		return (item_fail_got(err, code, v, "args.%s "
+		    "must be a number of seconds > 0 and <= %d", key,
 		    ITEM_TIMEOUT_MAX_S));
 	ms = json_number_value(v) * 1000.0;
-	it->timeout_ms = (long)ms;
-	if ((double)it->timeout_ms < ms)	/* ceil() without libm */
-		it->timeout_ms++;
-	if (it->timeout_ms < 1)
-		it->timeout_ms = 1;
+	*out = (long)ms;
+	if ((double)*out < ms)		/* ceil() without libm */
+		(*out)++;
+	if (*out < 1)
+		*out = 1;
 	return (0);
+}
+
+/* Reads args.timeout_s into timeout_ms, rounding up. */
+static int
+item_parse_timeout(json_t *args, struct item *it, struct item_error *err)
+{
+	return (item_parse_seconds(args, "timeout_s", &it->timeout_ms,
+	    "bad_timeout", err));
 }
 
 /* Fails with bad_env for an environment variable name. Returns -1. */
@@ -400,6 +416,168 @@ item_parse_flags(json_t *args, struct item *it, struct item_error *err)
 	it->rows = (unsigned)rows;
 	it->cols = (unsigned)cols;
 	it->retries = (int)retries;
+	it->tail_lines = -1;
+	if (json_object_get(args, "tail_lines") != NULL &&
+	    !json_is_null(json_object_get(args, "tail_lines"))) {
+		if (item_get_int(args, "tail_lines", 0, 100, &rows, err) == -1)
+			return (-1);
+		it->tail_lines = (int)rows;
+	}
+	return (item_parse_seconds(args, "idle_timeout_s", &it->idle_timeout_ms,
+	    "bad_timeout", err));
+}
+
+static const struct {
+	const char		*name;
+	enum item_action	 action;
+} item_actions[] = {
+	{ "list", ITEM_ACTION_LIST },
+	{ "poll", ITEM_ACTION_POLL },
+	{ "log", ITEM_ACTION_LOG },
+	{ "write", ITEM_ACTION_WRITE },
+	{ "send-keys", ITEM_ACTION_SEND_KEYS },
+	{ "kill", ITEM_ACTION_KILL },
+	{ "wait", ITEM_ACTION_WAIT },
+};
+
+/* Reads an optional non-negative integer PROCESS argument. */
+static int
+item_get_count(json_t *args, const char *key, long max, long *out,
+    struct item_error *err)
+{
+	if (item_get_int(args, key, 0, max, out, err) == -1) {
+		err->code = "bad_args";
+		return (-1);
+	}
+	return (0);
+}
+
+/* Decodes standard base64 (padding optional); -1 on a bad character. */
+static int
+item_base64_decode(const char *in, char **out, size_t *outlen)
+{
+	static const char	 alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	const char		*p;
+	uint32_t		 acc = 0;
+	int			 bits = 0;
+	size_t			 n = 0;
+
+	*out = xmalloc(strlen(in) * 3 / 4 + 3);
+	for (; *in != '\0' && *in != '='; in++) {
+		if ((p = strchr(alpha, *in)) == NULL) {
+			free(*out);
+			*out = NULL;
+			return (-1);
+		}
+		acc = (acc << 6) | (uint32_t)(p - alpha);
+		if ((bits += 6) >= 8) {
+			bits -= 8;
+			(*out)[n++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	*outlen = n;
+	return (0);
+}
+
+/* Reads write's data (text) or data_b64. */
+static int
+item_parse_data(json_t *args, struct item *it, struct item_error *err)
+{
+	json_t	*v;
+
+	if ((v = json_object_get(args, "data_b64")) != NULL &&
+	    !json_is_null(v)) {
+		if (!json_is_string(v) || item_base64_decode(
+		    json_string_value(v), &it->data, &it->data_len) == -1)
+			return (item_fail(err, "bad_args",
+			    "args.data_b64 must be base64 text"));
+		return (0);
+	}
+	if ((v = json_object_get(args, "data")) != NULL && !json_is_null(v)) {
+		if (!json_is_string(v))
+			return (item_fail_got(err, "bad_args", v,
+			    "args.data must be a string"));
+		it->data_len = json_string_length(v);
+		it->data = xmalloc(it->data_len + 1);
+		memcpy(it->data, json_string_value(v), it->data_len + 1);
+		return (0);
+	}
+	if (it->eof)
+		return (0);
+	return (item_fail(err, "bad_args", "write needs args.data, "
+	    "args.data_b64 or args.eof"));
+}
+
+/* Reads send-keys' keys: an array of strings. */
+static int
+item_parse_keys(json_t *args, struct item *it, struct item_error *err)
+{
+	json_t	*keys, *v;
+	size_t	 i;
+
+	keys = json_object_get(args, "keys");
+	if (!json_is_array(keys) || json_array_size(keys) == 0 ||
+	    json_array_size(keys) > 1024)
+		return (item_fail(err, "bad_args", "args.keys must be an "
+		    "array of 1 to 1024 strings"));
+	it->keys = xcalloc(json_array_size(keys) + 1, sizeof *it->keys);
+	json_array_foreach(keys, i, v) {
+		if (!json_is_string(v) || item_has_nul(v))
+			return (item_fail_got(err, "bad_args", v,
+			    "args.keys[%zu] must be a string", i));
+		it->keys[i] = xstrdup(json_string_value(v));
+	}
+	return (0);
+}
+
+/* Reads the args of a PROCESS item. */
+static int
+item_parse_process(json_t *args, struct item *it, struct item_error *err)
+{
+	const char	*s;
+	size_t		 i;
+	int		 r;
+
+	if ((r = item_get_string(args, "action", "args.action", &s, err)) != 1)
+		return (item_fail(err, "bad_action", "args.action must be one "
+		    "of list, poll, log, write, send-keys, kill, wait"));
+	for (i = 0; i < sizeof item_actions / sizeof item_actions[0]; i++)
+		if (strcmp(s, item_actions[i].name) == 0)
+			break;
+	if (i == sizeof item_actions / sizeof item_actions[0])
+		return (item_fail_got(err, "bad_action",
+		    json_object_get(args, "action"), "args.action must be one "
+		    "of list, poll, log, write, send-keys, kill, wait"));
+	it->action = item_actions[i].action;
+	it->action_name = item_actions[i].name;
+	if (it->action == ITEM_ACTION_LIST)
+		return (0);
+	if (item_get_string(args, "session_id", "args.session_id", &s,
+	    err) != 1 || !item_id_valid(s))
+		return (item_fail(err, "bad_args", "args.session_id must be "
+		    ITEM_ID_RULE));
+	it->session_id = xstrdup(s);
+	if (item_get_string(args, "encoding", "args.encoding", &s, err) == -1)
+		return (-1);
+	it->base64 = s != NULL && strcmp(s, "base64") == 0;
+	if (item_get_string(args, "signal", "args.signal", &s, err) == -1)
+		return (-1);
+	it->signal_name = s != NULL ? xstrdup(s) : NULL;
+	if (item_get_count(args, "offset", 1L << 50, &it->offset, err) == -1 ||
+	    item_get_count(args, "length", 1L << 30, &it->length, err) == -1 ||
+	    item_get_count(args, "lines", 100000, &it->lines, err) == -1 ||
+	    item_get_count(args, "max_bytes", 1 << 20, &it->max_bytes,
+	    err) == -1 ||
+	    item_get_count(args, "wait_ms", 60000, &it->wait_ms, err) == -1 ||
+	    item_get_count(args, "timeout_ms", 3600000, &it->timeout_ms,
+	    err) == -1 ||
+	    item_get_bool(args, "eof", &it->eof, err) == -1)
+		return (-1);
+	if (it->action == ITEM_ACTION_WRITE)
+		return (item_parse_data(args, it, err));
+	if (it->action == ITEM_ACTION_SEND_KEYS)
+		return (item_parse_keys(args, it, err));
 	return (0);
 }
 
@@ -414,6 +592,8 @@ item_parse_args(json_t *root, struct item *it, struct item_error *err)
 	if (!json_is_object(args))
 		return (item_fail_got(err, "bad_item", args,
 		    "args must be an object"));
+	if (it->type == ITEM_PROCESS)
+		return (item_parse_process(args, it, err));
 	if (item_parse_command(args, it, err) == -1 ||
 	    item_parse_timeout(args, it, err) == -1 ||
 	    item_parse_env(args, it, err) == -1 ||
@@ -474,6 +654,14 @@ item_free(struct item *it)
 	free(it->reply_to);
 	free(it->command);
 	free(it->cwd);
+	free(it->session_id);
+	free(it->data);
+	free(it->signal_name);
+	if (it->keys != NULL) {
+		for (i = 0; it->keys[i] != NULL; i++)
+			free(it->keys[i]);
+		free(it->keys);
+	}
 	if (it->env != NULL) {
 		for (i = 0; it->env[i] != NULL; i++)
 			free(it->env[i]);

@@ -11,6 +11,18 @@
 
 enum item_type {
 	ITEM_EXEC = 1,
+	ITEM_PROCESS,
+};
+
+/* Process-manager actions (PROCESS items). */
+enum item_action {
+	ITEM_ACTION_LIST = 1,
+	ITEM_ACTION_POLL,
+	ITEM_ACTION_LOG,
+	ITEM_ACTION_WRITE,
+	ITEM_ACTION_SEND_KEYS,
+	ITEM_ACTION_KILL,
+	ITEM_ACTION_WAIT,
 };
 
 /* A parsed EXEC item. Every string is owned by the item. */
@@ -27,6 +39,24 @@ struct item {
 	int		 pty;
 	unsigned	 rows, cols;	/* PTY size; 0: default */
 	int		 retries;	/* re-runs allowed after worker_lost */
+	long		 idle_timeout_ms;	/* 0: none (sessions) */
+	int		 tail_lines;	/* callback tail; -1: default */
+
+	/* PROCESS items; timeout_ms is the wait action's limit. */
+	enum item_action action;
+	const char	*action_name;	/* static */
+	char		*session_id;
+	long		 offset;	/* poll, log: byte offset */
+	long		 length;	/* log: bytes; 0: to the end */
+	long		 lines;		/* log: the last N lines; 0: bytes */
+	long		 max_bytes;	/* poll: 0: default */
+	long		 wait_ms;	/* poll */
+	char		*data;		/* write: bytes (may hold NULs) */
+	size_t		 data_len;
+	int		 eof;		/* write: close stdin after */
+	char		**keys;		/* send-keys, NULL-terminated */
+	char		*signal_name;	/* kill: "TERM", "KILL", ... or NULL */
+	int		 base64;	/* poll, log: answer in base64 */
 };
 
 /*

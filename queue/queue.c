@@ -17,24 +17,53 @@
 #include "queue/rurl.h"
 
 #define QUEUE_GROUP		"execq"
-#define QUEUE_NLANES		3
+#define QUEUE_NLANES		5	/* ctl, ctl:<consumer>, high... */
+#define QUEUE_NCTL		2	/* read whatever the free slots */
+#define QUEUE_CTL_COUNT		"64"
 #define QUEUE_BLOCK_MS		"2000"
 #define QUEUE_REPLY_MAXLEN	"10000"
 #define QUEUE_BACKOFF_MIN_MS	50
 #define QUEUE_BACKOFF_MAX_MS	2000
 
-static const char *queue_lanes[QUEUE_NLANES] = { "high", "normal", "low" };
+static const char *queue_lanes[QUEUE_NLANES] = {
+	"ctl", "ctl:%s", "high", "normal", "low"
+};
 
-/* Up to ARGV[3] new entries, high lane first: exact count, exact order. */
+/*
+ * New entries in lane order: up to 64 from each of the first ARGV[4]
+ * (control) lanes, then up to ARGV[3] from the work lanes, high first:
+ * exact count, exact order.
+ */
 static const char queue_fetch_lua[] =
     "local out = {} local want = tonumber(ARGV[3]) "
-    "for _, k in ipairs(KEYS) do "
-    " if want <= 0 then break end "
-    " local r = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], "
-    "  'COUNT', want, 'STREAMS', k, '>') "
-    " if r then for _, e in ipairs(r[1][2]) do "
-    "  out[#out + 1] = {k, e[1], e[2]} want = want - 1 end end "
+    "local nctl = tonumber(ARGV[4]) "
+    "for i, k in ipairs(KEYS) do "
+    " local n = want if i <= nctl then n = 64 end "
+    " if n > 0 then "
+    "  local r = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], "
+    "   'COUNT', n, 'STREAMS', k, '>') "
+    "  if r then for _, e in ipairs(r[1][2]) do "
+    "   out[#out + 1] = {k, e[1], e[2]} "
+    "   if i > nctl then want = want - 1 end end end "
+    " end "
     "end return out";
+
+/*
+ * Hands a PROCESS item to the worker that owns its session. KEYS: the
+ * session hash, the stream the item came from. ARGV: me, group, entry,
+ * item, queue. Returns 1 forwarded (and acknowledged), 0 not owned by
+ * another worker, -1 owned by a worker that is gone.
+ */
+static const char queue_forward_lua[] =
+    "local owner = redis.call('HGET', KEYS[1], 'worker') "
+    "if not owner or owner == ARGV[1] then return 0 end "
+    "if redis.call('EXISTS', 'execq:worker:' .. owner) == 0 then "
+    " return -1 end "
+    "redis.call('XADD', 'q:' .. ARGV[5] .. ':ctl:' .. owner, "
+    " 'MAXLEN', '~', 10000, '*', 'item', ARGV[4]) "
+    "redis.call('XACK', KEYS[2], ARGV[2], ARGV[3]) "
+    "redis.call('XDEL', KEYS[2], ARGV[3]) "
+    "return 1";
 
 /*
  * The idempotency key. KEYS: claim, answer. ARGV: consumer, ttl,
@@ -91,6 +120,7 @@ struct qreq {
 	size_t			*argvlen;
 	int			 sent;
 	queue_claim_cb		 claimcb;	/* NULL for answers */
+	queue_reply_cb		 replycb;	/* or this, or neither */
 	void			*arg;
 };
 TAILQ_HEAD(qreqs, qreq);
@@ -121,6 +151,8 @@ struct queue {
 	struct qconn		 rd, wr;
 	unsigned		 want;
 	int			 reading;	/* a read is outstanding */
+	int			 ctl_only;	/* ... blocking on ctl lanes only */
+	long long		 rd_client_id;	/* for CLIENT UNBLOCK */
 	int			 stopped;	/* no more reads */
 	int			 freeing;
 	struct qreqs		 out;		/* answers and claims */
@@ -256,6 +288,18 @@ queue_create_groups(struct queue *q)
 		    "XGROUP CREATE %s " QUEUE_GROUP " 0 MKSTREAM", q->lanes[i]);
 }
 
+/* The read connection's id, to unblock it from the other one. */
+static void
+queue_client_id_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct queue	*q = arg;
+
+	(void)ac;
+	if (reply != NULL && reply->type == REDIS_REPLY_INTEGER)
+		q->rd_client_id = reply->integer;
+}
+
 /* Connected (or not). */
 static void
 queue_connect_cb(const redisAsyncContext *ac, int status)
@@ -272,6 +316,7 @@ queue_connect_cb(const redisAsyncContext *ac, int status)
 	c->up = 1;
 	c->backoff_ms = 0;
 	if (c == &c->q->rd) {
+		redisAsyncCommand(c->ac, queue_client_id_cb, c->q, "CLIENT ID");
 		queue_create_groups(c->q);
 		queue_read_next(c->q);
 	} else
@@ -354,6 +399,18 @@ queue_is_tracked(struct queue *q, const char *stream, const char *id)
 	return (0);
 }
 
+/* Lane order of a stream key, for sorting a blocking read's result. */
+static int
+queue_lane_index(struct queue *q, const char *stream)
+{
+	int	i;
+
+	for (i = 0; i < QUEUE_NLANES; i++)
+		if (strcmp(q->lanes[i], stream) == 0)
+			return (i);
+	return (QUEUE_NLANES);
+}
+
 /* Hands one entry to the worker, or holds it when there is no room. */
 static void
 queue_offer(struct queue *q, const char *stream, const char *id,
@@ -362,8 +419,9 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 	const redisReply	*item = queue_item_field(fields);
 	struct queue_entry	 e;
 	struct qheld		*h;
+	int			 ctl = queue_lane_index(q, stream) < QUEUE_NCTL;
 
-	if (q->want == 0) {
+	if (q->want == 0 && !ctl) {
 		h = xcalloc(1, sizeof *h);
 		h->stream = xstrdup(stream);
 		h->entry_id = xstrdup(id);
@@ -375,12 +433,14 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 		queue_track(q, stream, id);	/* nobody takes it over */
 		return;
 	}
-	q->want--;
+	if (!ctl)
+		q->want--;
 	e.stream = stream;
 	e.entry_id = id;
 	e.body = item != NULL ? item->str : NULL;
 	e.len = item != NULL ? item->len : 0;
 	e.redelivered = redelivered;
+	e.control = ctl;
 	q->itemcb(&e, q->arg);
 }
 
@@ -401,24 +461,13 @@ queue_offer_held(struct queue *q)
 		e.body = h->body;
 		e.len = h->len;
 		e.redelivered = h->redelivered;
+		e.control = 0;
 		q->itemcb(&e, q->arg);
 		free(h->stream);
 		free(h->entry_id);
 		free(h->body);
 		free(h);
 	}
-}
-
-/* Lane order of a stream key, for sorting a blocking read's result. */
-static int
-queue_lane_index(struct queue *q, const char *stream)
-{
-	int	i;
-
-	for (i = 0; i < QUEUE_NLANES; i++)
-		if (strcmp(q->lanes[i], stream) == 0)
-			return (i);
-	return (QUEUE_NLANES);
 }
 
 /* Retries a read that failed (NOGROUP after a Redis restart, ...). */
@@ -470,17 +519,29 @@ queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
 		    e->element[2], 0);
 		n++;
 	}
-	if (n > 0 || q->want == 0 || q->stopped || !q->rd.up) {
+	if (n > 0 || q->stopped || !q->rd.up) {
 		queue_read_next(q);
 		return;
 	}
-	/* Nothing waiting: block until something arrives on any lane. */
-	snprintf(count, sizeof count, "%u", q->want);
+	/*
+	 * Nothing waiting: block until something arrives on a control lane,
+	 * or on any lane when there is room (queue_want unblocks a
+	 * control-only read as soon as room appears).
+	 */
 	q->reading = 1;
-	redisAsyncCommand(q->rd.ac, queue_block_cb, q, "XREADGROUP GROUP "
-	    QUEUE_GROUP " %s COUNT %s BLOCK " QUEUE_BLOCK_MS " STREAMS %s %s "
-	    "%s > > >", q->consumer, count, q->lanes[0], q->lanes[1],
-	    q->lanes[2]);
+	q->ctl_only = q->want == 0;
+	if (q->ctl_only)
+		redisAsyncCommand(q->rd.ac, queue_block_cb, q, "XREADGROUP GROUP "
+		    QUEUE_GROUP " %s COUNT " QUEUE_CTL_COUNT " BLOCK "
+		    QUEUE_BLOCK_MS " STREAMS %s %s > >", q->consumer,
+		    q->lanes[0], q->lanes[1]);
+	else {
+		snprintf(count, sizeof count, "%u", q->want);
+		redisAsyncCommand(q->rd.ac, queue_block_cb, q, "XREADGROUP GROUP "
+		    QUEUE_GROUP " %s COUNT %s BLOCK " QUEUE_BLOCK_MS " STREAMS "
+		    "%s %s %s %s %s > > > > >", q->consumer, count, q->lanes[0],
+		    q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4]);
+	}
 	queue_kick(&q->rd);
 }
 
@@ -495,13 +556,17 @@ queue_block_cb(redisAsyncContext *ac, void *r, void *arg)
 
 	(void)ac;
 	q->reading = 0;
+	q->ctl_only = 0;
 	if (reply == NULL || q->freeing)
 		return;
 	if (reply->type == REDIS_REPLY_ERROR) {
-		queue_read_failed(q, "XREADGROUP", reply);
+		if (strncmp(reply->str, "UNBLOCKED", 9) != 0)
+			queue_read_failed(q, "XREADGROUP", reply);
+		else
+			queue_read_next(q);
 		return;
 	}
-	/* Several lanes may answer at once: high first. */
+	/* Several lanes may answer at once: control first, then high. */
 	for (lane = 0; lane < QUEUE_NLANES; lane++) {
 		for (i = 0; reply->type == REDIS_REPLY_ARRAY &&
 		    i < reply->elements; i++) {
@@ -529,14 +594,14 @@ queue_read_next(struct queue *q)
 	char	count[16];
 
 	queue_offer_held(q);
-	if (q->reading || q->want == 0 || q->stopped || !q->rd.up ||
-	    q->freeing)
+	if (q->reading || q->stopped || !q->rd.up || q->freeing)
 		return;
 	snprintf(count, sizeof count, "%u", q->want);
 	q->reading = 1;
-	redisAsyncCommand(q->rd.ac, queue_fetch_cb, q, "EVAL %s 3 %s %s %s "
-	    QUEUE_GROUP " %s %s", queue_fetch_lua, q->lanes[0], q->lanes[1],
-	    q->lanes[2], q->consumer, count);
+	redisAsyncCommand(q->rd.ac, queue_fetch_cb, q, "EVAL %s 5 %s %s %s %s "
+	    "%s " QUEUE_GROUP " %s %s %d", queue_fetch_lua, q->lanes[0],
+	    q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4], q->consumer,
+	    count, QUEUE_NCTL);
 	queue_kick(&q->rd);
 }
 
@@ -544,6 +609,14 @@ void
 queue_want(struct queue *q, unsigned n)
 {
 	q->want = n;
+	/* A read blocked on the control lanes only would not see work. */
+	if (n > 0 && q->reading && q->ctl_only && q->rd_client_id > 0 &&
+	    q->wr.up) {
+		redisAsyncCommand(q->wr.ac, NULL, NULL, "CLIENT UNBLOCK %lld "
+		    "ERROR", q->rd_client_id);
+		q->ctl_only = 0;
+		queue_kick(&q->wr);
+	}
 	queue_read_next(q);
 }
 
@@ -587,7 +660,10 @@ queue_req_cb(redisAsyncContext *ac, void *r, void *arg)
 	}
 	TAILQ_REMOVE(&q->out, req, entry);
 	q->nout--;
-	if (req->claimcb != NULL) {
+	if (req->replycb != NULL)
+		req->replycb(reply->type == REDIS_REPLY_INTEGER ?
+		    reply->integer : 0, req->arg);
+	else if (req->claimcb != NULL) {
 		what = QUEUE_CLAIM_RUNNING;
 		if (reply->type == REDIS_REPLY_ARRAY && reply->elements >= 1)
 			what = (enum queue_claim)reply->element[0]->integer;
@@ -691,6 +767,51 @@ queue_answer(struct queue *q, const char *reply_to, const char *lane,
 	free(reply);
 	free(answer);
 	free(claim);
+}
+
+void
+queue_send(struct queue *q, int argc, const char **argv, const size_t *len,
+    queue_reply_cb cb, void *arg)
+{
+	struct qreq	*req;
+
+	req = queue_req_new(argc, argv, len);
+	req->replycb = cb;
+	req->arg = arg;
+	queue_push(q, req);
+}
+
+void
+queue_forward(struct queue *q, const char *session_id, const char *stream,
+    const char *entry_id, const char *body, size_t len, queue_reply_cb cb,
+    void *arg)
+{
+	char		*hash;
+	const char	*argv[10];
+	size_t		 argvlen[10];
+	int		 i;
+
+	xasprintf(&hash, "execq:session:%s", session_id);
+	argv[0] = "EVAL";
+	argv[1] = queue_forward_lua;
+	argv[2] = "2";
+	argv[3] = hash;
+	argv[4] = stream;
+	argv[5] = q->consumer;
+	argv[6] = QUEUE_GROUP;
+	argv[7] = entry_id;
+	argv[8] = body;
+	argv[9] = q->name;
+	for (i = 0; i < 10; i++)
+		argvlen[i] = i == 8 ? len : strlen(argv[i]);
+	queue_send(q, 10, argv, argvlen, cb, arg);
+	free(hash);
+}
+
+const char *
+queue_consumer(const struct queue *q)
+{
+	return (q->consumer);
 }
 
 void
@@ -824,8 +945,14 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	    xstrdup(cfg->url->password) : NULL;
 	q->name = xstrdup(cfg->queue);
 	q->consumer = xstrdup(cfg->consumer);
-	for (i = 0; i < QUEUE_NLANES; i++)
-		xasprintf(&q->lanes[i], "q:%s:%s", cfg->queue, queue_lanes[i]);
+	for (i = 0; i < QUEUE_NLANES; i++) {
+		if (strchr(queue_lanes[i], '%') != NULL)	/* the inbox */
+			xasprintf(&q->lanes[i], "q:%s:ctl:%s", cfg->queue,
+			    cfg->consumer);
+		else
+			xasprintf(&q->lanes[i], "q:%s:%s", cfg->queue,
+			    queue_lanes[i]);
+	}
 	q->claim_idle_ms = cfg->claim_idle_ms;
 	q->answer_ttl_s = cfg->answer_ttl_s;
 	q->itemcb = itemcb;

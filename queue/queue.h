@@ -4,7 +4,9 @@
 /*
  * The reliable priority queue on Redis Streams. Work items are read from
  * q:<queue>:high, then :normal, then :low through the consumer group
- * "execq", never more than the worker has free slots. Answers are stored
+ * "execq", never more than the worker has free slots. Control items
+ * (PROCESS) come from q:<queue>:ctl and this worker's own inbox
+ * q:<queue>:ctl:<consumer>, whatever the free slots. Answers are stored
  * and the item acknowledged in one atomic script; while Redis is away they
  * wait in memory and go out when it is back. Two connections: one for the
  * blocking read, one for everything else.
@@ -23,6 +25,7 @@ struct queue_entry {
 	const char	*body;		/* the "item" field; NULL if missing */
 	size_t		 len;
 	int		 redelivered;	/* taken over from a dead worker */
+	int		 control;	/* from a control lane (PROCESS) */
 };
 
 typedef void (*queue_item_cb)(const struct queue_entry *, void *arg);
@@ -37,6 +40,8 @@ enum queue_claim {
 /* answer is borrowed; non-NULL only for QUEUE_CLAIM_ANSWERED. */
 typedef void (*queue_claim_cb)(enum queue_claim, const char *answer,
     size_t len, void *arg);
+/* The integer Redis answered (0 if it was not an integer). */
+typedef void (*queue_reply_cb)(long long, void *arg);
 
 struct queue_config {
 	const struct rurl	*url;
@@ -82,6 +87,22 @@ void		 queue_answer(struct queue *, const char *reply_to,
 		    const char *lane, const char *item_id, enum queue_store,
 		    const char *stream, const char *entry_id, const char *json,
 		    size_t len);
+/*
+ * Any command, kept until Redis has it like an answer; cb (may be NULL)
+ * gets its integer reply. argv is copied (len NULL: strlen).
+ */
+void		 queue_send(struct queue *, int argc, const char **argv,
+		    const size_t *len, queue_reply_cb, void *arg);
+/*
+ * Hands a PROCESS item to the worker owning session_id (through its
+ * inbox q:<queue>:ctl:<consumer>) and acknowledges it here. cb gets 1
+ * (forwarded), 0 (no other owner) or -1 (the owner is gone).
+ */
+void		 queue_forward(struct queue *, const char *session_id,
+		    const char *stream, const char *entry_id, const char *body,
+		    size_t len, queue_reply_cb, void *arg);
+/* This worker's consumer name. */
+const char	*queue_consumer(const struct queue *);
 /* Keeps an entry being worked on from being taken over (heartbeat). */
 void		 queue_track(struct queue *, const char *stream,
 		    const char *entry_id);

@@ -323,7 +323,7 @@ worker_stop_cb(evutil_socket_t fd, short what, void *arg)
 		log_info("shutdown: killing %u running command(s)", w->njobs);
 		LIST_FOREACH(j, &w->jobs, entry)
 			if (j->ex != NULL)
-				exec_kill(j->ex, SIGTERM);
+				exec_kill(j->ex, SIGTERM, EXEC_END_SHUTDOWN);
 	}
 	if ((w->njobs > 0 || queue_backlog(w->q) > 0) &&
 	    w->stop_step < (int)ticks_grace + 50 + 20 +
