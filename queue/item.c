@@ -642,6 +642,38 @@ item_parse(const char *buf, size_t len, size_t max_len,
 	return (it);
 }
 
+char *
+item_base64_encode(const void *buf, size_t len, size_t *outlen)
+{
+	static const char	 alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char	*p = buf;
+	char			*out, *o;
+	uint32_t		 v;
+	size_t			 i;
+
+	out = o = xmalloc((len + 2) / 3 * 4 + 1);
+	for (i = 0; i + 2 < len; i += 3) {
+		v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+		*o++ = alpha[v >> 18];
+		*o++ = alpha[(v >> 12) & 63];
+		*o++ = alpha[(v >> 6) & 63];
+		*o++ = alpha[v & 63];
+	}
+	if (i < len) {
+		v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 :
+		    0);
+		*o++ = alpha[v >> 18];
+		*o++ = alpha[(v >> 12) & 63];
+		*o++ = i + 1 < len ? alpha[(v >> 6) & 63] : '=';
+		*o++ = '=';
+	}
+	*o = '\0';
+	if (outlen != NULL)
+		*outlen = o - out;
+	return (out);
+}
+
 /* Frees an item and everything it owns. */
 void
 item_free(struct item *it)

@@ -117,4 +117,7 @@ char	*item_error_to_json(const char *id, const char *code,
  */
 char	*item_utf8_sanitize(const char *s, size_t len, size_t *outlen);
 
+/* Standard base64 of len bytes, allocated and NUL-terminated. */
+char	*item_base64_encode(const void *, size_t len, size_t *outlen);
+
 #endif

@@ -29,6 +29,9 @@ struct config {
 	size_t		 max_item_bytes;	/* 1 MiB */
 	unsigned	 answer_ttl_s;		/* 86400 */
 	unsigned	 claim_idle_ms;		/* 30000 */
+	unsigned	 session_ttl_s;		/* 300 */
+	unsigned	 session_keep;		/* 100 */
+	unsigned	 log_max_age_hours;	/* 24; 0: never */
 	int		 log_fsync;		/* 0: fsync foreground logs too */
 	int		 verbose;		/* -v */
 	char		*config_file;		/* NULL if none */

@@ -15,6 +15,7 @@
 #include "exec/cgroup.h"
 #include "exec/exec.h"
 #include "exec/policy.h"
+#include "logs/cleanup.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
@@ -22,6 +23,7 @@
 #include "queue/queue.h"
 #include "queue/rurl.h"
 #include "worker/config.h"
+#include "worker/session.h"
 #include "worker/worker.h"
 
 extern char **environ;
@@ -35,6 +37,7 @@ struct job {
 	char		*cwd;
 	char		**envp;
 	struct exec	*ex;
+	int		 control;	/* PROCESS: holds no process slot */
 };
 
 struct worker {
@@ -43,8 +46,10 @@ struct worker {
 	struct exec_config	 ecfg;
 	struct rurl		 url;
 	struct queue		*q;
+	struct sessions		*sessions;
 	LIST_HEAD(, job)	 jobs;
-	unsigned		 njobs;
+	unsigned		 njobs;		/* all jobs */
+	unsigned		 nslots;	/* ... of them holding a slot */
 	int			 stopping;
 	struct event		*ev_chld, *ev_term, *ev_int;
 	struct event		*ev_stop;	/* shutdown steps */
@@ -55,10 +60,20 @@ struct worker {
 static void
 worker_update_want(struct worker *w)
 {
+	unsigned	used;
+
 	if (w->stopping)
 		return;
-	queue_want(w->q, w->cfg->max_procs > w->njobs ?
-	    w->cfg->max_procs - w->njobs : 0);
+	used = w->nslots + sessions_running(w->sessions);
+	queue_want(w->q, w->cfg->max_procs > used ? w->cfg->max_procs - used :
+	    0);
+}
+
+/* A session ended: its slot is free. */
+static void
+worker_slot_cb(void *arg)
+{
+	worker_update_want(arg);
 }
 
 /* The reply queue for an item (its own, or the worker's default). */
@@ -66,6 +81,26 @@ static const char *
 worker_reply_to(struct worker *w, const char *reply_to)
 {
 	return (reply_to != NULL ? reply_to : w->cfg->reply_default);
+}
+
+/* Forgets a job whose entry is acknowledged (or will be) elsewhere. */
+static void
+worker_drop(struct job *j)
+{
+	struct worker	*w = j->w;
+
+	queue_untrack(w->q, j->stream, j->entry_id);
+	LIST_REMOVE(j, entry);
+	w->njobs--;
+	if (!j->control)
+		w->nslots--;
+	item_free(j->item);
+	policy_env_free(j->envp);
+	free(j->cwd);
+	free(j->stream);
+	free(j->entry_id);
+	free(j);
+	worker_update_want(w);
 }
 
 /*
@@ -80,16 +115,7 @@ worker_finish(struct job *j, const char *reply_to, const char *id,
 
 	queue_answer(w->q, worker_reply_to(w, reply_to), "normal", id, store,
 	    j->stream, j->entry_id, json, len);
-	queue_untrack(w->q, j->stream, j->entry_id);
-	LIST_REMOVE(j, entry);
-	w->njobs--;
-	item_free(j->item);
-	policy_env_free(j->envp);
-	free(j->cwd);
-	free(j->stream);
-	free(j->entry_id);
-	free(j);
-	worker_update_want(w);
+	worker_drop(j);
 }
 
 /* Answers a job with an ERROR. */
@@ -150,8 +176,25 @@ worker_start(struct job *j)
 	struct worker		*w = j->w;
 	struct exec_spec	 spec;
 	const char		*code;
-	char			*cause;
+	char			*cause, *json;
+	size_t			 len;
 
+	if (j->item->background) {
+		json = sessions_start(w->sessions, j->item, j->cwd, j->envp,
+		    &len, &code, &cause);
+		if (json == NULL) {
+			worker_fail(j, j->item->reply_to, j->item->id, code,
+			    cause, QUEUE_STORE_RELEASE);
+			free(cause);
+			return;
+		}
+		log_info("item %s: session started: %s", j->item->id,
+		    j->item->command);
+		worker_finish(j, j->item->reply_to, j->item->id,
+		    QUEUE_STORE_ANSWER, json, len);
+		free(json);
+		return;
+	}
 	memset(&spec, 0, sizeof spec);
 	spec.id = j->item->id;
 	spec.command = j->item->command;
@@ -207,6 +250,52 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 	}
 }
 
+/* The answer to a PROCESS item. */
+static void
+worker_process_answer_cb(const char *code, const char *text, size_t len,
+    void *arg)
+{
+	struct job	*j = arg;
+
+	if (code != NULL)
+		worker_fail(j, j->item->reply_to, j->item->id, code, text,
+		    QUEUE_STORE_NONE);
+	else
+		worker_finish(j, j->item->reply_to, NULL, QUEUE_STORE_NONE, text,
+		    len);
+}
+
+/* Another worker owns the session, or nobody does. */
+static void
+worker_forwarded_cb(long long how, void *arg)
+{
+	struct job	*j = arg;
+
+	if (how == 1) {
+		log_debug("item %s: forwarded to the session's worker",
+		    j->item->id);
+		worker_drop(j);		/* the script acknowledged it */
+		return;
+	}
+	sessions_act(j->w->sessions, j->item, worker_process_answer_cb, j);
+}
+
+/* A PROCESS item: here if the session is ours, else to its owner. */
+static void
+worker_process(struct job *j, const struct queue_entry *e)
+{
+	struct worker	*w = j->w;
+	struct item	*it = j->item;
+
+	if (it->action != ITEM_ACTION_LIST &&
+	    !sessions_has(w->sessions, it->session_id)) {
+		queue_forward(w->q, it->session_id, e->stream, e->entry_id,
+		    e->body, e->len, worker_forwarded_cb, j);
+		return;
+	}
+	sessions_act(w->sessions, it, worker_process_answer_cb, j);
+}
+
 /* Checks a parsed item against the worker's gate and limits. */
 static int
 worker_check(struct job *j)
@@ -220,11 +309,6 @@ worker_check(struct job *j)
 		worker_fail(j, it->reply_to, it->id, "execution_disabled",
 		    "command execution is disabled on this worker (set "
 		    "ENABLE_EXECUTE=1 or enable_execute in the config file)", QUEUE_STORE_NONE);
-		return (-1);
-	}
-	if (it->background) {
-		worker_fail(j, it->reply_to, it->id, "not_supported",
-		    "background sessions are not supported yet", QUEUE_STORE_NONE);
 		return (-1);
 	}
 	if (it->timeout_ms > (long)w->cfg->max_timeout_ms) {
@@ -267,6 +351,9 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 	j->entry_id = xstrdup(e->entry_id);
 	LIST_INSERT_HEAD(&w->jobs, j, entry);
 	w->njobs++;
+	j->control = e->control;
+	if (!j->control)
+		w->nslots++;
 	queue_track(w->q, j->stream, j->entry_id);
 	if (e->body == NULL) {
 		worker_fail(j, NULL, NULL, "bad_item",
@@ -278,6 +365,10 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 		worker_fail(j, err.reply_to, err.id, err.code, err.message,
 		    QUEUE_STORE_NONE);
 		item_error_release(&err);
+		return;
+	}
+	if (j->item->type == ITEM_PROCESS) {
+		worker_process(j, e);
 		return;
 	}
 	if (worker_check(j) == -1)
@@ -319,13 +410,17 @@ worker_stop_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	w->stop_step++;
-	if (w->njobs > 0 && w->stop_step == (int)ticks_grace + 1) {
-		log_info("shutdown: killing %u running command(s)", w->njobs);
+	if ((w->njobs > 0 || sessions_running(w->sessions) > 0) &&
+	    w->stop_step == (int)ticks_grace + 1) {
+		log_info("shutdown: killing %u running command(s) and %u "
+		    "session(s)", w->njobs, sessions_running(w->sessions));
 		LIST_FOREACH(j, &w->jobs, entry)
 			if (j->ex != NULL)
 				exec_kill(j->ex, SIGTERM, EXEC_END_SHUTDOWN);
+		sessions_kill_all(w->sessions);
 	}
-	if ((w->njobs > 0 || queue_backlog(w->q) > 0) &&
+	if ((w->njobs > 0 || sessions_running(w->sessions) > 0 ||
+	    queue_backlog(w->q) > 0) &&
 	    w->stop_step < (int)ticks_grace + 50 + 20 +
 	    (int)(w->cfg->kill_grace_ms / 100)) {
 		evtimer_add(w->ev_stop, &tv);
@@ -371,6 +466,23 @@ worker_signals(struct worker *w)
 	return (0);
 }
 
+/* Old logs go at start-up (running sessions' logs stay). */
+static void
+worker_cleanup_logs(const struct config *cfg)
+{
+	struct cleanup_stats	st;
+
+	if (cfg->log_max_age_hours == 0)
+		return;
+	memset(&st, 0, sizeof st);
+	if (cleanup_logs(cfg->log_dir, cfg->log_max_age_hours, 0, NULL, NULL,
+	    &st) == -1)
+		log_warn("log cleanup %s: %s", cfg->log_dir, strerror(errno));
+	else if (st.removed > 0)
+		log_info("log cleanup: removed %u files (%llu bytes) older than "
+		    "%u h", st.removed, st.bytes, cfg->log_max_age_hours);
+}
+
 /* The process slots' cgroups, or NULL (logged) for the fallback. */
 static struct cgroup_pool *
 worker_cgroups(const struct config *cfg)
@@ -407,6 +519,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 		log_warn("log dir %s: %s", cfg->log_dir, strerror(errno));
 		goto fail;
 	}
+	worker_cleanup_logs(cfg);
 	if (rurl_parse(cfg->redis_url, &w->url, &cause) == -1) {
 		log_warn("%s", cause);
 		free(cause);
@@ -432,6 +545,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 	qc.claim_idle_ms = cfg->claim_idle_ms;
 	qc.answer_ttl_s = cfg->answer_ttl_s;
 	w->q = queue_create(base, &qc, worker_item_cb, w);
+	w->sessions = sessions_create(base, w->q, cfg, worker_slot_cb, w);
 	shown = rurl_display(&w->url);
 	log_info("worker %s: queue %s on %s, %u slots, execution %s, "
 	    "workspace %s", cfg->consumer, cfg->queue, shown, cfg->max_procs,
@@ -453,6 +567,7 @@ worker_free(struct worker *w)
 	if (w == NULL)
 		return;
 	queue_free(w->q);	/* no callbacks from here on */
+	sessions_free(w->sessions);
 	exec_shutdown();	/* kills what still runs, no callbacks */
 	while ((j = LIST_FIRST(&w->jobs)) != NULL) {
 		LIST_REMOVE(j, entry);

@@ -1,0 +1,955 @@
+#include <sys/queue.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <strings.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "exec/exec.h"
+#include "exec/keys.h"
+#include "logs/log.h"
+#include "logs/tail.h"
+#include "logs/xmalloc.h"
+#include "queue/item.h"
+#include "queue/queue.h"
+#include "worker/config.h"
+#include "worker/session.h"
+
+#define SESSION_FLUSH_BYTES	16384	/* live output: one entry at most */
+#define SESSION_FLUSH_MS	50	/* ... and at most this late */
+#define SESSION_OUT_MAXLEN	"1000"	/* entries kept in execq:out:<id> */
+#define SESSION_OUT_BACKLOG	1000	/* drop live output past this */
+#define SESSION_TAIL_LINE	500	/* bytes per callback tail line */
+#define SESSION_POLL_MAX	65536	/* poll's default max_bytes */
+#define SESSION_LOG_MAX		(1 << 20)	/* bytes per log answer */
+#define SESSION_WAIT_MS		30000	/* wait's default */
+#define SESSION_RUNNING_TTL	"604800"	/* mirror of a running one */
+
+struct session;
+
+/* A poll or wait that is held until output, the end, or its deadline. */
+struct waiter {
+	LIST_ENTRY(waiter)	 entry;
+	struct session		*s;
+	enum item_action	 action;
+	char			*item_id;
+	long			 offset, max_bytes;
+	int			 base64;
+	struct event		*ev_timer;
+	sessions_answer_cb	 cb;
+	void			*arg;
+};
+
+struct session {
+	LIST_ENTRY(session)	 entry;
+	struct sessions		*ss;
+	char			*id, *item_id, *command, *reply_to, *log_path;
+	struct exec		*ex;		/* NULL once ended */
+	pid_t			 pid;
+	int			 pty;
+	unsigned		 tail_lines;
+	int64_t			 started_ms, ended_ms;
+	unsigned long long	 output_bytes;
+	json_t			*final;		/* the callback, once ended */
+	char			*pending;	/* live output not yet sent */
+	size_t			 npending;
+	struct event		*ev_flush;
+	LIST_HEAD(, waiter)	 waiters;
+};
+
+struct sessions {
+	struct event_base	*base;
+	struct queue		*q;
+	const struct config	*cfg;
+	LIST_HEAD(, session)	 list;
+	unsigned		 nrunning, nended;
+	sessions_slot_cb	 slotcb;
+	void			*arg;
+};
+
+static void	session_wake(struct session *);
+
+/* Wall-clock milliseconds. */
+static int64_t
+session_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* A borrowed JSON string of bytes that may not be valid UTF-8. */
+static json_t *
+session_text(const char *buf, size_t len)
+{
+	char	*clean;
+	size_t	 n;
+	json_t	*v;
+
+	clean = item_utf8_sanitize(buf, len, &n);
+	v = json_stringn_nocheck(clean, n);
+	free(clean);
+	return (v);
+}
+
+/* JSON text of o (stolen), for an answer. */
+static char *
+session_dump(json_t *o, size_t *len)
+{
+	char	*text;
+
+	if (o == NULL || (text = json_dumps(o, JSON_COMPACT)) == NULL)
+		fatal("out of memory (json)");
+	json_decref(o);
+	*len = strlen(text);
+	return (text);
+}
+
+/* Answers with a PROCESS_RESULT made of fields (stolen). */
+static void
+session_answer(const char *item_id, const char *action, const char *sid,
+    json_t *fields, sessions_answer_cb cb, void *arg)
+{
+	json_t	*o;
+	char	*text;
+	size_t	 len;
+
+	o = json_pack("{s:s, s:s, s:s, s:s?}", "type", "PROCESS_RESULT", "id",
+	    item_id, "action", action, "session_id", sid);
+	json_object_update_new(o, fields);
+	text = session_dump(o, &len);
+	cb(NULL, text, len, arg);
+	free(text);
+}
+
+/* Answers with an ERROR. */
+static void
+session_error(const char *code, sessions_answer_cb cb, void *arg,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void
+session_error(const char *code, sessions_answer_cb cb, void *arg,
+    const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) == -1)
+		fatal("out of memory");
+	va_end(ap);
+	cb(code, msg, strlen(msg), arg);
+	free(msg);
+}
+
+/* Sends a Redis command through the reliable outbox. */
+static void
+session_send(struct sessions *ss, int argc, const char **argv,
+    const size_t *len)
+{
+	queue_send(ss->q, argc, argv, len, NULL, NULL);
+}
+
+/* Mirrors the session's state to execq:session:<id> with a TTL. */
+static void
+session_mirror(struct session *s)
+{
+	struct sessions	*ss = s->ss;
+	char		 key[192], pid[24], started[24], ended[24], code[16],
+			 ttl[16], bytes[32];
+	const char	*status = "running";
+	const char	*argv[32];
+	int		 n = 0;
+
+	snprintf(key, sizeof key, "execq:session:%s", s->id);
+	snprintf(pid, sizeof pid, "%ld", (long)s->pid);
+	snprintf(started, sizeof started, "%lld", (long long)s->started_ms);
+	snprintf(ended, sizeof ended, "%lld", (long long)s->ended_ms);
+	snprintf(bytes, sizeof bytes, "%llu", s->output_bytes);
+	snprintf(code, sizeof code, "%lld", s->final == NULL ? -1LL :
+	    (long long)json_integer_value(json_object_get(s->final,
+	    "exit_code")));
+	if (s->final != NULL)
+		status = json_string_value(json_object_get(s->final, "status"));
+	argv[n++] = "HSET";
+	argv[n++] = key;
+	argv[n++] = "worker";
+	argv[n++] = queue_consumer(ss->q);
+	argv[n++] = "pid";
+	argv[n++] = pid;
+	argv[n++] = "command";
+	argv[n++] = s->command;
+	argv[n++] = "status";
+	argv[n++] = status;
+	argv[n++] = "log_path";
+	argv[n++] = s->log_path;
+	argv[n++] = "started_ms";
+	argv[n++] = started;
+	argv[n++] = "reply_to";
+	argv[n++] = s->reply_to;
+	argv[n++] = "pty";
+	argv[n++] = s->pty ? "1" : "0";
+	argv[n++] = "output_bytes";
+	argv[n++] = bytes;
+	if (s->final != NULL) {
+		argv[n++] = "exit_code";
+		argv[n++] = code;
+		argv[n++] = "ended_ms";
+		argv[n++] = ended;
+	}
+	session_send(ss, n, argv, NULL);
+	snprintf(ttl, sizeof ttl, "%u", ss->cfg->session_ttl_s);
+	argv[0] = "EXPIRE";
+	argv[1] = key;
+	argv[2] = s->final == NULL ? SESSION_RUNNING_TTL : ttl;
+	session_send(ss, 3, argv, NULL);
+}
+
+/* Lists the session in execq:sessions (by start time), trimmed to a week. */
+static void
+session_index(struct session *s)
+{
+	char		 score[24], old[32];
+	const char	*argv[4];
+
+	snprintf(score, sizeof score, "%lld", (long long)s->started_ms);
+	snprintf(old, sizeof old, "(%lld", (long long)s->started_ms -
+	    7LL * 86400 * 1000);
+	argv[0] = "ZADD";
+	argv[1] = "execq:sessions";
+	argv[2] = score;
+	argv[3] = s->id;
+	session_send(s->ss, 4, argv, NULL);
+	argv[0] = "ZREMRANGEBYSCORE";
+	argv[2] = "-inf";
+	argv[3] = old;
+	session_send(s->ss, 4, argv, NULL);
+}
+
+/* Sends the live output gathered so far as one stream entry. */
+static void
+session_flush(struct session *s)
+{
+	char		 key[192];
+	const char	*argv[8];
+	size_t		 len[8];
+	int		 i;
+
+	if (s->npending == 0)
+		return;
+	evtimer_del(s->ev_flush);
+	/* While Redis is away, the log keeps everything: drop, not hoard. */
+	if (queue_backlog(s->ss->q) < SESSION_OUT_BACKLOG) {
+		snprintf(key, sizeof key, "execq:out:%s", s->id);
+		argv[0] = "XADD";
+		argv[1] = key;
+		argv[2] = "MAXLEN";
+		argv[3] = "~";
+		argv[4] = SESSION_OUT_MAXLEN;
+		argv[5] = "*";
+		argv[6] = "data";
+		argv[7] = s->pending;
+		for (i = 0; i < 8; i++)
+			len[i] = i == 7 ? s->npending : strlen(argv[i]);
+		session_send(s->ss, 8, argv, len);
+	}
+	s->npending = 0;
+}
+
+/* The flush timer. */
+static void
+session_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	session_flush(arg);
+}
+
+/* New output: into the live stream (coalesced), and wake the pollers. */
+static void
+session_output_cb(struct exec *ex, const char *buf, size_t len, void *arg)
+{
+	struct session	*s = arg;
+	struct timeval	 tv = { 0, SESSION_FLUSH_MS * 1000 };
+	size_t		 n;
+
+	(void)ex;
+	s->output_bytes += len;
+	while (len > 0) {
+		n = SESSION_FLUSH_BYTES - s->npending;
+		if (n > len)
+			n = len;
+		memcpy(s->pending + s->npending, buf, n);
+		s->npending += n;
+		buf += n;
+		len -= n;
+		if (s->npending == SESSION_FLUSH_BYTES)
+			session_flush(s);
+	}
+	if (s->npending > 0 && !evtimer_pending(s->ev_flush, NULL))
+		evtimer_add(s->ev_flush, &tv);
+	session_wake(s);
+}
+
+/* Reads up to max bytes of the log from offset; *size is the log's size. */
+static char *
+session_read_log(struct session *s, long offset, long max, size_t *len,
+    long long *size)
+{
+	struct stat	 st;
+	char		*buf;
+	ssize_t		 n;
+	int		 fd;
+
+	*len = 0;
+	*size = 0;
+	buf = xmalloc(max + 1);
+	if ((fd = open(s->log_path, O_RDONLY|O_CLOEXEC)) == -1)
+		return (buf);
+	if (fstat(fd, &st) == 0)
+		*size = st.st_size;
+	if (offset < *size) {
+		n = pread(fd, buf, max, offset);
+		if (n > 0)
+			*len = n;
+	}
+	close(fd);
+	return (buf);
+}
+
+/* The output member of an answer: text, or base64 when asked. */
+static void
+session_put_output(json_t *o, const char *buf, size_t len, int base64)
+{
+	char	*b64;
+
+	if (!base64) {
+		json_object_set_new(o, "output", session_text(buf, len));
+		return;
+	}
+	b64 = item_base64_encode(buf, len, NULL);
+	json_object_set_new(o, "output_b64", json_string(b64));
+	free(b64);
+}
+
+/* The status members: running, or how it ended. */
+static void
+session_put_status(json_t *o, struct session *s)
+{
+	if (s->final == NULL) {
+		json_object_set_new(o, "status", json_string("running"));
+		json_object_set_new(o, "exit_code", json_null());
+		return;
+	}
+	json_object_set(o, "status", json_object_get(s->final, "status"));
+	json_object_set(o, "exit_code", json_object_get(s->final,
+	    "exit_code"));
+	json_object_set(o, "signal", json_object_get(s->final, "signal"));
+	json_object_set(o, "killed_by", json_object_get(s->final,
+	    "killed_by"));
+}
+
+/*
+ * Answers a poll: status and the output from offset. Returns 0 if there
+ * was nothing new and the session runs (the caller may wait instead).
+ */
+static int
+session_poll(struct session *s, const char *item_id, long offset,
+    long max, int base64, int may_wait, sessions_answer_cb cb, void *arg)
+{
+	json_t		*o;
+	char		*buf;
+	size_t		 len;
+	long long	 size;
+
+	if (max <= 0)
+		max = SESSION_POLL_MAX;
+	buf = session_read_log(s, offset, max, &len, &size);
+	if (len == 0 && s->final == NULL && may_wait) {
+		free(buf);
+		return (0);
+	}
+	o = json_object();
+	session_put_status(o, s);
+	session_put_output(o, buf, len, base64);
+	json_object_set_new(o, "offset", json_integer(offset));
+	json_object_set_new(o, "next_offset", json_integer(offset + len));
+	json_object_set_new(o, "eof", json_boolean(s->final != NULL &&
+	    (long long)(offset + len) >= size));
+	free(buf);
+	session_answer(item_id, "poll", s->id, o, cb, arg);
+	return (1);
+}
+
+/* Answers a wait: the final fields, or "still running". */
+static void
+session_answer_wait(struct session *s, const char *item_id, int waited_out,
+    sessions_answer_cb cb, void *arg)
+{
+	json_t	*o;
+
+	if (s->final != NULL) {
+		o = json_deep_copy(s->final);
+		json_object_del(o, "type");
+		json_object_del(o, "priority");
+		json_object_del(o, "id");
+		json_object_del(o, "session_id");
+	} else
+		o = json_pack("{s:s, s:b}", "status", "running",
+		    "waited_out", waited_out);
+	session_answer(item_id, "wait", s->id, o, cb, arg);
+}
+
+/* Frees a waiter that has been answered or dropped. */
+static void
+session_waiter_free(struct waiter *w)
+{
+	LIST_REMOVE(w, entry);
+	event_free(w->ev_timer);
+	free(w->item_id);
+	free(w);
+}
+
+/* A waiter's deadline: answer with what there is. */
+static void
+session_waiter_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct waiter	*w = arg;
+
+	(void)fd;
+	(void)what;
+	if (w->action == ITEM_ACTION_POLL)
+		session_poll(w->s, w->item_id, w->offset, w->max_bytes,
+		    w->base64, 0, w->cb, w->arg);
+	else
+		session_answer_wait(w->s, w->item_id, 1, w->cb, w->arg);
+	session_waiter_free(w);
+}
+
+/* Output or the end: answer the waiters that can be answered now. */
+static void
+session_wake(struct session *s)
+{
+	struct waiter	*w, *next;
+
+	for (w = LIST_FIRST(&s->waiters); w != NULL; w = next) {
+		next = LIST_NEXT(w, entry);
+		if (w->action == ITEM_ACTION_WAIT) {
+			if (s->final == NULL)
+				continue;
+			session_answer_wait(s, w->item_id, 0, w->cb, w->arg);
+		} else if (!session_poll(s, w->item_id, w->offset,
+		    w->max_bytes, w->base64, 1, w->cb, w->arg))
+			continue;
+		session_waiter_free(w);
+	}
+}
+
+/* Holds a poll or wait until session_wake or ms pass. */
+static void
+session_hold(struct session *s, const struct item *it, long ms,
+    sessions_answer_cb cb, void *arg)
+{
+	struct waiter	*w;
+	struct timeval	 tv;
+
+	w = xcalloc(1, sizeof *w);
+	w->s = s;
+	w->action = it->action;
+	w->item_id = xstrdup(it->id);
+	w->offset = it->offset;
+	w->max_bytes = it->max_bytes;
+	w->base64 = it->base64;
+	w->cb = cb;
+	w->arg = arg;
+	if ((w->ev_timer = evtimer_new(s->ss->base, session_waiter_timeout_cb,
+	    w)) == NULL)
+		fatal("out of memory (libevent)");
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(w->ev_timer, &tv);
+	LIST_INSERT_HEAD(&s->waiters, w, entry);
+}
+
+/* "SIGTERM" for 15, JSON null for 0. */
+static json_t *
+session_signal_json(int sig)
+{
+	const char	*name;
+	char		 buf[32];
+
+	if (sig == 0)
+		return (json_null());
+	name = sigabbrev_np(sig);
+	if (name == NULL)
+		snprintf(buf, sizeof buf, "SIG%d", sig);
+	else
+		snprintf(buf, sizeof buf, "SIG%s", name);
+	return (json_string(buf));
+}
+
+/* The EXEC_CALLBACK of a finished exec: also the session's final state. */
+static json_t *
+session_callback(struct session *s, const struct exec_result *r)
+{
+	json_t		*o, *tail;
+	char		**lines;
+	unsigned	 n, i;
+
+	lines = tail_lines(s->log_path, s->tail_lines, SESSION_TAIL_LINE, &n);
+	tail = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(tail, session_text(lines[i],
+		    strlen(lines[i])));
+	tail_free(lines);
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:s, s:o, "
+	    "s:I, s:I, s:I, s:{s:I, s:I, s:I}, s:s}",
+	    "type", "EXEC_CALLBACK", "priority", "high", "id", s->item_id,
+	    "session_id", s->id, "status", exec_status_name(r),
+	    "exit_code", r->exit_code, "signal", session_signal_json(r->signal),
+	    "killed_by", exec_killed_by(r) != NULL ?
+	    json_string(exec_killed_by(r)) : json_null(),
+	    "log_path", s->log_path, "tail", tail,
+	    "duration_ms", (json_int_t)r->duration_ms,
+	    "output_bytes", (json_int_t)r->output_bytes,
+	    "ended_ms", (json_int_t)s->ended_ms,
+	    "rusage", "user_ms", (json_int_t)r->user_ms,
+	    "sys_ms", (json_int_t)r->sys_ms,
+	    "max_rss_kb", (json_int_t)r->max_rss_kb,
+	    "worker", queue_consumer(s->ss->q));
+	if (o == NULL)
+		fatal("out of memory (json)");
+	if (r->log_error != 0)
+		json_object_set_new(o, "log_error",
+		    json_string(strerror(r->log_error)));
+	return (o);
+}
+
+/* Frees a session (ended, no waiters left). */
+static void
+session_free(struct session *s)
+{
+	struct waiter	*w;
+
+	while ((w = LIST_FIRST(&s->waiters)) != NULL)
+		session_waiter_free(w);
+	LIST_REMOVE(s, entry);
+	if (s->ex == NULL)
+		s->ss->nended--;
+	event_free(s->ev_flush);
+	json_decref(s->final);
+	free(s->pending);
+	free(s->id);
+	free(s->item_id);
+	free(s->command);
+	free(s->reply_to);
+	free(s->log_path);
+	free(s);
+}
+
+/* Forgets finished sessions past session_ttl_s or session_keep. */
+static void
+session_prune(struct sessions *ss)
+{
+	struct session	*s, *next, *oldest;
+	int64_t		 limit = session_now_ms() -
+			    (int64_t)ss->cfg->session_ttl_s * 1000;
+
+	for (s = LIST_FIRST(&ss->list); s != NULL; s = next) {
+		next = LIST_NEXT(s, entry);
+		if (s->ex == NULL && s->ended_ms < limit &&
+		    LIST_EMPTY(&s->waiters))
+			session_free(s);
+	}
+	while (ss->nended > ss->cfg->session_keep) {
+		oldest = NULL;
+		LIST_FOREACH(s, &ss->list, entry)
+			if (s->ex == NULL && (oldest == NULL ||
+			    s->ended_ms < oldest->ended_ms))
+				oldest = s;
+		if (oldest == NULL)
+			break;
+		session_free(oldest);
+	}
+}
+
+/* The process ended and its log is on disk: call back, exactly once. */
+static void
+session_done_cb(struct exec *ex, void *arg)
+{
+	struct session		*s = arg;
+	struct sessions		*ss = s->ss;
+	struct exec_result	 r;
+	char			*text, key[192], ttl[16];
+	const char		*argv[8];
+	size_t			 len;
+
+	exec_result(ex, &r);
+	s->ex = NULL;
+	s->ended_ms = session_now_ms();
+	s->output_bytes = r.output_bytes;
+	s->final = session_callback(s, &r);
+	exec_result_release(&r);
+	ss->nrunning--;
+	ss->nended++;
+	session_flush(s);
+	text = json_dumps(s->final, JSON_COMPACT);
+	len = strlen(text);
+	log_info("session %s: %s, exit %d", s->id, json_string_value(
+	    json_object_get(s->final, "status")), (int)json_integer_value(
+	    json_object_get(s->final, "exit_code")));
+	queue_answer(ss->q, s->reply_to, "high", NULL, QUEUE_STORE_NONE, NULL,
+	    NULL, text, len);
+	/* The live stream's last entry says how it ended. */
+	snprintf(key, sizeof key, "execq:out:%s", s->id);
+	snprintf(ttl, sizeof ttl, "%u", ss->cfg->session_ttl_s);
+	argv[0] = "XADD";
+	argv[1] = key;
+	argv[2] = "*";
+	argv[3] = "end";
+	argv[4] = text;
+	session_send(ss, 5, argv, NULL);
+	argv[0] = "EXPIRE";
+	argv[2] = ttl;
+	session_send(ss, 3, argv, NULL);
+	free(text);
+	session_mirror(s);
+	session_wake(s);
+	session_prune(ss);
+	ss->slotcb(ss->arg);
+}
+
+/* A new session, linked; not started yet. */
+static struct session *
+session_new(struct sessions *ss, const struct item *it)
+{
+	struct session	*s;
+
+	s = xcalloc(1, sizeof *s);
+	s->ss = ss;
+	s->id = xstrdup(it->id);
+	s->item_id = xstrdup(it->id);
+	s->command = xstrdup(it->command);
+	s->reply_to = xstrdup(it->reply_to != NULL ? it->reply_to :
+	    ss->cfg->reply_default);
+	s->pty = it->pty;
+	s->tail_lines = it->tail_lines < 0 ? 5 : (unsigned)it->tail_lines;
+	s->pending = xmalloc(SESSION_FLUSH_BYTES);
+	s->started_ms = session_now_ms();
+	LIST_INIT(&s->waiters);
+	if ((s->ev_flush = evtimer_new(ss->base, session_flush_cb, s)) == NULL)
+		fatal("out of memory (libevent)");
+	LIST_INSERT_HEAD(&ss->list, s, entry);
+	return (s);
+}
+
+char *
+sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
+    char *const *envp, size_t *len, const char **code, char **cause)
+{
+	struct session		*s;
+	struct exec_spec	 spec;
+
+	if (sessions_has(ss, it->id)) {
+		*code = "duplicate_id";
+		xasprintf(cause, "a session with id %s is known already",
+		    it->id);
+		return (NULL);
+	}
+	s = session_new(ss, it);
+	memset(&spec, 0, sizeof spec);
+	spec.id = it->id;
+	spec.command = it->command;
+	spec.cwd = cwd;
+	spec.envp = envp;
+	spec.timeout_ms = (unsigned)it->timeout_ms;	/* 0: none */
+	spec.output_cap = 0;		/* the log has it all */
+	spec.pty = it->pty;
+	spec.rows = it->rows;
+	spec.cols = it->cols;
+	spec.background = 1;
+	spec.idle_timeout_ms = (unsigned)it->idle_timeout_ms;
+	spec.outputcb = session_output_cb;
+	if ((s->ex = exec_start(&spec, session_done_cb, s, code, cause)) ==
+	    NULL) {
+		s->ss->nended++;	/* session_free counts it out */
+		session_free(s);
+		return (NULL);
+	}
+	ss->nrunning++;
+	s->pid = exec_pid(s->ex);
+	s->log_path = xstrdup(exec_log_path(s->ex));
+	session_mirror(s);
+	session_index(s);
+	return (session_dump(json_pack("{s:s, s:s, s:s, s:I, s:s, s:b, s:s}",
+	    "type", "EXEC_STARTED", "id", it->id, "session_id", s->id,
+	    "pid", (json_int_t)s->pid, "log_path", s->log_path, "pty", s->pty,
+	    "worker", queue_consumer(ss->q)), len));
+}
+
+/* The session named by id, or NULL. */
+static struct session *
+session_find(struct sessions *ss, const char *id)
+{
+	struct session	*s;
+
+	LIST_FOREACH(s, &ss->list, entry)
+		if (strcmp(s->id, id) == 0)
+			return (s);
+	return (NULL);
+}
+
+int
+sessions_has(struct sessions *ss, const char *id)
+{
+	return (session_find(ss, id) != NULL);
+}
+
+unsigned
+sessions_running(const struct sessions *ss)
+{
+	return (ss->nrunning);
+}
+
+/* list: this worker's sessions, newest first. */
+static void
+session_act_list(struct sessions *ss, const struct item *it,
+    sessions_answer_cb cb, void *arg)
+{
+	struct session	*s;
+	json_t		*a, *o;
+
+	a = json_array();
+	LIST_FOREACH(s, &ss->list, entry) {
+		o = json_pack("{s:s, s:s, s:I, s:b, s:I, s:I, s:s}",
+		    "session_id", s->id, "command", s->command,
+		    "pid", (json_int_t)s->pid, "pty", s->pty,
+		    "started_ms", (json_int_t)s->started_ms,
+		    "output_bytes", (json_int_t)(s->ex != NULL ?
+		    exec_output_bytes(s->ex) : s->output_bytes),
+		    "log_path", s->log_path);
+		session_put_status(o, s);
+		if (s->final != NULL)
+			json_object_set_new(o, "ended_ms",
+			    json_integer(s->ended_ms));
+		json_array_append_new(a, o);
+	}
+	session_answer(it->id, "list", NULL, json_pack("{s:o}", "sessions", a),
+	    cb, arg);
+}
+
+/* log: a byte range, or the last lines. */
+static void
+session_act_log(struct session *s, const struct item *it,
+    sessions_answer_cb cb, void *arg)
+{
+	json_t		*o;
+	char		*buf;
+	size_t		 len, start = 0, i;
+	long		 offset = it->offset, want, nl = 0;
+	long long	 size;
+
+	want = it->length > 0 && it->length < SESSION_LOG_MAX ? it->length :
+	    SESSION_LOG_MAX;
+	if (it->lines > 0) {		/* the end of the log, then cut */
+		buf = session_read_log(s, 0, 0, &len, &size);
+		free(buf);
+		offset = size > SESSION_LOG_MAX ? size - SESSION_LOG_MAX : 0;
+	}
+	buf = session_read_log(s, offset, want, &len, &size);
+	if (it->lines > 0) {
+		for (i = len; i > 0; i--) {
+			if (buf[i - 1] == '\n' && i != len && ++nl == it->lines)
+				break;
+		}
+		start = i;
+	}
+	o = json_object();
+	session_put_output(o, buf + start, len - start, it->base64);
+	json_object_set_new(o, "offset", json_integer(offset + start));
+	json_object_set_new(o, "next_offset", json_integer(offset + len));
+	json_object_set_new(o, "size", json_integer(size));
+	session_put_status(o, s);
+	free(buf);
+	session_answer(it->id, "log", s->id, o, cb, arg);
+}
+
+/* write and send-keys: bytes to stdin or the PTY. */
+static void
+session_act_write(struct session *s, const struct item *it,
+    sessions_answer_cb cb, void *arg)
+{
+	char		 keys[8192];
+	const char	*buf = it->data;
+	size_t		 len = it->data_len, i;
+	ssize_t		 n = 0;
+
+	if (s->ex == NULL) {
+		session_error("session_ended", cb, arg, "session %s has ended",
+		    s->id);
+		return;
+	}
+	if (it->action == ITEM_ACTION_SEND_KEYS) {
+		len = 0;
+		for (i = 0; it->keys[i] != NULL; i++) {
+			if (keys_encode(it->keys[i], keys, sizeof keys,
+			    &len) == -1) {
+				session_error("bad_args", cb, arg, "args.keys "
+				    "come to more than %zu bytes", sizeof keys);
+				return;
+			}
+		}
+		buf = keys;
+	}
+	if (len > 0 && (n = exec_write(s->ex, buf, len)) == -1) {
+		session_error("session_ended", cb, arg, "session %s does not "
+		    "read its input any more: %s", s->id, strerror(errno));
+		return;
+	}
+	if (it->eof && exec_close_input(s->ex) == -1)
+		log_debug("session %s: close input: %s", s->id,
+		    strerror(errno));
+	session_answer(it->id, it->action_name, s->id, json_pack("{s:I}",
+	    "written", (json_int_t)n), cb, arg);
+}
+
+/* A signal number from "TERM", "SIGTERM", "term" or "15"; -1 if none. */
+static int
+session_signal_num(const char *name)
+{
+	const char	*abbrev;
+	char		*end;
+	long		 n;
+	int		 i;
+
+	if (strncasecmp(name, "SIG", 3) == 0)
+		name += 3;
+	n = strtol(name, &end, 10);
+	if (*name != '\0' && *end == '\0')
+		return (n > 0 && n < NSIG ? (int)n : -1);
+	for (i = 1; i < NSIG; i++) {
+		abbrev = sigabbrev_np(i);
+		if (abbrev != NULL && strcasecmp(abbrev, name) == 0)
+			return (i);
+	}
+	return (-1);
+}
+
+/* kill: the signal (TERM by default) to the tree, KILL after the grace. */
+static void
+session_act_kill(struct session *s, const struct item *it,
+    sessions_answer_cb cb, void *arg)
+{
+	const char	*name = it->signal_name != NULL ? it->signal_name : "TERM";
+	int		 sig;
+
+	if (s->ex == NULL) {
+		session_error("session_ended", cb, arg, "session %s has ended",
+		    s->id);
+		return;
+	}
+	if ((sig = session_signal_num(name)) == -1) {
+		session_error("bad_args", cb, arg, "unknown signal '%s'", name);
+		return;
+	}
+	log_info("session %s: kill with signal %d", s->id, sig);
+	exec_kill(s->ex, sig, EXEC_END_KILLED);
+	session_answer(it->id, "kill", s->id, json_pack("{s:s}", "status",
+	    "killing"), cb, arg);
+}
+
+void
+sessions_act(struct sessions *ss, const struct item *it,
+    sessions_answer_cb cb, void *arg)
+{
+	struct session	*s = NULL;
+	long		 ms;
+
+	if (it->action != ITEM_ACTION_LIST &&
+	    (s = session_find(ss, it->session_id)) == NULL) {
+		session_error("unknown_session", cb, arg, "no session %s on "
+		    "this worker or any other", it->session_id);
+		return;
+	}
+	switch (it->action) {
+	case ITEM_ACTION_LIST:
+		session_act_list(ss, it, cb, arg);
+		break;
+	case ITEM_ACTION_POLL:
+		if (!session_poll(s, it->id, it->offset, it->max_bytes,
+		    it->base64, it->wait_ms > 0, cb, arg))
+			session_hold(s, it, it->wait_ms, cb, arg);
+		break;
+	case ITEM_ACTION_LOG:
+		session_act_log(s, it, cb, arg);
+		break;
+	case ITEM_ACTION_WRITE:
+	case ITEM_ACTION_SEND_KEYS:
+		session_act_write(s, it, cb, arg);
+		break;
+	case ITEM_ACTION_KILL:
+		session_act_kill(s, it, cb, arg);
+		break;
+	case ITEM_ACTION_WAIT:
+		ms = it->timeout_ms > 0 ? it->timeout_ms : SESSION_WAIT_MS;
+		if (s->final != NULL)
+			session_answer_wait(s, it->id, 0, cb, arg);
+		else
+			session_hold(s, it, ms, cb, arg);
+		break;
+	}
+}
+
+void
+sessions_kill_all(struct sessions *ss)
+{
+	struct session	*s;
+
+	LIST_FOREACH(s, &ss->list, entry)
+		if (s->ex != NULL)
+			exec_kill(s->ex, SIGTERM, EXEC_END_SHUTDOWN);
+}
+
+struct sessions *
+sessions_create(struct event_base *base, struct queue *q,
+    const struct config *cfg, sessions_slot_cb slotcb, void *arg)
+{
+	struct sessions	*ss;
+
+	ss = xcalloc(1, sizeof *ss);
+	ss->base = base;
+	ss->q = q;
+	ss->cfg = cfg;
+	ss->slotcb = slotcb;
+	ss->arg = arg;
+	LIST_INIT(&ss->list);
+	return (ss);
+}
+
+void
+sessions_free(struct sessions *ss)
+{
+	struct session	*s;
+
+	if (ss == NULL)
+		return;
+	while ((s = LIST_FIRST(&ss->list)) != NULL) {
+		if (s->ex != NULL) {	/* exec_shutdown frees the exec */
+			s->ex = NULL;
+			ss->nended++;
+		}
+		session_free(s);
+	}
+	free(ss);
+}

@@ -1,0 +1,57 @@
+#ifndef EXECQ_SESSION_H
+#define EXECQ_SESSION_H
+
+/*
+ * Background and PTY sessions: the registry (running ones, and finished
+ * ones for session_ttl_s, at most session_keep), their mirror in Redis,
+ * their live output stream, their EXEC_CALLBACK, and the process-manager
+ * actions on them.
+ */
+
+#include <stddef.h>
+
+struct config;
+struct event_base;
+struct item;
+struct queue;
+struct sessions;
+
+/*
+ * The answer to a PROCESS action, JSON text borrowed for the call. A
+ * non-NULL code means an ERROR answer with that code and message json.
+ */
+typedef void (*sessions_answer_cb)(const char *code, const char *json,
+    size_t len, void *arg);
+/* A session ended: a process slot is free again. */
+typedef void (*sessions_slot_cb)(void *arg);
+
+struct sessions	*sessions_create(struct event_base *, struct queue *,
+		    const struct config *, sessions_slot_cb, void *arg);
+/* Forgets everything; running sessions must have ended. NULL ok. */
+void		 sessions_free(struct sessions *);
+/* Running sessions (they hold process slots). */
+unsigned	 sessions_running(const struct sessions *);
+/* Ends every running session (killed_by shutdown). */
+void		 sessions_kill_all(struct sessions *);
+
+/*
+ * Starts item (claimed, checked) as a session in cwd with envp (both
+ * borrowed). Returns the EXEC_STARTED answer (allocated) or NULL with a
+ * static *code and an allocated *cause.
+ */
+char		*sessions_start(struct sessions *, const struct item *,
+		    const char *cwd, char *const *envp, size_t *len,
+		    const char **code, char **cause);
+/*
+ * 1 if session id is known here (running or finished), else 0: then the
+ * worker forwards the action to the owner.
+ */
+int		 sessions_has(struct sessions *, const char *id);
+/*
+ * Carries out a PROCESS item; cb answers it, now or later (poll with
+ * wait_ms, wait). The item is borrowed for this call only.
+ */
+void		 sessions_act(struct sessions *, const struct item *,
+		    sessions_answer_cb, void *arg);
+
+#endif
