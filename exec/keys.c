@@ -195,8 +195,8 @@ keys_named(const struct keys_name *k, int mods, char *out, size_t size)
 }
 
 /*
- * Writes the bytes of key (modifiers already stripped) into out, which
- * holds at least 32 bytes. Returns the length, or 0 if it is not a key.
+ * Writes the bytes of key (modifiers already stripped) into out (size
+ * bytes, enough for any key). Returns the length, or 0 if not a key.
  */
 static size_t
 keys_lookup(const char *key, int mods, char *out, size_t size)
@@ -225,6 +225,7 @@ keys_lookup(const char *key, int mods, char *out, size_t size)
 	return (clen);
 }
 
+/* Modifiers, then a key name or one character; anything else is text. */
 int
 keys_encode(const char *key, char *buf, size_t cap, size_t *len)
 {
