@@ -4,9 +4,12 @@
  * same concurrency), measured in the same run.
  *
  *   execq-bench floor -n N -c C [-- CMD]
- *   execq-bench queue -n N -c C --redis unix:///path --queue Q [-- CMD]
+ *   execq-bench queue -n N -c C --redis URL --queue Q [-- CMD]
+ *   execq-bench callback -n N --redis URL --queue Q
+ *   execq-bench throughput --mb M --redis URL --queue Q --dir TMPDIR
+ *   execq-bench idle -n N --redis URL --queue Q --pid WORKER_PID
  *
- * Prints one line: mode, concurrency, items/s, p50 ms, p99 ms.
+ * Each prints one line of figures.
  */
 #include <sys/mman.h>
 #include <sys/types.h>
@@ -23,6 +26,7 @@
 #include <unistd.h>
 
 #include <hiredis/hiredis.h>
+#include <jansson.h>
 
 extern char **environ;
 
@@ -173,17 +177,244 @@ bench_queue(int n, int c, const char *url, const char *queue,
 	return (0);
 }
 
+/* Wall-clock nanoseconds. */
+static int64_t
+bench_wall(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+}
+
+/*
+ * Waits for the next entry on stream after *last; returns its parsed item
+ * (caller decrefs) and moves *last, or NULL after 30 s.
+ */
+static json_t *
+bench_next(redisContext *rc, const char *stream, char *last, size_t size)
+{
+	redisReply	*r, *e;
+	json_t		*o;
+
+	r = redisCommand(rc, "XREAD COUNT 1 BLOCK 30000 STREAMS %s %s", stream,
+	    last);
+	if (r == NULL || r->type != REDIS_REPLY_ARRAY) {
+		if (r != NULL)
+			freeReplyObject(r);
+		return (NULL);
+	}
+	e = r->element[0]->element[1]->element[0];
+	snprintf(last, size, "%s", e->element[0]->str);
+	o = json_loads(e->element[1]->element[1]->str, 0, NULL);
+	freeReplyObject(r);
+	return (o);
+}
+
+/* Submits a background item; returns 0 or -1. */
+static int
+bench_spawn(redisContext *rc, const char *queue, const char *id,
+    const char *reply, const char *cmd, int pty)
+{
+	redisReply	*r;
+	json_t		*o;
+	char		*text;
+	int		 rc2;
+
+	o = json_pack("{s:s, s:s, s:s, s:{s:s, s:b, s:b}}", "id", id, "type",
+	    "EXEC", "reply_to", reply, "args", "command", cmd, "background", 1,
+	    "pty", pty);
+	text = json_dumps(o, JSON_COMPACT);
+	r = redisCommand(rc, "XADD q:%s:normal * item %s", queue, text);
+	rc2 = r != NULL && r->type != REDIS_REPLY_ERROR ? 0 : -1;
+	if (r != NULL)
+		freeReplyObject(r);
+	free(text);
+	json_decref(o);
+	return (rc2);
+}
+
+/*
+ * Exit to callback: each command prints its own time (date +%s%N) as it
+ * exits; the callback's tail carries it back.
+ */
+static int
+bench_callback(int n, const char *url, const char *queue)
+{
+	redisContext	*rc;
+	json_t		*cb;
+	int64_t		*lat, ts;
+	char		 id[64], reply[64], stream[128], last[64] = "0";
+	int		 i;
+
+	if ((rc = bench_connect(url)) == NULL || rc->err)
+		return (1);
+	lat = calloc(n, sizeof *lat);
+	snprintf(reply, sizeof reply, "bench-cb-%d", (int)getpid());
+	snprintf(stream, sizeof stream, "q:%s:high", reply);
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof id, "cb%d-%d", (int)getpid(), i);
+		if (bench_spawn(rc, queue, id, reply, "date +%s%N", 0) == -1 ||
+		    (cb = bench_next(rc, stream, last, sizeof last)) == NULL)
+			return (1);
+		ts = json_array_size(json_object_get(cb, "tail")) > 0 ?
+		    atoll(json_string_value(json_array_get(json_object_get(cb,
+		    "tail"), 0))) : 0;
+		lat[i] = bench_wall() - ts;
+		json_decref(cb);
+	}
+	qsort(lat, n, sizeof *lat, bench_cmp);
+	printf("exit -> EXEC_CALLBACK readable: p50 %.3f ms  p99 %.3f ms "
+	    "(n=%d)\n", lat[n / 2] / 1e6, lat[(n * 99) / 100] / 1e6, n);
+	redisFree(rc);
+	return (0);
+}
+
+/* Runs argv to the end; returns the seconds it took. */
+static double
+bench_run(char **argv)
+{
+	int64_t	t0 = bench_now();
+	pid_t	pid;
+
+	if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0)
+		return (-1);
+	waitpid(pid, NULL, 0);
+	return ((bench_now() - t0) / 1e9);
+}
+
+/* mb MB through a session into its log, next to a shell redirect. */
+static int
+bench_throughput(int mb, const char *url, const char *queue,
+    const char *dir)
+{
+	redisContext	*rc;
+	json_t		*cb;
+	char		 cmd[256], redirect[512], id[64], reply[64],
+			 stream[128], last[64] = "0";
+	char		*argv[] = { (char *)"/bin/sh", (char *)"-c", redirect,
+			    NULL };
+	double		 floor_s, t;
+	int64_t		 t0;
+
+	snprintf(cmd, sizeof cmd, "head -c %d /dev/zero", mb << 20);
+	snprintf(redirect, sizeof redirect, "%s > %s/redirect.out && sync "
+	    "-f %s/redirect.out", cmd, dir, dir);
+	floor_s = bench_run(argv);
+	if ((rc = bench_connect(url)) == NULL || rc->err)
+		return (1);
+	snprintf(reply, sizeof reply, "bench-tp-%d", (int)getpid());
+	snprintf(stream, sizeof stream, "q:%s:high", reply);
+	snprintf(id, sizeof id, "tp%d", (int)getpid());
+	t0 = bench_now();
+	if (bench_spawn(rc, queue, id, reply, cmd, 0) == -1 ||
+	    (cb = bench_next(rc, stream, last, sizeof last)) == NULL)
+		return (1);
+	t = (bench_now() - t0) / 1e9;
+	printf("%d MB into a session log: %.0f MB/s; shell redirect + fsync: "
+	    "%.0f MB/s; ratio %.2f\n", mb, mb / t, mb / floor_s, floor_s / t);
+	json_decref(cb);
+	redisFree(rc);
+	return (0);
+}
+
+/* utime + stime of pid, in clock ticks. */
+static long
+bench_cpu_ticks(pid_t pid)
+{
+	char	 path[64], buf[1024], *p;
+	long	 ut = 0, st = 0;
+	FILE	*f;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return (-1);
+	if (fgets(buf, sizeof buf, f) != NULL &&
+	    (p = strrchr(buf, ')')) != NULL)
+		sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+		    "%ld %ld", &ut, &st);
+	fclose(f);
+	return (ut + st);
+}
+
+/* A line of /proc/<pid>/status, in kB. */
+static long
+bench_status_kb(pid_t pid, const char *field)
+{
+	char	 path[64], line[256];
+	long	 kb = -1;
+	FILE	*f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return (-1);
+	while (fgets(line, sizeof line, f) != NULL)
+		if (strncmp(line, field, strlen(field)) == 0)
+			kb = atol(line + strlen(field) + 1);
+	fclose(f);
+	return (kb);
+}
+
+/* The worker's memory and CPU with n idle PTY sessions. */
+static int
+bench_idle(int n, const char *url, const char *queue, pid_t worker)
+{
+	redisContext	*rc;
+	json_t		*a;
+	char		 id[64], reply[64], stream[128], last[64] = "0";
+	long		 rss0, rss, t0, t1;
+	int		 i;
+
+	if ((rc = bench_connect(url)) == NULL || rc->err)
+		return (1);
+	rss0 = bench_status_kb(worker, "VmRSS:");
+	snprintf(reply, sizeof reply, "bench-idle-%d", (int)getpid());
+	snprintf(stream, sizeof stream, "q:%s:normal", reply);
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof id, "idle%d-%d", (int)getpid(), i);
+		if (bench_spawn(rc, queue, id, reply, "sleep 3600", 1) == -1)
+			return (1);
+	}
+	for (i = 0; i < n; i++) {
+		if ((a = bench_next(rc, stream, last, sizeof last)) == NULL)
+			return (1);
+		if (strcmp(json_string_value(json_object_get(a, "type")),
+		    "EXEC_STARTED") != 0) {
+			fprintf(stderr, "execq-bench: %s\n",
+			    json_dumps(a, JSON_COMPACT));
+			return (1);
+		}
+		json_decref(a);
+	}
+	sleep(1);
+	rss = bench_status_kb(worker, "VmRSS:");
+	t0 = bench_cpu_ticks(worker);
+	sleep(5);
+	t1 = bench_cpu_ticks(worker);
+	printf("%d idle PTY sessions: worker RSS %ld KiB (%ld before, %.1f "
+	    "KiB each); CPU while idle %.2f%% over 5 s\n", n, rss, rss0,
+	    (double)(rss - rss0) / n,
+	    100.0 * (t1 - t0) / sysconf(_SC_CLK_TCK) / 5.0);
+	redisFree(rc);
+	return (0);
+}
+
 int
 main(int argc, char **argv)
 {
 	static struct option	 longopts[] = {
 		{ "redis", required_argument, NULL, 'r' },
 		{ "queue", required_argument, NULL, 'q' },
+		{ "mb", required_argument, NULL, 'm' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char		*url = NULL, *queue = "exec", *cmd = "true";
-	int			 n = 2000, c = 1, ch;
+	const char		*dir = "/tmp";
+	int			 n = 2000, c = 1, ch, mb = 200;
+	pid_t			 pid = 0;
 
 	while ((ch = getopt_long(argc, argv, "n:c:h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -191,6 +422,9 @@ main(int argc, char **argv)
 		case 'c': c = atoi(optarg); break;
 		case 'r': url = optarg; break;
 		case 'q': queue = optarg; break;
+		case 'm': mb = atoi(optarg); break;
+		case 'd': dir = optarg; break;
+		case 'p': pid = atoi(optarg); break;
 		default:
 			printf("usage: execq-bench floor|queue [-n N] [-c C] "
 			    "[--redis URL] [--queue Q] [-- CMD]\n");
@@ -203,7 +437,15 @@ main(int argc, char **argv)
 		cmd = argv[optind + 1];
 	if (strcmp(argv[optind], "floor") == 0)
 		return (bench_floor(n, c, cmd));
-	if (strcmp(argv[optind], "queue") == 0 && url != NULL)
+	if (url == NULL)
+		return (2);
+	if (strcmp(argv[optind], "queue") == 0)
 		return (bench_queue(n, c, url, queue, cmd));
+	if (strcmp(argv[optind], "callback") == 0)
+		return (bench_callback(n, url, queue));
+	if (strcmp(argv[optind], "throughput") == 0)
+		return (bench_throughput(mb, url, queue, dir));
+	if (strcmp(argv[optind], "idle") == 0 && pid > 0)
+		return (bench_idle(n, url, queue, pid));
 	return (2);
 }

@@ -1,7 +1,9 @@
 #!/bin/sh
 # make bench: foreground `true` through Redis and the worker at concurrency
 # 1 and 2, next to a bare posix_spawn loop of /bin/sh -c true measured in
-# the same run. N=2000 by default (BENCH_N).
+# the same run (N=2000 by default: BENCH_N); then sessions: exit-to-callback
+# latency, 200 MB through a session log next to a shell redirect, and the
+# worker's memory and CPU with 1000 idle PTY sessions.
 set -eu
 build=${BUILD:-build}
 n=${BENCH_N:-2000}
@@ -31,4 +33,15 @@ for c in 1 2; do
 	awk -v a="$qr" -v b="$fr" -v c=$c -v r="$rss" \
 	    "BEGIN { printf \"ratio  c=%d  %.2f of the floor; worker peak RSS %d KiB\n\", c, a / b, r }"
 done
+echo "sessions:"
+ENABLE_EXECUTE=1 "$build/execq-worker" --redis "$EXECQ_TEST_REDIS_URL" \
+    --queue benchs --max-procs 1100 --workspace "$tmp" \
+    --log-dir "$tmp/logs" 2>"$tmp/workers.log" &
+wpid=$!
+sleep 1
+"$build/execq-bench" callback -n 200 --redis "$EXECQ_TEST_REDIS_URL" --queue benchs
+"$build/execq-bench" throughput --mb 200 --redis "$EXECQ_TEST_REDIS_URL" --queue benchs --dir "$tmp"
+"$build/execq-bench" idle -n 1000 --redis "$EXECQ_TEST_REDIS_URL" --queue benchs --pid $wpid
+kill -TERM $wpid; wait $wpid || true
+wpid=
 ' bench "$build" "$n"

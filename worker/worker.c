@@ -412,12 +412,10 @@ worker_stop_cb(evutil_socket_t fd, short what, void *arg)
 	w->stop_step++;
 	if ((w->njobs > 0 || sessions_running(w->sessions) > 0) &&
 	    w->stop_step == (int)ticks_grace + 1) {
-		log_info("shutdown: killing %u running command(s) and %u "
-		    "session(s)", w->njobs, sessions_running(w->sessions));
+		log_info("shutdown: killing %u running command(s)", w->njobs);
 		LIST_FOREACH(j, &w->jobs, entry)
 			if (j->ex != NULL)
 				exec_kill(j->ex, SIGTERM, EXEC_END_SHUTDOWN);
-		sessions_kill_all(w->sessions);
 	}
 	if ((w->njobs > 0 || sessions_running(w->sessions) > 0 ||
 	    queue_backlog(w->q) > 0) &&
@@ -444,9 +442,12 @@ worker_sigterm_cb(evutil_socket_t sig, short what, void *arg)
 		event_base_loopbreak(w->base);
 		return;
 	}
-	log_info("signal %d: stopping (%u running)", (int)sig, w->njobs);
+	log_info("signal %d: stopping (%u item(s), %u session(s) running)",
+	    (int)sig, w->njobs, sessions_running(w->sessions));
 	w->stopping = 1;
 	queue_stop_reading(w->q);
+	/* Sessions would not end by themselves: TERM now, KILL after grace. */
+	sessions_kill_all(w->sessions);
 	worker_stop_cb(-1, 0, w);
 }
 
