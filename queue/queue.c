@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <event2/event.h>
 #include <hiredis/async.h>
@@ -99,6 +100,36 @@ static const char queue_answer_lua[] =
     "if ARGV[5] ~= '' then redis.call('XACK', KEYS[3], ARGV[6], ARGV[5]) "
     " redis.call('XDEL', KEYS[3], ARGV[5]) end "
     "return 1";
+
+/*
+ * Sessions whose worker is gone (no heartbeat for claim_idle) end as
+ * "lost", with their one EXEC_CALLBACK, sent by whichever worker sees it
+ * first (the script is atomic). KEYS: the running set. ARGV: now, ttl.
+ */
+static const char queue_lost_lua[] =
+    "local n = 0 "
+    "for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do "
+    " local h = 'execq:session:' .. id "
+    " local st = redis.call('HMGET', h, 'status', 'worker', 'reply_to', "
+    "  'log_path') "
+    " if st[1] ~= 'running' then redis.call('SREM', KEYS[1], id) "
+    " elseif st[2] and redis.call('EXISTS', 'execq:worker:' .. st[2]) == 0 "
+    " then "
+    "  redis.call('SREM', KEYS[1], id) "
+    "  redis.call('HSET', h, 'status', 'lost', 'ended_ms', ARGV[1]) "
+    "  redis.call('EXPIRE', h, ARGV[2]) "
+    "  local cb = '{\"type\":\"EXEC_CALLBACK\",\"priority\":\"high\",' .. "
+    "   '\"id\":' .. cjson.encode(id) .. ',\"session_id\":' .. "
+    "   cjson.encode(id) .. ',\"status\":\"lost\",\"exit_code\":null,' .. "
+    "   '\"signal\":null,\"killed_by\":null,\"log_path\":' .. "
+    "   cjson.encode(st[4] or '') .. ',\"tail\":[],\"worker\":' .. "
+    "   cjson.encode(st[2]) .. ',\"message\":\"the worker running this ' .. "
+    "   'session stopped before the session ended\"}' "
+    "  redis.call('XADD', 'q:' .. (st[3] or 'replies') .. ':high', "
+    "   'MAXLEN', '~', 10000, '*', 'item', cb) "
+    "  n = n + 1 "
+    " end "
+    "end return n";
 
 struct queue;
 
@@ -884,6 +915,22 @@ queue_autoclaim_cb(redisAsyncContext *ac, void *r, void *arg)
 	}
 }
 
+/* Sessions found lost (logged) */
+static void
+queue_lost_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+
+	(void)ac;
+	(void)arg;
+	if (reply != NULL && reply->type == REDIS_REPLY_INTEGER &&
+	    reply->integer > 0)
+		log_warn("queue: %lld session(s) of a vanished worker ended "
+		    "as lost", reply->integer);
+	else if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
+		log_warn("queue: lost-session check: %s", reply->str);
+}
+
 /*
  * Every claim_idle/3: keep our entries fresh, announce ourselves, and take
  * over entries that a dead worker left idle for longer than claim_idle.
@@ -905,6 +952,9 @@ queue_beat_cb(evutil_socket_t fd, short what, void *arg)
 		    " %s 0 %s JUSTID", t->stream, q->consumer, t->entry_id);
 	redisAsyncCommand(q->wr.ac, NULL, NULL, "SET execq:worker:%s %s EX %u",
 	    q->consumer, q->name, q->claim_idle_ms / 1000 + 1);
+	redisAsyncCommand(q->wr.ac, queue_lost_cb, q, "EVAL %s 1 execq:running "
+	    "%lld %u", queue_lost_lua, (long long)time(NULL) * 1000,
+	    q->answer_ttl_s);
 	if (q->want == 0 || q->stopped)
 		return;
 	snprintf(idle, sizeof idle, "%u", q->claim_idle_ms);

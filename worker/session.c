@@ -238,6 +238,10 @@ session_index(struct session *s)
 	argv[2] = "-inf";
 	argv[3] = old;
 	session_send(s->ss, 4, argv, NULL);
+	argv[0] = "SADD";		/* checked for lost sessions */
+	argv[1] = "execq:running";
+	argv[2] = s->id;
+	session_send(s->ss, 3, argv, NULL);
 }
 
 /*
@@ -634,6 +638,10 @@ session_done_cb(struct exec *ex, void *arg)
 	session_send(ss, 3, argv, NULL);
 	free(text);
 	session_mirror(s);
+	argv[0] = "SREM";
+	argv[1] = "execq:running";
+	argv[2] = s->id;
+	session_send(ss, 3, argv, NULL);
 	session_wake(s);
 	session_prune(ss);
 	ss->slotcb(ss->arg);
