@@ -42,7 +42,8 @@ $(BUILD)/obj/%.o: %.c
 $(WORKER_BIN): $(BUILD)/obj/worker/main.o $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-$(CLI_BIN): $(BUILD)/obj/cli/execq.o $(LIB_OBJ)
+$(CLI_BIN): $(BUILD)/obj/cli/execq.o $(BUILD)/obj/cli/session.o \
+    $(BUILD)/obj/cli/process.o $(BUILD)/obj/cli/logs.o $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(BENCH_BIN): $(BUILD)/obj/scripts/bench.o $(LIB_OBJ)

@@ -1,16 +1,19 @@
 /*
- * execq: the command-line client. It puts one EXEC item on a worker's queue,
- * waits for the answer on a private reply queue and replays it.
+ * execq: the command-line client. It puts items on a worker's queues,
+ * waits for the answers on a private reply queue and shows them.
  *
  *   execq [--redis URL] run [OPTIONS] [--] CMD [ARG...]
  *   execq [--redis URL] submit [OPTIONS] [--raw TEXT | [--] CMD [ARG...]]
+ *   execq [--redis URL] spawn|ps|logs|send|keys|kill|wait|callbacks ...
+ *   execq cleanup [OPTIONS]
  *
- * Exit status: the command's own for run; 124 when it timed out; 125 when
- * execq itself failed (no Redis, no answer, an ERROR answer); 2 on a usage
- * error. Keys and JSON are in docs/PROTOCOL.md.
+ * Exit status: the command's own for run; 124 when it (or a wait) timed
+ * out; 125 when execq itself failed (no Redis, no answer, an ERROR
+ * answer); 2 on a usage error. Keys and JSON are in docs/PROTOCOL.md.
  *
  * Layout: small helpers (names, ids, quoting), options, the Redis session
- * (connect, send, wait for the answer), then one function per subcommand.
+ * (connect, send, wait for the answer), run and submit, then main. The
+ * other subcommands live in session.c, process.c and logs.c (cli/cli.h).
  */
 
 #include <sys/random.h>
@@ -19,6 +22,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,25 +35,21 @@
 #include <hiredis/hiredis.h>
 #include <jansson.h>
 
+#include "cli/cli.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
 #include "queue/rurl.h"
 
 #define EXECQ_VERSION		"0.1.0"
 
-#define EXECQ_EXIT_USAGE	2
-#define EXECQ_EXIT_TIMED_OUT	124
-#define EXECQ_EXIT_FAIL		125
-
 #define EXECQ_DEFAULT_URL	"redis://127.0.0.1:6379"
 #define EXECQ_RUN_SOCKET	".tmp/run/redis.sock"	/* from 'make run' */
-#define EXECQ_DEFAULT_QUEUE	"exec"
-#define EXECQ_DEFAULT_REPLIES	"replies"
 #define EXECQ_CONNECT_S		2
 #define EXECQ_COMMAND_S		10	/* socket timeout per command */
 #define EXECQ_BLOCK_MS		1000	/* longest XREAD BLOCK */
 #define EXECQ_TIMEOUT_S		30	/* the worker's default timeout */
 #define EXECQ_WAIT_SLACK_S	30	/* default --wait: timeout + this */
+#define EXECQ_SPAWN_WAIT_S	30	/* default spawn --wait */
 #define EXECQ_MAX_SECONDS	(365.0 * 86400)
 #define EXECQ_NAME_MAX		128
 #define EXECQ_ID_LEN		26
@@ -56,53 +57,6 @@
 /* Crockford base32: no I, L, O or U. */
 static const char	execq_base32_chars[] =
     "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-
-/* run and submit options, after parsing. Strings are borrowed from argv. */
-struct execq_opts {
-	const char	*redis;		/* --redis, or NULL */
-	const char	*queue;		/* --queue, $EXECQ_QUEUE, "exec" */
-	const char	*lane;		/* --priority: high, normal, low */
-	const char	*id;		/* --id, or NULL: generated */
-	const char	*cwd;		/* --cwd, or NULL */
-	const char	*raw;		/* submit --raw TEXT, or NULL */
-	const char	*reply_default;	/* submit --reply-default */
-	int		 submit_only;	/* --raw or --reply-default given */
-	double		 timeout_s;	/* --timeout; 0 if not given */
-	double		 wait_s;	/* --wait; 0 if not given */
-	json_t		*env;		/* --env K=V as an object, or NULL */
-	char		*command;	/* the words after options, joined */
-};
-
-/* One conversation with Redis: where the item goes, where the answer is. */
-struct execq_session {
-	redisContext	*c;
-	char		*display;	/* Redis URL for messages, no pass */
-	char		*item_key;	/* q:<queue>:<lane> */
-	char		*reply;		/* private reply queue, or NULL */
-	char		*answer_key;	/* stream the answer is read from */
-	char		*cursor;	/* last entry id read there */
-};
-
-/* An answer: the parsed JSON and the text exactly as received. */
-struct execq_answer {
-	json_t		*root;
-	char		*text;
-	size_t		 len;
-};
-
-enum execq_optval {
-	EXECQ_OPT_TIMEOUT = 256,
-	EXECQ_OPT_CWD,
-	EXECQ_OPT_ENV,
-	EXECQ_OPT_QUEUE,
-	EXECQ_OPT_PRIORITY,
-	EXECQ_OPT_ID,
-	EXECQ_OPT_WAIT,
-	EXECQ_OPT_REDIS,
-	EXECQ_OPT_RAW,
-	EXECQ_OPT_REPLY_DEFAULT,
-	EXECQ_OPT_VERSION,
-};
 
 static const struct option execq_global_longopts[] = {
 	{ "redis",		required_argument, NULL, EXECQ_OPT_REDIS },
@@ -140,10 +94,28 @@ static const struct execq_cmd {
 	    "run a command on a worker; replay its output and exit status" },
 	{ "submit",	execq_cmd_submit,
 	    "send one item and print the worker's answer as JSON" },
+	{ "spawn",	execq_cmd_spawn,
+	    "start a background session; print its id" },
+	{ "ps",		execq_cmd_ps,
+	    "list sessions (running ones; --all: recent ones too)" },
+	{ "logs",	execq_cmd_logs,
+	    "print a session's output; -f: follow it until it ends" },
+	{ "send",	execq_cmd_send,
+	    "write text (or bytes, or EOF) to a session's stdin" },
+	{ "keys",	execq_cmd_keys,
+	    "send key names (Enter, C-c, Up...) to a session's terminal" },
+	{ "kill",	execq_cmd_kill,
+	    "signal a session's process tree (default TERM)" },
+	{ "wait",	execq_cmd_wait,
+	    "wait for a session to end; print its final status as JSON" },
+	{ "callbacks",	execq_cmd_callbacks,
+	    "print EXEC_CALLBACKs as they arrive on a reply queue" },
+	{ "cleanup",	execq_cmd_cleanup,
+	    "remove old log files of ended sessions (local, no Redis)" },
 };
 
 /* Prints "execq: <message>" on stderr. */
-static void __attribute__((format(printf, 1, 2)))
+void
 execq_error(const char *fmt, ...)
 {
 	va_list	ap;
@@ -157,7 +129,7 @@ execq_error(const char *fmt, ...)
 }
 
 /* After getopt's own message: points at the help; returns 2. */
-static int
+int
 execq_usage_hint(const char *cmd)
 {
 	fprintf(stderr, "Try 'execq%s%s --help'.\n", cmd != NULL ? " " : "",
@@ -166,7 +138,7 @@ execq_usage_hint(const char *cmd)
 }
 
 /* Prints a usage error for subcommand cmd (NULL: none); returns 2. */
-static int __attribute__((format(printf, 2, 3)))
+int
 execq_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list	ap;
@@ -180,7 +152,7 @@ execq_usage_error(const char *cmd, const char *fmt, ...)
 }
 
 /* Milliseconds on the monotonic clock. */
-static long long
+long long
 execq_now_ms(void)
 {
 	struct timespec	ts;
@@ -189,8 +161,18 @@ execq_now_ms(void)
 	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }
 
+/* Milliseconds since the Unix epoch, to compare with started_ms. */
+long long
+execq_epoch_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
 /* 1 if s is a usable queue name or item id: [A-Za-z0-9_.:-]{1,128}. */
-static int
+int
 execq_name_valid(const char *s)
 {
 	size_t	len;
@@ -238,7 +220,7 @@ execq_base32(const unsigned char *buf, size_t nchars, char *out)
 }
 
 /* A ULID: 48-bit milliseconds then 80 random bits, 26 base32 characters. */
-static char *
+char *
 execq_make_id(void)
 {
 	struct timespec	 ts;
@@ -260,26 +242,59 @@ execq_make_id(void)
 	return (id);
 }
 
-/* "cli.<hostname>.<pid>.<6 random>", made safe as a queue name. */
-static char *
-execq_reply_name(void)
+/* Replaces each byte outside [A-Za-z0-9_.:-] with '_', in place. */
+static void
+execq_sanitize_name(char *s)
 {
-	char		 host[256], suffix[7], *name, *p;
-	unsigned char	 rnd[4];
+	char	*p;
 
-	if (gethostname(host, sizeof host) == -1 || *host == '\0')
-		strcpy(host, "host");
-	host[64] = '\0';	/* keeps the whole name under 128 */
-	for (p = host; *p != '\0'; p++) {
+	for (p = s; *p != '\0'; p++) {
 		if (strchr("_.:-", *p) == NULL &&
 		    !(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
 		    !(*p >= '0' && *p <= '9'))
 			*p = '_';
 	}
+}
+
+/* "cli.<hostname>.<pid>.<6 random>", made safe as a queue name. */
+static char *
+execq_reply_name(void)
+{
+	char		 host[256], suffix[7], *name;
+	unsigned char	 rnd[4];
+
+	if (gethostname(host, sizeof host) == -1 || *host == '\0')
+		strcpy(host, "host");
+	host[64] = '\0';	/* keeps the whole name under 128 */
+	execq_sanitize_name(host);
 	execq_random(rnd, sizeof rnd);
 	execq_base32(rnd, 6, suffix);
 	suffix[6] = '\0';
 	xasprintf(&name, "cli.%s.%ld.%s", host, (long)getpid(), suffix);
+	return (name);
+}
+
+/*
+ * "execq.<user>": where spawn asks for callbacks and where callbacks
+ * looks by default, so both agree without being told. The user is $USER,
+ * else the password entry, else the uid.
+ */
+char *
+execq_user_queue(void)
+{
+	struct passwd	*pw;
+	const char	*user;
+	char		*name;
+
+	user = getenv("USER");
+	if ((user == NULL || *user == '\0') &&
+	    (pw = getpwuid(getuid())) != NULL)
+		user = pw->pw_name;
+	if (user == NULL || *user == '\0')
+		xasprintf(&name, "execq.%lu", (unsigned long)getuid());
+	else
+		xasprintf(&name, "execq.%.*s", EXECQ_NAME_MAX - 6, user);
+	execq_sanitize_name(name);
 	return (name);
 }
 
@@ -314,7 +329,7 @@ execq_quote_word(char **s, size_t *len, const char *word)
 }
 
 /* One word is a shell command as is; several are quoted and joined. */
-static char *
+char *
 execq_join_command(int argc, char **argv)
 {
 	char	*s = NULL;
@@ -329,7 +344,7 @@ execq_join_command(int argc, char **argv)
 }
 
 /* Parses a positive number of seconds; -1 if it is not one. */
-static int
+int
 execq_parse_seconds(const char *s, double *out)
 {
 	char	*end;
@@ -341,6 +356,33 @@ execq_parse_seconds(const char *s, double *out)
 	    v > EXECQ_MAX_SECONDS)
 		return (-1);
 	*out = v;
+	return (0);
+}
+
+/* Parses a decimal integer from min to max; -1 if it is not one. */
+int
+execq_parse_long(const char *s, long min, long max, long *out)
+{
+	char	*end;
+	long	 v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+		return (-1);
+	*out = v;
+	return (0);
+}
+
+/* fwrite and fflush; -1 (said) if stdout or stderr is gone. */
+int
+execq_write_all(FILE *f, const void *buf, size_t len)
+{
+	if ((len > 0 && fwrite(buf, 1, len, f) != len) || fflush(f) == EOF) {
+		execq_error("%s: %s", f == stdout ? "stdout" : "write",
+		    strerror(errno));
+		return (-1);
+	}
 	return (0);
 }
 
@@ -367,7 +409,7 @@ execq_opts_add_env(struct execq_opts *o, const char *cmd, const char *arg)
 }
 
 /* Applies one parsed option; -1 (said) on a bad value. */
-static int
+int
 execq_opts_set(struct execq_opts *o, const char *cmd, int ch,
     const char *arg)
 {
@@ -426,7 +468,12 @@ execq_opts_check(struct execq_opts *o, const char *cmd)
 	}
 	if (o->id != NULL && !execq_name_valid(o->id)) {
 		execq_usage_error(cmd, "bad --id '%s': it must match "
-		    "[A-Za-z0-9_.:-]{1,128} and not start with '.'", o->id);
+		    EXECQ_NAME_RULE, o->id);
+		return (-1);
+	}
+	if (o->reply_to != NULL && !execq_name_valid(o->reply_to)) {
+		execq_usage_error(cmd, "bad --reply-to '%s': it must match "
+		    EXECQ_NAME_RULE, o->reply_to);
 		return (-1);
 	}
 	if (!execq_name_valid(o->reply_default)) {
@@ -442,19 +489,22 @@ execq_opts_check(struct execq_opts *o, const char *cmd)
 
 badname:
 	execq_usage_error(cmd, "bad queue name '%s': it must match "
-	    "[A-Za-z0-9_.:-]{1,128} and not start with '.'", o->queue);
+	    EXECQ_NAME_RULE, o->queue);
 	return (-1);
 }
 
-/* Parses options and command words: 0, 1 after --help, -1 (said) if bad. */
-static int
-execq_opts_parse(struct execq_opts *o, const char *cmd, int argc,
-    char **argv, void (*usage)(FILE *))
+/* The options loop every subcommand shares (see cli/cli.h). */
+int
+execq_opts_getopt(struct execq_opts *o, const char *cmd, int argc,
+    char **argv, const char *shortopts, const struct option *longopts,
+    execq_opts_set_fn set, void (*usage)(FILE *))
 {
 	int	ch;
 
+	if (set == NULL)
+		set = execq_opts_set;
 	optind = 0;	/* GNU: start over, argv[0] is the subcommand */
-	while ((ch = getopt_long(argc, argv, "+h", execq_longopts,
+	while ((ch = getopt_long(argc, argv, shortopts, longopts,
 	    NULL)) != -1) {
 		if (ch == 'h') {
 			usage(stdout);
@@ -464,19 +514,35 @@ execq_opts_parse(struct execq_opts *o, const char *cmd, int argc,
 			execq_usage_hint(cmd);
 			return (-1);
 		}
-		if (execq_opts_set(o, cmd, ch, optarg) == -1)
+		if (set(o, cmd, ch, optarg) == -1)
 			return (-1);
 	}
+	return (0);
+}
+
+/* Parses options and command words: 0, 1 after --help, -1 (said) if bad. */
+int
+execq_opts_parse(struct execq_opts *o, const char *cmd, int argc,
+    char **argv, const struct option *longopts, execq_opts_set_fn set,
+    void (*usage)(FILE *))
+{
+	int	rc;
+
+	if ((rc = execq_opts_getopt(o, cmd, argc, argv, "+h", longopts, set,
+	    usage)) != 0)
+		return (rc);
 	if (optind < argc)
 		o->command = execq_join_command(argc - optind, argv + optind);
-	if (o->wait_s == 0 && o->raw == NULL)	/* raw: see submit_raw */
+	if (o->wait_s == 0 && o->background)	/* EXEC_STARTED is at once */
+		o->wait_s = EXECQ_SPAWN_WAIT_S;
+	else if (o->wait_s == 0 && o->raw == NULL)	/* raw: submit_raw */
 		o->wait_s = (o->timeout_s > 0 ? o->timeout_s :
 		    EXECQ_TIMEOUT_S) + EXECQ_WAIT_SLACK_S;
 	return (execq_opts_check(o, cmd));
 }
 
-/* Defaults for run and submit; redis is the global --redis, if any. */
-static void
+/* Defaults for every subcommand; redis is the global --redis, if any. */
+void
 execq_opts_init(struct execq_opts *o, const char *redis)
 {
 	const char	*queue;
@@ -488,10 +554,11 @@ execq_opts_init(struct execq_opts *o, const char *redis)
 	    EXECQ_DEFAULT_QUEUE;
 	o->lane = "normal";
 	o->reply_default = EXECQ_DEFAULT_REPLIES;
+	o->tail_lines = -1;
 }
 
 /* Frees what parsing allocated. */
-static void
+void
 execq_opts_release(struct execq_opts *o)
 {
 	json_decref(o->env);
@@ -499,14 +566,41 @@ execq_opts_release(struct execq_opts *o)
 	memset(o, 0, sizeof *o);
 }
 
+/* Seconds as JSON: an integer when whole, so the item reads naturally. */
+static json_t *
+execq_json_seconds(double v)
+{
+	long long	whole;
+
+	whole = (long long)v;
+	return (whole == v ? json_integer(whole) : json_real(v));
+}
+
+/* A session's extra EXEC arguments (PROTOCOL.md section 11). */
+static void
+execq_item_session_args(const struct execq_opts *o, json_t *args)
+{
+	json_object_set_new(args, "background", json_true());
+	if (o->pty)
+		json_object_set_new(args, "pty", json_true());
+	if (o->rows > 0)
+		json_object_set_new(args, "rows", json_integer(o->rows));
+	if (o->cols > 0)
+		json_object_set_new(args, "cols", json_integer(o->cols));
+	if (o->idle_timeout_s > 0)
+		json_object_set_new(args, "idle_timeout_s",
+		    execq_json_seconds(o->idle_timeout_s));
+	if (o->tail_lines >= 0)
+		json_object_set_new(args, "tail_lines",
+		    json_integer(o->tail_lines));
+}
+
 /* The EXEC item as compact JSON, or NULL (said) if a string is not UTF-8. */
-static char *
+char *
 execq_item_json(const struct execq_opts *o, const char *id,
     const char *reply)
 {
 	json_t		*args, *root = NULL;
-	json_t		*timeout;
-	long long	 whole;
 	char		*text = NULL;
 
 	if ((args = json_pack("{s:s}", "command", o->command)) == NULL)
@@ -514,12 +608,11 @@ execq_item_json(const struct execq_opts *o, const char *id,
 	if (o->cwd != NULL &&
 	    json_object_set_new(args, "cwd", json_string(o->cwd)) == -1)
 		goto out;
-	if (o->timeout_s > 0) {
-		whole = (long long)o->timeout_s;
-		timeout = (whole == o->timeout_s) ? json_integer(whole) :
-		    json_real(o->timeout_s);
-		json_object_set_new(args, "timeout_s", timeout);
-	}
+	if (o->timeout_s > 0)
+		json_object_set_new(args, "timeout_s",
+		    execq_json_seconds(o->timeout_s));
+	if (o->background)
+		execq_item_session_args(o, args);
 	if (o->env != NULL)
 		json_object_set(args, "env", o->env);
 	root = json_pack("{s:s, s:s, s:s, s:O}", "id", id, "type", "EXEC",
@@ -538,7 +631,7 @@ out:
  * Sends one command; the reply, or NULL (said, "Redis at URL: WHAT: why")
  * if the connection failed or Redis answered with an error.
  */
-static redisReply *
+redisReply *
 execq_command(struct execq_session *s, const char *what, const char *fmt,
     ...)
 {
@@ -609,7 +702,7 @@ execq_login(struct execq_session *s, const struct rurl *u)
 }
 
 /* Connects (2 s timeout) and logs in; 0, or an exit code (said). */
-static int
+int
 execq_session_open(struct execq_session *s, const struct execq_opts *o)
 {
 	struct rurl	 u;
@@ -624,6 +717,7 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 		return (EXECQ_EXIT_USAGE);
 	}
 	s->display = rurl_display(&u);
+	s->queue = xstrdup(o->queue);
 	xasprintf(&s->item_key, "q:%s:%s", o->queue, o->lane);
 	if (u.path != NULL)
 		s->c = redisConnectUnixWithTimeout(u.path, tv);
@@ -646,7 +740,7 @@ out:
 }
 
 /* Deletes the private reply streams, disconnects and frees. */
-static void
+void
 execq_session_close(struct execq_session *s)
 {
 	redisReply	*r;
@@ -664,6 +758,7 @@ execq_session_close(struct execq_session *s)
 	if (s->c != NULL)
 		redisFree(s->c);
 	free(s->display);
+	free(s->queue);
 	free(s->item_key);
 	free(s->reply);
 	free(s->answer_key);
@@ -672,7 +767,7 @@ execq_session_close(struct execq_session *s)
 }
 
 /* Answers go to a new private queue, read from its start. */
-static void
+void
 execq_session_private_reply(struct execq_session *s)
 {
 	s->reply = execq_reply_name();
@@ -680,29 +775,98 @@ execq_session_private_reply(struct execq_session *s)
 	s->cursor = xstrdup("0");
 }
 
-/* Reads answers from a shared queue, after its newest entry; -1 (said). */
-static int
-execq_session_shared_reply(struct execq_session *s, const char *name)
+/* The newest entry id of a stream, "0" if it has none; NULL (said). */
+char *
+execq_stream_last_id(struct execq_session *s, const char *key)
 {
 	redisReply	*r, *e;
+	char		*id;
 
-	xasprintf(&s->answer_key, "q:%s:normal", name);
-	r = execq_command(s, "XREVRANGE", "XREVRANGE %s + - COUNT 1",
-	    s->answer_key);
+	r = execq_command(s, "XREVRANGE", "XREVRANGE %s + - COUNT 1", key);
 	if (r == NULL)
-		return (-1);
+		return (NULL);
 	if (r->type == REDIS_REPLY_ARRAY && r->elements > 0 &&
 	    (e = r->element[0])->type == REDIS_REPLY_ARRAY &&
 	    e->elements > 0 && e->element[0]->type == REDIS_REPLY_STRING)
-		s->cursor = xstrdup(e->element[0]->str);
+		id = xstrdup(e->element[0]->str);
 	else
-		s->cursor = xstrdup("0");
+		id = xstrdup("0");
 	freeReplyObject(r);
-	return (0);
+	return (id);
+}
+
+/* The entries of a one-stream XREAD reply; NULL if NIL or misshapen. */
+const redisReply *
+execq_xread_entries(const redisReply *r)
+{
+	if (r == NULL || r->type != REDIS_REPLY_ARRAY || r->elements < 1 ||
+	    r->element[0]->type != REDIS_REPLY_ARRAY ||
+	    r->element[0]->elements != 2 ||
+	    r->element[0]->element[1]->type != REDIS_REPLY_ARRAY)
+		return (NULL);
+	return (r->element[0]->element[1]);
+}
+
+/* An entry's id, or NULL if the entry is not [id, [field, value...]]. */
+const char *
+execq_entry_id(const redisReply *e)
+{
+	if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+	    e->element[0]->type != REDIS_REPLY_STRING)
+		return (NULL);
+	return (e->element[0]->str);
+}
+
+/* The value of an entry's field name, or NULL (absent, or deleted). */
+const redisReply *
+execq_entry_field(const redisReply *e, const char *name)
+{
+	const redisReply	*f;
+	size_t			 j;
+
+	if (execq_entry_id(e) == NULL ||
+	    (f = e->element[1])->type != REDIS_REPLY_ARRAY)
+		return (NULL);
+	for (j = 0; j + 1 < f->elements; j += 2) {
+		if (f->element[j]->type == REDIS_REPLY_STRING &&
+		    strcmp(f->element[j]->str, name) == 0 &&
+		    f->element[j + 1]->type == REDIS_REPLY_STRING)
+			return (f->element[j + 1]);
+	}
+	return (NULL);
+}
+
+/* Ctrl-C ends a follower at once: nothing is buffered, nothing to say. */
+static void
+execq_sigint(int sig)
+{
+	(void)sig;
+	_exit(EXECQ_EXIT_INTERRUPTED);
+}
+
+/* Makes SIGINT exit 130 without a word (logs -f, callbacks). */
+void
+execq_quiet_sigint(void)
+{
+	struct sigaction	sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = execq_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+/* Reads answers from a shared queue, after its newest entry; -1 (said). */
+int
+execq_session_shared_reply(struct execq_session *s, const char *name)
+{
+	xasprintf(&s->answer_key, "q:%s:normal", name);
+	s->cursor = execq_stream_last_id(s, s->answer_key);
+	return (s->cursor != NULL ? 0 : -1);
 }
 
 /* Frees an answer; NULL members ok. */
-static void
+void
 execq_answer_release(struct execq_answer *a)
 {
 	json_decref(a->root);
@@ -710,17 +874,35 @@ execq_answer_release(struct execq_answer *a)
 	memset(a, 0, sizeof *a);
 }
 
+/* 1 if the answer's type is one w wants. */
+static int
+execq_answer_type_ok(const json_t *root, const struct execq_want *w)
+{
+	const char		*type;
+	const char * const	*t;
+
+	if (w->types == NULL)
+		return (1);
+	if ((type = json_string_value(json_object_get(root, "type"))) == NULL)
+		return (0);
+	for (t = w->types; *t != NULL; t++) {
+		if (strcmp(type, *t) == 0)
+			return (1);
+	}
+	return (0);
+}
+
 /*
  * Takes one "item" value if it is the answer we wait for: its id equals
- * want, or is null or absent (a worker that could not read the id). Unless
- * any_type, only EXEC_RESULT and ERROR are final. 1 if taken into *a.
+ * w->id, or is null or absent and w->null_id says that a worker that
+ * could not read the id answered us; and its type is one of w->types.
+ * 1 if taken into *a.
  */
 static int
-execq_answer_take(const redisReply *v, const char *want, int any_type,
+execq_answer_take(const redisReply *v, const struct execq_want *w,
     struct execq_answer *a)
 {
 	json_t		*root, *id;
-	const char	*type;
 
 	if (v->type != REDIS_REPLY_STRING)
 		return (0);
@@ -728,12 +910,13 @@ execq_answer_take(const redisReply *v, const char *want, int any_type,
 	if (!json_is_object(root))
 		goto skip;
 	id = json_object_get(root, "id");
-	if (id != NULL && !json_is_null(id) && (want == NULL ||
-	    !json_is_string(id) || strcmp(json_string_value(id), want) != 0))
+	if (id == NULL || json_is_null(id)) {
+		if (!w->null_id)
+			goto skip;
+	} else if (w->id == NULL || !json_is_string(id) ||
+	    strcmp(json_string_value(id), w->id) != 0)
 		goto skip;
-	type = json_string_value(json_object_get(root, "type"));
-	if (!any_type && (type == NULL || (strcmp(type, "EXEC_RESULT") != 0 &&
-	    strcmp(type, "ERROR") != 0)))
+	if (!execq_answer_type_ok(root, w))
 		goto skip;
 	a->root = root;
 	a->text = xmalloc(v->len + 1);
@@ -750,7 +933,7 @@ skip:
 /* Looks through one XREAD reply, moving the cursor; 1 if *a was taken. */
 static int
 execq_answer_scan(struct execq_session *s, const redisReply *r,
-    const char *want, int any_type, struct execq_answer *a)
+    const struct execq_want *w, struct execq_answer *a)
 {
 	const redisReply	*entries, *e, *f;
 	size_t			 i, j;
@@ -773,8 +956,7 @@ execq_answer_scan(struct execq_session *s, const redisReply *r,
 		for (j = 0; j + 1 < f->elements; j += 2) {
 			if (f->element[j]->type == REDIS_REPLY_STRING &&
 			    strcmp(f->element[j]->str, "item") == 0 &&
-			    execq_answer_take(f->element[j + 1], want,
-			    any_type, a))
+			    execq_answer_take(f->element[j + 1], w, a))
 				return (1);
 		}
 	}
@@ -785,8 +967,8 @@ execq_answer_scan(struct execq_session *s, const redisReply *r,
  * Waits up to wait_ms for the answer, blocking at most EXECQ_BLOCK_MS at a
  * time. 1 with *a filled, 0 at the deadline, -1 (said) on a Redis error.
  */
-static int
-execq_answer_wait(struct execq_session *s, const char *want, int any_type,
+int
+execq_answer_wait(struct execq_session *s, const struct execq_want *w,
     long long wait_ms, struct execq_answer *a)
 {
 	redisReply	*r;
@@ -806,7 +988,7 @@ execq_answer_wait(struct execq_session *s, const char *want, int any_type,
 		if (r == NULL)
 			return (-1);
 		found = (r->type != REDIS_REPLY_NIL &&
-		    execq_answer_scan(s, r, want, any_type, a));
+		    execq_answer_scan(s, r, w, a));
 		freeReplyObject(r);
 		if (found)
 			return (1);
@@ -829,7 +1011,7 @@ execq_no_answer(const struct execq_session *s, const struct execq_opts *o,
 /* XADDs text as the item and waits for the answer: 0, or an exit code. */
 static int
 execq_exchange(struct execq_session *s, const struct execq_opts *o,
-    const char *text, const char *want, int any_type, struct execq_answer *a)
+    const char *text, const struct execq_want *w, struct execq_answer *a)
 {
 	redisReply	*r;
 
@@ -838,33 +1020,53 @@ execq_exchange(struct execq_session *s, const struct execq_opts *o,
 	if (r == NULL)
 		return (EXECQ_EXIT_FAIL);
 	freeReplyObject(r);
-	switch (execq_answer_wait(s, want, any_type,
-	    (long long)(o->wait_s * 1000 + 0.5), a)) {
+	switch (execq_answer_wait(s, w, (long long)(o->wait_s * 1000 + 0.5),
+	    a)) {
 	case 1:
 		return (0);
 	case 0:
-		execq_no_answer(s, o, want);
+		execq_no_answer(s, o, w->id);
 		return (EXECQ_EXIT_FAIL);
 	default:
 		return (EXECQ_EXIT_FAIL);
 	}
 }
 
-/* Builds the EXEC item for o->command and sends it: 0, or an exit code. */
-static int
+/*
+ * Builds the EXEC item for o->command and sends it: 0, or an exit code.
+ * A foreground item is answered on a new private queue. A session's
+ * reply_to must outlive us, since its EXEC_CALLBACK comes much later: it
+ * is --reply-to or execq.<user>, shared, so EXEC_STARTED is read from
+ * its newest entry before the XADD on, and only with our id.
+ */
+int
 execq_exchange_exec(struct execq_session *s, const struct execq_opts *o,
-    int any_type, struct execq_answer *a)
+    const char * const *types, struct execq_answer *a)
 {
-	char	*id, *text;
-	int	 rc;
+	struct execq_want	 w;
+	char			*id, *reply, *text = NULL;
+	int			 rc = EXECQ_EXIT_FAIL;
 
 	id = (o->id != NULL) ? xstrdup(o->id) : execq_make_id();
-	execq_session_private_reply(s);
-	if ((text = execq_item_json(o, id, s->reply)) == NULL)
+	w.id = id;
+	w.types = types;
+	w.null_id = !o->background;
+	if (!o->background) {
+		execq_session_private_reply(s);
+		reply = xstrdup(s->reply);
+	} else {
+		reply = (o->reply_to != NULL) ? xstrdup(o->reply_to) :
+		    execq_user_queue();
+		if (execq_session_shared_reply(s, reply) == -1)
+			goto out;
+	}
+	if ((text = execq_item_json(o, id, reply)) == NULL)
 		rc = EXECQ_EXIT_USAGE;
 	else
-		rc = execq_exchange(s, o, text, id, any_type, a);
+		rc = execq_exchange(s, o, text, &w, a);
+out:
 	free(text);
+	free(reply);
 	free(id);
 	return (rc);
 }
@@ -878,7 +1080,7 @@ execq_write_string(FILE *f, const json_t *v)
 }
 
 /* Prints "execq: <code>: <message>" for an ERROR answer; returns 125. */
-static int
+int
 execq_print_error(const json_t *root)
 {
 	const json_t	*err;
@@ -956,6 +1158,10 @@ execq_run_usage(FILE *f)
 	    "failed or the worker refused the item; 2 on a usage error.\n", f);
 }
 
+/* The answers that end a run. */
+static const char * const execq_run_types[] = { "EXEC_RESULT", "ERROR",
+    NULL };
+
 /* execq run: submit, wait, replay the output, exit with the command's code. */
 static int
 execq_cmd_run(const char *redis, int argc, char **argv)
@@ -968,8 +1174,8 @@ execq_cmd_run(const char *redis, int argc, char **argv)
 
 	execq_opts_init(&o, redis);
 	memset(&s, 0, sizeof s);
-	if ((rc = execq_opts_parse(&o, "run", argc, argv,
-	    execq_run_usage)) != 0) {
+	if ((rc = execq_opts_parse(&o, "run", argc, argv, execq_longopts,
+	    NULL, execq_run_usage)) != 0) {
 		rc = (rc == 1) ? 0 : EXECQ_EXIT_USAGE;
 		goto out;
 	}
@@ -983,7 +1189,7 @@ execq_cmd_run(const char *redis, int argc, char **argv)
 		goto out;
 	}
 	if ((rc = execq_session_open(&s, &o)) != 0 ||
-	    (rc = execq_exchange_exec(&s, &o, 0, &a)) != 0)
+	    (rc = execq_exchange_exec(&s, &o, execq_run_types, &a)) != 0)
 		goto out;
 	type = json_string_value(json_object_get(a.root, "type"));
 	if (strcmp(type, "ERROR") == 0)
@@ -1028,13 +1234,14 @@ static int
 execq_submit_raw(struct execq_session *s, struct execq_opts *o,
     struct execq_answer *a)
 {
-	json_t		*root;
-	const char	*want, *reply;
-	double		 timeout;
-	int		 rc = EXECQ_EXIT_FAIL;
+	struct execq_want	 w = { NULL, NULL, 1 };
+	json_t			*root;
+	const char		*reply;
+	double			 timeout;
+	int			 rc = EXECQ_EXIT_FAIL;
 
 	root = json_loads(o->raw, 0, NULL);	/* NULL if not JSON */
-	want = json_string_value(json_object_get(root, "id"));
+	w.id = json_string_value(json_object_get(root, "id"));
 	reply = json_string_value(json_object_get(root, "reply_to"));
 	if (reply == NULL || !execq_name_valid(reply))
 		reply = o->reply_default;
@@ -1046,7 +1253,7 @@ execq_submit_raw(struct execq_session *s, struct execq_opts *o,
 		o->wait_s = timeout + EXECQ_WAIT_SLACK_S;
 	}
 	if (execq_session_shared_reply(s, reply) == 0)
-		rc = execq_exchange(s, o, o->raw, want, 1, a);
+		rc = execq_exchange(s, o, o->raw, &w, a);
 	json_decref(root);
 	return (rc);
 }
@@ -1062,8 +1269,8 @@ execq_cmd_submit(const char *redis, int argc, char **argv)
 
 	execq_opts_init(&o, redis);
 	memset(&s, 0, sizeof s);
-	if ((rc = execq_opts_parse(&o, "submit", argc, argv,
-	    execq_submit_usage)) != 0) {
+	if ((rc = execq_opts_parse(&o, "submit", argc, argv, execq_longopts,
+	    NULL, execq_submit_usage)) != 0) {
 		rc = (rc == 1) ? 0 : EXECQ_EXIT_USAGE;
 		goto out;
 	}
@@ -1083,7 +1290,7 @@ execq_cmd_submit(const char *redis, int argc, char **argv)
 	if (o.raw != NULL)
 		rc = execq_submit_raw(&s, &o, &a);
 	else
-		rc = execq_exchange_exec(&s, &o, 1, &a);
+		rc = execq_exchange_exec(&s, &o, NULL, &a);
 	if (rc == 0) {
 		fwrite(a.text, 1, a.len, stdout);
 		fputc('\n', stdout);
@@ -1111,7 +1318,7 @@ execq_usage(FILE *f)
 	    "\n"
 	    "Commands:\n", f);
 	for (i = 0; i < sizeof execq_cmds / sizeof execq_cmds[0]; i++)
-		fprintf(f, "  %-8s  %s\n", execq_cmds[i].name,
+		fprintf(f, "  %-9s  %s\n", execq_cmds[i].name,
 		    execq_cmds[i].summary);
 	fputs("\n"
 	    "Options:\n"
@@ -1123,7 +1330,19 @@ execq_usage(FILE *f)
 	    "  -h, --help    show this help; 'execq COMMAND --help' for one\n"
 	    "  --version     print the version\n"
 	    "\n"
-	    "Exit status: see 'execq run --help'; 2 on a usage error.\n", f);
+	    "Every command but cleanup also takes --redis URL and --queue Q\n"
+	    "(the worker queue: $EXECQ_QUEUE, else " EXECQ_DEFAULT_QUEUE
+	    "; for callbacks, the\n"
+	    "reply queue: execq.$USER).\n"
+	    "\n"
+	    "Exit status:\n"
+	    "  0      success (run: the command's own exit status instead)\n"
+	    "  1      cleanup: the log directory cannot be read\n"
+	    "  2      usage error\n"
+	    "  124    run: the command timed out; wait: the session is still\n"
+	    "         running; callbacks: --timeout passed before --count\n"
+	    "  125    execq failed: no Redis, no answer, or an ERROR answer\n"
+	    "  130    logs -f, callbacks: interrupted (Ctrl-C)\n", f);
 }
 
 /* Global options, then the subcommand with argv[0] = "execq <name>". */

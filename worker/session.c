@@ -66,6 +66,7 @@ struct session {
 	json_t			*final;		/* the callback, once ended */
 	char			*pending;	/* live output not yet sent */
 	size_t			 npending;
+	unsigned long long	 pending_off;	/* its offset in the log */
 	unsigned long long	 skipped;	/* ... and dropped (too fast) */
 	struct event		*ev_flush;
 	LIST_HEAD(, waiter)	 waiters;
@@ -245,16 +246,16 @@ session_index(struct session *s)
 }
 
 /*
- * Sends the live output gathered so far as one stream entry; "skipped"
- * says how many bytes before it were too many for the live stream (the
- * log has them).
+ * Sends the live output gathered so far as one stream entry: "offset" is
+ * where its data starts in the log, "skipped" how many bytes after it were
+ * too many for the live stream (the log has them).
  */
 static void
 session_flush(struct session *s)
 {
-	char		 key[192], skipped[32];
-	const char	*argv[10];
-	size_t		 len[10];
+	char		 key[192], skipped[32], offset[32];
+	const char	*argv[12];
+	size_t		 len[12];
 	int		 i, n = 0;
 
 	if (s->npending == 0 && s->skipped == 0)
@@ -264,12 +265,15 @@ session_flush(struct session *s)
 	if (queue_backlog(s->ss->q) < SESSION_OUT_BACKLOG) {
 		snprintf(key, sizeof key, "execq:out:%s", s->id);
 		snprintf(skipped, sizeof skipped, "%llu", s->skipped);
+		snprintf(offset, sizeof offset, "%llu", s->pending_off);
 		argv[n++] = "XADD";
 		argv[n++] = key;
 		argv[n++] = "MAXLEN";
 		argv[n++] = "~";
 		argv[n++] = SESSION_OUT_MAXLEN;
 		argv[n++] = "*";
+		argv[n++] = "offset";
+		argv[n++] = offset;
 		if (s->skipped > 0) {
 			argv[n++] = "skipped";
 			argv[n++] = skipped;
@@ -303,6 +307,8 @@ session_output_cb(struct exec *ex, const char *buf, size_t len, void *arg)
 	size_t		 n;
 
 	(void)ex;
+	if (s->npending == 0 && s->skipped == 0)
+		s->pending_off = s->output_bytes;
 	s->output_bytes += len;
 	n = SESSION_FLUSH_BYTES - s->npending;
 	if (n > len)

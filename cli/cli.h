@@ -1,0 +1,231 @@
+#ifndef EXECQ_CLI_H
+#define EXECQ_CLI_H
+
+/*
+ * The parts of the execq client (cli/) that its files share:
+ *
+ *   execq.c    main, helpers, options, the Redis session, run and submit
+ *   session.c  spawn, ps, callbacks: sessions as Redis shows them
+ *   process.c  PROCESS items (send, keys, kill, wait) and base64
+ *   logs.c     logs (and logs -f), cleanup
+ *
+ * Every name here starts with execq_ rather than with its file's name: the
+ * client links the worker's objects (LIB_OBJ), so a session_* or process_*
+ * of ours could collide with one of theirs.
+ */
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct json_t;
+struct option;
+struct redisContext;
+struct redisReply;
+
+#define EXECQ_EXIT_USAGE	2
+#define EXECQ_EXIT_TIMED_OUT	124
+#define EXECQ_EXIT_FAIL		125
+#define EXECQ_EXIT_INTERRUPTED	130	/* 128 + SIGINT */
+
+#define EXECQ_DEFAULT_QUEUE	"exec"
+#define EXECQ_DEFAULT_REPLIES	"replies"
+#define EXECQ_SLACK_MS		30000	/* PROCESS: deadline past its wait */
+#define EXECQ_NAME_RULE		"[A-Za-z0-9_.:-]{1,128} and not start with '.'"
+
+/*
+ * Options after parsing. Strings are borrowed from argv, except command
+ * and env. Subcommands with more flags embed this as their first member.
+ */
+struct execq_opts {
+	const char	*redis;		/* --redis, or NULL */
+	const char	*queue;		/* --queue, $EXECQ_QUEUE, "exec" */
+	const char	*lane;		/* --priority, or "ctl" for PROCESS */
+	const char	*id;		/* --id, or NULL: generated */
+	const char	*cwd;		/* --cwd, or NULL */
+	const char	*raw;		/* submit --raw TEXT, or NULL */
+	const char	*reply_default;	/* submit --reply-default */
+	const char	*reply_to;	/* spawn --reply-to, or NULL */
+	int		 submit_only;	/* --raw or --reply-default given */
+	int		 background;	/* spawn: a session */
+	int		 pty;		/* spawn --pty */
+	long		 rows, cols;	/* spawn --rows, --cols; 0: not given */
+	long		 tail_lines;	/* spawn --tail-lines; -1: not given */
+	double		 timeout_s;	/* --timeout; 0 if not given */
+	double		 idle_timeout_s; /* spawn --idle-timeout; 0: none */
+	double		 wait_s;	/* --wait; 0 if not given */
+	struct json_t	*env;		/* --env K=V as an object, or NULL */
+	char		*command;	/* the words after options, joined */
+};
+
+/* Applies one option to o: 0, or -1 (said) on a bad value. */
+typedef int (*execq_opts_set_fn)(struct execq_opts *, const char *cmd,
+    int ch, const char *arg);
+
+/* One conversation with Redis: where the item goes, where the answer is. */
+struct execq_session {
+	struct redisContext	*c;
+	char			*display;	/* Redis URL, no password */
+	char			*queue;		/* the worker queue */
+	char			*item_key;	/* q:<queue>:<lane> */
+	char			*reply;		/* private replies, or NULL */
+	char			*answer_key;	/* where answers are read */
+	char			*cursor;	/* last entry id read there */
+};
+
+/* An answer: the parsed JSON and the text exactly as received. */
+struct execq_answer {
+	struct json_t	*root;
+	char		*text;
+	size_t		 len;
+};
+
+/* Which answers are ours. */
+struct execq_want {
+	const char		*id;		/* NULL: only null ids */
+	const char * const	*types;		/* NULL-terminated; NULL: any */
+	int			 null_id;	/* "id": null is ours too */
+};
+
+/* Option values above any short option's character. */
+enum execq_optval {
+	EXECQ_OPT_TIMEOUT = 256,
+	EXECQ_OPT_CWD,
+	EXECQ_OPT_ENV,
+	EXECQ_OPT_QUEUE,
+	EXECQ_OPT_PRIORITY,
+	EXECQ_OPT_ID,
+	EXECQ_OPT_WAIT,
+	EXECQ_OPT_REDIS,
+	EXECQ_OPT_RAW,
+	EXECQ_OPT_REPLY_DEFAULT,
+	EXECQ_OPT_VERSION,
+	EXECQ_OPT_PTY,
+	EXECQ_OPT_ROWS,
+	EXECQ_OPT_COLS,
+	EXECQ_OPT_REPLY_TO,
+	EXECQ_OPT_IDLE_TIMEOUT,
+	EXECQ_OPT_TAIL_LINES,
+	EXECQ_OPT_ALL,
+	EXECQ_OPT_JSON,
+	EXECQ_OPT_LINES,
+	EXECQ_OPT_EOF,
+	EXECQ_OPT_B64,
+	EXECQ_OPT_SIGNAL,
+	EXECQ_OPT_COUNT,
+	EXECQ_OPT_FROM_START,
+	EXECQ_OPT_LOG_DIR,
+	EXECQ_OPT_MAX_AGE,
+	EXECQ_OPT_DRY_RUN,
+};
+
+/* execq.c: messages. Each returns after printing on stderr. */
+void	 execq_error(const char *, ...) __attribute__((format(printf, 1, 2)));
+int	 execq_usage_hint(const char *cmd);		/* returns 2 */
+int	 execq_usage_error(const char *cmd, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));	/* returns 2 */
+
+/* execq.c: small helpers. */
+long long execq_now_ms(void);		/* monotonic */
+long long execq_epoch_ms(void);		/* wall clock */
+int	 execq_name_valid(const char *);	/* 1 if it keeps NAME_RULE */
+char	*execq_make_id(void);			/* a new ULID; allocated */
+char	*execq_user_queue(void);		/* "execq.<user>"; allocated */
+int	 execq_parse_seconds(const char *, double *);	/* > 0, or -1 */
+int	 execq_parse_long(const char *, long min, long max, long *);
+char	*execq_join_command(int argc, char **argv);	/* allocated */
+int	 execq_write_all(FILE *, const void *, size_t);	/* 0, -1 (said) */
+
+/* execq.c: options. */
+void	 execq_opts_init(struct execq_opts *, const char *redis);
+void	 execq_opts_release(struct execq_opts *);
+int	 execq_opts_set(struct execq_opts *, const char *cmd, int ch,
+	    const char *arg);
+/*
+ * getopt_long over argv[1..]: --help prints usage and gives 1; the
+ * options in longopts go to set (execq_opts_set if NULL). 0 with optind
+ * at the first operand, or -1 (said) on a bad option.
+ */
+int	 execq_opts_getopt(struct execq_opts *, const char *cmd, int argc,
+	    char **argv, const char *shortopts, const struct option *,
+	    execq_opts_set_fn set, void (*usage)(FILE *));
+/* As getopt, then joins the command words and checks: run, submit, spawn. */
+int	 execq_opts_parse(struct execq_opts *, const char *cmd, int argc,
+	    char **argv, const struct option *, execq_opts_set_fn set,
+	    void (*usage)(FILE *));
+/* The EXEC item as compact JSON, or NULL (said) if not UTF-8. */
+char	*execq_item_json(const struct execq_opts *, const char *id,
+	    const char *reply);
+/*
+ * Sends o's EXEC item and waits o->wait_s for an answer of one of types
+ * (NULL: any): 0 with *a filled, or an exit code (said). Sessions
+ * (o->background) answer on o->reply_to or execq.<user>, else on a new
+ * private queue.
+ */
+int	 execq_exchange_exec(struct execq_session *,
+	    const struct execq_opts *, const char * const *types,
+	    struct execq_answer *);
+
+/* execq.c: the Redis session. */
+int	 execq_session_open(struct execq_session *,
+	    const struct execq_opts *);		/* 0, or an exit code */
+void	 execq_session_close(struct execq_session *);	/* DELs private */
+void	 execq_session_private_reply(struct execq_session *);
+int	 execq_session_shared_reply(struct execq_session *, const char *);
+/* The reply, or NULL (said) if Redis failed or answered an error. */
+struct redisReply *execq_command(struct execq_session *, const char *what,
+	    const char *fmt, ...);
+/* The newest entry id of a stream, "0" if empty or missing; NULL (said). */
+char	*execq_stream_last_id(struct execq_session *, const char *key);
+/* XREAD replies: entries of one stream; an entry's id; a field (or NULL). */
+const struct redisReply *execq_xread_entries(const struct redisReply *);
+const char *execq_entry_id(const struct redisReply *);
+const struct redisReply *execq_entry_field(const struct redisReply *,
+	    const char *name);
+void	 execq_quiet_sigint(void);	/* Ctrl-C: _exit(130), no message */
+/* 1 with *a filled, 0 at the deadline, -1 (said) if Redis failed. */
+int	 execq_answer_wait(struct execq_session *, const struct execq_want *,
+	    long long wait_ms, struct execq_answer *);
+void	 execq_answer_release(struct execq_answer *);
+/* Prints "execq: <code>: <message>" for an ERROR answer; returns 125. */
+int	 execq_print_error(const struct json_t *);
+
+/* session.c: the execq:session:<id> hash as JSON, numbers typed. */
+struct json_t *execq_session_json(const char *id, const struct redisReply *);
+/* HGETALL it: 0 with *out (NULL if there is none), or -1 (said). */
+int	 execq_session_get(struct execq_session *, const char *id,
+	    struct json_t **out);
+/* 1 if a session's status says it is over. */
+int	 execq_status_ended(const char *status);
+
+/* process.c: PROCESS items. */
+/* Checks o->queue and opens s on q:<queue>:ctl: 0, or an exit code. */
+int	 execq_process_open(struct execq_session *, struct execq_opts *,
+	    const char *cmd);
+/*
+ * Sends {"type": "PROCESS", "args": args} (args borrowed) on s, whose
+ * item_key is q:<queue>:ctl; a private reply queue is made on first use.
+ * Waits wait_ms + 30 s for the answer. 0 with *a holding a PROCESS_RESULT;
+ * else an exit code, said: 125 for an ERROR, no answer or a Redis error.
+ */
+int	 execq_process(struct execq_session *, struct json_t *args,
+	    long long wait_ms, struct execq_answer *);
+/* The fields of a PROCESS_RESULT: its "result" object if any, else it. */
+struct json_t *execq_process_result(struct json_t *);
+char	*execq_b64_encode(const void *, size_t);	/* allocated */
+/* Allocated *out (NUL-terminated too); -1 if in is not base64. */
+int	 execq_b64_decode(const char *, size_t, char **out, size_t *outlen);
+/* "SIGTERM" for 15 or "TERM"; buf must hold 32 bytes. */
+const char *execq_signal_name(const struct json_t *, char *buf);
+
+/* The subcommands: argv[0] is "execq <name>"; each returns an exit code. */
+int	 execq_cmd_spawn(const char *redis, int argc, char **argv);
+int	 execq_cmd_ps(const char *redis, int argc, char **argv);
+int	 execq_cmd_callbacks(const char *redis, int argc, char **argv);
+int	 execq_cmd_logs(const char *redis, int argc, char **argv);
+int	 execq_cmd_cleanup(const char *redis, int argc, char **argv);
+int	 execq_cmd_send(const char *redis, int argc, char **argv);
+int	 execq_cmd_keys(const char *redis, int argc, char **argv);
+int	 execq_cmd_kill(const char *redis, int argc, char **argv);
+int	 execq_cmd_wait(const char *redis, int argc, char **argv);
+
+#endif
