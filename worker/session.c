@@ -247,8 +247,9 @@ session_index(struct session *s)
 
 /*
  * Sends the live output gathered so far as one stream entry: "offset" is
- * where its data starts in the log, "skipped" how many bytes after it were
- * too many for the live stream (the log has them).
+ * where its data starts in the log, "skipped" how many bytes since the
+ * last entry were too many for the live stream (the log has them; a
+ * reader finds the gap by offsets).
  */
 static void
 session_flush(struct session *s)
@@ -307,7 +308,7 @@ session_output_cb(struct exec *ex, const char *buf, size_t len, void *arg)
 	size_t		 n;
 
 	(void)ex;
-	if (s->npending == 0 && s->skipped == 0)
+	if (s->npending == 0)
 		s->pending_off = s->output_bytes;
 	s->output_bytes += len;
 	n = SESSION_FLUSH_BYTES - s->npending;

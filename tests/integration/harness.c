@@ -800,6 +800,75 @@ harness_wait_answer(struct harness *h, const char *reply_to, const char *id,
 }
 
 json_t *
+harness_try_entry(struct harness *h, const char *stream, const char *id,
+    int timeout_ms)
+{
+	json_t	*a;
+	int64_t	 deadline = harness_now_ms() + timeout_ms, left;
+	int	 read_once = 0;
+
+	for (;;) {
+		if ((a = harness_unstash(h, stream, id)) != NULL)
+			return (a);
+		left = deadline - harness_now_ms();
+		if (left <= 0 && read_once)
+			return (NULL);
+		/* BLOCK 0 would wait for ever: block at least 1 ms. */
+		if (left < 1)
+			left = 1;
+		harness_read_chunk(h, stream, left < HARNESS_CHUNK_MS ?
+		    (int)left : HARNESS_CHUNK_MS);
+		read_once = 1;
+	}
+}
+
+json_t *
+harness_wait_entry(struct harness *h, const char *stream, const char *id,
+    int timeout_ms)
+{
+	json_t	*a;
+
+	if ((a = harness_try_entry(h, stream, id, timeout_ms)) == NULL)
+		harness_fail(h, "no entry for id %s on %s within %d ms",
+		    id != NULL ? id : "(any)", stream, timeout_ms);
+	return (a);
+}
+
+json_t *
+harness_wait_callback(struct harness *h, const char *id, int timeout_ms)
+{
+	json_t	*a;
+	char	*key;
+
+	xasprintf(&key, "q:%s:high", h->reply);
+	a = harness_wait_entry(h, key, id, timeout_ms);
+	free(key);
+	return (a);
+}
+
+json_t *
+harness_process(struct harness *h, const char *args, int timeout_ms)
+{
+	static unsigned	 serial;
+	json_t		*item, *a;
+	json_error_t	 jerr;
+	char		*id, *text;
+
+	if ((a = json_loads(args, 0, &jerr)) == NULL)
+		harness_fail(h, "bad PROCESS args %s: %s", args, jerr.text);
+	xasprintf(&id, "%s-p%u", h->queue, ++serial);
+	item = json_pack("{s:s, s:s, s:s, s:o}", "id", id, "type", "PROCESS",
+	    "reply_to", h->reply, "args", a);
+	text = json_dumps(item, JSON_COMPACT);
+	harness_submit_json(h, "ctl", text);
+	a = harness_wait_answer(h, NULL, id, timeout_ms);
+	free(text);
+	json_decref(item);
+	free(id);
+	return (a);
+}
+
+json_t *
 harness_all_answers(struct harness *h, const char *reply_to)
 {
 	redisReply	*r;

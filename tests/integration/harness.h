@@ -114,6 +114,27 @@ void		 harness_submit(struct harness *, const char *lane,
  */
 json_t		*harness_wait_answer(struct harness *, const char *reply_to,
 		    const char *id, int timeout_ms);
+/*
+ * Like harness_wait_answer, on any stream named by its whole key (such as
+ * "q:<reply>:high"): the first entry whose id is id (NULL: any) that no
+ * earlier call returned, or NULL once timeout_ms have passed (the stream
+ * is read at least once, so 0 means "is it there now"). Never fails.
+ */
+json_t		*harness_try_entry(struct harness *, const char *stream,
+		    const char *id, int timeout_ms);
+/* The same, failing the test at the deadline. */
+json_t		*harness_wait_entry(struct harness *, const char *stream,
+		    const char *id, int timeout_ms);
+/* The EXEC_CALLBACK of session id on q:<h->reply>:high; fails after. */
+json_t		*harness_wait_callback(struct harness *, const char *id,
+		    int timeout_ms);
+/*
+ * XADDs a PROCESS item with args (JSON object text), a fresh id and
+ * reply_to h->reply to q:<queue>:ctl, and waits for its answer on
+ * q:<h->reply>:normal (fails after timeout_ms).
+ */
+json_t		*harness_process(struct harness *, const char *args,
+		    int timeout_ms);
 /* Every entry of q:<reply_to>:normal, oldest first, as a JSON array. */
 json_t		*harness_all_answers(struct harness *, const char *reply_to);
 /* XPENDING count of q:<queue>:<lane> in the group "execq". */
