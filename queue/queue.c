@@ -350,8 +350,13 @@ queue_connect_cb(const redisAsyncContext *ac, int status)
 		redisAsyncCommand(c->ac, queue_client_id_cb, c->q, "CLIENT ID");
 		queue_create_groups(c->q);
 		queue_read_next(c->q);
-	} else
+	} else {
+		/* Announce ourselves at once: forwarding checks for it. */
+		redisAsyncCommand(c->ac, NULL, NULL, "SET execq:worker:%s %s EX "
+		    "%u", c->q->consumer, c->q->name,
+		    c->q->claim_idle_ms / 1000 + 1);
 		queue_flush(c->q);
+	}
 }
 
 /* Lost: everything pending got a NULL reply already; reconnect. */
