@@ -277,6 +277,12 @@ worker_forwarded_cb(long long how, void *arg)
 		worker_drop(j);		/* the script acknowledged it */
 		return;
 	}
+	if (how == -1) {
+		worker_fail(j, j->item->reply_to, j->item->id,
+		    "unknown_session", "the worker that ran this session is "
+		    "gone (its callback says lost)", QUEUE_STORE_NONE);
+		return;
+	}
 	sessions_act(j->w->sessions, j->item, worker_process_answer_cb, j);
 }
 
