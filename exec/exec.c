@@ -26,6 +26,8 @@
 #include "logs/syncer.h"
 #include "logs/xmalloc.h"
 
+#define EXEC_LOG_TAIL	32768	/* a capped log's last (and first) bytes */
+
 enum exec_flag {
 	EXEC_EXITED = 0x01,		/* main process reaped */
 	EXEC_OUT_CLOSED = 0x02,		/* stdout (or the PTY) at EOF */
@@ -33,6 +35,7 @@ enum exec_flag {
 	EXEC_KILLING = 0x08,		/* TERM sent, KILL armed */
 	EXEC_SYNCING = 0x10,		/* the log is being fsync'd */
 	EXEC_SYNCED = 0x20,		/* ... and is on disk */
+	EXEC_LOG_FULL = 0x40,		/* past log_max_bytes */
 };
 
 struct exec {
@@ -53,6 +56,7 @@ struct exec {
 	struct event		*ev_out, *ev_err;
 	struct event		*ev_timeout, *ev_grace, *ev_drain, *ev_idle;
 	struct outbuf		 out, err;
+	struct outbuf		 logtail;	/* past log_max_bytes */
 	struct execlog		*log;
 	int			 log_error;
 	struct cgroup		*cg;
@@ -378,6 +382,62 @@ exec_close_stream(struct exec *ex, int is_err)
 	}
 }
 
+/*
+ * Into the log, up to log_max_bytes; past that only the last bytes are
+ * kept in memory, and exec_log_finish adds them when the command ends, so
+ * the disk is safe and the last lines are always there.
+ */
+static void
+exec_log(struct exec *ex, const char *buf, size_t n)
+{
+	unsigned long long	size = execlog_size(ex->log);
+	size_t			room;
+
+	if (ex->log_error != 0)
+		return;
+	if (ex->flags & EXEC_LOG_FULL) {
+		outbuf_append(&ex->logtail, buf, n);
+		return;
+	}
+	room = size + n > exec_cfg->log_max_bytes ?
+	    (size_t)(exec_cfg->log_max_bytes - size) : n;
+	if (execlog_write(ex->log, buf, room) == -1) {
+		ex->log_error = errno;
+		log_warn("exec %s: log write: %s", ex->id, strerror(errno));
+		return;
+	}
+	if (room < n) {
+		log_warn("exec %s: log reached %llu bytes; keeping only its end",
+		    ex->id, (unsigned long long)exec_cfg->log_max_bytes);
+		ex->flags |= EXEC_LOG_FULL;
+		outbuf_init(&ex->logtail, 2 * EXEC_LOG_TAIL);
+		outbuf_append(&ex->logtail, buf + room, n - room);
+	}
+}
+
+/* A capped log gets what was left out, as head + marker + tail. */
+static void
+exec_log_finish(struct exec *ex)
+{
+	char	*text, *marker;
+	size_t	 len;
+	int	 n;
+
+	if (!(ex->flags & EXEC_LOG_FULL) || ex->log_error != 0)
+		return;
+	n = xasprintf(&marker, "\n[execq: the log stopped at %llu bytes; "
+	    "%llu more bytes came, their first and last %u follow]\n",
+	    (unsigned long long)exec_cfg->log_max_bytes,
+	    (unsigned long long)ex->logtail.total, EXEC_LOG_TAIL);
+	text = outbuf_render(&ex->logtail, &len);
+	if (execlog_write(ex->log, marker, n) == -1 ||
+	    execlog_write(ex->log, text, len) == -1)
+		ex->log_error = errno;
+	free(marker);
+	free(text);
+	ex->flags &= ~EXEC_LOG_FULL;
+}
+
 /* Reads what is there: into the capped buffer and the log. */
 static void
 exec_read(struct exec *ex, int is_err)
@@ -392,11 +452,7 @@ exec_read(struct exec *ex, int is_err)
 		return;
 	if (n > 0) {
 		outbuf_append(ob, buf, n);
-		if (ex->log_error == 0 && execlog_write(ex->log, buf, n) == -1) {
-			ex->log_error = errno;
-			log_warn("exec %s: log write: %s", ex->id,
-			    strerror(errno));
-		}
+		exec_log(ex, buf, n);
 		exec_idle_arm(ex);
 		if (ex->outputcb != NULL)
 			ex->outputcb(ex, buf, n, ex->arg);
@@ -623,6 +679,7 @@ exec_maybe_done(struct exec *ex)
 		if (cgroup_populated(ex->cg) == 1)
 			return;		/* exec_cgroup_cb calls again */
 	}
+	exec_log_finish(ex);
 	if (ex->durable && !(ex->flags & EXEC_SYNCED)) {
 		if (!(ex->flags & EXEC_SYNCING)) {
 			ex->flags |= EXEC_SYNCING;
@@ -671,6 +728,7 @@ exec_free(struct exec *ex)
 		close(ex->in_fd);
 	outbuf_release(&ex->out);
 	outbuf_release(&ex->err);
+	outbuf_release(&ex->logtail);
 	execlog_free(ex->log);
 	free(ex->id);
 	free(ex->command);

@@ -25,6 +25,7 @@ struct exec_config {
 	unsigned	 kill_grace_ms;		/* TERM -> KILL */
 	unsigned	 drain_ms;		/* output still open after exit */
 	int		 log_fsync;		/* fsync every log, off the loop */
+	unsigned long long log_max_bytes;	/* then only the tail is kept */
 };
 
 /* New output of a session, as it arrives; buf is borrowed. */

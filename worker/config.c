@@ -115,6 +115,10 @@ static const struct config_opt config_opts[] = {
 	{ "max_procs", "max-procs", NULL, "EXECQ_MAX_PROCS", CONFIG_UINT,
 	  OFF(max_procs), 1, 4096, "16", "N",
 	  "items taken from Redis and run at once", NULL },
+	{ "log_max_bytes", "log-max-bytes", NULL, "EXECQ_LOG_MAX_BYTES",
+	  CONFIG_SIZE, OFF(log_max_bytes), 65536, 1ULL << 40, "1g", "BYTES",
+	  "a log stops growing at BYTES; its last 64 KiB\n"
+	  "are added when the command ends", NULL },
 	{ "max_item_bytes", "max-item-bytes", NULL, "EXECQ_MAX_ITEM_BYTES",
 	  CONFIG_SIZE, OFF(max_item_bytes), 1024, 64 << 20, "1m", "BYTES",
 	  "larger items are refused", NULL },
@@ -308,6 +312,9 @@ config_size(const char *s, unsigned long long *v)
 	} else if (*p == 'm' || *p == 'M') {
 		*v <<= 20;
 		p++;
+	} else if (*p == 'g' || *p == 'G') {
+		*v <<= 30;
+		p++;
 	}
 	return (*p == '\0' ? 0 : -1);
 }
@@ -321,6 +328,8 @@ config_format(enum config_type type, unsigned long long v, char *buf,
 		snprintf(buf, len, "%llu.%03llu", v / 1000, v % 1000);
 	else if (type == CONFIG_MS)
 		snprintf(buf, len, "%llu", v / 1000);
+	else if (type == CONFIG_SIZE && v != 0 && v % (1 << 30) == 0)
+		snprintf(buf, len, "%llug", v >> 30);
 	else if (type == CONFIG_SIZE && v != 0 && v % (1 << 20) == 0)
 		snprintf(buf, len, "%llum", v >> 20);
 	else if (type == CONFIG_SIZE && v != 0 && v % 1024 == 0)
@@ -337,7 +346,7 @@ config_number(const struct config_opt *opt, const char *s,
 	static const char	*what[] = {
 		[CONFIG_UINT] = "a whole number",
 		[CONFIG_MS] = "a number of seconds",
-		[CONFIG_SIZE] = "a size (bytes, or with k or m: 64k, 1m)",
+		[CONFIG_SIZE] = "a size (bytes, or with k, m or g: 64k, 1m)",
 	};
 	static const char	*unit[] = {
 		[CONFIG_UINT] = "", [CONFIG_MS] = " seconds",

@@ -25,6 +25,7 @@ struct config {
 	unsigned	 kill_grace_ms;		/* 5000 */
 	unsigned	 drain_ms;		/* 2000: output drain after exit */
 	size_t		 output_cap;		/* 1 MiB per stream in answers */
+	size_t		 log_max_bytes;		/* 1 GiB per log file */
 	unsigned	 max_procs;		/* 16 */
 	size_t		 max_item_bytes;	/* 1 MiB */
 	unsigned	 answer_ttl_s;		/* 86400 */

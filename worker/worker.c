@@ -537,6 +537,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 	w->ecfg.kill_grace_ms = cfg->kill_grace_ms;
 	w->ecfg.drain_ms = cfg->drain_ms;
 	w->ecfg.log_fsync = cfg->log_fsync;
+	w->ecfg.log_max_bytes = cfg->log_max_bytes;
 	if (exec_init(base, &w->ecfg, worker_cgroups(cfg)) == -1) {
 		log_warn("exec: %s", strerror(errno));
 		goto fail;
