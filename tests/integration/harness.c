@@ -846,26 +846,33 @@ harness_wait_callback(struct harness *h, const char *id, int timeout_ms)
 	return (a);
 }
 
-json_t *
-harness_process(struct harness *h, const char *args, int timeout_ms)
+const char *
+harness_submit_process(struct harness *h, const char *args)
 {
 	static unsigned	 serial;
 	json_t		*item, *a;
 	json_error_t	 jerr;
-	char		*id, *text;
+	const char	*id;
+	char		 name[32], *text;
 
 	if ((a = json_loads(args, 0, &jerr)) == NULL)
 		harness_fail(h, "bad PROCESS args %s: %s", args, jerr.text);
-	xasprintf(&id, "%s-p%u", h->queue, ++serial);
+	snprintf(name, sizeof name, "p%u", ++serial);
+	id = harness_id(h, name);
 	item = json_pack("{s:s, s:s, s:s, s:o}", "id", id, "type", "PROCESS",
 	    "reply_to", h->reply, "args", a);
 	text = json_dumps(item, JSON_COMPACT);
 	harness_submit_json(h, "ctl", text);
-	a = harness_wait_answer(h, NULL, id, timeout_ms);
 	free(text);
 	json_decref(item);
-	free(id);
-	return (a);
+	return (id);
+}
+
+json_t *
+harness_process(struct harness *h, const char *args, int timeout_ms)
+{
+	return (harness_wait_answer(h, NULL, harness_submit_process(h, args),
+	    timeout_ms));
 }
 
 json_t *

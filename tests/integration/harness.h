@@ -130,9 +130,11 @@ json_t		*harness_wait_callback(struct harness *, const char *id,
 		    int timeout_ms);
 /*
  * XADDs a PROCESS item with args (JSON object text), a fresh id and
- * reply_to h->reply to q:<queue>:ctl, and waits for its answer on
- * q:<h->reply>:normal (fails after timeout_ms).
+ * reply_to h->reply to q:<queue>:ctl. Returns the id (the harness's until
+ * teardown).
  */
+const char	*harness_submit_process(struct harness *, const char *args);
+/* The same, then waits for its answer on q:<h->reply>:normal. */
 json_t		*harness_process(struct harness *, const char *args,
 		    int timeout_ms);
 /* Every entry of q:<reply_to>:normal, oldest first, as a JSON array. */

@@ -505,9 +505,9 @@ static const struct bad_case bad_cases[] = {
 	{ "retries", "{\"id\":\"@ID\",\"type\":\"EXEC\",\"reply_to\":\"@R\","
 	    "\"args\":{\"command\":\"true\",\"retries\":99}}",
 	    "bad_item", 0, 1 },
-	{ "bg", "{\"id\":\"@ID\",\"type\":\"EXEC\",\"reply_to\":\"@R\","
-	    "\"args\":{\"command\":\"true\",\"background\":true}}",
-	    "not_supported", 0, 1 },
+	{ "bgtype", "{\"id\":\"@ID\",\"type\":\"EXEC\",\"reply_to\":\"@R\","
+	    "\"args\":{\"command\":\"true\",\"background\":\"yes\"}}",
+	    "bad_item", 0, 1 },
 };
 
 /* tmpl with @ID and @R replaced. Allocated. */
