@@ -501,7 +501,11 @@ test_config_size_suffixes(void **state)
 	load_fails(fx, ARGS("--output-cap", "65m"), NULL,
 	    "must be between 1k and 64m bytes");
 	load_fails(fx, ARGS("--output-cap", "1g"), NULL,
-	    "--output-cap: '1g' is not a size");
+	    "--output-cap: '1g' must be between 1k and 64m bytes");
+	load_fails(fx, ARGS("--output-cap", "1t"), NULL,
+	    "--output-cap: '1t' is not a size");
+	assert_int_equal(load(fx, ARGS("--log-max-bytes", "2g"), NULL), 0);
+	assert_int_equal(fx->c.log_max_bytes, 2ULL << 30);
 	load_fails(fx, ARGS("--output-cap", "k"), NULL, "is not a size");
 	load_fails(fx, ARGS("--output-cap", "64kb"), NULL, "is not a size");
 }
