@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ enum spawn_step {
 	SPAWN_CHDIR,
 	SPAWN_EXEC,
 	SPAWN_CLONE,
+	SPAWN_CGROUP,
 };
 
 static struct spawn_report	*spawn_report;
@@ -50,7 +52,8 @@ static const int	 spawn_reset_signals[] = {
 };
 
 static const char *spawn_step_names[] = {
-	"ok", "dup2", "setsid", "controlling tty", "chdir", "exec", "clone"
+	"ok", "dup2", "setsid", "controlling tty", "chdir", "exec", "clone",
+	"cgroup"
 };
 
 const char *
@@ -68,15 +71,39 @@ spawn_child_fail(int step)
 	_exit(127);
 }
 
+/* What the child needs, on the parent's (suspended) stack. */
+struct spawn_child_args {
+	const struct spawn_opts	*o;
+	const sigset_t		*mask;
+	int			 join_cgroup;	/* no CLONE_INTO_CGROUP */
+};
+
+/* Moves the calling process into the leaf (clone3 fallback). */
+static int
+spawn_join_cgroup(int cgroup_fd)
+{
+	int	fd, rc;
+
+	if ((fd = openat(cgroup_fd, "cgroup.procs", O_WRONLY|O_CLOEXEC)) == -1)
+		return (-1);
+	rc = write(fd, "0", 1) == 1 ? 0 : -1;
+	close(fd);
+	return (rc);
+}
+
 /* Runs between clone and exec: async-signal-safe calls only. */
 static void __attribute__((noreturn))
-spawn_child(const struct spawn_opts *o, const sigset_t *mask)
+spawn_child(const struct spawn_child_args *a)
 {
+	const struct spawn_opts	*o = a->o;
 	const char	*base = strrchr(o->shell, '/');
 	char *const	 argv[] = { (char *)(base != NULL ? base + 1 : o->shell),
 			    (char *)"-c", (char *)o->command, NULL };
 	int		 i;
 
+	/* Before anything can fork: its children must be inside too. */
+	if (a->join_cgroup && spawn_join_cgroup(o->cgroup_fd) == -1)
+		spawn_child_fail(SPAWN_CGROUP);
 	if (setsid() == -1)
 		spawn_child_fail(SPAWN_SETSID);
 	if (o->pty_fd != -1) {
@@ -94,30 +121,28 @@ spawn_child(const struct spawn_opts *o, const sigset_t *mask)
 	/* exec keeps SIG_IGN (the worker ignores SIGPIPE): undo it. */
 	for (i = 0; spawn_reset_signals[i] != 0; i++)
 		signal(spawn_reset_signals[i], SIG_DFL);
-	sigprocmask(SIG_SETMASK, mask, NULL);
+	sigprocmask(SIG_SETMASK, a->mask, NULL);
 	execve(o->shell, argv, o->envp);
 	spawn_child_fail(SPAWN_EXEC);
 }
-
-/* What the child needs, on the parent's (suspended) stack. */
-struct spawn_child_args {
-	const struct spawn_opts	*o;
-	const sigset_t		*mask;
-};
 
 /* The child's entry point when it starts on its own stack. */
 static void __attribute__((noreturn))
 spawn_child_entry(void *arg)
 {
-	struct spawn_child_args	*a = arg;
-
-	spawn_child(a->o, a->mask);
+	spawn_child(arg);
 }
 
-#if defined(__x86_64__)
-#define SPAWN_STACK_SIZE	(64 * 1024)
-static void	*spawn_stack;
+/* The same, for glibc's clone(), which wants an int function. */
+static int
+spawn_child_fn(void *arg)
+{
+	spawn_child(arg);
+}
 
+#define SPAWN_STACK_SIZE	(64 * 1024)
+
+#if defined(__x86_64__)
 /*
  * clone3 with CLONE_VM: no page tables are copied, which on a VM costs
  * as much as the exec. The child starts on its own stack, so it must not
@@ -154,49 +179,65 @@ spawn_clone3_vm(struct clone_args *args, void (*fn)(void *), void *arg)
 }
 #endif
 
+/* One stack for the child: CLONE_VFORK means one child at a time. */
+static void *
+spawn_child_stack(void)
+{
+	static void	*stack;
+
+	if (stack == NULL) {
+		stack = mmap(NULL, SPAWN_STACK_SIZE, PROT_READ|PROT_WRITE,
+		    MAP_PRIVATE|MAP_ANONYMOUS|MAP_STACK, -1, 0);
+		if (stack == MAP_FAILED)
+			stack = NULL;
+	}
+	return (stack);
+}
+
 /*
  * clone3 with CLONE_VFORK, and CLONE_INTO_CGROUP when a leaf is given: the
  * child is in its cgroup before its first instruction, so nothing it starts
  * can be outside. The parent is suspended until the child exec'd or died.
+ * Where clone3 is refused (ENOSYS: old kernels, seccomp filters, valgrind)
+ * glibc's clone() does the same, and the child joins its leaf itself.
  */
 static pid_t
 spawn_clone(const struct spawn_opts *o, const sigset_t *mask)
 {
-	struct spawn_child_args	 a = { o, mask };
+	static int		 no_clone3;
+	struct spawn_child_args	 a = { o, mask, 0 };
 	struct clone_args	 args;
+	char			*stack;
+	pid_t			 pid;
 
-	memset(&args, 0, sizeof args);
-	args.flags = CLONE_VFORK;
-	args.exit_signal = SIGCHLD;
-	if (o->cgroup_fd != -1) {
-		args.flags |= CLONE_INTO_CGROUP;
-		args.cgroup = (uint64_t)o->cgroup_fd;
-	}
-#if defined(__x86_64__)
-	if (spawn_stack == NULL) {
-		spawn_stack = mmap(NULL, SPAWN_STACK_SIZE,
-		    PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_STACK,
-		    -1, 0);
-		if (spawn_stack == MAP_FAILED) {
-			spawn_stack = NULL;
-			return (-1);
+	if ((stack = spawn_child_stack()) == NULL)
+		return (-1);
+	if (!no_clone3) {
+		memset(&args, 0, sizeof args);
+		args.flags = CLONE_VFORK;
+		args.exit_signal = SIGCHLD;
+		if (o->cgroup_fd != -1) {
+			args.flags |= CLONE_INTO_CGROUP;
+			args.cgroup = (uint64_t)o->cgroup_fd;
 		}
-	}
-	args.flags |= CLONE_VM;
-	args.stack = (uint64_t)(uintptr_t)spawn_stack;
-	args.stack_size = SPAWN_STACK_SIZE;
-	return (spawn_clone3_vm(&args, spawn_child_entry, &a));
+#if defined(__x86_64__)
+		args.flags |= CLONE_VM;
+		args.stack = (uint64_t)(uintptr_t)stack;
+		args.stack_size = SPAWN_STACK_SIZE;
+		pid = spawn_clone3_vm(&args, spawn_child_entry, &a);
 #else
-	pid_t	pid;
-
-	/* Elsewhere: fork semantics (page tables copied), same guarantees. */
-	pid = syscall(SYS_clone3, &args, sizeof args);
-	if (pid == -1 && errno == ENOSYS && o->cgroup_fd == -1)
-		pid = fork();
-	if (pid == 0)
-		spawn_child_entry(&a);
-	return (pid);
+		/* Elsewhere: fork semantics (page tables copied). */
+		pid = syscall(SYS_clone3, &args, sizeof args);
+		if (pid == 0)
+			spawn_child_entry(&a);
 #endif
+		if (pid != -1 || errno != ENOSYS)
+			return (pid);
+		no_clone3 = 1;
+	}
+	a.join_cgroup = o->cgroup_fd != -1;
+	return (clone(spawn_child_fn, stack + SPAWN_STACK_SIZE,
+	    CLONE_VM|CLONE_VFORK|SIGCHLD, &a));
 }
 
 pid_t
