@@ -22,6 +22,35 @@
 #endif
 
 /*
+ * Raw system calls for the child: they return -errno and touch neither
+ * errno (thread-local, shared with the parent under CLONE_VM) nor any
+ * libc state.
+ */
+#if defined(__x86_64__)
+static inline long __attribute__((always_inline))
+spawn_raw6(long n, long a, long b, long c, long d)
+{
+	register long	r10 __asm__("r10") = d;
+	long		ret;
+
+	__asm__ volatile("syscall" : "=a" (ret) : "a" (n), "D" (a), "S" (b),
+	    "d" (c), "r" (r10) : "rcx", "r11", "memory");
+	return (ret);
+}
+#else
+static inline long __attribute__((always_inline))
+spawn_raw6(long n, long a, long b, long c, long d)
+{
+	long	ret = syscall(n, a, b, c, d);
+
+	return (ret == -1 ? -errno : ret);
+}
+#endif
+#define spawn_raw1(n, a)		spawn_raw6((n), (a), 0, 0, 0)
+#define spawn_raw3(n, a, b, c)		spawn_raw6((n), (a), (b), (c), 0)
+#define spawn_raw4(n, a, b, c, d)	spawn_raw6((n), (a), (b), (c), (d))
+
+/*
  * Where the child reports a failure. It is a MAP_SHARED page, so the
  * child's write is seen by the parent whether or not they share memory;
  * CLONE_VFORK keeps the parent suspended until the child has exec'd or
@@ -62,79 +91,114 @@ spawn_failed_step(void)
 	return (spawn_step_names[spawn_last_step]);
 }
 
-/* Records the failed step and errno for the parent; async-signal-safe. */
-static void __attribute__((noreturn))
-spawn_child_fail(int step)
+/*
+ * The child side runs on its own small stack while sharing the parent's
+ * memory (CLONE_VM): it makes raw system calls only (no libc wrapper that
+ * could take a lock, no sanitizer interceptor) and is not instrumented, so
+ * ASan and UBSan builds stay correct.
+ */
+#define SPAWN_CHILD_ATTR \
+	__attribute__((noreturn, no_sanitize("address,undefined")))
+#define SPAWN_CHILD_HELPER \
+	__attribute__((no_sanitize("address,undefined")))
+
+/* The kernel's struct sigaction, for rt_sigaction without libc. */
+struct spawn_ksigaction {
+	void		(*handler)(int);
+	unsigned long	 flags;
+	void		(*restorer)(void);
+	uint64_t	 mask;
+};
+
+/* Records the failed step and errno for the parent, and exits. */
+static void SPAWN_CHILD_ATTR
+spawn_child_fail(int step, long rc)
 {
-	spawn_report->err = errno;
+	spawn_report->err = (int)-rc;
 	spawn_report->step = step;
-	_exit(127);
+	for (;;)
+		spawn_raw1(SYS_exit, 127);
 }
 
 /* What the child needs, on the parent's (suspended) stack. */
 struct spawn_child_args {
 	const struct spawn_opts	*o;
 	const sigset_t		*mask;
+	char *const		*argv;
 	int			 join_cgroup;	/* no CLONE_INTO_CGROUP */
 };
 
-/* Moves the calling process into the leaf (clone3 fallback). */
-static int
-spawn_join_cgroup(int cgroup_fd)
+/* dup2 as dup3 (not on every architecture): from onto to, no CLOEXEC. */
+static long SPAWN_CHILD_HELPER
+spawn_dup_onto(int from, int to)
 {
-	int	fd, rc;
-
-	if ((fd = openat(cgroup_fd, "cgroup.procs", O_WRONLY|O_CLOEXEC)) == -1)
-		return (-1);
-	rc = write(fd, "0", 1) == 1 ? 0 : -1;
-	close(fd);
-	return (rc);
+	if (from == to)		/* keep it, but open across exec */
+		return (spawn_raw3(SYS_fcntl, from, F_SETFD, 0));
+	return (spawn_raw3(SYS_dup3, from, to, 0));
 }
 
-/* Runs between clone and exec: async-signal-safe calls only. */
-static void __attribute__((noreturn))
+/* Moves the calling process into the leaf (clone3 fallback). */
+static long SPAWN_CHILD_HELPER
+spawn_join_cgroup(int cgroup_fd)
+{
+	static const char	procs[] = "cgroup.procs";
+	long			fd, rc;
+
+	fd = spawn_raw4(SYS_openat, cgroup_fd, (long)procs,
+	    O_WRONLY|O_CLOEXEC, 0);
+	if (fd < 0)
+		return (fd);
+	rc = spawn_raw3(SYS_write, fd, (long)"0", 1);
+	spawn_raw1(SYS_close, fd);
+	return (rc < 0 ? rc : 0);
+}
+
+/* Runs between clone and exec. */
+static void SPAWN_CHILD_ATTR
 spawn_child(const struct spawn_child_args *a)
 {
 	const struct spawn_opts	*o = a->o;
-	const char	*base = strrchr(o->shell, '/');
-	char *const	 argv[] = { (char *)(base != NULL ? base + 1 : o->shell),
-			    (char *)"-c", (char *)o->command, NULL };
-	int		 i;
+	struct spawn_ksigaction	 dfl = { SIG_DFL, 0, NULL, 0 };
+	long			 rc;
+	int			 i;
 
 	/* Before anything can fork: its children must be inside too. */
-	if (a->join_cgroup && spawn_join_cgroup(o->cgroup_fd) == -1)
-		spawn_child_fail(SPAWN_CGROUP);
-	if (setsid() == -1)
-		spawn_child_fail(SPAWN_SETSID);
+	if (a->join_cgroup && (rc = spawn_join_cgroup(o->cgroup_fd)) < 0)
+		spawn_child_fail(SPAWN_CGROUP, rc);
+	if ((rc = spawn_raw1(SYS_setsid, 0)) < 0)
+		spawn_child_fail(SPAWN_SETSID, rc);
 	if (o->pty_fd != -1) {
-		if (ioctl(o->pty_fd, TIOCSCTTY, 0) == -1)
-			spawn_child_fail(SPAWN_CTTY);
+		if ((rc = spawn_raw3(SYS_ioctl, o->pty_fd, TIOCSCTTY, 0)) < 0)
+			spawn_child_fail(SPAWN_CTTY, rc);
 		for (i = 0; i <= 2; i++)
-			if (dup2(o->pty_fd, i) == -1)
-				spawn_child_fail(SPAWN_DUP);
-	} else if (dup2(o->stdin_fd, 0) == -1 || dup2(o->stdout_fd, 1) == -1 ||
-	    dup2(o->stderr_fd, 2) == -1)
-		spawn_child_fail(SPAWN_DUP);
-	if (chdir(o->cwd) == -1)
-		spawn_child_fail(SPAWN_CHDIR);
-	syscall(SYS_close_range, 3U, ~0U, 0U);
+			if ((rc = spawn_dup_onto(o->pty_fd, i)) < 0)
+				spawn_child_fail(SPAWN_DUP, rc);
+	} else if ((rc = spawn_dup_onto(o->stdin_fd, 0)) < 0 ||
+	    (rc = spawn_dup_onto(o->stdout_fd, 1)) < 0 ||
+	    (rc = spawn_dup_onto(o->stderr_fd, 2)) < 0)
+		spawn_child_fail(SPAWN_DUP, rc);
+	if ((rc = spawn_raw1(SYS_chdir, (long)o->cwd)) < 0)
+		spawn_child_fail(SPAWN_CHDIR, rc);
+	spawn_raw3(SYS_close_range, 3, ~0U, 0);
 	/* exec keeps SIG_IGN (the worker ignores SIGPIPE): undo it. */
 	for (i = 0; spawn_reset_signals[i] != 0; i++)
-		signal(spawn_reset_signals[i], SIG_DFL);
-	sigprocmask(SIG_SETMASK, a->mask, NULL);
-	execve(o->shell, argv, o->envp);
-	spawn_child_fail(SPAWN_EXEC);
+		spawn_raw4(SYS_rt_sigaction, spawn_reset_signals[i], (long)&dfl,
+		    0, 8);
+	spawn_raw4(SYS_rt_sigprocmask, SIG_SETMASK, (long)a->mask, 0, 8);
+	rc = spawn_raw3(SYS_execve, (long)o->shell, (long)a->argv,
+	    (long)o->envp);
+	spawn_child_fail(SPAWN_EXEC, rc);
 }
 
 /* The child's entry point when it starts on its own stack. */
-static void __attribute__((noreturn))
+static void SPAWN_CHILD_ATTR
 spawn_child_entry(void *arg)
 {
 	spawn_child(arg);
 }
 
 /* The same, for glibc's clone(), which wants an int function. */
-static int
+static int SPAWN_CHILD_HELPER
 spawn_child_fn(void *arg)
 {
 	spawn_child(arg);
@@ -205,7 +269,11 @@ static pid_t
 spawn_clone(const struct spawn_opts *o, const sigset_t *mask)
 {
 	static int		 no_clone3;
-	struct spawn_child_args	 a = { o, mask, 0 };
+	const char		*base = strrchr(o->shell, '/');
+	char *const		 argv[] = { (char *)(base != NULL ? base + 1 :
+				    o->shell), (char *)"-c",
+				    (char *)o->command, NULL };
+	struct spawn_child_args	 a = { o, mask, argv, 0 };
 	struct clone_args	 args;
 	char			*stack;
 	pid_t			 pid;
