@@ -193,12 +193,14 @@ struct queue {
 	struct event		*ev_beat;
 	struct event		*ev_read_retry;
 	struct event		*ev_flush;
+	struct event		*ev_unblock;
 };
 
 static void	queue_connect(struct qconn *);
 static void	queue_read_next(struct queue *);
 static void	queue_flush(struct queue *);
 static void	queue_block_cb(redisAsyncContext *, void *, void *);
+static void	queue_unblock_cb(redisAsyncContext *, void *, void *);
 
 /*
  * Writes what is buffered on c now instead of on the next loop turn: one
@@ -641,18 +643,51 @@ queue_read_next(struct queue *q)
 	queue_kick(&q->rd);
 }
 
+/*
+ * Ends a read blocked on the control lanes only: there is room for work
+ * now. The blocking command may not have reached Redis yet (it travels
+ * on the other connection), so when nothing was unblocked, try again.
+ */
+static void
+queue_unblock(struct queue *q)
+{
+	if (q->reading && q->ctl_only && q->want > 0 && q->rd_client_id > 0 &&
+	    q->wr.up) {
+		redisAsyncCommand(q->wr.ac, queue_unblock_cb, q, "CLIENT UNBLOCK "
+		    "%lld ERROR", q->rd_client_id);
+		queue_kick(&q->wr);
+	}
+}
+
+/* CLIENT UNBLOCK's answer: 0 means the read was not blocked yet. */
+static void
+queue_unblock_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct queue	*q = arg;
+	struct timeval	 tv = { 0, 1000 };
+
+	(void)ac;
+	if (reply == NULL || q->freeing)
+		return;
+	if (reply->type == REDIS_REPLY_INTEGER && reply->integer == 0)
+		evtimer_add(q->ev_unblock, &tv);
+}
+
+/* The retry timer. */
+static void
+queue_unblock_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	queue_unblock(arg);
+}
+
 void
 queue_want(struct queue *q, unsigned n)
 {
 	q->want = n;
-	/* A read blocked on the control lanes only would not see work. */
-	if (n > 0 && q->reading && q->ctl_only && q->rd_client_id > 0 &&
-	    q->wr.up) {
-		redisAsyncCommand(q->wr.ac, NULL, NULL, "CLIENT UNBLOCK %lld "
-		    "ERROR", q->rd_client_id);
-		q->ctl_only = 0;
-		queue_kick(&q->wr);
-	}
+	queue_unblock(q);	/* a control-only read would not see work */
 	queue_read_next(q);
 }
 
@@ -1019,9 +1054,10 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	queue_conn_init(q, &q->wr, "write");
 	q->ev_read_retry = evtimer_new(base, queue_read_retry_cb, q);
 	q->ev_flush = evtimer_new(base, queue_flush_retry_cb, q);
+	q->ev_unblock = evtimer_new(base, queue_unblock_retry_cb, q);
 	q->ev_beat = event_new(base, -1, EV_PERSIST, queue_beat_cb, q);
 	if (q->ev_read_retry == NULL || q->ev_flush == NULL ||
-	    q->ev_beat == NULL)
+	    q->ev_unblock == NULL || q->ev_beat == NULL)
 		fatal("out of memory (libevent)");
 	beat_ms = q->claim_idle_ms / 3 < 1000 ? 1000 : q->claim_idle_ms / 3;
 	tv.tv_sec = beat_ms / 1000;
@@ -1076,6 +1112,7 @@ queue_free(struct queue *q)
 	}
 	event_free(q->ev_read_retry);
 	event_free(q->ev_flush);
+	event_free(q->ev_unblock);
 	event_free(q->ev_beat);
 	for (i = 0; i < QUEUE_NLANES; i++)
 		free(q->lanes[i]);
