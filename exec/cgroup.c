@@ -25,7 +25,6 @@ struct cgroup {
 	int			 wd;		/* inotify watch, or -1 */
 	char			*events_path;	/* for inotify */
 	int			 killed;	/* cgroup.kill was written */
-	int			 broken;	/* could not be renewed */
 	void			*owner;		/* NULL: free */
 };
 
@@ -195,11 +194,12 @@ cgroup_leaf_renew(struct cgroup *cg)
 
 	cgroup_leaf_close(cg);
 	snprintf(path, sizeof path, "%s/%u", cg->pool->path, cg->index);
-	if (rmdir(path) == -1 ||
-	    cgroup_leaf_open(cg->pool, cg, cg->index) == -1) {
+	/* Recursively: the command may have made cgroups of its own. */
+	cgroup_remove_tree(path);
+	if (cgroup_leaf_open(cg->pool, cg, cg->index) == -1) {
+		/* Still killed: cgroup_take() tries again later. */
 		log_warn("cgroup %s: cannot renew: %s", path, strerror(errno));
 		cgroup_leaf_close(cg);
-		cg->broken = 1;
 		return;
 	}
 	cg->killed = 0;
@@ -331,11 +331,12 @@ cgroup_take(struct cgroup_pool *pool, void *owner)
 		return (NULL);
 	for (i = 0; i < pool->n; i++) {
 		cg = &pool->leaves[i];
-		if (cg->owner != NULL || cg->broken)
+		if (cg->owner != NULL)
 			continue;
-		if (cg->killed && cgroup_populated(cg) == 0)
+		if (cg->killed && (cg->events_fd == -1 ||
+		    cgroup_populated(cg) == 0))
 			cgroup_leaf_renew(cg);
-		if (cg->killed || cg->broken)
+		if (cg->killed)
 			continue;
 		cg->owner = owner;
 		return (cg);

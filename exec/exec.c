@@ -504,7 +504,7 @@ exec_reaped(pid_t pid, int status, const struct rusage *ru)
 	struct timeval	 tv;
 
 	LIST_FOREACH(ex, &exec_all, entry) {
-		if (ex->pid == pid)
+		if (ex->pid == pid && !(ex->flags & EXEC_EXITED))
 			break;
 	}
 	if (ex == NULL)
@@ -665,6 +665,7 @@ exec_maybe_done(struct exec *ex)
 
 	if ((ex->flags & all) != all)
 		return;
+	evtimer_del(ex->ev_drain);	/* drained: no more waiting for it */
 	if (ex->background) {		/* the output is done: so are they */
 		if (ex->cg == NULL)
 			exec_sweep(ex, SIGKILL);

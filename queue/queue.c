@@ -60,27 +60,31 @@ static const char queue_forward_lua[] =
     "if not owner or owner == ARGV[1] then return 0 end "
     "if redis.call('EXISTS', 'execq:worker:' .. owner) == 0 then "
     " return -1 end "
+    "if redis.call('XACK', KEYS[2], ARGV[2], ARGV[3]) == 0 then return 1 end "
+    "redis.call('XDEL', KEYS[2], ARGV[3]) "
     "redis.call('XADD', 'q:' .. ARGV[5] .. ':ctl:' .. owner, "
     " 'MAXLEN', '~', 10000, '*', 'item', ARGV[4]) "
-    "redis.call('XACK', KEYS[2], ARGV[2], ARGV[3]) "
-    "redis.call('XDEL', KEYS[2], ARGV[3]) "
     "return 1";
 
 /*
  * The idempotency key. KEYS: claim, answer. ARGV: consumer, ttl,
- * redelivered, retries. Returns {1} run, {2, answer}, {3} running, {4} lost.
+ * redelivered, retries, entry. Returns {1} run, {2, answer}, {3} running,
+ * {4} lost. The claim's value is "<consumer>|<runs>|<entry>", so a claim
+ * resent after a lost reply is recognised as ours and runs.
  */
 static const char queue_claim_lua[] =
-    "local c = redis.call('GET', KEYS[1]) "
-    "if not c then redis.call('SET', KEYS[1], ARGV[1] .. '|1', 'EX', ARGV[2]) "
-    " return {1} end "
+    "local me = ARGV[1] .. '|' local c = redis.call('GET', KEYS[1]) "
+    "if not c then redis.call('SET', KEYS[1], me .. '1|' .. ARGV[5], 'EX', "
+    " ARGV[2]) return {1} end "
+    "if string.sub(c, 1, #me) == me and "
+    " string.sub(c, -#ARGV[5] - 1) == '|' .. ARGV[5] then return {1} end "
     "local a = redis.call('GET', KEYS[2]) "
     "if a then return {2, a} end "
     "if ARGV[3] ~= '1' then return {3} end "
-    "local n = tonumber(string.match(c, '|(%d+)$')) or 1 "
+    "local n = tonumber(string.match(c, '|(%d+)|')) or 1 "
     "if n <= tonumber(ARGV[4]) then "
-    " redis.call('SET', KEYS[1], ARGV[1] .. '|' .. (n + 1), 'EX', ARGV[2]) "
-    " return {1} end "
+    " redis.call('SET', KEYS[1], me .. (n + 1) .. '|' .. ARGV[5], 'EX', "
+    " ARGV[2]) return {1} end "
     "return {4}";
 
 /*
@@ -89,16 +93,20 @@ static const char queue_claim_lua[] =
  * it as the item's answer, 2: release the claim so the id may run again,
  * 0: neither), ttl, entry, group. The acknowledged entry is deleted from
  * its work stream, so work streams hold only what is waiting or running.
+ * An entry that is acknowledged already (this answer resent after a lost
+ * reply, or the entry answered by a worker that took it over) gets no
+ * second answer: exactly one per entry.
  * A reply stream nobody reads any more expires ttl after its last answer.
  */
 static const char queue_answer_lua[] =
+    "if ARGV[5] ~= '' then "
+    " if redis.call('XACK', KEYS[3], ARGV[6], ARGV[5]) == 0 then return 0 end "
+    " redis.call('XDEL', KEYS[3], ARGV[5]) end "
     "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[2]) "
     "redis.call('EXPIRE', KEYS[1], ARGV[4]) "
     "if ARGV[3] == '1' then redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4]) "
     " redis.call('EXPIRE', KEYS[4], ARGV[4]) "
     "elseif ARGV[3] == '2' then redis.call('DEL', KEYS[4]) end "
-    "if ARGV[5] ~= '' then redis.call('XACK', KEYS[3], ARGV[6], ARGV[5]) "
-    " redis.call('XDEL', KEYS[3], ARGV[5]) end "
     "return 1";
 
 /*
@@ -141,6 +149,7 @@ struct qconn {
 	int			 up;
 	unsigned		 backoff_ms;
 	struct event		*ev_retry;
+	struct event		*ev_kick;
 };
 
 /* A command that must reach Redis: kept until it has a reply. */
@@ -203,15 +212,28 @@ static void	queue_block_cb(redisAsyncContext *, void *, void *);
 static void	queue_unblock_cb(redisAsyncContext *, void *, void *);
 
 /*
- * Writes what is buffered on c now instead of on the next loop turn: one
- * epoll round trip less per command, on the hot path. A write error
- * disconnects c through the callbacks, so callers touch c->ac no more.
+ * Writes what is buffered on c in this loop turn instead of after the next
+ * epoll round: one round trip less per command on the hot path. It runs
+ * as an event of its own, never inside a hiredis callback, where a write
+ * error would free the context under hiredis' feet.
  */
+static void
+queue_kick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct qconn	*c = arg;
+
+	(void)fd;
+	(void)what;
+	if (c->up && c->ac != NULL)
+		redisAsyncHandleWrite(c->ac);	/* may disconnect: c->ac NULL */
+}
+
+/* Schedules queue_kick_cb for this loop turn. */
 static void
 queue_kick(struct qconn *c)
 {
 	if (c->up && c->ac != NULL)
-		redisAsyncHandleWrite(c->ac);
+		event_active(c->ev_kick, EV_TIMEOUT, 1);
 }
 
 /* A request from a printf-free argument list; strings are copied. */
@@ -557,7 +579,7 @@ queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
 		    e->element[2], 0);
 		n++;
 	}
-	if (n > 0 || q->stopped || !q->rd.up) {
+	if (n > 0 || !q->rd.up) {
 		queue_read_next(q);
 		return;
 	}
@@ -632,7 +654,7 @@ queue_read_next(struct queue *q)
 	char	count[16];
 
 	queue_offer_held(q);
-	if (q->reading || q->stopped || !q->rd.up || q->freeing)
+	if (q->reading || !q->rd.up || q->freeing)
 		return;
 	snprintf(count, sizeof count, "%u", q->want);
 	q->reading = 1;
@@ -686,7 +708,7 @@ queue_unblock_retry_cb(evutil_socket_t fd, short what, void *arg)
 void
 queue_want(struct queue *q, unsigned n)
 {
-	q->want = n;
+	q->want = q->stopped ? 0 : n;
 	queue_unblock(q);	/* a control-only read would not see work */
 	queue_read_next(q);
 }
@@ -694,8 +716,21 @@ queue_want(struct queue *q, unsigned n)
 void
 queue_stop_reading(struct queue *q)
 {
-	q->stopped = 1;
+	q->stopped = 1;		/* control lanes are still read */
 	q->want = 0;
+}
+
+void
+queue_retire(struct queue *q)
+{
+	const char	*argv[2];
+	char		*key;
+
+	xasprintf(&key, "execq:worker:%s", q->consumer);
+	argv[0] = "DEL";
+	argv[1] = key;
+	queue_send(q, 2, argv, NULL, NULL, NULL);
+	free(key);
 }
 
 /* Retry a failed request later (Redis answered with an error). */
@@ -775,11 +810,11 @@ queue_push(struct queue *q, struct qreq *req)
 }
 
 void
-queue_claim(struct queue *q, const char *item_id, int redelivered,
-    int retries, queue_claim_cb cb, void *arg)
+queue_claim(struct queue *q, const char *item_id, const char *entry_id,
+    int redelivered, int retries, queue_claim_cb cb, void *arg)
 {
 	char		*claim, *answer, ttl[16], nretries[16];
-	const char	*argv[9];
+	const char	*argv[10];
 	struct qreq	*req;
 
 	xasprintf(&claim, "execq:claim:%s", item_id);
@@ -795,7 +830,8 @@ queue_claim(struct queue *q, const char *item_id, int redelivered,
 	argv[6] = ttl;
 	argv[7] = redelivered ? "1" : "0";
 	argv[8] = nretries;
-	req = queue_req_new(9, argv, NULL);
+	argv[9] = entry_id;
+	req = queue_req_new(10, argv, NULL);
 	req->claimcb = cb;
 	req->arg = arg;
 	free(claim);
@@ -1012,7 +1048,8 @@ queue_conn_init(struct queue *q, struct qconn *c, const char *name)
 	c->q = q;
 	c->name = name;
 	c->ev_retry = evtimer_new(q->base, queue_retry_cb, c);
-	if (c->ev_retry == NULL)
+	c->ev_kick = event_new(q->base, -1, 0, queue_kick_cb, c);
+	if (c->ev_retry == NULL || c->ev_kick == NULL)
 		fatal("out of memory (libevent)");
 }
 
@@ -1078,6 +1115,9 @@ queue_conn_release(struct qconn *c)
 	if (c->ev_retry != NULL)
 		event_free(c->ev_retry);
 	c->ev_retry = NULL;
+	if (c->ev_kick != NULL)
+		event_free(c->ev_kick);
+	c->ev_kick = NULL;
 }
 
 void

@@ -62,14 +62,20 @@ struct queue	*queue_create(struct event_base *, const struct queue_config *,
 void		 queue_free(struct queue *);
 /* How many more items the worker can take now (its free slots). */
 void		 queue_want(struct queue *, unsigned n);
-/* Stops reading for good (shutdown); answers still go out. */
+/*
+ * Stops taking work for good (shutdown); control items are still read and
+ * answers still go out.
+ */
 void		 queue_stop_reading(struct queue *);
+/* Says this worker is gone: nothing is forwarded to it any more. */
+void		 queue_retire(struct queue *);
 /*
  * Marks item id as taken by this worker (the idempotency key) and calls
  * back with what Redis knew. Retried across reconnects.
  */
 void		 queue_claim(struct queue *, const char *item_id,
-		    int redelivered, int retries, queue_claim_cb, void *arg);
+		    const char *entry_id, int redelivered, int retries,
+		    queue_claim_cb, void *arg);
 /* What an answer does to the item id's idempotency record. */
 enum queue_store {
 	QUEUE_STORE_NONE = 0,		/* nothing */

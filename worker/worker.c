@@ -51,6 +51,7 @@ struct worker {
 	unsigned		 njobs;		/* all jobs */
 	unsigned		 nslots;	/* ... of them holding a slot */
 	int			 stopping;
+	int			 retired;	/* worker key deleted */
 	struct event		*ev_chld, *ev_term, *ev_int;
 	struct event		*ev_stop;	/* shutdown steps */
 	int			 stop_step;
@@ -228,6 +229,12 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 
 	switch (what) {
 	case QUEUE_CLAIM_RUN:
+		if (j->w->stopping) {	/* SIGTERM came while claiming */
+			worker_fail(j, it->reply_to, it->id, "worker_stopping",
+			    "the worker is shutting down; nothing ran, send it "
+			    "again", QUEUE_STORE_RELEASE);
+			break;
+		}
 		worker_start(j);
 		break;
 	case QUEUE_CLAIM_ANSWERED:
@@ -373,14 +380,26 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 		item_error_release(&err);
 		return;
 	}
+	/* Only PROCESS items ride the control lanes, and they hold no slot. */
+	if (e->control && j->item->type != ITEM_PROCESS) {
+		worker_fail(j, j->item->reply_to, j->item->id, "bad_item",
+		    "only PROCESS items may be sent to the control stream",
+		    QUEUE_STORE_NONE);
+		return;
+	}
 	if (j->item->type == ITEM_PROCESS) {
+		if (!j->control) {
+			j->control = 1;
+			w->nslots--;
+			worker_update_want(w);
+		}
 		worker_process(j, e);
 		return;
 	}
 	if (worker_check(j) == -1)
 		return;
-	queue_claim(w->q, j->item->id, e->redelivered, j->item->retries,
-	    worker_claim_cb, j);
+	queue_claim(w->q, j->item->id, j->entry_id, e->redelivered,
+	    j->item->retries, worker_claim_cb, j);
 }
 
 /* One SIGCHLD can stand for several children. */
@@ -422,6 +441,11 @@ worker_stop_cb(evutil_socket_t fd, short what, void *arg)
 		LIST_FOREACH(j, &w->jobs, entry)
 			if (j->ex != NULL)
 				exec_kill(j->ex, SIGTERM, EXEC_END_SHUTDOWN);
+	}
+	if (w->njobs == 0 && sessions_running(w->sessions) == 0 &&
+	    !w->retired) {
+		queue_retire(w->q);	/* nothing more is forwarded here */
+		w->retired = 1;
 	}
 	if ((w->njobs > 0 || sessions_running(w->sessions) > 0 ||
 	    queue_backlog(w->q) > 0) &&

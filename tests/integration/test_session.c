@@ -1085,6 +1085,31 @@ test_session_list_shows_running(void **state)
 	harness_pass(h);
 }
 
+/* An EXEC item on the control stream is refused and does not run. */
+static void
+test_session_exec_on_control_lane_refused(void **state)
+{
+	struct harness	*h = fixture(state);
+	const char	*id = harness_id(h, "ctlexec");
+	char		*marker, *cmd;
+	json_t		*a;
+	struct stat	 st;
+
+	harness_worker_start(h, NULL, "--max-procs", "1", NULL);
+	xasprintf(&marker, "%s/ctl-ran", h->ws);
+	xasprintf(&cmd, "touch %s", marker);
+	harness_submit(h, "ctl", id, cmd, "{\"background\": true}");
+	a = harness_wait_answer(h, NULL, id, 10000);
+	expect_error(h, a, id, "bad_item");
+	json_decref(a);
+	harness_sleep_ms(300);
+	if (stat(marker, &st) == 0)
+		harness_fail(h, "the command on the control stream ran");
+	free(cmd);
+	free(marker);
+	harness_pass(h);
+}
+
 /*
  * The data of execq:out:<id> joined, and its last entry's end JSON. Each
  * data entry's offset must be where its data starts in the log.
@@ -1419,6 +1444,7 @@ main(void)
 		T(test_session_bad_ids_and_ended_sessions),
 		T(test_session_log_lines_range_base64),
 		T(test_session_list_shows_running),
+		T(test_session_exec_on_control_lane_refused),
 		T(test_session_redis_mirror),
 		T(test_session_forwarded_to_owner),
 		T(test_session_young_worker_not_lost),
