@@ -211,9 +211,6 @@ int	 execq_process(struct execq_session *, struct json_t *args,
 	    long long wait_ms, struct execq_answer *);
 /* The fields of a PROCESS_RESULT: its "result" object if any, else it. */
 struct json_t *execq_process_result(struct json_t *);
-char	*execq_b64_encode(const void *, size_t);	/* allocated */
-/* Allocated *out (NUL-terminated too); -1 if in is not base64. */
-int	 execq_b64_decode(const char *, size_t, char **out, size_t *outlen);
 /* "SIGTERM" for 15 or "TERM"; buf must hold 32 bytes. */
 const char *execq_signal_name(const struct json_t *, char *buf);
 

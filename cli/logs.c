@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "queue/item.h"
 #include "logs/cleanup.h"
 #include "logs/xmalloc.h"
 
@@ -135,7 +136,7 @@ execq_logs_write(const json_t *res)
 		return (execq_write_all(stdout, json_string_value(b64),
 		    json_string_length(b64)) == 0 ? 0 : EXECQ_EXIT_FAIL);
 	}
-	if (execq_b64_decode(json_string_value(b64), json_string_length(b64),
+	if (item_base64_decode(json_string_value(b64), json_string_length(b64),
 	    &bytes, &len) == -1) {
 		execq_error("bad answer from the worker: output_b64 is not "
 		    "base64");

@@ -21,13 +21,12 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "queue/item.h"
 #include "logs/xmalloc.h"
 
 #define EXECQ_WAIT_DEFAULT_S	3600
 #define EXECQ_WAIT_CHUNK_MS	60000	/* the most one wait action takes */
 
-static const char	execq_b64_chars[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /* The answers that end a PROCESS exchange. */
 static const char * const execq_process_types[] = { "PROCESS_RESULT",
@@ -78,70 +77,6 @@ static const struct option execq_wait_longopts[] = {
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 }
 };
-
-/* Standard base64 with padding, no line breaks. */
-char *
-execq_b64_encode(const void *buf, size_t len)
-{
-	const unsigned char	*p = buf;
-	char			*out, *o;
-	uint32_t		 v;
-	size_t			 i;
-
-	out = o = xmalloc((len + 2) / 3 * 4 + 1);
-	for (i = 0; i + 2 < len; i += 3) {
-		v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-		*o++ = execq_b64_chars[v >> 18];
-		*o++ = execq_b64_chars[(v >> 12) & 63];
-		*o++ = execq_b64_chars[(v >> 6) & 63];
-		*o++ = execq_b64_chars[v & 63];
-	}
-	if (i < len) {
-		v = (uint32_t)p[i] << 16;
-		if (i + 1 < len)
-			v |= (uint32_t)p[i + 1] << 8;
-		*o++ = execq_b64_chars[v >> 18];
-		*o++ = execq_b64_chars[(v >> 12) & 63];
-		*o++ = (i + 1 < len) ? execq_b64_chars[(v >> 6) & 63] : '=';
-		*o++ = '=';
-	}
-	*o = '\0';
-	return (out);
-}
-
-/* Standard base64, padding optional; -1 on anything else. */
-int
-execq_b64_decode(const char *in, size_t len, char **out, size_t *outlen)
-{
-	const char	*p;
-	uint32_t	 acc = 0;
-	size_t		 i, n = 0;
-	int		 bits = 0;
-
-	*out = xmalloc(len / 4 * 3 + 4);
-	for (i = 0; i < len && in[i] != '='; i++) {
-		if (in[i] == '\0' || (p = strchr(execq_b64_chars,
-		    in[i])) == NULL)
-			goto fail;
-		acc = (acc << 6) | (uint32_t)(p - execq_b64_chars);
-		if ((bits += 6) >= 8) {
-			bits -= 8;
-			(*out)[n++] = (char)((acc >> bits) & 0xff);
-		}
-	}
-	for (; i < len; i++) {
-		if (in[i] != '=')
-			goto fail;
-	}
-	(*out)[n] = '\0';
-	*outlen = n;
-	return (0);
-
-fail:
-	free(*out);
-	*out = NULL;
-	return (-1);
-}
 
 /* "SIGTERM" from 15, "TERM" from "TERM"; buf holds 32 bytes. */
 const char *
@@ -335,7 +270,7 @@ execq_send_set(struct execq_opts *o, const char *cmd, int ch,
 		so->eof = 1;
 		return (0);
 	case EXECQ_OPT_B64:
-		if (execq_b64_decode(arg, strlen(arg), &bytes, &len) == -1) {
+		if (item_base64_decode(arg, strlen(arg), &bytes, &len) == -1) {
 			execq_usage_error(cmd, "--b64 wants base64, not '%s'",
 			    arg);
 			return (-1);
@@ -359,7 +294,7 @@ execq_send_args(const struct execq_send_opts *so, const char *id,
 	if (text != NULL && (data = json_string(text)) != NULL)
 		json_object_set_new(args, "data", data);
 	else if (text != NULL) {	/* not UTF-8: send the bytes */
-		b64 = execq_b64_encode(text, strlen(text));
+		b64 = item_base64_encode(text, strlen(text), NULL);
 		json_object_set_new(args, "data_b64", json_string(b64));
 		free(b64);
 	} else if (so->b64 != NULL)

@@ -452,32 +452,37 @@ item_get_count(json_t *args, const char *key, long max, long *out,
 	return (0);
 }
 
-/* Decodes standard base64 (padding optional); -1 on a bad character. */
-static int
-item_base64_decode(const char *in, char **out, size_t *outlen)
+int
+item_base64_decode(const char *in, size_t len, char **out, size_t *outlen)
 {
 	static const char	 alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				    "abcdefghijklmnopqrstuvwxyz0123456789+/";
 	const char		*p;
 	uint32_t		 acc = 0;
 	int			 bits = 0;
-	size_t			 n = 0;
+	size_t			 i, n = 0;
 
-	*out = xmalloc(strlen(in) * 3 / 4 + 3);
-	for (; *in != '\0' && *in != '='; in++) {
-		if ((p = strchr(alpha, *in)) == NULL) {
-			free(*out);
-			*out = NULL;
-			return (-1);
-		}
+	*out = xmalloc(len / 4 * 3 + 4);
+	for (i = 0; i < len && in[i] != '='; i++) {
+		if (in[i] == '\0' || (p = strchr(alpha, in[i])) == NULL)
+			goto fail;
 		acc = (acc << 6) | (uint32_t)(p - alpha);
 		if ((bits += 6) >= 8) {
 			bits -= 8;
 			(*out)[n++] = (char)((acc >> bits) & 0xff);
 		}
 	}
+	for (; i < len; i++)		/* only padding after the first '=' */
+		if (in[i] != '=')
+			goto fail;
+	(*out)[n] = '\0';
 	*outlen = n;
 	return (0);
+
+fail:
+	free(*out);
+	*out = NULL;
+	return (-1);
 }
 
 /* Reads write's data (text) or data_b64. */
@@ -489,7 +494,8 @@ item_parse_data(json_t *args, struct item *it, struct item_error *err)
 	if ((v = json_object_get(args, "data_b64")) != NULL &&
 	    !json_is_null(v)) {
 		if (!json_is_string(v) || item_base64_decode(
-		    json_string_value(v), &it->data, &it->data_len) == -1)
+		    json_string_value(v), json_string_length(v), &it->data,
+		    &it->data_len) == -1)
 			return (item_fail(err, "bad_args",
 			    "args.data_b64 must be base64 text"));
 		return (0);

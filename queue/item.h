@@ -117,6 +117,12 @@ char	*item_error_to_json(const char *id, const char *code,
  */
 char	*item_utf8_sanitize(const char *s, size_t len, size_t *outlen);
 
+/*
+ * Standard base64 of len bytes: 0 and the allocated bytes (NUL-terminated
+ * too) in *out, or -1 on a character that is not base64.
+ */
+int	 item_base64_decode(const char *, size_t len, char **out,
+	    size_t *outlen);
 /* Standard base64 of len bytes, allocated and NUL-terminated. */
 char	*item_base64_encode(const void *, size_t len, size_t *outlen);
 

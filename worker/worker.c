@@ -84,6 +84,18 @@ worker_reply_to(struct worker *w, const char *reply_to)
 	return (reply_to != NULL ? reply_to : w->cfg->reply_default);
 }
 
+/* Frees a job's memory (it is unlinked already). */
+static void
+worker_job_free(struct job *j)
+{
+	item_free(j->item);
+	policy_env_free(j->envp);
+	free(j->cwd);
+	free(j->stream);
+	free(j->entry_id);
+	free(j);
+}
+
 /* Forgets a job whose entry is acknowledged (or will be) elsewhere. */
 static void
 worker_drop(struct job *j)
@@ -95,12 +107,7 @@ worker_drop(struct job *j)
 	w->njobs--;
 	if (!j->control)
 		w->nslots--;
-	item_free(j->item);
-	policy_env_free(j->envp);
-	free(j->cwd);
-	free(j->stream);
-	free(j->entry_id);
-	free(j);
+	worker_job_free(j);
 	worker_update_want(w);
 }
 
@@ -603,12 +610,7 @@ worker_free(struct worker *w)
 	exec_shutdown();	/* kills what still runs, no callbacks */
 	while ((j = LIST_FIRST(&w->jobs)) != NULL) {
 		LIST_REMOVE(j, entry);
-		item_free(j->item);
-		policy_env_free(j->envp);
-		free(j->cwd);
-		free(j->stream);
-		free(j->entry_id);
-		free(j);
+		worker_job_free(j);
 	}
 	if (w->ev_chld != NULL)
 		event_free(w->ev_chld);
