@@ -1091,3 +1091,27 @@ harness_run(struct harness *h, const char *const *argv, int timeout_ms)
 	}
 	return (status);
 }
+
+/* Asserts the worker exits 0 on SIGTERM. */
+void
+harness_stop_clean(struct harness *h, pid_t pid)
+{
+	int	status;
+
+	status = harness_worker_stop(h, pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		harness_fail(h, "worker exited with status 0x%x", status);
+}
+
+/* Waits until a process matching s runs (the command has started). */
+void
+harness_wait_running(struct harness *h, const char *s)
+{
+	int64_t	deadline = harness_now_ms() + 5000;
+
+	while (harness_count_procs(s) == 0) {
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "no process '%s' after 5 s", s);
+		harness_sleep_ms(10);
+	}
+}

@@ -169,4 +169,9 @@ int64_t		 harness_now_ms(void);
 /* Sleeps ms milliseconds. */
 void		 harness_sleep_ms(int ms);
 
+/* Stops the worker with SIGTERM and fails unless it exits 0. */
+void		 harness_stop_clean(struct harness *, pid_t);
+/* Waits (5 s at most) until a process whose cmdline holds s runs. */
+void		 harness_wait_running(struct harness *, const char *s);
+
 #endif

@@ -334,30 +334,6 @@ load_meta(struct harness *h, const char *id)
 	return (m);
 }
 
-/* Asserts the worker exits 0 on SIGTERM. */
-static void
-stop_clean(struct harness *h, pid_t pid)
-{
-	int	status;
-
-	status = harness_worker_stop(h, pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		harness_fail(h, "worker exited with status 0x%x", status);
-}
-
-/* Waits until a process matching s runs (the command has started). */
-static void
-wait_running(struct harness *h, const char *s)
-{
-	int64_t	deadline = harness_now_ms() + 5000;
-
-	while (harness_count_procs(s) == 0) {
-		if (harness_now_ms() > deadline)
-			harness_fail(h, "no process '%s' after 5 s", s);
-		harness_sleep_ms(10);
-	}
-}
-
 /* Fails (after killing them) if processes matching s outlive 1 s. */
 static void
 expect_gone(struct harness *h, const char *s)
@@ -657,7 +633,7 @@ test_session_ctrl_c_interrupts_bash_sleep(void **state)
 	    "{\"pty\": true, \"env\": {\"PS1\": \"ready> \"}}");
 	free(poll_until(h, id, "ready> ", 5000));
 	send_keys(h, id, "[\"sleep 30\", \"Enter\"]");
-	wait_running(h, "sleep 30");
+	harness_wait_running(h, "sleep 30");
 	harness_sleep_ms(500);
 	t0 = harness_now_ms();
 	send_keys(h, id, "[\"C-c\"]");
@@ -707,7 +683,7 @@ test_session_kill_ends_tree(void **state)
 	st = start_session(h, id, cmd, NULL);
 	free(cmd);
 	for (i = 0; i < 3; i++)
-		wait_running(h, sleeper(8891 + i));
+		harness_wait_running(h, sleeper(8891 + i));
 	a = process(h, "{\"action\": \"kill\", \"session_id\": \"%s\"}", id);
 	expect_process(h, a, "kill", id);
 	expect_str(h, a, "status", "killing");
@@ -989,7 +965,7 @@ test_session_bad_ids_and_ended_sessions(void **state)
 	a = process(h, "{\"action\": \"list\"}");
 	expect_process(h, a, "list", NULL);
 	json_decref(a);
-	stop_clean(h, pid);
+	harness_stop_clean(h, pid);
 	json_decref(cb);
 	json_decref(st);
 	harness_pass(h);
@@ -1324,7 +1300,7 @@ test_session_lost_when_worker_dies(void **state)
 
 	pid = harness_worker_start(h, NULL, "--claim-idle", "1", NULL);
 	st = start_session(h, id, sleeper(8881), NULL);
-	wait_running(h, sleeper(8881));
+	harness_wait_running(h, sleeper(8881));
 	harness_worker_kill(h, pid);
 	harness_worker_start(h, NULL, "--claim-idle", "1", NULL);
 	cb = wait_callback(h, id, "lost", -1, 5000);
@@ -1363,9 +1339,9 @@ test_session_shutdown_ends_sessions(void **state)
 
 	pid = harness_worker_start(h, NULL, NULL);	/* kill_grace 5 s */
 	st = start_session(h, id, sleeper(8890), NULL);
-	wait_running(h, sleeper(8890));
+	harness_wait_running(h, sleeper(8890));
 	t0 = harness_now_ms();
-	stop_clean(h, pid);
+	harness_stop_clean(h, pid);
 	assert_true(harness_now_ms() - t0 < 3000);
 	/* Sent before the worker exited: it is there already. */
 	xasprintf(&high, "q:%s:high", h->reply);

@@ -114,30 +114,6 @@ path_in(const char *dir, const char *name)
 	return (p);
 }
 
-/* Asserts the worker exits 0 on SIGTERM. */
-static void
-stop_clean(struct harness *h, pid_t pid)
-{
-	int	status;
-
-	status = harness_worker_stop(h, pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		harness_fail(h, "worker exited with status 0x%x", status);
-}
-
-/* Waits until a process matching s runs (the command has started). */
-static void
-wait_running(struct harness *h, const char *s)
-{
-	int64_t	deadline = harness_now_ms() + 5000;
-
-	while (harness_count_procs(s) == 0) {
-		if (harness_now_ms() > deadline)
-			harness_fail(h, "no process '%s' after 5 s", s);
-		harness_sleep_ms(10);
-	}
-}
-
 /* echo: the answer, the log file, the metadata and the ack. */
 static void
 test_worker_echo_answers_logs_and_acks(void **state)
@@ -176,7 +152,7 @@ test_worker_echo_answers_logs_and_acks(void **state)
 	assert_int_equal(harness_jint(m, "output_bytes"), 6);
 
 	assert_int_equal(harness_pending(h, "normal"), 0);
-	stop_clean(h, pid);
+	harness_stop_clean(h, pid);
 	json_decref(m);
 	json_decref(a);
 	free(text);
@@ -258,7 +234,7 @@ check_timeout_kills_tree(struct harness *h, const char *cgroup, int n,
 	free(args);
 	free(big);
 	snprintf(name, sizeof name, "sleep %d", n + 3);
-	wait_running(h, name);
+	harness_wait_running(h, name);
 	a = harness_wait_answer(h, NULL, id, 5000);
 	expect_result(a, id, 143);
 	assert_string_equal(jstr(a, "signal"), "SIGTERM");
@@ -417,7 +393,7 @@ test_worker_gate_refuses_when_disabled(void **state)
 	assert_int_equal(access(ran, F_OK), -1);
 	assert_int_equal(access(log, F_OK), -1);
 	assert_int_equal(harness_pending(h, "normal"), 0);
-	stop_clean(h, pid);
+	harness_stop_clean(h, pid);
 	free(log);
 	free(ran);
 	json_decref(a);
@@ -607,7 +583,7 @@ test_worker_bad_items_refused_worker_survives(void **state)
 	assert_string_equal(jstr(a, "stdout"), "fine\n");
 	assert_true(harness_worker_alive(h, pid));
 	assert_int_equal(harness_pending(h, "normal"), 0);
-	stop_clean(h, pid);
+	harness_stop_clean(h, pid);
 	json_decref(a);
 	free(big);
 	free(link);
@@ -940,7 +916,7 @@ test_worker_survives_redis_restart(void **state)
 	id = harness_id(h, "after");
 	a = run_item(h, id, "echo again", NULL, HARNESS_WAIT_MS);
 	expect_result(a, id, 0);
-	stop_clean(h, pid);
+	harness_stop_clean(h, pid);
 	json_decref(a);
 	free(log);
 	harness_pass(h);
@@ -960,7 +936,7 @@ take_over_from_dead_worker(struct harness *h, const char *id,
 
 	a = harness_worker_start(h, NULL, "--claim-idle", "1", NULL);
 	harness_submit(h, "normal", id, command, args_extra);
-	wait_running(h, sleep_name);
+	harness_wait_running(h, sleep_name);
 	harness_worker_kill(h, a);
 	/* The command lives on in A's cgroup (or process group): end it. */
 	harness_kill_procs(sleep_name, SIGKILL);
@@ -970,7 +946,7 @@ take_over_from_dead_worker(struct harness *h, const char *id,
 	ans = harness_wait_answer(h, NULL, id, 8000);
 	assert_true(harness_worker_alive(h, b));
 	assert_int_equal(harness_pending(h, "normal"), 0);
-	stop_clean(h, b);
+	harness_stop_clean(h, b);
 	return (ans);
 }
 
@@ -1020,7 +996,7 @@ test_worker_sigterm_lets_command_finish(void **state)
 	xasprintf(&log, "%s/%s.log", h->log_dir, id);
 	if (harness_wait_file(log, 5000) == -1)
 		harness_fail(h, "the command did not start");
-	stop_clean(h, pid);
+	harness_stop_clean(h, pid);
 	/* Sent before the worker exited: it is there already. */
 	a = harness_wait_answer(h, NULL, id, 100);
 	expect_result(a, id, 0);
@@ -1044,9 +1020,9 @@ test_worker_sigterm_kills_command_after_grace(void **state)
 
 	pid = harness_worker_start(h, NULL, "--kill-grace", "1", NULL);
 	harness_submit(h, "normal", id, "sleep 7778", NULL);
-	wait_running(h, "sleep 7778");
+	harness_wait_running(h, "sleep 7778");
 	t0 = harness_now_ms();
-	stop_clean(h, pid);
+	harness_stop_clean(h, pid);
 	assert_true(harness_now_ms() - t0 < 5000);
 	a = harness_wait_answer(h, NULL, id, 100);
 	expect_result(a, id, 143);
