@@ -52,9 +52,12 @@ syncer_main(void *arg)
 		j->err = fsync(j->fd) == -1 ? errno : 0;
 		if (close(j->fd) == -1 && j->err == 0)
 			j->err = errno;
-		do
-			n = write(s->pipe[1], &j, sizeof j);
-		while (n == -1 && errno == EINTR);
+		/* The pipe is non-blocking: a full one waits here, never loses. */
+		while ((n = write(s->pipe[1], &j, sizeof j)) == -1 &&
+		    (errno == EINTR || errno == EAGAIN))
+			usleep(1000);
+		if (n == -1)
+			fatal("syncer: %s", strerror(errno));
 		pthread_mutex_lock(&s->lock);
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -91,6 +94,7 @@ syncer_create(struct event_base *base)
 		return (NULL);
 	}
 	fcntl(s->pipe[0], F_SETFL, O_NONBLOCK);
+	fcntl(s->pipe[1], F_SETFL, O_NONBLOCK);
 	s->ev = event_new(base, s->pipe[0], EV_READ|EV_PERSIST, syncer_done_ev,
 	    s);
 	/* The thread takes no signals: they belong to the loop. */
@@ -137,7 +141,12 @@ syncer_free(struct syncer *s)
 	s->stop = 1;
 	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
-	pthread_join(s->thread, NULL);	/* it finishes what was queued */
+	/* It finishes what was queued; keep its pipe from filling up. */
+	while (pthread_tryjoin_np(s->thread, NULL) == EBUSY) {
+		while (read(s->pipe[0], &j, sizeof j) == (ssize_t)sizeof j)
+			free(j);
+		usleep(1000);
+	}
 	while (read(s->pipe[0], &j, sizeof j) == (ssize_t)sizeof j)
 		free(j);
 	event_free(s->ev);

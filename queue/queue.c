@@ -353,6 +353,9 @@ queue_client_id_cb(redisAsyncContext *ac, void *r, void *arg)
 	(void)ac;
 	if (reply != NULL && reply->type == REDIS_REPLY_INTEGER)
 		q->rd_client_id = reply->integer;
+	else if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
+		log_warn("queue: CLIENT ID: %s (new work waits for the read "
+		    "timeout when all slots were busy)", reply->str);
 }
 
 /* Connected (or not). */
@@ -694,6 +697,9 @@ queue_unblock_cb(redisAsyncContext *ac, void *r, void *arg)
 		return;
 	if (reply->type == REDIS_REPLY_INTEGER && reply->integer == 0)
 		evtimer_add(q->ev_unblock, &tv);
+	else if (reply->type == REDIS_REPLY_ERROR)	/* an ACL, maybe */
+		log_warn("queue: CLIENT UNBLOCK: %s (new work waits for the "
+		    "read timeout)", reply->str);
 }
 
 /* The retry timer. */

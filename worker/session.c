@@ -335,7 +335,7 @@ session_read_log(struct session *s, long offset, long max, size_t *len,
 	*len = 0;
 	*size = 0;
 	buf = xmalloc(max + 1);
-	if ((fd = open(s->log_path, O_RDONLY|O_CLOEXEC)) == -1)
+	if ((fd = open(s->log_path, O_RDONLY|O_CLOEXEC|O_NONBLOCK)) == -1)
 		return (buf);
 	if (fstat(fd, &st) == 0)
 		*size = st.st_size;
