@@ -43,6 +43,12 @@ cat <<MSG
     $build/execq run --cwd sub/dir --env K=V -- sh -c 'pwd; echo \$K'
     $build/execq submit --raw '{not json'
 
+  A session (see README.md, "Sessions"):
+
+    S=\$($build/execq spawn --pty -- python3 -q)
+    $build/execq keys \$S '6*7' Enter; $build/execq logs \$S
+    $build/execq kill \$S; $build/execq callbacks --count 1 --from-start
+
   Other programs: EXECQ_REDIS_URL=unix://$sock
 
 MSG
