@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1090,6 +1091,173 @@ harness_run(struct harness *h, const char *const *argv, int timeout_ms)
 		harness_sleep_ms(10);
 	}
 	return (status);
+}
+
+/* A growing, NUL-terminated copy of what one pipe carried. */
+struct harness_buf {
+	char	*s;
+	size_t	 len;
+	size_t	 size;
+};
+
+/* Reads what fd has into b: 0 at EOF or an error (fd closed), else 1. */
+static int
+harness_buf_read(struct harness_buf *b, int fd)
+{
+	ssize_t	n;
+
+	if (b->size - b->len < 4096 + 1) {
+		b->size *= 2;
+		b->s = xrealloc(b->s, b->size);
+	}
+	n = read(fd, b->s + b->len, b->size - b->len - 1);
+	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		return (1);
+	if (n <= 0) {
+		close(fd);
+		return (0);
+	}
+	b->len += n;
+	b->s[b->len] = '\0';
+	return (1);
+}
+
+/* argv joined by spaces into buf (size bytes), cut if it does not fit. */
+static const char *
+harness_argv_text(const char *const *argv, char *buf, size_t size)
+{
+	size_t	used = 0, i;
+	int	n;
+
+	buf[0] = '\0';
+	for (i = 0; argv[i] != NULL && used + 1 < size; i++) {
+		n = snprintf(buf + used, size - used, "%s%s", i > 0 ? " " : "",
+		    argv[i]);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	return (buf);
+}
+
+/* Runs between fork and exec: only async-signal-safe calls. */
+static void __attribute__((noreturn))
+harness_capture_child(const char *const *argv, const char *const *envp,
+    int out, int err)
+{
+	int	null;
+
+	setpgid(0, 0);
+	null = open("/dev/null", O_RDONLY);
+	if (null == -1 || dup2(null, 0) == -1 || dup2(out, 1) == -1 ||
+	    dup2(err, 2) == -1)
+		_exit(126);
+	syscall(SYS_close_range, 3U, ~0U, 0U);
+	if (envp != NULL)
+		execvpe(argv[0], (char *const *)argv, (char *const *)envp);
+	else
+		execvp(argv[0], (char *const *)argv);
+	_exit(127);
+}
+
+/* The deadline passed: kills the group, reaps, fails showing the output. */
+static void __attribute__((noreturn))
+harness_capture_expired(struct harness *h, const char *const *argv,
+    pid_t pid, struct pollfd *pfd, struct harness_buf *buf, int timeout_ms)
+{
+	char	msg[1024], cmd[200];
+	int	i;
+
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		/* nothing */;
+	snprintf(msg, sizeof msg, "'%s' did not finish within %d ms; "
+	    "stdout: \"%.300s\"; stderr: \"%.300s\"",
+	    harness_argv_text(argv, cmd, sizeof cmd), timeout_ms, buf[0].s,
+	    buf[1].s);
+	for (i = 0; i < 2; i++) {
+		if (pfd[i].fd != -1)
+			close(pfd[i].fd);
+		free(buf[i].s);
+	}
+	harness_fail(h, "%s", msg);
+}
+
+void
+harness_capture(struct harness *h, const char *const *argv,
+    const char *const *envp, int timeout_ms, struct harness_proc *p)
+{
+	struct harness_buf	 buf[2];
+	struct pollfd		 pfd[2];
+	int			 out[2], err[2], i;
+	int64_t			 start, deadline, left;
+	pid_t			 pid;
+
+	memset(p, 0, sizeof *p);
+	for (i = 0; i < 2; i++) {
+		buf[i].size = 8192;
+		buf[i].s = xcalloc(1, buf[i].size);
+		buf[i].len = 0;
+	}
+	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1)
+		harness_fail(h, "pipe2: %s", strerror(errno));
+	start = harness_now_ms();
+	deadline = start + timeout_ms;
+	if ((pid = fork()) == -1)
+		harness_fail(h, "fork: %s", strerror(errno));
+	if (pid == 0)
+		harness_capture_child(argv, envp, out[1], err[1]);
+	setpgid(pid, pid);	/* as the child does: whichever runs first */
+	close(out[1]);
+	close(err[1]);
+	pfd[0].fd = out[0];
+	pfd[1].fd = err[0];
+	while (pfd[0].fd != -1 || pfd[1].fd != -1) {
+		if ((left = deadline - harness_now_ms()) <= 0)
+			harness_capture_expired(h, argv, pid, pfd, buf,
+			    timeout_ms);
+		for (i = 0; i < 2; i++) {
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		if (poll(pfd, 2, (int)left) == -1 && errno != EINTR)
+			harness_fail(h, "poll: %s", strerror(errno));
+		for (i = 0; i < 2; i++) {
+			if (pfd[i].fd != -1 && pfd[i].revents != 0 &&
+			    !harness_buf_read(&buf[i], pfd[i].fd))
+				pfd[i].fd = -1;
+		}
+	}
+	while (waitpid(pid, &p->status, WNOHANG) != pid) {
+		if (harness_now_ms() > deadline)
+			harness_capture_expired(h, argv, pid, pfd, buf,
+			    timeout_ms);
+		harness_sleep_ms(5);
+	}
+	p->ms = harness_now_ms() - start;
+	p->out = buf[0].s;
+	p->out_len = buf[0].len;
+	p->err = buf[1].s;
+	p->err_len = buf[1].len;
+}
+
+void
+harness_proc_release(struct harness_proc *p)
+{
+	free(p->out);
+	free(p->err);
+	memset(p, 0, sizeof *p);
+}
+
+int
+harness_proc_exit(const struct harness_proc *p)
+{
+	if (WIFEXITED(p->status))
+		return (WEXITSTATUS(p->status));
+	if (WIFSIGNALED(p->status))
+		return (128 + WTERMSIG(p->status));
+	return (-1);
 }
 
 /* Asserts the worker exits 0 on SIGTERM. */

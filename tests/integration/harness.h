@@ -164,6 +164,30 @@ char		*harness_read_file(const char *path, size_t *len);
 /* argv (argv[0] looked up in PATH) with a deadline; its wait status. */
 int		 harness_run(struct harness *, const char *const *argv,
 		    int timeout_ms);
+/* What harness_capture saw of one program run. */
+struct harness_proc {
+	char	*out;		/* its stdout, NUL-terminated */
+	size_t	 out_len;
+	char	*err;		/* its stderr, NUL-terminated */
+	size_t	 err_len;
+	int	 status;	/* its wait status */
+	int64_t	 ms;		/* from fork to reaped */
+};
+
+/*
+ * Runs argv (argv[0] looked up in PATH) in a process group of its own,
+ * with envp as its whole environment (NULL: ours) and stdin from
+ * /dev/null, until it has exited and closed stdout and stderr. Fills *p
+ * (release it with harness_proc_release). After timeout_ms the group gets
+ * SIGKILL and the test fails, showing what the program printed.
+ */
+void		 harness_capture(struct harness *, const char *const *argv,
+		    const char *const *envp, int timeout_ms,
+		    struct harness_proc *);
+/* Frees the captured output; p may be zeroed or released already. */
+void		 harness_proc_release(struct harness_proc *);
+/* Its exit code, 128 + n if signal n killed it. */
+int		 harness_proc_exit(const struct harness_proc *);
 /* Monotonic milliseconds. */
 int64_t		 harness_now_ms(void);
 /* Sleeps ms milliseconds. */

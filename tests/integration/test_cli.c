@@ -1,0 +1,898 @@
+/*
+ * The command-line client, execq, as a user runs it: the real binary
+ * ($EXECQ_TEST_BUILD/execq) in a child process, with EXECQ_REDIS_URL set
+ * to the test's private Redis and --queue set to the test's queue, its
+ * stdout, stderr and exit status captured under a deadline
+ * (harness_capture). Each test that needs a worker starts its own
+ * (tests/integration/harness.h); the ones about usage, help, a missing
+ * Redis or a missing worker, and cleanup start none. What is checked is
+ * what README.md ("A first session", "Sessions", "Exit codes") and
+ * 'execq <cmd> --help' promise. Sleeps are named "sleep <n>.<our pid>"
+ * so the /proc scans see only this run's.
+ */
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+#include <jansson.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "logs/xmalloc.h"
+#include "tests/integration/harness.h"
+
+#define CLI_MS		10000	/* deadline of one client run */
+#define POLL_MS		10000	/* output to show up in 'execq logs' */
+#define CLI_MAX_ARGS	32
+#define NO_REDIS	"unix:///nonexistent/sock"
+
+extern char **environ;
+
+/* "sleep <n>.<our pid, 7 digits>" words, static, two at a time. */
+static const char *
+sleep_arg(int n)
+{
+	static char	buf[2][32];
+	static int	next;
+	char		*s = buf[next++ % 2];
+
+	snprintf(s, sizeof buf[0], "%d.%07ld", n, (long)getpid());
+	return (s);
+}
+
+/* The fixture, or skip when scripts/with-redis.sh did not start a server. */
+static struct harness *
+fixture(void **state)
+{
+	if (*state == NULL)
+		skip();
+	return (*state);
+}
+
+/* The harness teardown, then whatever a failed test left of its sleeps. */
+static int
+cli_teardown(void **state)
+{
+	char	mine[16];
+	int	rc;
+
+	rc = harness_teardown(state);
+	snprintf(mine, sizeof mine, ".%07ld", (long)getpid());
+	harness_kill_procs(mine, SIGKILL);
+	return (rc);
+}
+
+/* The client binary: $EXECQ_TEST_BUILD/execq, else build/execq. */
+static const char *
+cli_bin(struct harness *h)
+{
+	static char	 path[PATH_MAX];
+	const char	*build = getenv("EXECQ_TEST_BUILD");
+
+	snprintf(path, sizeof path, "%s/execq", build != NULL ? build :
+	    "build");
+	if (access(path, X_OK) == -1)
+		harness_fail(h, "%s: %s", path, strerror(errno));
+	return (path);
+}
+
+/*
+ * The client's environment: ours minus EXECQ_* and ENABLE_EXECUTE, plus
+ * EXECQ_REDIS_URL=url. The array is allocated, its strings are not.
+ */
+static const char **
+cli_env(const char *url)
+{
+	static char	 var[PATH_MAX + 32];
+	const char	**v;
+	size_t		  n = 0, i;
+
+	for (i = 0; environ[i] != NULL; i++)
+		n++;
+	v = xcalloc(n + 2, sizeof *v);
+	n = 0;
+	for (i = 0; environ[i] != NULL; i++) {
+		if (strncmp(environ[i], "EXECQ_", 6) == 0 ||
+		    strncmp(environ[i], "ENABLE_EXECUTE=", 15) == 0)
+			continue;
+		v[n++] = environ[i];
+	}
+	snprintf(var, sizeof var, "EXECQ_REDIS_URL=%s", url);
+	v[n++] = var;
+	v[n] = NULL;
+	return (v);
+}
+
+/*
+ * Runs the client with args (NULL-terminated, after the binary) against
+ * url (NULL: the test's Redis) and fills *p; fails after timeout_ms.
+ */
+static void
+cli_argv(struct harness *h, struct harness_proc *p, const char *url,
+    int timeout_ms, const char *const *args)
+{
+	const char	*argv[CLI_MAX_ARGS + 2], **env;
+	char		*test_url = NULL;
+	size_t		 i;
+
+	argv[0] = cli_bin(h);
+	for (i = 0; args[i] != NULL; i++) {
+		if (i == CLI_MAX_ARGS)
+			harness_fail(h, "too many client arguments");
+		argv[i + 1] = args[i];
+	}
+	argv[i + 1] = NULL;
+	if (url == NULL) {
+		xasprintf(&test_url, "unix://%s", h->redis_path);
+		url = test_url;
+	}
+	env = cli_env(url);
+	free(test_url);
+	harness_capture(h, argv, env, timeout_ms, p);
+	free(env);
+}
+
+/*
+ * execq SUB --queue <the test's queue> ARG...: the usual call, on the
+ * test's Redis, with the usual deadline.
+ */
+static void
+cli(struct harness *h, struct harness_proc *p, const char *sub, ...)
+    __attribute__((sentinel));
+static void
+cli(struct harness *h, struct harness_proc *p, const char *sub, ...)
+{
+	const char	*args[CLI_MAX_ARGS + 1], *s;
+	va_list		 ap;
+	size_t		 n = 0;
+
+	args[n++] = sub;
+	args[n++] = "--queue";
+	args[n++] = h->queue;
+	va_start(ap, sub);
+	while ((s = va_arg(ap, const char *)) != NULL) {
+		if (n == CLI_MAX_ARGS)
+			harness_fail(h, "too many client arguments");
+		args[n++] = s;
+	}
+	va_end(ap);
+	args[n] = NULL;
+	cli_argv(h, p, NULL, CLI_MS, args);
+}
+
+/* Fails the test showing what the client printed and how it ended. */
+static void __attribute__((noreturn))
+proc_fail(struct harness *h, const struct harness_proc *p, const char *why)
+{
+	harness_fail(h, "%s; the client exited %d after %lld ms; stdout: "
+	    "\"%.300s\"; stderr: \"%.300s\"", why, harness_proc_exit(p),
+	    (long long)p->ms, p->out, p->err);
+}
+
+/* Asserts the exit code. */
+static void
+expect_exit(struct harness *h, const struct harness_proc *p, int code)
+{
+	char	why[64];
+
+	if (harness_proc_exit(p) == code)
+		return;
+	snprintf(why, sizeof why, "exit code %d expected", code);
+	proc_fail(h, p, why);
+}
+
+/* Asserts stdout is exactly want. */
+static void
+expect_out(struct harness *h, const struct harness_proc *p, const char *want)
+{
+	char	why[256];
+
+	if (p->out_len == strlen(want) && strcmp(p->out, want) == 0)
+		return;
+	snprintf(why, sizeof why, "stdout should be \"%.200s\"", want);
+	proc_fail(h, p, why);
+}
+
+/* Asserts stderr is exactly want. */
+static void
+expect_err(struct harness *h, const struct harness_proc *p, const char *want)
+{
+	char	why[256];
+
+	if (p->err_len == strlen(want) && strcmp(p->err, want) == 0)
+		return;
+	snprintf(why, sizeof why, "stderr should be \"%.200s\"", want);
+	proc_fail(h, p, why);
+}
+
+/* Asserts stderr holds needle. */
+static void
+expect_err_has(struct harness *h, const struct harness_proc *p,
+    const char *needle)
+{
+	char	why[256];
+
+	if (strstr(p->err, needle) != NULL)
+		return;
+	snprintf(why, sizeof why, "stderr should say \"%.200s\"", needle);
+	proc_fail(h, p, why);
+}
+
+/* Asserts the run took from min_ms to max_ms. */
+static void
+expect_ms(struct harness *h, const struct harness_proc *p, int64_t min_ms,
+    int64_t max_ms)
+{
+	char	why[128];
+
+	if (p->ms >= min_ms && p->ms <= max_ms)
+		return;
+	snprintf(why, sizeof why, "it should take %lld to %lld ms",
+	    (long long)min_ms, (long long)max_ms);
+	proc_fail(h, p, why);
+}
+
+/* stdout as exactly one line of JSON (an object); the caller decrefs. */
+static json_t *
+one_json_line(struct harness *h, const struct harness_proc *p)
+{
+	json_error_t	 jerr;
+	json_t		*j;
+	char		 why[256];
+
+	if (p->out_len == 0 || p->out[p->out_len - 1] != '\n' ||
+	    strchr(p->out, '\n') != p->out + p->out_len - 1)
+		proc_fail(h, p, "stdout should be one line");
+	if ((j = json_loads(p->out, 0, &jerr)) == NULL ||
+	    !json_is_object(j)) {
+		snprintf(why, sizeof why, "stdout is not a JSON object: %s",
+		    jerr.text);
+		proc_fail(h, p, why);
+	}
+	return (j);
+}
+
+/* Asserts a string member of j, showing j when it differs. */
+static void
+expect_str(struct harness *h, json_t *j, const char *path, const char *want)
+{
+	const char	*got = harness_jstr(j, path);
+	char		*text;
+	char		 shown[600];
+
+	if (got != NULL && strcmp(got, want) == 0)
+		return;
+	text = json_dumps(j, JSON_COMPACT);
+	snprintf(shown, sizeof shown, "%s", text != NULL ? text : "?");
+	free(text);
+	harness_fail(h, "%s is \"%s\", expected \"%s\"; JSON: %s", path,
+	    got != NULL ? got : "<missing>", want, shown);
+}
+
+/*
+ * execq spawn [ARG...] -- CMD...: asserts that it exits 0 printing only
+ * the session id on a line; returns the id (allocated).
+ */
+static char *
+spawn(struct harness *h, const char *const *args)
+{
+	struct harness_proc	 p;
+	const char		*argv[CLI_MAX_ARGS + 1];
+	char			*id;
+	size_t			 n = 0, i;
+
+	argv[n++] = "spawn";
+	argv[n++] = "--queue";
+	argv[n++] = h->queue;
+	for (i = 0; args[i] != NULL && n < CLI_MAX_ARGS; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	cli_argv(h, &p, NULL, CLI_MS, argv);
+	expect_exit(h, &p, 0);
+	expect_err(h, &p, "");
+	if (p.out_len < 2 || p.out[p.out_len - 1] != '\n' ||
+	    strspn(p.out, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_.:-") != p.out_len - 1)
+		proc_fail(h, &p, "stdout should be a session id alone on "
+		    "a line");
+	id = xstrndup(p.out, p.out_len - 1);
+	harness_proc_release(&p);
+	return (id);
+}
+
+/* Runs 'execq logs ID' until its output holds needle; fails after. */
+static void
+logs_until(struct harness *h, const char *id, const char *needle)
+{
+	struct harness_proc	p;
+	int64_t			deadline = harness_now_ms() + POLL_MS;
+	char			why[256];
+
+	for (;;) {
+		cli(h, &p, "logs", id, NULL);
+		expect_exit(h, &p, 0);
+		if (strstr(p.out, needle) != NULL)
+			break;
+		if (harness_now_ms() > deadline) {
+			snprintf(why, sizeof why, "no \"%s\" in 'execq logs "
+			    "%s' within %d ms", needle, id, POLL_MS);
+			proc_fail(h, &p, why);
+		}
+		harness_proc_release(&p);
+		harness_sleep_ms(50);
+	}
+	harness_proc_release(&p);
+}
+
+/* A PROCESS subcommand (send, keys, kill) that must exit 0 silently. */
+static void
+quiet_ok(struct harness *h, const char *sub, ...) __attribute__((sentinel));
+static void
+quiet_ok(struct harness *h, const char *sub, ...)
+{
+	struct harness_proc	 p;
+	const char		*args[CLI_MAX_ARGS + 1], *s;
+	va_list			 ap;
+	size_t			 n = 0;
+
+	args[n++] = sub;
+	args[n++] = "--queue";
+	args[n++] = h->queue;
+	va_start(ap, sub);
+	while ((s = va_arg(ap, const char *)) != NULL && n < CLI_MAX_ARGS)
+		args[n++] = s;
+	va_end(ap);
+	args[n] = NULL;
+	cli_argv(h, &p, NULL, CLI_MS, args);
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, "");
+	expect_err(h, &p, "");
+	harness_proc_release(&p);
+}
+
+/* 'execq wait ID --timeout 10': exit 0 and its JSON line, checked. */
+static json_t *
+wait_session(struct harness *h, const char *id, const char *status)
+{
+	struct harness_proc	 p;
+	json_t			*j;
+
+	cli(h, &p, "wait", id, "--timeout", "10", NULL);
+	expect_exit(h, &p, 0);
+	j = one_json_line(h, &p);
+	expect_str(h, j, "session_id", id);
+	expect_str(h, j, "status", status);
+	harness_proc_release(&p);
+	return (j);
+}
+
+/* Writes path with text, its mtime hours in the past (0: now). */
+static void
+make_file(struct harness *h, const char *path, const char *text, int hours)
+{
+	struct timespec	ts[2];
+	int		fd;
+
+	fd = open(path, O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0644);
+	if (fd == -1 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		harness_fail(h, "%s: %s", path, strerror(errno));
+	close(fd);
+	if (hours == 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= (time_t)hours * 3600;
+	ts[1] = ts[0];
+	if (utimensat(AT_FDCWD, path, ts, 0) == -1)
+		harness_fail(h, "utimensat %s: %s", path, strerror(errno));
+}
+
+/* run replays the command's stdout, nothing else, and exits 0. */
+static void
+test_cli_run_prints_stdout(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+
+	harness_worker_start(h, NULL, NULL);
+	cli(h, &p, "run", "--", "echo", "hello", NULL);
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, "hello\n");
+	expect_err(h, &p, "");
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+/* run replays stderr on stderr and exits with the command's status. */
+static void
+test_cli_run_replays_stderr_and_status(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+
+	harness_worker_start(h, NULL, NULL);
+	cli(h, &p, "run", "--", "sh", "-c", "echo oops >&2; exit 3", NULL);
+	expect_exit(h, &p, 3);
+	expect_out(h, &p, "");
+	expect_err(h, &p, "oops\n");
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+/* run --timeout: 124 soon after the timeout, said, and the tree gone. */
+static void
+test_cli_run_timeout_exits_124(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+	char			 procs[48];
+	const char		*secs = sleep_arg(60);
+
+	snprintf(procs, sizeof procs, "sleep %s", secs);
+	harness_worker_start(h, NULL, "--kill-grace", "1", NULL);
+	cli(h, &p, "run", "--timeout", "1", "--", "sleep", secs, NULL);
+	expect_exit(h, &p, 124);
+	expect_ms(h, &p, 900, 3000);
+	expect_out(h, &p, "");
+	expect_err_has(h, &p, "timed out");
+	if (harness_wait_procs_gone(procs, 1000) != 0)
+		proc_fail(h, &p, "the sleep outlived the timeout");
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+/* --cwd is relative to the workspace; --env reaches the command. */
+static void
+test_cli_run_cwd_and_env(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+	char			*sub, *dir, *real, *want;
+
+	xasprintf(&sub, "%s/sub", h->ws);
+	xasprintf(&dir, "%s/sub/dir", h->ws);
+	if (mkdir(sub, 0755) == -1 || mkdir(dir, 0755) == -1 ||
+	    (real = realpath(dir, NULL)) == NULL)
+		harness_fail(h, "%s: %s", dir, strerror(errno));
+	xasprintf(&want, "%s\nV\n", real);
+	harness_worker_start(h, NULL, NULL);
+	cli(h, &p, "run", "--cwd", "sub/dir", "--env", "K=V", "--", "sh", "-c",
+	    "pwd; echo $K", NULL);
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, want);
+	expect_err(h, &p, "");
+	harness_proc_release(&p);
+	free(want);
+	free(real);
+	free(dir);
+	free(sub);
+	harness_pass(h);
+}
+
+/* One word is a shell command as is: pipes work. */
+static void
+test_cli_run_one_word_is_shell(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+
+	harness_worker_start(h, NULL, NULL);
+	cli(h, &p, "run", "echo a | tr a b", NULL);
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, "b\n");
+	expect_err(h, &p, "");
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+/* Several words are quoted: spaces and quotes arrive as the argv. */
+static void
+test_cli_run_quotes_words(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+
+	harness_worker_start(h, NULL, NULL);
+	cli(h, &p, "run", "--", "printf", "%s|", "a b", "c'd", NULL);
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, "a b|c'd|");
+	expect_err(h, &p, "");
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+/* submit --raw: the ERROR answer as one line of JSON, and exit 0. */
+static void
+test_cli_submit_raw_bad_json(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+	json_t			*j;
+
+	harness_worker_start(h, NULL, NULL);
+	cli(h, &p, "submit", "--raw", "{not json", NULL);
+	expect_exit(h, &p, 0);
+	expect_err(h, &p, "");
+	j = one_json_line(h, &p);
+	expect_str(h, j, "type", "ERROR");
+	expect_str(h, j, "error.code", "bad_json");
+	if (!json_is_null(json_object_get(j, "id")))
+		proc_fail(h, &p, "the id of an unreadable item should be null");
+	json_decref(j);
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+/* An ERROR answer to run: "execq: <code>: <message>" and 125. */
+static void
+test_cli_run_error_answer_exits_125(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+	const char		*prefix = "execq: cwd_outside_workspace: ";
+
+	harness_worker_start(h, NULL, NULL);
+	cli(h, &p, "run", "--cwd", "../..", "--", "ls", NULL);
+	expect_exit(h, &p, 125);
+	expect_out(h, &p, "");
+	if (strncmp(p.err, prefix, strlen(prefix)) != 0 ||
+	    p.err_len <= strlen(prefix) + 1 || p.err[p.err_len - 1] != '\n')
+		proc_fail(h, &p, "stderr should be \"execq: "
+		    "cwd_outside_workspace: <message>\"");
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+/* No Redis: 125 at once, and the message names Redis. */
+static void
+test_cli_run_no_redis_exits_125(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+	const char		*args[] = { "run", "--queue", h->queue, "--",
+				    "true", NULL };
+
+	cli_argv(h, &p, NO_REDIS, 5000, args);
+	expect_exit(h, &p, 125);
+	expect_ms(h, &p, 0, 2000);
+	expect_out(h, &p, "");
+	expect_err_has(h, &p, "Redis");
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+/* No worker: 125 once --wait passed, saying so; the item stays queued. */
+static void
+test_cli_run_no_worker_exits_125(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+	redisReply		*r;
+
+	cli(h, &p, "run", "--wait", "1", "--", "true", NULL);
+	expect_exit(h, &p, 125);
+	expect_ms(h, &p, 900, 3000);
+	expect_out(h, &p, "");
+	expect_err_has(h, &p, "no answer");
+	r = harness_cmd(h, "XLEN q:%s:normal", h->queue);
+	if (r->type != REDIS_REPLY_INTEGER || r->integer != 1)
+		proc_fail(h, &p, "the item should stay on the queue");
+	freeReplyObject(r);
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+/* Usage errors exit 2, say why and point at --help. */
+static void
+test_cli_usage_errors_exit_2(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+	const char		*bogus[] = { "bogus", NULL };
+	const char		*no_cmd[] = { "run", "--queue", h->queue,
+				    NULL };
+	const char		*bad_env[] = { "run", "--queue", h->queue,
+				    "--env", "KV", "--", "true", NULL };
+	const char *const	*cases[] = { bogus, no_cmd, bad_env };
+	size_t			 i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cli_argv(h, &p, NULL, CLI_MS, cases[i]);
+		expect_exit(h, &p, 2);
+		expect_out(h, &p, "");
+		expect_err_has(h, &p, "execq: ");
+		expect_err_has(h, &p, "--help");
+		harness_proc_release(&p);
+	}
+	harness_pass(h);
+}
+
+/*
+ * A session on a pipe, end to end: spawn prints the id, send writes,
+ * logs shows it, send --eof ends cat, wait prints how it ended, and
+ * callbacks finds its one EXEC_CALLBACK on the reply queue.
+ */
+static void
+test_cli_session_on_pipe(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+	const char		*spawn_args[] = { "--reply-to", h->reply, "--",
+				    "cat", NULL };
+	const char		*cb_args[] = { "callbacks", "--queue", h->reply,
+				    "--count", "1", "--from-start", "--timeout",
+				    "5", NULL };
+	json_t			*j;
+	char			*id;
+
+	harness_worker_start(h, NULL, NULL);
+	id = spawn(h, spawn_args);
+	quiet_ok(h, "send", id, "hi\n", NULL);
+	logs_until(h, id, "hi");
+	cli(h, &p, "logs", id, NULL);
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, "hi\n");
+	harness_proc_release(&p);
+	quiet_ok(h, "send", "--eof", id, NULL);
+	j = wait_session(h, id, "completed");
+	if (harness_jint(j, "exit_code") != 0)
+		harness_fail(h, "wait: exit_code should be 0");
+	json_decref(j);
+
+	cli_argv(h, &p, NULL, CLI_MS, cb_args);
+	expect_exit(h, &p, 0);
+	expect_err(h, &p, "");
+	j = one_json_line(h, &p);
+	expect_str(h, j, "type", "EXEC_CALLBACK");
+	expect_str(h, j, "session_id", id);
+	expect_str(h, j, "status", "completed");
+	json_decref(j);
+	harness_proc_release(&p);
+	free(id);
+	harness_pass(h);
+}
+
+/* The README's Python REPL on a PTY: keys, logs, kill, wait. */
+static void
+test_cli_session_python_on_pty(void **state)
+{
+	struct harness	*h = fixture(state);
+	const char	*probe[] = { "python3", "-c", "pass", NULL };
+	const char	*spawn_args[] = { "--pty", "--", "python3", "-q",
+			    NULL };
+	json_t		*j;
+	char		*id;
+
+	if (harness_run(h, probe, 10000) != 0)
+		skip();
+	harness_worker_start(h, NULL, NULL);
+	id = spawn(h, spawn_args);
+	quiet_ok(h, "keys", id, "6*7", "Enter", NULL);
+	logs_until(h, id, "42");
+	quiet_ok(h, "kill", id, NULL);
+	j = wait_session(h, id, "killed");
+	expect_str(h, j, "killed_by", "user");
+	json_decref(j);
+	free(id);
+	harness_pass(h);
+}
+
+/* ps shows a running session, as a table and as JSON lines. */
+static void
+test_cli_ps_lists_running(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+	const char		*spawn_args[] = { "--", "sleep",
+				    sleep_arg(31), NULL };
+	json_t			*j;
+	char			*id, *line, *save = NULL;
+	int			 found = 0;
+
+	harness_worker_start(h, NULL, NULL);
+	id = spawn(h, spawn_args);
+	cli(h, &p, "ps", NULL);
+	expect_exit(h, &p, 0);
+	expect_err(h, &p, "");
+	if (strncmp(p.out, "SESSION", 7) != 0)
+		proc_fail(h, &p, "ps should start with its header");
+	for (line = strtok_r(p.out, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (strstr(line, id) != NULL && strstr(line, "running") != NULL)
+			found = 1;
+	}
+	if (!found)
+		harness_fail(h, "ps: no running line for %s", id);
+	harness_proc_release(&p);
+
+	cli(h, &p, "ps", "--json", NULL);
+	expect_exit(h, &p, 0);
+	expect_err(h, &p, "");
+	found = 0;
+	for (line = strtok_r(p.out, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if ((j = json_loads(line, 0, NULL)) == NULL)
+			harness_fail(h, "ps --json: not JSON: %.300s", line);
+		if (strcmp(harness_jstr(j, "session_id") != NULL ?
+		    harness_jstr(j, "session_id") : "", id) == 0) {
+			expect_str(h, j, "status", "running");
+			found = 1;
+		}
+		json_decref(j);
+	}
+	if (!found)
+		harness_fail(h, "ps --json: no line for %s", id);
+	harness_proc_release(&p);
+	quiet_ok(h, "kill", id, NULL);
+	json_decref(wait_session(h, id, "killed"));
+	free(id);
+	harness_pass(h);
+}
+
+/* logs -f prints the output as it comes and ends with the session. */
+static void
+test_cli_logs_follow_until_end(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+	const char		*spawn_args[] = { "--", "sh", "-c",
+				    "echo l1; sleep 0.4; echo l2; sleep 0.4; "
+				    "echo l3", NULL };
+	char			*id, *end;
+
+	harness_worker_start(h, NULL, NULL);
+	id = spawn(h, spawn_args);
+	cli(h, &p, "logs", "-f", id, NULL);
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, "l1\nl2\nl3\n");
+	xasprintf(&end, "execq: session %s completed, exit 0\n", id);
+	expect_err(h, &p, end);
+	/* It followed the session live rather than print a finished log. */
+	expect_ms(h, &p, 400, CLI_MS);
+	harness_proc_release(&p);
+	free(end);
+	free(id);
+	harness_pass(h);
+}
+
+/* kill of a session nobody has: unknown_session and 125. */
+static void
+test_cli_kill_unknown_session(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+
+	harness_worker_start(h, NULL, NULL);
+	cli(h, &p, "kill", "nope-xyz", NULL);
+	expect_exit(h, &p, 125);
+	expect_out(h, &p, "");
+	expect_err_has(h, &p, "unknown_session");
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+/* cleanup --dry-run lists the old log and keeps it; then it goes. */
+static void
+test_cli_cleanup_dry_run_then_remove(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+	char			*dir, *old, *young, *line;
+	const char		*dry[] = { "cleanup", "--log-dir", NULL,
+				    "--max-age-hours", "24", "--dry-run",
+				    NULL };
+	const char		*real[] = { "cleanup", "--log-dir", NULL,
+				    "--max-age-hours", "24", NULL };
+
+	xasprintf(&dir, "%s/cleanup", h->dir);
+	if (mkdir(dir, 0755) == -1)
+		harness_fail(h, "mkdir %s: %s", dir, strerror(errno));
+	xasprintf(&old, "%s/old-1.log", dir);
+	xasprintf(&young, "%s/young-1.log", dir);
+	xasprintf(&line, "would remove %s\n", old);
+	make_file(h, old, "old\n", 48);
+	make_file(h, young, "young\n", 0);
+	dry[2] = dir;
+	real[2] = dir;
+
+	cli_argv(h, &p, NULL, CLI_MS, dry);
+	expect_exit(h, &p, 0);
+	expect_err(h, &p, "");
+	if (strncmp(p.out, line, strlen(line)) != 0 ||
+	    strstr(p.out, "young-1.log") != NULL)
+		proc_fail(h, &p, "--dry-run should list the old file alone");
+	if (access(old, F_OK) == -1 || access(young, F_OK) == -1)
+		proc_fail(h, &p, "--dry-run removed a file");
+	harness_proc_release(&p);
+
+	cli_argv(h, &p, NULL, CLI_MS, real);
+	expect_exit(h, &p, 0);
+	expect_err(h, &p, "");
+	if (access(old, F_OK) == 0)
+		proc_fail(h, &p, "the old file is still there");
+	if (access(young, F_OK) == -1)
+		proc_fail(h, &p, "the recent file was removed");
+	harness_proc_release(&p);
+	free(line);
+	free(young);
+	free(old);
+	free(dir);
+	harness_pass(h);
+}
+
+/* Every subcommand's --help: a usage line on stdout, exit 0. */
+static void
+test_cli_help_for_every_subcommand(void **state)
+{
+	struct harness		*h = fixture(state);
+	struct harness_proc	 p;
+	const char		*subs[] = { "run", "submit", "spawn", "ps",
+				    "logs", "send", "keys", "kill", "wait",
+				    "callbacks", "cleanup", NULL };
+	const char		*args[3] = { NULL, "--help", NULL };
+	const char		*top[] = { "--help", NULL };
+	char			 want[64];
+	size_t			 i;
+
+	for (i = 0; subs[i] != NULL; i++) {
+		args[0] = subs[i];
+		cli_argv(h, &p, NO_REDIS, CLI_MS, args);
+		expect_exit(h, &p, 0);
+		expect_err(h, &p, "");
+		snprintf(want, sizeof want, "usage: execq %s ", subs[i]);
+		if (strncmp(p.out, want, strlen(want)) != 0)
+			proc_fail(h, &p, "stdout should start with a usage "
+			    "line");
+		harness_proc_release(&p);
+	}
+	cli_argv(h, &p, NO_REDIS, CLI_MS, top);
+	expect_exit(h, &p, 0);
+	if (strncmp(p.out, "usage: execq ", 13) != 0)
+		proc_fail(h, &p, "execq --help should print a usage line");
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+#define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
+		    cli_teardown)
+
+int
+main(void)
+{
+	const struct CMUnitTest	tests[] = {
+		T(test_cli_run_prints_stdout),
+		T(test_cli_run_replays_stderr_and_status),
+		T(test_cli_run_timeout_exits_124),
+		T(test_cli_run_cwd_and_env),
+		T(test_cli_run_one_word_is_shell),
+		T(test_cli_run_quotes_words),
+		T(test_cli_submit_raw_bad_json),
+		T(test_cli_run_error_answer_exits_125),
+		T(test_cli_run_no_redis_exits_125),
+		T(test_cli_run_no_worker_exits_125),
+		T(test_cli_usage_errors_exit_2),
+		T(test_cli_session_on_pipe),
+		T(test_cli_session_python_on_pty),
+		T(test_cli_ps_lists_running),
+		T(test_cli_logs_follow_until_end),
+		T(test_cli_kill_unknown_session),
+		T(test_cli_cleanup_dry_run_then_remove),
+		T(test_cli_help_for_every_subcommand),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
