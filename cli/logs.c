@@ -553,10 +553,11 @@ execq_cmd_cleanup(const char *redis, int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	printf("%s %u files (%llu bytes), %s %u of running sessions, "
+	printf("%s %u file%s (%llu bytes), %s %u of running sessions, "
 	    "%u recent\n", co.dry_run ? "would remove" : "removed",
-	    st.removed, st.bytes, co.dry_run ? "would keep" : "kept",
-	    st.kept_running, st.kept_recent);
+	    st.removed, st.removed == 1 ? "" : "s", st.bytes,
+	    co.dry_run ? "would keep" : "kept", st.kept_running,
+	    st.kept_recent);
 	if (fflush(stdout) == EOF) {
 		execq_error("stdout: %s", strerror(errno));
 		rc = 1;
