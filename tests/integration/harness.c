@@ -1283,3 +1283,28 @@ harness_wait_running(struct harness *h, const char *s)
 		harness_sleep_ms(10);
 	}
 }
+
+/* The fixture, or skip when scripts/with-redis.sh did not start a server. */
+struct harness *
+harness_fixture(void **state)
+{
+	if (*state == NULL)
+		skip();
+	return (*state);
+}
+
+/* The metadata <log_dir>/<id>.json. */
+json_t *
+harness_load_meta(struct harness *h, const char *id)
+{
+	json_error_t	 jerr;
+	json_t		*m;
+	char		*path;
+
+	xasprintf(&path, "%s/%s.json", h->log_dir, id);
+	m = json_load_file(path, 0, &jerr);
+	if (m == NULL)
+		harness_fail(h, "%s: %s", path, jerr.text);
+	free(path);
+	return (m);
+}

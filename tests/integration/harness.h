@@ -193,6 +193,10 @@ int64_t		 harness_now_ms(void);
 /* Sleeps ms milliseconds. */
 void		 harness_sleep_ms(int ms);
 
+/* The fixture, or skip() when scripts/with-redis.sh did not run. */
+struct harness	*harness_fixture(void **state);
+/* The metadata file <log_dir>/<id>.json, parsed (fails if missing). */
+json_t		*harness_load_meta(struct harness *, const char *id);
 /* Stops the worker with SIGTERM and fails unless it exits 0. */
 void		 harness_stop_clean(struct harness *, pid_t);
 /* Waits (5 s at most) until a process whose cmdline holds s runs. */

@@ -55,15 +55,6 @@ sleep_arg(int n)
 	return (s);
 }
 
-/* The fixture, or skip when scripts/with-redis.sh did not start a server. */
-static struct harness *
-fixture(void **state)
-{
-	if (*state == NULL)
-		skip();
-	return (*state);
-}
-
 /* The harness teardown, then whatever a failed test left of its sleeps. */
 static int
 cli_teardown(void **state)
@@ -405,7 +396,7 @@ make_file(struct harness *h, const char *path, const char *text, int hours)
 static void
 test_cli_run_prints_stdout(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 
 	harness_worker_start(h, NULL, NULL);
@@ -421,7 +412,7 @@ test_cli_run_prints_stdout(void **state)
 static void
 test_cli_run_replays_stderr_and_status(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 
 	harness_worker_start(h, NULL, NULL);
@@ -437,7 +428,7 @@ test_cli_run_replays_stderr_and_status(void **state)
 static void
 test_cli_run_timeout_exits_124(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 	char			 procs[48];
 	const char		*secs = sleep_arg(60);
@@ -459,7 +450,7 @@ test_cli_run_timeout_exits_124(void **state)
 static void
 test_cli_run_cwd_and_env(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 	char			*sub, *dir, *real, *want;
 
@@ -487,7 +478,7 @@ test_cli_run_cwd_and_env(void **state)
 static void
 test_cli_run_one_word_is_shell(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 
 	harness_worker_start(h, NULL, NULL);
@@ -503,7 +494,7 @@ test_cli_run_one_word_is_shell(void **state)
 static void
 test_cli_run_quotes_words(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 
 	harness_worker_start(h, NULL, NULL);
@@ -519,7 +510,7 @@ test_cli_run_quotes_words(void **state)
 static void
 test_cli_submit_raw_bad_json(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 	json_t			*j;
 
@@ -541,7 +532,7 @@ test_cli_submit_raw_bad_json(void **state)
 static void
 test_cli_run_error_answer_exits_125(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 	const char		*prefix = "execq: cwd_outside_workspace: ";
 
@@ -561,7 +552,7 @@ test_cli_run_error_answer_exits_125(void **state)
 static void
 test_cli_run_no_redis_exits_125(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 	const char		*args[] = { "run", "--queue", h->queue, "--",
 				    "true", NULL };
@@ -579,7 +570,7 @@ test_cli_run_no_redis_exits_125(void **state)
 static void
 test_cli_run_no_worker_exits_125(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 	redisReply		*r;
 
@@ -600,7 +591,7 @@ test_cli_run_no_worker_exits_125(void **state)
 static void
 test_cli_usage_errors_exit_2(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 	const char		*bogus[] = { "bogus", NULL };
 	const char		*no_cmd[] = { "run", "--queue", h->queue,
@@ -629,7 +620,7 @@ test_cli_usage_errors_exit_2(void **state)
 static void
 test_cli_session_on_pipe(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 	const char		*spawn_args[] = { "--reply-to", h->reply, "--",
 				    "cat", NULL };
@@ -670,7 +661,7 @@ test_cli_session_on_pipe(void **state)
 static void
 test_cli_session_python_on_pty(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*probe[] = { "python3", "-c", "pass", NULL };
 	const char	*spawn_args[] = { "--pty", "--", "python3", "-q",
 			    NULL };
@@ -695,7 +686,7 @@ test_cli_session_python_on_pty(void **state)
 static void
 test_cli_ps_lists_running(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 	const char		*spawn_args[] = { "--", "sleep",
 				    sleep_arg(31), NULL };
@@ -747,7 +738,7 @@ test_cli_ps_lists_running(void **state)
 static void
 test_cli_logs_follow_until_end(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 	const char		*spawn_args[] = { "--", "sh", "-c",
 				    "echo l1; sleep 0.4; echo l2; sleep 0.4; "
@@ -773,7 +764,7 @@ test_cli_logs_follow_until_end(void **state)
 static void
 test_cli_kill_unknown_session(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 
 	harness_worker_start(h, NULL, NULL);
@@ -789,7 +780,7 @@ test_cli_kill_unknown_session(void **state)
 static void
 test_cli_cleanup_dry_run_then_remove(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 	char			*dir, *old, *young, *line;
 	const char		*dry[] = { "cleanup", "--log-dir", NULL,
@@ -838,7 +829,7 @@ test_cli_cleanup_dry_run_then_remove(void **state)
 static void
 test_cli_help_for_every_subcommand(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 	const char		*subs[] = { "run", "submit", "spawn", "ps",
 				    "logs", "send", "keys", "kill", "wait",

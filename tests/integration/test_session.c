@@ -59,15 +59,6 @@ sleeper(int n)
 	return (s);
 }
 
-/* The fixture, or skip when scripts/with-redis.sh did not start a server. */
-static struct harness *
-fixture(void **state)
-{
-	if (*state == NULL)
-		skip();
-	return (*state);
-}
-
 /*
  * Kills the test's own helper processes, then the harness teardown (which
  * stops the workers), then whatever a failed test left of its sleeps, so
@@ -318,22 +309,6 @@ kill_session(struct harness *h, const char *sid)
 	json_decref(wait_callback(h, sid, "killed", -1, CALLBACK_MS));
 }
 
-/* The metadata <log_dir>/<id>.json. */
-static json_t *
-load_meta(struct harness *h, const char *id)
-{
-	json_error_t	 jerr;
-	json_t		*m;
-	char		*path;
-
-	xasprintf(&path, "%s/%s.json", h->log_dir, id);
-	m = json_load_file(path, 0, &jerr);
-	if (m == NULL)
-		harness_fail(h, "%s: %s", path, jerr.text);
-	free(path);
-	return (m);
-}
-
 /* Fails (after killing them) if processes matching s outlive 1 s. */
 static void
 expect_gone(struct harness *h, const char *s)
@@ -486,7 +461,7 @@ stop_helper(pid_t pid)
 static void
 test_session_background_job_calls_back_once(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "bg");
 	json_t		*st, *cb, *m, *all, *a;
 	char		*high, *log;
@@ -532,7 +507,7 @@ test_session_background_job_calls_back_once(void **state)
 	}
 	assert_int_equal(n, 1);
 
-	m = load_meta(h, id);
+	m = harness_load_meta(h, id);
 	expect_str(h, m, "status", "failed");
 	expect_int(h, m, "exit_code", 4);
 	assert_int_equal(harness_jbool(m, "background"), 1);
@@ -549,7 +524,7 @@ test_session_background_job_calls_back_once(void **state)
 static void
 test_session_python_repl_on_pty(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "py");
 	const char	*probe[] = { "python3", "-c", "pass", NULL };
 	json_t		*st, *cb;
@@ -575,7 +550,7 @@ test_session_python_repl_on_pty(void **state)
 static void
 test_session_write_and_eof_on_pipe(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "cat"), *held;
 	json_t		*st, *a, *cb;
 	char		*args;
@@ -623,7 +598,7 @@ test_session_write_and_eof_on_pipe(void **state)
 static void
 test_session_ctrl_c_interrupts_bash_sleep(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "bash");
 	json_t		*st, *cb;
 	int64_t		 t0;
@@ -652,7 +627,7 @@ test_session_ctrl_c_interrupts_bash_sleep(void **state)
 static void
 test_session_pty_size(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "stty");
 	json_t		*st, *cb;
 
@@ -671,7 +646,7 @@ test_session_pty_size(void **state)
 static void
 test_session_kill_ends_tree(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "kill");
 	json_t		*st, *a, *cb, *m;
 	char		*cmd;
@@ -693,7 +668,7 @@ test_session_kill_ends_tree(void **state)
 	expect_str(h, cb, "signal", "SIGTERM");
 	for (i = 0; i < 3; i++)
 		expect_gone(h, sleeper(8891 + i));
-	m = load_meta(h, id);
+	m = harness_load_meta(h, id);
 	expect_str(h, m, "status", "killed");
 	expect_str(h, m, "killed_by", "user");
 	json_decref(m);
@@ -707,7 +682,7 @@ test_session_kill_ends_tree(void **state)
 static void
 test_session_grandchild_holding_pipe_does_not_hang(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "drain");
 	json_t		*st, *cb;
 	char		*cmd;
@@ -732,7 +707,7 @@ test_session_grandchild_holding_pipe_does_not_hang(void **state)
 static void
 test_session_idle_timeout(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "idle");
 	json_t		*st, *cb;
 	int64_t		 t0;
@@ -754,7 +729,7 @@ test_session_idle_timeout(void **state)
 static void
 test_session_timeout(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "timeout");
 	json_t		*st, *cb;
 	int64_t		 t0;
@@ -782,7 +757,7 @@ peak_overlap(struct harness *h, json_t *ids)
 	int		 peak = 0, c;
 
 	json_array_foreach(ids, i, v) {
-		m = load_meta(h, json_string_value(v));
+		m = harness_load_meta(h, json_string_value(v));
 		start[n] = harness_jint(m, "started_ms");
 		end[n++] = harness_jint(m, "started_ms") +
 		    harness_jint(m, "duration_ms");
@@ -803,7 +778,7 @@ peak_overlap(struct harness *h, json_t *ids)
 static void
 test_session_200_concurrent(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	int64_t		 deadline;
 	json_t		*seen, *ids, *a;
 	char		 name[16], cmd[64], n[16], *high;
@@ -947,7 +922,7 @@ check_finished_session(struct harness *h, const char *id)
 static void
 test_session_bad_ids_and_ended_sessions(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "fin");
 	json_t		*st, *cb, *a;
 	pid_t		 pid;
@@ -975,7 +950,7 @@ test_session_bad_ids_and_ended_sessions(void **state)
 static void
 test_session_log_lines_range_base64(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "log");
 	const char	*bid = harness_id(h, "bin");
 	const char	 want[] = "caf\351\000z\n";
@@ -1031,7 +1006,7 @@ test_session_log_lines_range_base64(void **state)
 static void
 test_session_list_shows_running(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "list");
 	json_t		*st, *a, *s, *found = NULL;
 	size_t		 i;
@@ -1065,7 +1040,7 @@ test_session_list_shows_running(void **state)
 static void
 test_session_exec_on_control_lane_refused(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "ctlexec");
 	char		*marker, *cmd;
 	json_t		*a;
@@ -1127,7 +1102,7 @@ out_stream(struct harness *h, const char *id, json_t **end)
 static void
 test_session_redis_mirror(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "mirror");
 	json_t		*st, *a, *cb, *end = NULL;
 	redisReply	*r;
@@ -1204,7 +1179,7 @@ count_forwards(const char *err_path)
 static void
 test_session_forwarded_to_owner(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "fwd");
 	char		*name[2], *err, *cmd;
 	json_t		*st, *a;
@@ -1257,7 +1232,7 @@ test_session_forwarded_to_owner(void **state)
 static void
 test_session_young_worker_not_lost(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "young");
 	json_t		*st, *a;
 	char		*key, *high, *v;
@@ -1292,7 +1267,7 @@ test_session_young_worker_not_lost(void **state)
 static void
 test_session_lost_when_worker_dies(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "lost");
 	json_t		*st, *cb, *a;
 	char		*high, *text;
@@ -1330,7 +1305,7 @@ test_session_lost_when_worker_dies(void **state)
 static void
 test_session_shutdown_ends_sessions(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "shut");
 	json_t		*st, *cb;
 	char		*high;
@@ -1361,7 +1336,7 @@ test_session_shutdown_ends_sessions(void **state)
 static void
 test_session_startup_cleanup(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	/* sleeper() + 6: only its seconds, after "sleep ". */
 	const char	*argv[] = { "sleep", sleeper(8880) + 6, NULL };
 	char		*json;

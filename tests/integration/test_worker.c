@@ -26,15 +26,6 @@
 #include "logs/xmalloc.h"
 #include "tests/integration/harness.h"
 
-/* The fixture, or skip when scripts/with-redis.sh did not start a server. */
-static struct harness *
-fixture(void **state)
-{
-	if (*state == NULL)
-		skip();
-	return (*state);
-}
-
 /* A string member, never NULL: assert_string_equal must not see NULL. */
 static const char *
 jstr(json_t *a, const char *path)
@@ -88,22 +79,6 @@ run_item(struct harness *h, const char *id, const char *command,
 	return (a);
 }
 
-/* The metadata <log_dir>/<id>.json. */
-static json_t *
-load_meta(struct harness *h, const char *id)
-{
-	json_error_t	 jerr;
-	json_t		*m;
-	char		*path;
-
-	xasprintf(&path, "%s/%s.json", h->log_dir, id);
-	m = json_load_file(path, 0, &jerr);
-	if (m == NULL)
-		harness_fail(h, "%s: %s", path, jerr.text);
-	free(path);
-	return (m);
-}
-
 /* The allocated path <dir>/<name>. */
 static char *
 path_in(const char *dir, const char *name)
@@ -118,7 +93,7 @@ path_in(const char *dir, const char *name)
 static void
 test_worker_echo_answers_logs_and_acks(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "echo");
 	json_t		*a, *m;
 	char		*log, *text;
@@ -143,7 +118,7 @@ test_worker_echo_answers_logs_and_acks(void **state)
 	text = harness_read_file(log, NULL);
 	assert_non_null(text);
 	assert_string_equal(text, "hello\n");
-	m = load_meta(h, id);
+	m = harness_load_meta(h, id);
 	assert_string_equal(jstr(m, "status"), "completed");
 	assert_string_equal(jstr(m, "command"), "echo hello");
 	assert_string_equal(jstr(m, "id"), id);
@@ -164,7 +139,7 @@ test_worker_echo_answers_logs_and_acks(void **state)
 static void
 test_worker_exit_code_and_separate_stderr(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "exit3");
 	json_t		*a, *m;
 
@@ -175,7 +150,7 @@ test_worker_exit_code_and_separate_stderr(void **state)
 	assert_string_equal(jstr(a, "stdout"), "out\n");
 	assert_string_equal(jstr(a, "stderr"), "oops\n");
 	assert_true(json_is_null(json_object_get(a, "signal")));
-	m = load_meta(h, id);
+	m = harness_load_meta(h, id);
 	assert_string_equal(jstr(m, "status"), "failed");
 	assert_int_equal(harness_jint(m, "exit_code"), 3);
 	json_decref(m);
@@ -187,7 +162,7 @@ test_worker_exit_code_and_separate_stderr(void **state)
 static void
 test_worker_signal_is_128_plus_n(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "sig");
 	json_t		*a;
 
@@ -241,7 +216,7 @@ check_timeout_kills_tree(struct harness *h, const char *cgroup, int n,
 	assert_int_equal(harness_jbool(a, "timed_out"), 1);
 	assert_true(harness_now_ms() - t0 < 4000);
 	assert_true(harness_jint(a, "duration_ms") >= 900);
-	m = load_meta(h, id);
+	m = harness_load_meta(h, id);
 	assert_string_equal(jstr(m, "status"), "timed_out");
 	json_decref(m);
 	json_decref(a);
@@ -263,7 +238,7 @@ check_timeout_kills_tree(struct harness *h, const char *cgroup, int n,
 static void
 test_worker_timeout_kills_tree_cgroup(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 
 	check_timeout_kills_tree(h, "auto", 7771, 0);
 	harness_pass(h);
@@ -273,7 +248,7 @@ test_worker_timeout_kills_tree_cgroup(void **state)
 static void
 test_worker_timeout_kills_tree_fallback(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 
 	check_timeout_kills_tree(h, "off", 7781, 0);
 	harness_pass(h);
@@ -283,7 +258,7 @@ test_worker_timeout_kills_tree_fallback(void **state)
 static void
 test_worker_timeout_kills_tree_fallback_big_env(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 
 	check_timeout_kills_tree(h, "off", 7785, 24000);
 	harness_pass(h);
@@ -332,7 +307,7 @@ check_leftovers_die(struct harness *h, const char *cgroup, int n)
 static void
 test_worker_leftovers_die_at_exit_cgroup(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 
 	check_leftovers_die(h, "auto", 7791);
 	harness_pass(h);
@@ -342,7 +317,7 @@ test_worker_leftovers_die_at_exit_cgroup(void **state)
 static void
 test_worker_leftovers_die_at_exit_fallback(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 
 	check_leftovers_die(h, "off", 7795);
 	harness_pass(h);
@@ -352,7 +327,7 @@ test_worker_leftovers_die_at_exit_fallback(void **state)
 static void
 test_worker_sigterm_ignored_gets_sigkill(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "trap");
 	json_t		*a;
 	int64_t		 t0;
@@ -376,7 +351,7 @@ test_worker_sigterm_ignored_gets_sigkill(void **state)
 static void
 test_worker_gate_refuses_when_disabled(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "gate");
 	char		*ran, *log;
 	json_t		*a;
@@ -530,7 +505,7 @@ check_bad_item(struct harness *h, const char *name, const char *body,
 static void
 test_worker_bad_items_refused_worker_survives(void **state)
 {
-	struct harness		*h = fixture(state);
+	struct harness		*h = harness_fixture(state);
 	const struct bad_case	*c;
 	const char		*id;
 	char			*body, *link, *big;
@@ -594,7 +569,7 @@ test_worker_bad_items_refused_worker_survives(void **state)
 static void
 test_worker_cwd_and_env_policy(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "cwdenv");
 	const char	*env[] = { "SECRET_TOKEN=x", "TERM=xterm",
 			    "LC_EXECQTEST=lc", NULL };
@@ -631,7 +606,7 @@ test_worker_cwd_and_env_policy(void **state)
 static void
 test_worker_output_cap_keeps_head_and_tail(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "cap");
 	const size_t	 cap = 4096, lines = 8400, total = lines * 12;
 	char		*full, *want, *marker, *log, *text, *p;
@@ -681,7 +656,7 @@ test_worker_output_cap_keeps_head_and_tail(void **state)
 static void
 test_worker_child_pipes_are_blocking(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "block");
 	json_t		*a;
 
@@ -714,7 +689,7 @@ submit_waiter_and_toucher(struct harness *h, const char *ida,
 static void
 test_worker_runs_two_items_at_once(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*ida = harness_id(h, "A"), *idb = harness_id(h, "B");
 	json_t		*a, *b;
 
@@ -734,7 +709,7 @@ test_worker_runs_two_items_at_once(void **state)
 static void
 test_worker_max_procs_1_runs_one_at_a_time(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*ida = harness_id(h, "A"), *idb = harness_id(h, "B");
 	json_t		*a, *b, *all;
 
@@ -757,7 +732,7 @@ test_worker_max_procs_1_runs_one_at_a_time(void **state)
 static void
 test_worker_high_lane_served_before_low(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*blocker = harness_id(h, "blocker");
 	char		 name[16], *log;
 	json_t		*all, *a;
@@ -806,7 +781,7 @@ test_worker_high_lane_served_before_low(void **state)
 static void
 test_worker_same_id_gets_stored_answer(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "idem");
 	const char	*id2 = harness_id(h, "dup");
 	json_t		*a1, *a2, *d;
@@ -847,7 +822,7 @@ test_worker_same_id_gets_stored_answer(void **state)
 static void
 test_worker_acks_every_entry(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*lanes[] = { "high", "normal", "low" };
 	char		 name[16];
 	json_t		*a;
@@ -881,7 +856,7 @@ test_worker_acks_every_entry(void **state)
 static void
 test_worker_survives_redis_restart(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "restart");
 	const char	*conf = getenv("EXECQ_TEST_REDIS_CONF");
 	const char	*shut[] = { "redis-cli", "-s", h->redis_path,
@@ -954,7 +929,7 @@ take_over_from_dead_worker(struct harness *h, const char *id,
 static void
 test_worker_lost_item_is_reported(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "lost");
 	json_t		*a;
 
@@ -969,7 +944,7 @@ test_worker_lost_item_is_reported(void **state)
 static void
 test_worker_lost_item_is_retried(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "retry");
 	json_t		*a;
 
@@ -985,7 +960,7 @@ test_worker_lost_item_is_retried(void **state)
 static void
 test_worker_sigterm_lets_command_finish(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "finish");
 	char		*log;
 	json_t		*a;
@@ -1012,7 +987,7 @@ test_worker_sigterm_lets_command_finish(void **state)
 static void
 test_worker_sigterm_kills_command_after_grace(void **state)
 {
-	struct harness	*h = fixture(state);
+	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "graced");
 	json_t		*a, *m;
 	int64_t		 t0;
@@ -1028,7 +1003,7 @@ test_worker_sigterm_kills_command_after_grace(void **state)
 	expect_result(a, id, 143);
 	assert_string_equal(jstr(a, "signal"), "SIGTERM");
 	assert_int_equal(harness_jbool(a, "timed_out"), 0);
-	m = load_meta(h, id);
+	m = harness_load_meta(h, id);
 	assert_string_equal(jstr(m, "status"), "killed");
 	assert_int_equal(harness_count_procs("sleep 7778"), 0);
 	assert_int_equal(harness_pending(h, "normal"), 0);
