@@ -193,7 +193,8 @@ struct queue {
 	int			 reading;	/* a read is outstanding */
 	int			 ctl_only;	/* ... blocking on ctl lanes only */
 	long long		 rd_client_id;	/* for CLIENT UNBLOCK */
-	int			 stopped;	/* no more reads */
+	int			 stopped;	/* no more work items */
+	int			 retired;	/* worker key deleted */
 	int			 freeing;
 	struct qreqs		 out;		/* answers and claims */
 	unsigned		 nout;
@@ -379,9 +380,10 @@ queue_connect_cb(const redisAsyncContext *ac, int status)
 		queue_read_next(c->q);
 	} else {
 		/* Announce ourselves at once: forwarding checks for it. */
-		redisAsyncCommand(c->ac, NULL, NULL, "SET execq:worker:%s %s EX "
-		    "%u", c->q->consumer, c->q->name,
-		    c->q->claim_idle_ms / 1000 + 1);
+		if (!c->q->retired)
+			redisAsyncCommand(c->ac, NULL, NULL, "SET "
+			    "execq:worker:%s %s EX %u", c->q->consumer,
+			    c->q->name, c->q->claim_idle_ms / 1000 + 1);
 		queue_flush(c->q);
 	}
 }
@@ -732,6 +734,7 @@ queue_retire(struct queue *q)
 	const char	*argv[2];
 	char		*key;
 
+	q->retired = 1;			/* no more heartbeats either */
 	xasprintf(&key, "execq:worker:%s", q->consumer);
 	argv[0] = "DEL";
 	argv[1] = key;
@@ -1032,8 +1035,10 @@ queue_beat_cb(evutil_socket_t fd, short what, void *arg)
 	LIST_FOREACH(t, &q->tracked, entry)
 		redisAsyncCommand(q->wr.ac, NULL, NULL, "XCLAIM %s " QUEUE_GROUP
 		    " %s 0 %s JUSTID", t->stream, q->consumer, t->entry_id);
-	redisAsyncCommand(q->wr.ac, NULL, NULL, "SET execq:worker:%s %s EX %u",
-	    q->consumer, q->name, q->claim_idle_ms / 1000 + 1);
+	if (!q->retired)
+		redisAsyncCommand(q->wr.ac, NULL, NULL, "SET execq:worker:%s %s "
+		    "EX %u", q->consumer, q->name,
+		    q->claim_idle_ms / 1000 + 1);
 	redisAsyncCommand(q->wr.ac, queue_lost_cb, q, "EVAL %s 1 execq:running "
 	    "%lld %u", queue_lost_lua, (long long)time(NULL) * 1000,
 	    q->answer_ttl_s);
