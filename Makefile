@@ -15,7 +15,7 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS)
 LDLIBS    += $(PKG_LIBS) -lutil -lm -lpthread
 
 LOGS_SRC  = logs/log.c logs/xmalloc.c logs/execlog.c logs/syncer.c logs/tail.c logs/cleanup.c
-EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/exec.c exec/keys.c
+EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/exec.c exec/keys.c exec/shparse.c
 QUEUE_SRC = queue/item.c queue/rurl.c queue/queue.c
 WORKER_SRC = worker/config.c worker/session.c worker/worker.c
 LIB_SRC   = $(LOGS_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)
@@ -28,7 +28,8 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/te
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests/integration/test_*.c))
 TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o
 
-.PHONY: all deps run test unit integration asan bench install clean valgrind
+.PHONY: all deps run test unit integration asan bench install clean valgrind \
+	fuzz
 
 all: $(WORKER_BIN) $(CLI_BIN)
 
@@ -78,6 +79,16 @@ asan: deps
 valgrind: deps all $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do \
 	    valgrind -q --error-exitcode=1 --leak-check=full $$t; done
+
+# The shell parser under libFuzzer with ASan+UBSan (clang), FUZZ_SECONDS.
+FUZZ_SECONDS ?= 120
+fuzz: deps
+	@mkdir -p $(BUILD)/fuzz/corpus
+	clang -std=gnu11 -g -O1 -I. -D_GNU_SOURCE \
+	    -fsanitize=fuzzer,address,undefined -o $(BUILD)/fuzz/fuzz_shparse \
+	    tests/fuzz/fuzz_shparse.c exec/shparse.c logs/xmalloc.c logs/log.c
+	$(BUILD)/fuzz/fuzz_shparse -max_total_time=$(FUZZ_SECONDS) \
+	    -max_len=4096 $(BUILD)/fuzz/corpus || exit 1
 
 run: deps all
 	@scripts/run.sh

@@ -1,0 +1,1111 @@
+/*
+ * A recursive-descent shell parser that lists simple commands for the
+ * policy. It never expands anything: expansions are kept as source text
+ * and flagged. Anything uncertain sets complete = 0 through sp_fail; a
+ * "stop" failure also unwinds every loop, so each loop either consumes a
+ * byte or checks sp->stop.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/shparse.h"
+#include "logs/xmalloc.h"
+
+struct sp_heredoc {
+	size_t		 cmd;		/* index in out->cmds */
+	size_t		 redir;		/* index in that command's redirs */
+	int		 strip;		/* <<- */
+	int		 quoted;	/* delimiter had quotes: body literal */
+};
+
+struct sp {
+	const char		*s;
+	size_t			 len;
+	size_t			 pos;
+	size_t			 base;		/* offset of s in src */
+	struct sh_parse		*out;
+	int			 depth;
+	unsigned		 ctx;		/* SH_SUBSTITUTED|SH_SUBSHELL */
+	unsigned		 pflags;	/* ! and time, next cmd */
+	int			 stop;
+	int			 absurd;
+	struct sp_heredoc	*hd;		/* pending here-docs */
+	size_t			 nhd;
+	size_t			 hdcap;
+};
+
+struct sp_word {
+	char		*p;
+	size_t		 len;
+	size_t		 cap;
+	unsigned	 flags;		/* SH_W_* */
+	size_t		 qfirst;	/* first quoted byte, or SIZE_MAX */
+	int		 started;
+	int		 bracket;	/* unquoted [ seen */
+	int		 brace;		/* unquoted { seen */
+	int		 bracesep;	/* then , or .. */
+};
+
+static void	sp_list(struct sp *, int);
+static void	sp_dollar(struct sp *, struct sp_word *, int);
+static void	sp_backtick(struct sp *, struct sp_word *, int);
+static void	sp_dquote_body(struct sp *, struct sp_word *, int);
+
+/* Marks the parse incomplete (first reason wins); stop also unwinds. */
+static void
+sp_fail(struct sp *sp, const char *why, int stop)
+{
+	if (sp->out->complete) {
+		sp->out->complete = 0;
+		sp->out->why = why;
+		sp->out->where = sp->base + sp->pos;
+	}
+	if (stop)
+		sp->stop = 1;
+}
+
+/* The byte at pos + off, or 0 past the end. */
+static int
+sp_at(const struct sp *sp, size_t off)
+{
+	if (sp->pos + off >= sp->len)
+		return (0);
+	return ((unsigned char)sp->s[sp->pos + off]);
+}
+
+/* 1 if c ends an unquoted word (0 is the end of input). */
+static int
+sp_meta(int c)
+{
+	return (c == 0 || strchr(" \t\n;&|<>()", c) != NULL);
+}
+
+/* Appends n bytes to a word, keeping it NUL-terminated. */
+static void
+sp_word_add(struct sp_word *w, const char *p, size_t n)
+{
+	if (w->len + n + 1 > w->cap) {
+		w->cap = w->cap == 0 ? 32 : w->cap;
+		while (w->len + n + 1 > w->cap)
+			w->cap *= 2;
+		w->p = xrealloc(w->p, w->cap);
+	}
+	memcpy(w->p + w->len, p, n);
+	w->len += n;
+	w->p[w->len] = '\0';
+	w->started = 1;
+}
+
+/* Appends quoted bytes: they cannot be part of an assignment name. */
+static void
+sp_word_addq(struct sp_word *w, const char *p, size_t n)
+{
+	if (w->qfirst == (size_t)-1)
+		w->qfirst = w->len;
+	w->flags |= SH_W_QUOTED;
+	sp_word_add(w, p, n);
+}
+
+/* Appends the raw source text of an expansion and flags it dynamic. */
+static void
+sp_word_adddyn(struct sp *sp, struct sp_word *w, size_t start)
+{
+	sp_word_addq(w, sp->s + start, sp->pos - start);
+	w->flags |= SH_W_DYNAMIC;
+}
+
+/* Skips blanks, line continuations and comments; not newlines. */
+static void
+sp_blank(struct sp *sp)
+{
+	int	c;
+
+	while (sp->pos < sp->len) {
+		c = sp_at(sp, 0);
+		if (c == ' ' || c == '\t')
+			sp->pos++;
+		else if (c == '\\' && sp_at(sp, 1) == '\n')
+			sp->pos += 2;
+		else if (c == '#') {
+			while (sp->pos < sp->len && sp_at(sp, 0) != '\n')
+				sp->pos++;
+		} else
+			break;
+	}
+}
+
+/* Enters a nesting level; fails (absurd) beyond SH_PARSE_DEPTH. */
+static int
+sp_enter(struct sp *sp)
+{
+	if (sp->depth >= SH_PARSE_DEPTH) {
+		sp->absurd = 1;
+		sp_fail(sp, "nested too deeply", 1);
+		return (-1);
+	}
+	sp->depth++;
+	return (0);
+}
+
+/* Adds an empty command with the current context and returns its index. */
+static size_t
+sp_cmd_new(struct sp *sp)
+{
+	struct sh_parse	*out = sp->out;
+	struct sh_cmd	*cmd;
+
+	if (out->ncmds == out->cmdcap) {
+		out->cmdcap = out->cmdcap == 0 ? 8 : out->cmdcap * 2;
+		out->cmds = xreallocarray(out->cmds, out->cmdcap,
+		    sizeof *out->cmds);
+	}
+	cmd = &out->cmds[out->ncmds];
+	memset(cmd, 0, sizeof *cmd);
+	cmd->argcap = cmd->assigncap = 4;
+	cmd->argv = xcalloc(cmd->argcap, sizeof *cmd->argv);
+	cmd->argflags = xcalloc(cmd->argcap, sizeof *cmd->argflags);
+	cmd->assigns = xcalloc(cmd->assigncap, sizeof *cmd->assigns);
+	cmd->assignflags = xcalloc(cmd->assigncap, sizeof *cmd->assignflags);
+	cmd->flags = sp->ctx | sp->pflags;
+	cmd->depth = sp->depth;
+	sp->pflags = 0;
+	return (out->ncmds++);
+}
+
+/* Frees one command's contents. */
+static void
+sp_cmd_release(struct sh_cmd *cmd)
+{
+	size_t	i;
+
+	for (i = 0; i < cmd->argc; i++)
+		free(cmd->argv[i]);
+	for (i = 0; i < cmd->nassigns; i++)
+		free(cmd->assigns[i]);
+	for (i = 0; i < cmd->nredirs; i++) {
+		free(cmd->redirs[i].target);
+		free(cmd->redirs[i].body);
+	}
+	free(cmd->argv);
+	free(cmd->argflags);
+	free(cmd->assigns);
+	free(cmd->assignflags);
+	free(cmd->redirs);
+}
+
+/* Appends s (taken) to a NULL-terminated array with parallel flags. */
+static void
+sp_push(char ***arr, unsigned **flags, size_t *n, size_t *cap, char *s,
+    unsigned f)
+{
+	if (*n + 2 > *cap) {
+		*cap *= 2;
+		*arr = xreallocarray(*arr, *cap, sizeof **arr);
+		*flags = xreallocarray(*flags, *cap, sizeof **flags);
+	}
+	(*arr)[*n] = s;
+	(*flags)[*n] = f;
+	(*n)++;
+	(*arr)[*n] = NULL;
+	(*flags)[*n] = 0;
+}
+
+/* Appends a redirection (target taken) and returns its index. */
+static size_t
+sp_redir_add(struct sh_cmd *cmd, int fd, enum sh_redir_op op, char *target,
+    int dynamic)
+{
+	struct sh_redir	*r;
+
+	if (cmd->nredirs == cmd->redircap) {
+		cmd->redircap = cmd->redircap == 0 ? 2 : cmd->redircap * 2;
+		cmd->redirs = xreallocarray(cmd->redirs, cmd->redircap,
+		    sizeof *cmd->redirs);
+	}
+	r = &cmd->redirs[cmd->nredirs];
+	r->fd = fd;
+	r->op = op;
+	r->target = target;
+	r->dynamic = dynamic;
+	r->body = NULL;
+	if (dynamic)
+		cmd->flags |= SH_DYNAMIC;
+	return (cmd->nredirs++);
+}
+
+/* Parses "$'": dash keeps it literal, bash decodes it; never guess. */
+static void
+sp_dollar_quote(struct sp *sp)
+{
+	sp_fail(sp, "$'...' quoting differs between sh and bash", 1);
+}
+
+/* $(( ... )): arithmetic, not a command, unless it hides one. */
+static void
+sp_arith(struct sp *sp, struct sp_word *w, size_t start)
+{
+	int	depth = 0, c, prev = 0;
+
+	sp->pos = start + 1;			/* at the first ( */
+	while (sp->pos < sp->len) {
+		c = sp_at(sp, 0);
+		if (c == '(')
+			depth++;
+		else if (c == ')') {
+			if (--depth == 0)
+				break;
+		} else if (c == '`' || c == '\'' || c == '"' || c == '\\' ||
+		    (c == '$' && (sp_at(sp, 1) == '(' ||
+		    sp_at(sp, 1) == '{'))) {
+			sp_fail(sp, "substitution or quote in $(( ))", 1);
+			return;
+		}
+		prev = c;
+		sp->pos++;
+	}
+	if (sp->pos >= sp->len) {
+		sp_fail(sp, "unterminated $((", 1);
+		return;
+	}
+	if (prev != ')') {	/* $((a) b): a substitution of a subshell */
+		sp_fail(sp, "ambiguous $((", 1);
+		return;
+	}
+	sp->pos++;
+	sp_word_adddyn(sp, w, start);
+}
+
+/* ${...}: nested ${ } only; anything that could run a command fails. */
+static void
+sp_brace_param(struct sp *sp, struct sp_word *w, size_t start)
+{
+	int	depth = 1, c;
+
+	sp->pos = start + 2;
+	while (sp->pos < sp->len && depth > 0) {
+		c = sp_at(sp, 0);
+		if (c == '$' && sp_at(sp, 1) == '{') {
+			depth++;
+			sp->pos++;
+		} else if (c == '}')
+			depth--;
+		else if (c == '`' || c == '\'' || c == '"' || c == '\\' ||
+		    (c == '$' && sp_at(sp, 1) == '(')) {
+			sp_fail(sp, "quote or substitution in ${}", 1);
+			return;
+		}
+		sp->pos++;
+	}
+	if (depth > 0) {
+		sp_fail(sp, "unterminated ${", 1);
+		return;
+	}
+	sp_word_adddyn(sp, w, start);
+}
+
+/*
+ * A nested command list that ends at ')': $( ), <( ), >( ) and ( ).
+ * pos is just past the '('; on success it is just past the ')'.
+ */
+static void
+sp_nested(struct sp *sp, unsigned ctx)
+{
+	unsigned	saved = sp->ctx;
+	size_t		nhd = sp->nhd;
+
+	if (sp_enter(sp) == -1)
+		return;
+	sp->ctx |= ctx;
+	sp_list(sp, ')');
+	sp->ctx = saved;
+	sp->depth--;
+	if (sp->stop)
+		return;
+	if (sp_at(sp, 0) != ')') {
+		sp_fail(sp, "unterminated (", 1);
+		return;
+	}
+	if (sp->nhd > nhd) {
+		sp_fail(sp, "here-doc body outside its substitution", 1);
+		return;
+	}
+	sp->pos++;
+}
+
+/* Parses $... at pos; in_dq: inside "..." or an unquoted here-doc body. */
+static void
+sp_dollar(struct sp *sp, struct sp_word *w, int in_dq)
+{
+	size_t	start = sp->pos;
+	int	c = sp_at(sp, 1);
+
+	if (c == '(' && sp_at(sp, 2) == '(')
+		sp_arith(sp, w, start);
+	else if (c == '(') {
+		sp->pos += 2;
+		sp_nested(sp, SH_SUBSTITUTED);
+		if (!sp->stop)
+			sp_word_adddyn(sp, w, start);
+	} else if (c == '{')
+		sp_brace_param(sp, w, start);
+	else if (c == '[')
+		sp_fail(sp, "$[ ] arithmetic", 1);
+	else if (c == '\'' && !in_dq)
+		sp_dollar_quote(sp);
+	else if (c == '"' && !in_dq)
+		sp->pos++;			/* $"..." is "..." */
+	else if (c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+		sp->pos++;
+		while ((c = sp_at(sp, 0)) == '_' || (c >= 'a' && c <= 'z') ||
+		    (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+			sp->pos++;
+		sp_word_adddyn(sp, w, start);
+	} else if (c != 0 && strchr("0123456789@*#?-$!", c) != NULL) {
+		sp->pos += 2;
+		sp_word_adddyn(sp, w, start);
+	} else {
+		sp_word_add(w, "$", 1);
+		sp->pos++;
+	}
+}
+
+/* Parses a string of its own (backtick or here-doc body) as a nested sp. */
+static void
+sp_sub(struct sp *sp, const char *s, size_t len, size_t base, int heredoc)
+{
+	struct sp	sub;
+	struct sp_word	w;
+
+	memset(&sub, 0, sizeof sub);
+	memset(&w, 0, sizeof w);
+	w.qfirst = (size_t)-1;
+	sub.s = s;
+	sub.len = len;
+	sub.base = base;
+	sub.out = sp->out;
+	sub.depth = sp->depth;
+	sub.ctx = sp->ctx;
+	if (heredoc)
+		sp_dquote_body(&sub, &w, 1);
+	else if (sp_enter(&sub) == 0) {
+		sub.ctx |= SH_SUBSTITUTED;
+		sp_list(&sub, 0);
+		if (!sub.stop && sub.nhd > 0)
+			sp_fail(&sub, "unterminated here-doc", 1);
+	}
+	if (sub.stop)
+		sp->stop = 1;
+	if (sub.absurd)
+		sp->absurd = 1;
+	free(sub.hd);
+	free(w.p);
+}
+
+/* `...`: \` \\ \$ (and \" inside "...") are unescaped, then parsed. */
+static void
+sp_backtick(struct sp *sp, struct sp_word *w, int in_dq)
+{
+	struct sp_word	inner;
+	size_t		start = sp->pos;
+	int		c, n;
+
+	memset(&inner, 0, sizeof inner);
+	sp->pos++;
+	for (;;) {
+		c = sp_at(sp, 0);
+		if (sp->pos >= sp->len) {
+			sp_fail(sp, "unterminated `", 1);
+			free(inner.p);
+			return;
+		}
+		if (c == '`')
+			break;
+		n = sp_at(sp, 1);
+		if (c == '\\' && (n == '`' || n == '\\' || n == '$' ||
+		    (in_dq && n == '"')))
+			sp->pos++;
+		sp_word_add(&inner, sp->s + sp->pos, 1);
+		sp->pos++;
+	}
+	sp->pos++;
+	sp_sub(sp, inner.p != NULL ? inner.p : "", inner.len,
+	    sp->base + start + 1, 0);
+	free(inner.p);
+	if (!sp->stop)
+		sp_word_adddyn(sp, w, start);
+}
+
+/*
+ * The inside of "..." (pos after the quote; consumes the closing one) or,
+ * with heredoc, a whole unquoted here-doc body, where " is plain text.
+ */
+static void
+sp_dquote_body(struct sp *sp, struct sp_word *w, int heredoc)
+{
+	int	c, n;
+
+	w->started = 1;
+	if (w->qfirst == (size_t)-1)
+		w->qfirst = w->len;
+	w->flags |= SH_W_QUOTED;
+	while (!sp->stop) {
+		if (sp->pos >= sp->len) {
+			if (!heredoc)
+				sp_fail(sp, "unterminated \"", 1);
+			return;
+		}
+		c = sp_at(sp, 0);
+		n = sp_at(sp, 1);
+		if (c == '"' && !heredoc) {
+			sp->pos++;
+			return;
+		}
+		if (c == '\\' && n == '\n')
+			sp->pos += 2;
+		else if (c == '\\' && (n == '$' || n == '`' || n == '\\' ||
+		    (n == '"' && !heredoc))) {
+			sp_word_addq(w, sp->s + sp->pos + 1, 1);
+			sp->pos += 2;
+		} else if (c == '$')
+			sp_dollar(sp, w, 1);
+		else if (c == '`')
+			sp_backtick(sp, w, 1);
+		else {
+			sp_word_addq(w, sp->s + sp->pos, 1);
+			sp->pos++;
+		}
+	}
+}
+
+/* Tracks unquoted glob and brace-expansion characters. */
+static void
+sp_word_glob(struct sp_word *w, int c, int next)
+{
+	if (c == '*' || c == '?' || (c == ']' && w->bracket) ||
+	    (c == '}' && w->brace && w->bracesep))
+		w->flags |= SH_W_GLOB|SH_W_DYNAMIC;
+	else if (c == '[')
+		w->bracket = 1;
+	else if (c == '{')
+		w->brace = 1;
+	else if (w->brace && (c == ',' || (c == '.' && next == '.')))
+		w->bracesep = 1;
+}
+
+/*
+ * Reads one word at pos into w (which must be zeroed, qfirst SIZE_MAX).
+ * w->started is 0 if pos is at a metacharacter.
+ */
+static void
+sp_word(struct sp *sp, struct sp_word *w)
+{
+	size_t	start;
+	int	c, n;
+
+	while (!sp->stop && sp->pos < sp->len) {
+		c = sp_at(sp, 0);
+		n = sp_at(sp, 1);
+		if ((c == '<' || c == '>') && n == '(' && !w->started) {
+			start = sp->pos;
+			sp->pos += 2;
+			sp_nested(sp, SH_SUBSTITUTED);
+			if (!sp->stop)
+				sp_word_adddyn(sp, w, start);
+			continue;
+		}
+		if (sp_meta(c))
+			break;
+		if (c == '\\' && n == '\n')
+			sp->pos += 2;
+		else if (c == '\\') {
+			if (sp->pos + 1 >= sp->len) {
+				sp_fail(sp, "trailing backslash", 1);
+				break;
+			}
+			sp_word_addq(w, sp->s + sp->pos + 1, 1);
+			sp->pos += 2;
+		} else if (c == '\'') {
+			start = ++sp->pos;
+			while (sp->pos < sp->len && sp_at(sp, 0) != '\'')
+				sp->pos++;
+			if (sp->pos >= sp->len) {
+				sp_fail(sp, "unterminated '", 1);
+				break;
+			}
+			w->started = 1;
+			sp_word_addq(w, sp->s + start, sp->pos - start);
+			sp->pos++;
+		} else if (c == '"') {
+			sp->pos++;
+			sp_dquote_body(sp, w, 0);
+		} else if (c == '$')
+			sp_dollar(sp, w, 0);
+		else if (c == '`')
+			sp_backtick(sp, w, 0);
+		else {
+			if (c == '~' && (w->len == 0 ||
+			    w->p[w->len - 1] == '=' || w->p[w->len - 1] == ':'))
+				w->flags |= SH_W_DYNAMIC;
+			sp_word_glob(w, c, n);
+			sp_word_add(w, sp->s + sp->pos, 1);
+			sp->pos++;
+		}
+	}
+}
+
+/* 1 if w is NAME=... or NAME+=... with NAME unquoted. */
+static int
+sp_is_assign(const struct sp_word *w)
+{
+	size_t	i;
+	int	c;
+
+	for (i = 0; i < w->len && i < w->qfirst; i++) {
+		c = (unsigned char)w->p[i];
+		if (c == '=' || (c == '+' && i + 1 < w->len &&
+		    w->p[i + 1] == '=' && i + 1 < w->qfirst))
+			return (i > 0);
+		if (!(c == '_' || (c >= 'a' && c <= 'z') ||
+		    (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9')))
+			return (0);
+	}
+	return (0);
+}
+
+/* Reads the body of every pending here-doc; pos is after a newline. */
+static void
+sp_heredocs(struct sp *sp)
+{
+	struct sp_heredoc	*hd;
+	struct sh_redir		*r;
+	struct sp_word		 body;
+	size_t			 i, eol, bol, dlen, bstart;
+	const char		*delim;
+	int			 found;
+
+	for (i = 0; i < sp->nhd && !sp->stop; i++) {
+		hd = &sp->hd[i];
+		if (hd->cmd >= sp->out->ncmds ||
+		    hd->redir >= sp->out->cmds[hd->cmd].nredirs) {
+			sp_fail(sp, "lost here-doc", 1); /* can't happen */
+			break;
+		}
+		r = &sp->out->cmds[hd->cmd].redirs[hd->redir];
+		delim = r->target;
+		dlen = strlen(delim);
+		memset(&body, 0, sizeof body);
+		bstart = sp->pos;
+		found = 0;
+		while (sp->pos < sp->len) {
+			bol = sp->pos;
+			if (hd->strip)
+				while (bol < sp->len && sp->s[bol] == '\t')
+					bol++;
+			eol = bol;
+			while (eol < sp->len && sp->s[eol] != '\n')
+				eol++;
+			sp->pos = eol < sp->len ? eol + 1 : eol;
+			if (eol - bol == dlen && memcmp(sp->s + bol, delim,
+			    dlen) == 0) {
+				found = 1;
+				break;
+			}
+			sp_word_add(&body, sp->s + bol, sp->pos - bol);
+			if (eol == sp->len)
+				sp_word_add(&body, "\n", 1);
+		}
+		r->body = body.p != NULL ? body.p : xstrdup("");
+		if (!found) {
+			sp_fail(sp, "here-doc without its delimiter line", 1);
+			break;
+		}
+		if (!hd->quoted && strpbrk(r->body, "$`\\") != NULL) {
+			r->dynamic = 1;
+			sp->out->cmds[hd->cmd].flags |= SH_DYNAMIC;
+			sp_sub(sp, r->body, strlen(r->body), bstart, 1);
+		}
+	}
+	sp->nhd = 0;
+}
+
+/* Consumes a newline token and reads here-doc bodies after it. */
+static void
+sp_newline(struct sp *sp)
+{
+	sp->pos++;
+	if (sp->nhd > 0)
+		sp_heredocs(sp);
+}
+
+/* Skips blanks and newlines where a command must follow (after | && ||). */
+static void
+sp_linebreak(struct sp *sp)
+{
+	for (;;) {
+		sp_blank(sp);
+		if (sp->stop || sp_at(sp, 0) != '\n' || sp->pos >= sp->len)
+			return;
+		sp_newline(sp);
+	}
+}
+
+/* 1 if pos starts a redirection: [digits](< or >), or &>. */
+static int
+sp_is_redir(const struct sp *sp)
+{
+	size_t	i = 0;
+	int	c;
+
+	while ((c = sp_at(sp, i)) >= '0' && c <= '9')
+		i++;
+	if (c == '<' || c == '>')
+		return (sp_at(sp, i + 1) != '(' || i > 0);
+	return (i == 0 && c == '&' && sp_at(sp, 1) == '>');
+}
+
+/* Parses one redirection onto command ci. */
+static void
+sp_redir(struct sp *sp, size_t ci)
+{
+	struct sp_word		 w;
+	struct sp_heredoc	*hd;
+	enum sh_redir_op	 op;
+	int			 fd = -2, c, n, strip = 0;
+	size_t			 ri;
+
+	while ((c = sp_at(sp, 0)) >= '0' && c <= '9') {
+		if (fd > 99999) {
+			sp_fail(sp, "file descriptor too large", 1);
+			return;
+		}
+		fd = (fd < 0 ? 0 : fd * 10) + (c - '0');
+		sp->pos++;
+	}
+	c = sp_at(sp, 0);
+	n = sp_at(sp, 1);
+	sp->pos += 2;
+	if (c == '&') {
+		op = SH_R_OUT_ERR;
+		if (sp_at(sp, 0) == '>') {
+			op = SH_R_APPEND_ERR;
+			sp->pos++;
+		}
+	} else if (c == '<' && n == '<' && sp_at(sp, 0) == '<') {
+		op = SH_R_HERESTRING;
+		sp->pos++;
+	} else if (c == '<' && n == '<') {
+		op = SH_R_HEREDOC;
+		if (sp_at(sp, 0) == '-') {
+			strip = 1;
+			sp->pos++;
+		}
+	} else if (c == '<' && n == '&')
+		op = SH_R_DUP_IN;
+	else if (c == '<' && n == '>')
+		op = SH_R_RDWR;
+	else if (c == '>' && n == '>')
+		op = SH_R_APPEND;
+	else if (c == '>' && n == '|')
+		op = SH_R_CLOBBER;
+	else if (c == '>' && n == '&')
+		op = SH_R_DUP_OUT;
+	else {
+		op = c == '<' ? SH_R_IN : SH_R_OUT;
+		sp->pos--;
+	}
+	if (fd == -2)
+		fd = (c == '<') ? 0 : (c == '&' ? -1 : 1);
+	else if (c == '&')
+		fd = -1;
+	sp_blank(sp);
+	memset(&w, 0, sizeof w);
+	w.qfirst = (size_t)-1;
+	sp_word(sp, &w);
+	if (sp->stop) {
+		free(w.p);
+		return;
+	}
+	if (!w.started) {
+		free(w.p);
+		sp_fail(sp, "redirection without a target", 1);
+		return;
+	}
+	ri = sp_redir_add(&sp->out->cmds[ci], fd, op,
+	    w.p != NULL ? w.p : xstrdup(""), (w.flags & SH_W_DYNAMIC) != 0);
+	if (op != SH_R_HEREDOC)
+		return;
+	if (sp->nhd == sp->hdcap) {
+		sp->hdcap = sp->hdcap == 0 ? 4 : sp->hdcap * 2;
+		sp->hd = xreallocarray(sp->hd, sp->hdcap, sizeof *sp->hd);
+	}
+	hd = &sp->hd[sp->nhd++];
+	hd->cmd = ci;
+	hd->redir = ri;
+	hd->strip = strip;
+	hd->quoted = (w.flags & SH_W_QUOTED) != 0;
+	sp->out->cmds[ci].redirs[ri].dynamic = 0; /* the delimiter is text */
+}
+
+/* Files word w into command ci as an assignment or an argument. */
+static void
+sp_cmd_word(struct sp *sp, size_t ci, struct sp_word *w)
+{
+	struct sh_cmd	*cmd = &sp->out->cmds[ci];
+	char		*s = w->p != NULL ? w->p : xstrdup("");
+
+	if (w->flags & SH_W_DYNAMIC)
+		cmd->flags |= SH_DYNAMIC;
+	if (w->flags & SH_W_GLOB)
+		cmd->flags |= SH_GLOB;
+	if (cmd->argc == 0 && sp_is_assign(w))
+		sp_push(&cmd->assigns, &cmd->assignflags, &cmd->nassigns,
+		    &cmd->assigncap, s, w->flags);
+	else
+		sp_push(&cmd->argv, &cmd->argflags, &cmd->argc, &cmd->argcap,
+		    s, w->flags);
+}
+
+/* Removes command ci if it came out empty (a failed first word). */
+static void
+sp_cmd_drop_empty(struct sp *sp, size_t ci)
+{
+	struct sh_parse	*out = sp->out;
+	struct sh_cmd	*cmd = &out->cmds[ci];
+
+	if (cmd->argc > 0 || cmd->nassigns > 0 || cmd->nredirs > 0)
+		return;
+	sp_cmd_release(cmd);
+	memmove(cmd, cmd + 1, (out->ncmds - ci - 1) * sizeof *cmd);
+	out->ncmds--;
+}
+
+/* A simple command: assignments, words and redirections in any order. */
+static void
+sp_simple(struct sp *sp)
+{
+	struct sp_word	w;
+	size_t		ci;
+	int		c;
+
+	ci = sp_cmd_new(sp);
+	while (!sp->stop) {
+		sp_blank(sp);
+		c = sp_at(sp, 0);
+		if (sp->pos >= sp->len || c == '\n' || c == ';' || c == '|' ||
+		    c == ')' || (c == '&' && sp_at(sp, 1) != '>'))
+			break;
+		if (c == '(') {
+			sp_fail(sp, "function definition or array", 1);
+			break;
+		}
+		if (sp_is_redir(sp)) {
+			sp_redir(sp, ci);
+			continue;
+		}
+		memset(&w, 0, sizeof w);
+		w.qfirst = (size_t)-1;
+		sp_word(sp, &w);
+		if (!w.started) {	/* only after a failure */
+			free(w.p);
+			break;
+		}
+		sp_cmd_word(sp, ci, &w);
+	}
+	sp_cmd_drop_empty(sp, ci);
+}
+
+/* Reserved words at command start, by how they are handled. */
+enum sp_kw {
+	SP_KW_NONE,
+	SP_KW_PREFIX,		/* ! time: skipped, flagged */
+	SP_KW_OPEN,		/* if then else elif while until do: skipped */
+	SP_KW_CLOSE,		/* fi done: skipped, ends the command */
+	SP_KW_STOP,		/* for case esac select function coproc [[ ]] */
+	SP_KW_LBRACE,
+	SP_KW_RBRACE
+};
+
+/* Peeks an unquoted reserved word at pos; *n is its length. */
+static enum sp_kw
+sp_keyword(const struct sp *sp, size_t *n)
+{
+	static const struct {
+		const char	*word;
+		enum sp_kw	 kw;
+	} kws[] = {
+		{ "!", SP_KW_PREFIX }, { "time", SP_KW_PREFIX },
+		{ "if", SP_KW_OPEN }, { "then", SP_KW_OPEN },
+		{ "else", SP_KW_OPEN }, { "elif", SP_KW_OPEN },
+		{ "while", SP_KW_OPEN }, { "until", SP_KW_OPEN },
+		{ "do", SP_KW_OPEN }, { "fi", SP_KW_CLOSE },
+		{ "done", SP_KW_CLOSE }, { "for", SP_KW_STOP },
+		{ "case", SP_KW_STOP }, { "esac", SP_KW_STOP },
+		{ "select", SP_KW_STOP }, { "function", SP_KW_STOP },
+		{ "coproc", SP_KW_STOP }, { "[[", SP_KW_STOP },
+		{ "]]", SP_KW_STOP }, { "{", SP_KW_LBRACE },
+		{ "}", SP_KW_RBRACE },
+	};
+	size_t	i, len;
+	int	c;
+
+	for (len = 0; (c = sp_at(sp, len)) != 0 && len < 9; len++) {
+		if (!((c >= 'a' && c <= 'z') || c == '!' || c == '[' ||
+		    c == ']' || c == '{' || c == '}'))
+			break;
+	}
+	if (len == 0 || !sp_meta(sp_at(sp, len)))
+		return (SP_KW_NONE);
+	for (i = 0; i < sizeof kws / sizeof kws[0]; i++) {
+		if (strlen(kws[i].word) == len &&
+		    memcmp(kws[i].word, sp->s + sp->pos, len) == 0) {
+			*n = len;
+			return (kws[i].kw);
+		}
+	}
+	return (SP_KW_NONE);
+}
+
+/* ( list ) or { list; }: redirections after it go to every inner command. */
+static void
+sp_compound(struct sp *sp, int brace)
+{
+	size_t		first = sp->out->ncmds, i, j, ci;
+	struct sh_cmd	*cmd;
+	unsigned	saved = sp->ctx;
+
+	sp->pos++;
+	if (brace) {
+		if (sp_enter(sp) == -1)
+			return;
+		sp->ctx |= SH_SUBSHELL;
+		sp_list(sp, '}');
+		sp->ctx = saved;
+		sp->depth--;
+		if (!sp->stop && sp_at(sp, 0) != '}')
+			sp_fail(sp, "unterminated {", 1);
+		else if (!sp->stop)
+			sp->pos++;
+	} else
+		sp_nested(sp, SH_SUBSHELL);
+	if (sp->stop)
+		return;
+	if (sp->out->ncmds == first) {
+		sp_fail(sp, "empty subshell or group", 1);
+		return;
+	}
+	/* Parse trailing redirections into a scratch command, then copy. */
+	ci = sp_cmd_new(sp);
+	for (;;) {
+		sp_blank(sp);
+		if (sp->stop || !sp_is_redir(sp))
+			break;
+		sp_redir(sp, ci);
+	}
+	if (!sp->stop && !sp_meta(sp_at(sp, 0)))
+		sp_fail(sp, "word after ) or }", 1);
+	cmd = &sp->out->cmds[ci];
+	for (i = first; i < ci; i++) {
+		for (j = 0; j < cmd->nredirs; j++) {
+			sp_redir_add(&sp->out->cmds[i], cmd->redirs[j].fd,
+			    cmd->redirs[j].op, xstrdup(cmd->redirs[j].target),
+			    cmd->redirs[j].dynamic);
+			cmd = &sp->out->cmds[ci];
+		}
+	}
+	if (cmd->nredirs > 0 && sp->nhd > 0) {
+		/* A pending here-doc may point at it: keep it. */
+		sp_fail(sp, "here-doc on a subshell or group", 1);
+		return;
+	}
+	sp_cmd_release(cmd);
+	memmove(cmd, cmd + 1, (sp->out->ncmds - ci - 1) * sizeof *cmd);
+	sp->out->ncmds--;
+}
+
+/* One command of a pipeline, after any reserved words. */
+static void
+sp_command(struct sp *sp)
+{
+	size_t	n = 0;
+	int	c;
+
+	for (;;) {
+		sp_blank(sp);
+		c = sp_at(sp, 0);
+		if (sp->stop)
+			return;
+		if (sp->pos >= sp->len || strchr("\n;|)", c) != NULL ||
+		    (c == '&' && sp_at(sp, 1) != '>')) {
+			sp_fail(sp, "missing command", 1);
+			return;
+		}
+		switch (sp_keyword(sp, &n)) {
+		case SP_KW_PREFIX:
+			sp->pflags |= c == '!' ? SH_NEGATED : SH_TIMED;
+			sp->pos += n;
+			sp_blank(sp);
+			if (c == 't' && sp_at(sp, 0) == '-' &&
+			    sp_at(sp, 1) == 'p' && sp_meta(sp_at(sp, 2)))
+				sp->pos += 2;
+			continue;
+		case SP_KW_OPEN:
+			sp_fail(sp, "control structure", 0);
+			sp->pos += n;
+			continue;
+		case SP_KW_CLOSE:
+		case SP_KW_RBRACE:
+			sp_fail(sp, "control structure", 0);
+			sp->pos += n;
+			return;
+		case SP_KW_STOP:
+			sp_fail(sp, "unsupported control structure", 1);
+			return;
+		case SP_KW_LBRACE:
+			sp_compound(sp, 1);
+			return;
+		case SP_KW_NONE:
+			break;
+		}
+		break;
+	}
+	if (c == '(' && sp_at(sp, 1) == '(')
+		sp_fail(sp, "(( )) arithmetic command", 1);
+	else if (c == '(')
+		sp_compound(sp, 0);
+	else
+		sp_simple(sp);
+}
+
+/* A pipeline: commands joined by | or |&. */
+static void
+sp_pipeline(struct sp *sp)
+{
+	for (;;) {
+		sp_command(sp);
+		sp_blank(sp);
+		if (sp->stop || sp_at(sp, 0) != '|' || sp_at(sp, 1) == '|')
+			return;
+		sp->out->ops |= SH_OP_PIPE;
+		sp->pos++;
+		if (sp_at(sp, 0) == '&') {
+			sp->out->ops |= SH_OP_PIPE_ERR;
+			sp->pos++;
+		}
+		sp_linebreak(sp);
+	}
+}
+
+/* Pipelines joined by && and ||. */
+static void
+sp_and_or(struct sp *sp)
+{
+	int	c;
+
+	for (;;) {
+		sp_pipeline(sp);
+		sp_blank(sp);
+		c = sp_at(sp, 0);
+		if (sp->stop || (c != '&' && c != '|') || sp_at(sp, 1) != c)
+			return;
+		sp->out->ops |= c == '&' ? SH_OP_AND : SH_OP_OR;
+		sp->pos += 2;
+		sp_linebreak(sp);
+	}
+}
+
+/* 1 if pos is a } that closes a group: a word of its own. */
+static int
+sp_at_rbrace(const struct sp *sp)
+{
+	return (sp_at(sp, 0) == '}' && sp_meta(sp_at(sp, 1)));
+}
+
+/*
+ * A list of and-or lists separated by ; & or newlines, up to the end of
+ * input, or up to ')' (term ')') or a closing '}' (term '}'), left unread.
+ */
+static void
+sp_list(struct sp *sp, int term)
+{
+	int	after = 0, seq = 0, any = 0, c;
+
+	while (!sp->stop) {
+		sp_blank(sp);
+		if (sp->pos >= sp->len)
+			return;
+		c = sp_at(sp, 0);
+		if (c == ')') {
+			if (term != ')')
+				sp_fail(sp, "unexpected )", 1);
+			return;
+		}
+		if (term == '}' && sp_at_rbrace(sp) && any && !after)
+			return;
+		if (c == '\n') {
+			sp_newline(sp);
+			seq |= after;
+			after = 0;
+		} else if (c == ';' || (c == '&' && sp_at(sp, 1) != '>')) {
+			if (!after || sp_at(sp, 1) == ';') {
+				sp_fail(sp, "unexpected ; or &", 1);
+				return;
+			}
+			if (c == '&')
+				sp->out->ops |= SH_OP_BG;
+			seq = c == ';';
+			after = 0;
+			sp->pos++;
+		} else if (after) {
+			sp_fail(sp, "syntax error", 1);
+			return;
+		} else {
+			if (seq)
+				sp->out->ops |= SH_OP_SEQ;
+			seq = 0;
+			sp_and_or(sp);
+			after = any = 1;
+		}
+	}
+}
+
+/* Entry point: see shparse.h. */
+int
+sh_parse(const char *src, size_t len, struct sh_parse *out)
+{
+	struct sp	sp;
+
+	memset(out, 0, sizeof *out);
+	out->complete = 1;
+	memset(&sp, 0, sizeof sp);
+	sp.s = src != NULL ? src : "";
+	sp.len = src != NULL ? len : 0;
+	sp.out = out;
+	if (sp.len > SH_PARSE_MAX) {
+		sp_fail(&sp, "input too long", 1);
+		return (-1);
+	}
+	if (memchr(sp.s, '\0', sp.len) != NULL) {
+		sp_fail(&sp, "NUL byte in input", 1);
+		return (0);
+	}
+	sp_list(&sp, 0);
+	if (!sp.stop && sp.nhd > 0)
+		sp_fail(&sp, "here-doc without a body", 1);
+	free(sp.hd);
+	return (sp.absurd ? -1 : 0);
+}
+
+/* Frees everything sh_parse allocated and zeroes *p. */
+void
+sh_parse_release(struct sh_parse *p)
+{
+	size_t	i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->ncmds; i++)
+		sp_cmd_release(&p->cmds[i]);
+	free(p->cmds);
+	memset(p, 0, sizeof *p);
+}

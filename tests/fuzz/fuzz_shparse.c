@@ -1,0 +1,20 @@
+/*
+ * libFuzzer target for the shell parser (make fuzz): any bytes must parse
+ * or be refused without a crash, a hang or a leak.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec/shparse.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	struct sh_parse	p;
+
+	sh_parse((const char *)data, len, &p);
+	sh_parse_release(&p);
+	return (0);
+}
