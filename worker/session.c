@@ -893,6 +893,51 @@ session_act_kill(struct session *s, const struct item *it,
 	    "killing"), cb, arg);
 }
 
+int
+sessions_act_offline(struct sessions *ss, const struct item *it,
+    sessions_answer_cb cb, void *arg)
+{
+	struct session	 s;
+	struct stat	 st;
+	json_t		*meta;
+	char		*path;
+	const char	*status;
+
+	if (it->action != ITEM_ACTION_LOG && it->action != ITEM_ACTION_POLL &&
+	    it->action != ITEM_ACTION_WAIT)
+		return (-1);
+	memset(&s, 0, sizeof s);
+	s.id = it->session_id;
+	xasprintf(&s.log_path, "%s/%s.log", ss->cfg->log_dir, it->session_id);
+	if (stat(s.log_path, &st) == -1 || !S_ISREG(st.st_mode)) {
+		free(s.log_path);
+		return (-1);
+	}
+	xasprintf(&path, "%s/%s.json", ss->cfg->log_dir, it->session_id);
+	meta = json_load_file(path, 0, NULL);
+	free(path);
+	status = json_string_value(json_object_get(meta, "status"));
+	/* "running" in a file of a session nobody runs: its worker died. */
+	s.final = json_pack("{s:s, s:O?, s:o, s:O?, s:s}", "status",
+	    status == NULL || strcmp(status, "running") == 0 ? "lost" : status,
+	    "exit_code", json_object_get(meta, "exit_code"),
+	    "signal", session_signal_json((int)json_integer_value(
+	    json_object_get(meta, "signal"))),
+	    "killed_by", json_object_get(meta, "killed_by"),
+	    "log_path", s.log_path);
+	if (it->action == ITEM_ACTION_LOG)
+		session_act_log(&s, it, cb, arg);
+	else if (it->action == ITEM_ACTION_POLL)
+		session_poll(&s, it->id, it->offset, it->max_bytes, it->base64,
+		    0, cb, arg);
+	else
+		session_answer_wait(&s, it->id, 0, cb, arg);
+	json_decref(s.final);
+	json_decref(meta);
+	free(s.log_path);
+	return (0);
+}
+
 void
 sessions_act(struct sessions *ss, const struct item *it,
     sessions_answer_cb cb, void *arg)
@@ -902,6 +947,8 @@ sessions_act(struct sessions *ss, const struct item *it,
 
 	if (it->action != ITEM_ACTION_LIST &&
 	    (s = session_find(ss, it->session_id)) == NULL) {
+		if (sessions_act_offline(ss, it, cb, arg) == 0)
+			return;
 		session_error("unknown_session", cb, arg, "no session %s on "
 		    "this worker or any other", it->session_id);
 		return;

@@ -54,4 +54,13 @@ int		 sessions_has(struct sessions *, const char *id);
 void		 sessions_act(struct sessions *, const struct item *,
 		    sessions_answer_cb, void *arg);
 
+/*
+ * log, poll and wait on a session no worker knows any more (forgotten, or
+ * run before a restart), from the files in this worker's log dir: <id>.log
+ * and <id>.json for how it ended. 0 when answered, -1 if there is no such
+ * log here.
+ */
+int		 sessions_act_offline(struct sessions *, const struct item *,
+		    sessions_answer_cb, void *arg);
+
 #endif

@@ -292,9 +292,12 @@ worker_forwarded_cb(long long how, void *arg)
 		return;
 	}
 	if (how == -1) {
+		if (sessions_act_offline(j->w->sessions, j->item,
+		    worker_process_answer_cb, j) == 0)
+			return;
 		worker_fail(j, j->item->reply_to, j->item->id,
 		    "unknown_session", "the worker that ran this session is "
-		    "gone (its callback says lost)", QUEUE_STORE_NONE);
+		    "gone, and with it the session", QUEUE_STORE_NONE);
 		return;
 	}
 	sessions_act(j->w->sessions, j->item, worker_process_answer_cb, j);

@@ -1036,6 +1036,38 @@ test_session_list_shows_running(void **state)
 	harness_pass(h);
 }
 
+/* After a restart, log, poll and wait still answer from the files. */
+static void
+test_session_answers_from_files_after_restart(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	char		*id = xstrdup(harness_id(h, "offline"));
+	pid_t		 w;
+	json_t		*a;
+
+	w = harness_worker_start(h, NULL, NULL);
+	json_decref(start_session(h, id, "echo one; echo two; exit 5", NULL));
+	json_decref(wait_callback(h, id, "failed", 5, CALLBACK_MS));
+	harness_stop_clean(h, w);
+	harness_worker_start(h, NULL, NULL);
+	a = process(h, "{\"action\": \"log\", \"session_id\": \"%s\"}", id);
+	expect_str(h, a, "type", "PROCESS_RESULT");
+	expect_str(h, a, "session_id", id);
+	expect_str(h, a, "output", "one\ntwo\n");
+	expect_str(h, a, "status", "failed");
+	json_decref(a);
+	a = process(h, "{\"action\": \"wait\", \"session_id\": \"%s\"}", id);
+	expect_str(h, a, "action", "wait");
+	expect_int(h, a, "exit_code", 5);
+	json_decref(a);
+	a = process(h, "{\"action\": \"write\", \"session_id\": \"%s\", "
+	    "\"data\": \"x\"}", id);
+	expect_error(h, a, jstr(a, "id"), "unknown_session");
+	json_decref(a);
+	free(id);
+	harness_pass(h);
+}
+
 /* An EXEC item on the control stream is refused and does not run. */
 static void
 test_session_exec_on_control_lane_refused(void **state)
@@ -1288,9 +1320,11 @@ test_session_lost_when_worker_dies(void **state)
 	else
 		expect_gone(h, sleeper(8881));
 	free(text);
+	/* Its log is on this host: the poll answers from it, as lost. */
 	a = process(h, "{\"action\": \"poll\", \"session_id\": \"%s\"}",
 	    id);
-	expect_error(h, a, jstr(a, "id"), "unknown_session");
+	expect_process(h, a, "poll", id);
+	expect_str(h, a, "status", "lost");
 	json_decref(a);
 	xasprintf(&high, "q:%s:high", h->reply);
 	if ((a = harness_try_entry(h, high, id, 1500)) != NULL)
@@ -1396,6 +1430,7 @@ main(void)
 		T(test_session_log_lines_range_base64),
 		T(test_session_list_shows_running),
 		T(test_session_exec_on_control_lane_refused),
+		T(test_session_answers_from_files_after_restart),
 		T(test_session_redis_mirror),
 		T(test_session_forwarded_to_owner),
 		T(test_session_young_worker_not_lost),
