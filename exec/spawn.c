@@ -22,9 +22,10 @@
 #endif
 
 /*
- * Raw system calls for the child: they return -errno and touch neither
- * errno (thread-local, shared with the parent under CLONE_VM) nor any
- * libc state.
+ * Raw system calls for the child: they return -errno. On x86_64 they
+ * touch neither errno (thread-local, shared with the parent under
+ * CLONE_VM) nor any libc state; elsewhere syscall(2) may set the parent's
+ * errno, which is harmless while CLONE_VFORK keeps the parent suspended.
  */
 #if defined(__x86_64__)
 static inline long __attribute__((always_inline))
