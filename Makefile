@@ -15,9 +15,9 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS)
 LDLIBS    += $(PKG_LIBS) -lutil -lm -lpthread
 
 LOGS_SRC  = logs/log.c logs/xmalloc.c logs/execlog.c logs/syncer.c logs/tail.c logs/cleanup.c
-EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/exec.c exec/keys.c exec/shparse.c
+EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/exec.c exec/keys.c exec/shparse.c exec/classify.c
 QUEUE_SRC = queue/item.c queue/rurl.c queue/queue.c
-WORKER_SRC = worker/config.c worker/session.c worker/worker.c
+WORKER_SRC = worker/config.c worker/policyconf.c worker/audit.c worker/approval.c worker/session.c worker/worker.c
 LIB_SRC   = $(LOGS_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 

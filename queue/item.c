@@ -318,6 +318,10 @@ item_parse_command(json_t *args, struct item *it, struct item_error *err)
 		return (-1);
 	if (s != NULL && *s != '\0')
 		it->cwd = xstrdup(s);
+	if (item_get_string(args, "tier", "args.tier", &s, err) == -1)
+		return (-1);
+	if (s != NULL)
+		it->tier = xstrdup(s);
 	return (0);
 }
 
@@ -692,6 +696,7 @@ item_free(struct item *it)
 	free(it->reply_to);
 	free(it->command);
 	free(it->cwd);
+	free(it->tier);
 	free(it->session_id);
 	free(it->data);
 	free(it->signal_name);
@@ -881,6 +886,10 @@ item_result_to_json(const struct item_result *r, size_t *len)
 	    "user_ms", (json_int_t)r->user_ms,
 	    "sys_ms", (json_int_t)r->sys_ms,
 	    "max_rss_kb", (json_int_t)r->max_rss_kb);
+	if (root != NULL && r->approved_by != NULL)
+		json_object_set_new(root, "approval", json_pack("{s:o, s:o}",
+		    "request", item_json_str(r->request),
+		    "by", item_json_str(r->approved_by)));
 	return (item_dump(root, len));
 }
 
@@ -897,5 +906,125 @@ item_error_to_json(const char *id, const char *code, const char *message,
 	    "error",
 	    "code", item_json_str(code),
 	    "message", item_json_str(message));
+	return (item_dump(root, len));
+}
+
+/* Reads a required string member of an APPROVE or REJECT item. */
+static int
+item_decision_string(json_t *root, const char *key, int required,
+    char **out, char **cause)
+{
+	struct item_error	 err;
+	const char		*s;
+	int			 r;
+
+	memset(&err, 0, sizeof err);
+	if ((r = item_get_string(root, key, key, &s, &err)) == -1) {
+		*cause = err.message;
+		return (-1);
+	}
+	if (r == 0 || *s == '\0') {
+		if (!required)
+			return (0);
+		xasprintf(cause, "%s is missing", key);
+		return (-1);
+	}
+	*out = xstrdup(s);
+	return (0);
+}
+
+int
+item_decision_parse(const char *buf, size_t len, struct item_decision *d,
+    char **cause)
+{
+	json_t		*root;
+	json_error_t	 jerr;
+	char		*type = NULL;
+	int		 r = -1;
+
+	memset(d, 0, sizeof *d);
+	*cause = NULL;
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr)) ==
+	    NULL) {
+		xasprintf(cause, "bad JSON: %s", jerr.text);
+		return (-1);
+	}
+	if (!json_is_object(root))
+		xasprintf(cause, "a decision must be a JSON object");
+	else if (item_decision_string(root, "type", 1, &type, cause) == 0 &&
+	    item_decision_string(root, "request", 1, &d->request, cause) == 0 &&
+	    item_decision_string(root, "by", 1, &d->by, cause) == 0 &&
+	    item_decision_string(root, "reason", 0, &d->reason, cause) == 0) {
+		if (strcmp(type, "APPROVE") == 0 || strcmp(type, "REJECT") == 0) {
+			d->approve = type[0] == 'A';
+			r = 0;
+		} else
+			xasprintf(cause, "type must be \"APPROVE\" or "
+			    "\"REJECT\"");
+	}
+	free(type);
+	json_decref(root);
+	if (r == -1)
+		item_decision_release(d);
+	return (r);
+}
+
+void
+item_decision_release(struct item_decision *d)
+{
+	free(d->request);
+	free(d->by);
+	free(d->reason);
+	memset(d, 0, sizeof *d);
+}
+
+/* NAME=value strings as a JSON object; {} for NULL. */
+static json_t *
+item_json_env(char *const *env)
+{
+	json_t		*o = json_object();
+	const char	*eq;
+	char		*name;
+	size_t		 i;
+
+	for (i = 0; env != NULL && env[i] != NULL; i++) {
+		if ((eq = strchr(env[i], '=')) == NULL)
+			continue;
+		name = xstrndup(env[i], eq - env[i]);
+		json_object_set_new(o, name, item_json_str(eq + 1));
+		free(name);
+	}
+	return (o);
+}
+
+char *
+item_approval_to_json(const struct item_approval *a, size_t *len)
+{
+	json_t	*root;
+
+	root = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+	    " s:I, s:I, s:o, s:o, s:o, s:o}",
+	    "type", "APPROVAL_REQUEST",
+	    "id", item_json_str(a->id),
+	    "request", item_json_str(a->request),
+	    "state", item_json_str(a->state),
+	    "command", item_json_str(a->command),
+	    "cwd", item_json_str(a->cwd),
+	    "env", item_json_env(a->env),
+	    "risk", item_json_str(a->risk),
+	    "rule", item_json_str(a->rule),
+	    "reason", item_json_str(a->reason),
+	    "created_ms", (json_int_t)a->created_ms,
+	    "expires_ms", (json_int_t)a->expires_ms,
+	    "queue", item_json_str(a->queue),
+	    "worker", item_json_str(a->worker),
+	    "reply_to", item_json_str(a->reply_to),
+	    "background", json_boolean(a->background));
+	if (root != NULL && a->decided_by != NULL)
+		json_object_set_new(root, "decided_by",
+		    item_json_str(a->decided_by));
+	if (root != NULL && a->decision_reason != NULL)
+		json_object_set_new(root, "decision_reason",
+		    item_json_str(a->decision_reason));
 	return (item_dump(root, len));
 }

@@ -41,6 +41,8 @@ struct item {
 	int		 retries;	/* re-runs allowed after worker_lost */
 	long		 idle_timeout_ms;	/* 0: none (sessions) */
 	int		 tail_lines;	/* callback tail; -1: default */
+	char		*tier;		/* args.tier: may only lower the
+					   queue's; NULL: the queue's */
 
 	/* PROCESS items; timeout_ms is the wait action's limit. */
 	enum item_action action;
@@ -100,6 +102,8 @@ struct item_result {
 	int64_t		 duration_ms;
 	const char	*log_path;
 	int64_t		 user_ms, sys_ms, max_rss_kb;
+	const char	*request;	/* approved: the request id */
+	const char	*approved_by;	/* NULL: ran without approval */
 };
 
 /*
@@ -110,6 +114,37 @@ char	*item_result_to_json(const struct item_result *, size_t *len);
 /* An ERROR answer; id may be NULL (then "id": null). */
 char	*item_error_to_json(const char *id, const char *code,
 	    const char *message, size_t *len);
+
+/*
+ * An APPROVE or REJECT item, read from the approvers' stream
+ * execq:decisions: {"type", "request", "by", "reason"?}. 0, or -1 with an
+ * allocated *cause; release *d after success.
+ */
+struct item_decision {
+	int		 approve;	/* 1 APPROVE, 0 REJECT */
+	char		*request;	/* the request id */
+	char		*by;		/* who decided (as they say) */
+	char		*reason;	/* NULL if none given */
+};
+int	 item_decision_parse(const char *buf, size_t len,
+	    struct item_decision *, char **cause);
+void	 item_decision_release(struct item_decision *);
+
+/* An APPROVAL_REQUEST (also the request's record, with its state). */
+struct item_approval {
+	const char	*id;		/* the item's id */
+	const char	*request;	/* the request id */
+	const char	*state;		/* pending, approved, rejected,
+					   expired, cancelled */
+	const char	*command, *cwd;
+	char *const	*env;		/* the item's NAME=value, or NULL */
+	const char	*risk, *rule, *reason;
+	int64_t		 created_ms, expires_ms;	/* Unix ms */
+	const char	*queue, *worker, *reply_to;
+	int		 background;
+	const char	*decided_by, *decision_reason;	/* or NULL */
+};
+char	*item_approval_to_json(const struct item_approval *, size_t *len);
 
 /*
  * Copies len bytes of s into a new NUL-terminated string that is valid

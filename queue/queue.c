@@ -924,6 +924,94 @@ queue_forward(struct queue *q, const char *session_id, const char *stream,
 	free(hash);
 }
 
+/* A one-shot read in flight. */
+struct qread {
+	struct queue	*q;
+	queue_read_cb	 cb;
+	void		*arg;
+};
+
+/* Entries of an XRANGE-shaped reply ([[id, [field, value...]]...]). */
+static size_t
+queue_read_entries(const redisReply *r, const char *stream,
+    struct queue_entry *out, size_t max)
+{
+	const redisReply	*e, *item;
+	size_t			 i, n = 0;
+
+	for (i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements &&
+	    n < max; i++) {
+		e = r->element[i];
+		if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+		    e->element[0]->type != REDIS_REPLY_STRING)
+			continue;
+		memset(&out[n], 0, sizeof out[n]);
+		out[n].stream = stream;
+		out[n].entry_id = e->element[0]->str;
+		if ((item = queue_item_field(e->element[1])) != NULL) {
+			out[n].body = item->str;
+			out[n].len = item->len;
+		}
+		n++;
+	}
+	return (n);
+}
+
+/* The reply to queue_read(): XREAD's [[stream, entries]] or entries. */
+static void
+queue_read_reply_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply		*reply = r;
+	struct qread		*rd = arg;
+	struct queue_entry	 entries[QUEUE_READ_MAX];
+	const redisReply	*list = reply;
+	const char		*stream = "";
+	size_t			 n = 0;
+
+	(void)ac;
+	if (rd->q->freeing) {
+		free(rd);
+		return;
+	}
+	if (reply == NULL || reply->type == REDIS_REPLY_ERROR) {
+		rd->cb(NULL, 0, -1, rd->arg);
+		free(rd);
+		return;
+	}
+	if (reply->type == REDIS_REPLY_ARRAY && reply->elements == 1 &&
+	    reply->element[0]->type == REDIS_REPLY_ARRAY &&
+	    reply->element[0]->elements == 2 &&
+	    reply->element[0]->element[0]->type == REDIS_REPLY_STRING) {
+		stream = reply->element[0]->element[0]->str;
+		list = reply->element[0]->element[1];
+	}
+	if (list->type == REDIS_REPLY_ARRAY)
+		n = queue_read_entries(list, stream, entries, QUEUE_READ_MAX);
+	rd->cb(entries, n, 0, rd->arg);
+	free(rd);
+}
+
+int
+queue_read(struct queue *q, int argc, const char **argv, queue_read_cb cb,
+    void *arg)
+{
+	struct qread	*rd;
+
+	if (!q->wr.up || q->freeing)
+		return (-1);
+	rd = xcalloc(1, sizeof *rd);
+	rd->q = q;
+	rd->cb = cb;
+	rd->arg = arg;
+	if (redisAsyncCommandArgv(q->wr.ac, queue_read_reply_cb, rd, argc, argv,
+	    NULL) != REDIS_OK) {
+		free(rd);
+		return (-1);
+	}
+	queue_kick(&q->wr);
+	return (0);
+}
+
 const char *
 queue_consumer(const struct queue *q)
 {

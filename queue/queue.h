@@ -107,6 +107,18 @@ void		 queue_send(struct queue *, int argc, const char **argv,
 void		 queue_forward(struct queue *, const char *session_id,
 		    const char *stream, const char *entry_id, const char *body,
 		    size_t len, queue_reply_cb, void *arg);
+/*
+ * A one-shot read of stream entries (XREAD ... STREAMS key id, XRANGE or
+ * XREVRANGE; COUNT at most QUEUE_READ_MAX), not kept across reconnects:
+ * -1 when Redis is away (no callback). cb gets the entries, borrowed for
+ * the call (n may be 0), or failed = -1 (an error reply or a lost
+ * connection). Never called after queue_free().
+ */
+#define QUEUE_READ_MAX	128
+typedef void (*queue_read_cb)(const struct queue_entry *, size_t n,
+    int failed, void *arg);
+int		 queue_read(struct queue *, int argc, const char **argv,
+		    queue_read_cb, void *arg);
 /* This worker's consumer name. */
 const char	*queue_consumer(const struct queue *);
 /* Keeps an entry being worked on from being taken over (heartbeat). */

@@ -24,6 +24,7 @@
 #include "logs/xmalloc.h"
 #include "queue/rurl.h"
 #include "worker/config.h"
+#include "worker/policyconf.h"
 
 #define CONFIG_VERSION	"execq-worker 0.1.0"
 #define CONFIG_HUGE	100000000000ULL		/* above every maximum */
@@ -66,6 +67,8 @@ static char	*config_check_name(const char *);
 static char	*config_check_nonempty(const char *);
 static char	*config_check_absolute(const char *);
 static char	*config_check_cgroup(const char *);
+static char	*config_check_tier(const char *);
+static char	*config_check_sandbox(const char *);
 
 #define OFF(f)	offsetof(struct config, f)
 static const struct config_opt config_opts[] = {
@@ -151,6 +154,21 @@ static const struct config_opt config_opts[] = {
 	  "cgroup v2 parent of the per-command groups;\n"
 	  "auto: the worker's own cgroup if usable",
 	  config_check_cgroup },
+	{ "tier", "tier", NULL, "EXECQ_TIER", CONFIG_STRING,
+	  OFF(tier), 0, 0, "read_only", "TIER",
+	  "read_only, read_write or admin: the most that\n"
+	  "runs without approval (or per queue: queue_tiers)",
+	  config_check_tier },
+	{ "sandbox", "sandbox", NULL, "EXECQ_SANDBOX", CONFIG_STRING,
+	  OFF(sandbox), 0, 0, "hold", "MODE",
+	  "hold, refuse or off: what a path outside the\n"
+	  "workspace in a command does",
+	  config_check_sandbox },
+	{ "approval_timeout_s", "approval-timeout", NULL,
+	  "EXECQ_APPROVAL_TIMEOUT_S", CONFIG_MS, OFF(approval_timeout_ms),
+	  1000, 7 * 86400 * 1000ULL, "600", "SECONDS",
+	  "a held command not approved in time ends as\n"
+	  "approval_expired", NULL },
 	{ "log_fsync", "log-fsync", "no-log-fsync", "EXECQ_LOG_FSYNC",
 	  CONFIG_BOOL, OFF(log_fsync), 0, 0, "off", NULL,
 	  "fsync each command's log before its answer is\n"
@@ -255,6 +273,32 @@ config_check_cgroup(const char *s)
 	if (strcmp(s, "auto") == 0 || strcmp(s, "off") == 0 || *s == '/')
 		return (NULL);
 	xasprintf(&msg, "'%s' must be auto, off or an absolute directory", s);
+	return (msg);
+}
+
+/* read_only, read_write or admin. */
+static char *
+config_check_tier(const char *s)
+{
+	enum cls_tier	 t;
+	char		*msg;
+
+	if (cls_tier_parse(s, &t) == 0)
+		return (NULL);
+	xasprintf(&msg, "'%s' must be read_only, read_write or admin", s);
+	return (msg);
+}
+
+/* hold, refuse or off. */
+static char *
+config_check_sandbox(const char *s)
+{
+	enum cls_sandbox	 sb;
+	char			*msg;
+
+	if (cls_sandbox_parse(s, &sb) == 0)
+		return (NULL);
+	xasprintf(&msg, "'%s' must be hold, refuse or off", s);
 	return (msg);
 }
 
@@ -538,6 +582,12 @@ config_file_key(struct config_state *st, const char *path, const char *key,
 	char	*where, *text, *msg = NULL;
 	int	 i, r = -1;
 
+	if (policyconf_owns(key)) {
+		xasprintf(&where, "config file %s", path);
+		r = policyconf_key(st->c->policy, where, key, v, cause);
+		free(where);
+		return (r);
+	}
 	if ((i = config_find(key)) == -1) {
 		xasprintf(cause, "config file %s: unknown key '%s' (see "
 		    "docs/CONFIG.md)", path, key);
@@ -823,6 +873,37 @@ config_finish_timeouts(struct config_state *st, char **cause)
 	return (-1);
 }
 
+/*
+ * The queue's tier: queue_tiers (file) beats the file's and the default
+ * tier, the environment and flags beat both. Then the policy is built and
+ * its rules checked.
+ */
+static int
+config_finish_policy(struct config_state *st, char **cause)
+{
+	struct config	*c = st->c;
+	const char	*where = st->where[config_find("tier")], *qt;
+
+	qt = policyconf_queue_tier(c->policy, c->queue);
+	if (qt != NULL && (strncmp(where, "default", 7) == 0 ||
+	    strncmp(where, "config file", 11) == 0)) {
+		free(c->tier);
+		c->tier = xstrdup(qt);
+	}
+	cls_tier_parse(c->tier, &c->tier_level);
+	cls_sandbox_parse(c->sandbox, &c->sandbox_mode);
+	if (policyconf_finish(c->policy, c->workspace, cause) != 0) {
+		if (c->config_file != NULL) {
+			where = *cause;
+			xasprintf(cause, "config file %s: %s", c->config_file,
+			    where);
+			free((char *)where);
+		}
+		return (-1);
+	}
+	return (0);
+}
+
 /* The checks that need every layer, and the file system. */
 static int
 config_finish(struct config_state *st, char **cause)
@@ -830,7 +911,8 @@ config_finish(struct config_state *st, char **cause)
 	if (config_finish_timeouts(st, cause) != 0 ||
 	    config_finish_workspace(st, cause) != 0 ||
 	    config_finish_log_dir(st, cause) != 0 ||
-	    config_finish_shell(st, cause) != 0)
+	    config_finish_shell(st, cause) != 0 ||
+	    config_finish_policy(st, cause) != 0)
 		return (-1);
 	st->c->verbose = st->verbose;
 	return (0);
@@ -850,6 +932,7 @@ config_load(struct config *c, int argc, char **argv, char **envp,
 	memset(c, 0, sizeof *c);
 	memset(&st, 0, sizeof st);
 	st.c = c;
+	c->policy = policyconf_create();
 	if ((r = config_parse_flags(&st, argc, argv, cause)) != 0)
 		goto out;
 	file = st.config_file;
@@ -886,6 +969,9 @@ config_release(struct config *c)
 	free(c->consumer);
 	free(c->cgroup);
 	free(c->config_file);
+	free(c->tier);
+	free(c->sandbox);
+	policyconf_free(c->policy);
 	memset(c, 0, sizeof *c);
 }
 

@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "exec/classify.h"
+
+struct policyconf;
+
 struct config {
 	char		*redis_url;		/* redis://127.0.0.1:6379/0 */
 	char		*queue;			/* "exec": streams q:exec:<lane> */
@@ -34,6 +38,13 @@ struct config {
 	unsigned	 session_keep;		/* 100 */
 	unsigned	 log_max_age_hours;	/* 24; 0: never */
 	int		 log_fsync;		/* 0: fsync foreground logs too */
+	char		*tier;			/* "read_only": the queue's tier
+						   (queue_tiers applied) */
+	char		*sandbox;		/* "hold", "refuse" or "off" */
+	unsigned	 approval_timeout_ms;	/* 600000 */
+	struct policyconf *policy;		/* rules, allow_paths */
+	enum cls_tier	 tier_level;		/* tier, parsed */
+	enum cls_sandbox sandbox_mode;		/* sandbox, parsed */
 	int		 verbose;		/* -v */
 	char		*config_file;		/* NULL if none */
 };

@@ -13,6 +13,7 @@
 #include <event2/event.h>
 
 #include "exec/cgroup.h"
+#include "exec/classify.h"
 #include "exec/exec.h"
 #include "exec/policy.h"
 #include "logs/cleanup.h"
@@ -22,7 +23,10 @@
 #include "queue/item.h"
 #include "queue/queue.h"
 #include "queue/rurl.h"
+#include "worker/approval.h"
+#include "worker/audit.h"
 #include "worker/config.h"
+#include "worker/policyconf.h"
 #include "worker/session.h"
 #include "worker/worker.h"
 
@@ -38,6 +42,13 @@ struct job {
 	char		**envp;
 	struct exec	*ex;
 	int		 control;	/* PROCESS: holds no process slot */
+	enum cls_action	 action;	/* the policy's decision */
+	enum cls_risk	 risk;
+	enum cls_tier	 tier;
+	char		*rule, *reason;
+	struct approval	*approval;	/* parked: holds no slot */
+	char		*request;	/* approved: the request id */
+	char		*approved_by;
 };
 
 struct worker {
@@ -47,6 +58,8 @@ struct worker {
 	struct rurl		 url;
 	struct queue		*q;
 	struct sessions		*sessions;
+	struct approvals	*approvals;
+	struct audit		*audit;
 	LIST_HEAD(, job)	 jobs;
 	unsigned		 njobs;		/* all jobs */
 	unsigned		 nslots;	/* ... of them holding a slot */
@@ -91,6 +104,10 @@ worker_job_free(struct job *j)
 	item_free(j->item);
 	policy_env_free(j->envp);
 	free(j->cwd);
+	free(j->rule);
+	free(j->reason);
+	free(j->request);
+	free(j->approved_by);
 	free(j->stream);
 	free(j->entry_id);
 	free(j);
@@ -167,6 +184,8 @@ worker_exec_done(struct exec *ex, void *arg)
 	ir.user_ms = r.user_ms;
 	ir.sys_ms = r.sys_ms;
 	ir.max_rss_kb = r.max_rss_kb;
+	ir.request = j->request;
+	ir.approved_by = j->approved_by;
 	log_info("item %s: exit %d%s in %lld ms", j->item->id, r.exit_code,
 	    ir.timed_out ? " (timed out)" : "", (long long)r.duration_ms);
 	json = item_result_to_json(&ir, &len);
@@ -226,6 +245,100 @@ worker_start(struct job *j)
 	    (long)exec_pid(j->ex), j->item->command);
 }
 
+/* One line in the audit log about job j. */
+static void
+worker_audit(struct job *j, const char *event, const char *by,
+    const char *reason)
+{
+	struct worker		*w = j->w;
+	struct audit_event	 e;
+
+	memset(&e, 0, sizeof e);
+	e.event = event;
+	e.id = j->item->id;
+	e.request = j->approval != NULL ? approval_request(j->approval) :
+	    j->request;
+	e.command = j->item->command;
+	e.cwd = j->cwd;
+	e.risk = cls_risk_name(j->risk);
+	e.rule = j->rule;
+	e.reason = reason != NULL ? reason : j->reason;
+	e.tier = cls_tier_name(j->tier);
+	e.by = by;
+	e.queue = w->cfg->queue;
+	e.worker = queue_consumer(w->q);
+	audit_write(w->audit, &e);
+}
+
+/* A human decided (or nobody did in time). */
+static void
+worker_decided_cb(struct approval *a, enum approval_outcome how,
+    const char *by, const char *reason, void *arg)
+{
+	struct job	*j = arg;
+	struct item	*it = j->item;
+	char		*msg;
+
+	j->request = xstrdup(approval_request(a));
+	j->approval = NULL;
+	switch (how) {
+	case APPROVAL_APPROVED:
+		worker_audit(j, "approved", by, reason);
+		j->approved_by = xstrdup(by);
+		j->control = 0;		/* it holds a slot again */
+		j->w->nslots++;
+		worker_update_want(j->w);
+		worker_start(j);
+		break;
+	case APPROVAL_REJECTED:
+		worker_audit(j, "rejected", by, reason);
+		xasprintf(&msg, "rejected by %s%s%s (request %s)", by,
+		    reason != NULL ? ": " : "", reason != NULL ? reason : "",
+		    j->request);
+		worker_fail(j, it->reply_to, it->id, "rejected", msg,
+		    QUEUE_STORE_ANSWER);
+		free(msg);
+		break;
+	default:
+		worker_audit(j, "expired", NULL, NULL);
+		xasprintf(&msg, "nobody approved it within %u s (request %s); "
+		    "it did not run", j->w->cfg->approval_timeout_ms / 1000,
+		    j->request);
+		worker_fail(j, it->reply_to, it->id, "approval_expired", msg,
+		    QUEUE_STORE_ANSWER);
+		free(msg);
+		break;
+	}
+}
+
+/* Held: its slot is freed and a human is asked. */
+static void
+worker_park(struct job *j)
+{
+	struct worker		*w = j->w;
+	struct item_approval	 req;
+
+	j->control = 1;
+	w->nslots--;
+	worker_update_want(w);
+	memset(&req, 0, sizeof req);
+	req.id = j->item->id;
+	req.command = j->item->command;
+	req.cwd = j->cwd;
+	req.env = j->item->env;
+	req.risk = cls_risk_name(j->risk);
+	req.rule = j->rule;
+	req.reason = j->reason;
+	req.queue = w->cfg->queue;
+	req.worker = queue_consumer(w->q);
+	req.reply_to = worker_reply_to(w, j->item->reply_to);
+	req.background = j->item->background;
+	j->approval = approvals_park(w->approvals, &req, worker_decided_cb, j);
+	log_info("item %s: held for approval (request %s): %s",
+	    j->item->id, approval_request(j->approval), j->reason);
+	worker_audit(j, "held", NULL, NULL);
+}
+
 /* What Redis knew about the item id decides whether it runs. */
 static void
 worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
@@ -242,6 +355,11 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 			    "again", QUEUE_STORE_RELEASE);
 			break;
 		}
+		if (j->action == CLS_HOLD) {
+			worker_park(j);
+			break;
+		}
+		worker_audit(j, "run", NULL, NULL);
 		worker_start(j);
 		break;
 	case QUEUE_CLAIM_ANSWERED:
@@ -360,6 +478,63 @@ worker_check(struct job *j)
 	return (0);
 }
 
+/* The item's tier: the queue's, or lower if it asks. */
+static int
+worker_tier(struct job *j)
+{
+	struct worker	*w = j->w;
+	struct item	*it = j->item;
+	char		*msg;
+
+	j->tier = w->cfg->tier_level;
+	if (it->tier == NULL)
+		return (0);
+	if (cls_tier_parse(it->tier, &j->tier) != 0) {
+		worker_fail(j, it->reply_to, it->id, "bad_item", "args.tier "
+		    "must be read_only, read_write or admin", QUEUE_STORE_NONE);
+		return (-1);
+	}
+	if (j->tier > w->cfg->tier_level) {
+		xasprintf(&msg, "args.tier %s is above this queue's tier %s; "
+		    "an item may only lower it", it->tier, w->cfg->tier);
+		worker_fail(j, it->reply_to, it->id, "bad_tier", msg,
+		    QUEUE_STORE_NONE);
+		free(msg);
+		return (-1);
+	}
+	return (0);
+}
+
+/* The command policy: run, hold for approval, or refuse (answered). */
+static int
+worker_classify(struct job *j)
+{
+	struct worker		*w = j->w;
+	struct item		*it = j->item;
+	struct cls_verdict	 v;
+	const char		*rule, *reason, *code;
+	char			*msg;
+
+	if (worker_tier(j) != 0)
+		return (-1);
+	cls_classify(policyconf_policy(w->cfg->policy), it->command,
+	    strlen(it->command), j->cwd, &v);
+	j->action = cls_decide(&v, j->tier, w->cfg->sandbox_mode, &rule,
+	    &reason);
+	j->risk = v.risk;
+	j->rule = xstrdup(rule);
+	j->reason = xstrdup(reason);
+	cls_verdict_release(&v);
+	if (j->action != CLS_REFUSE)
+		return (0);
+	worker_audit(j, "refused", NULL, NULL);
+	code = j->risk == CLS_BLOCKED ? "blocked" : "outside_workspace";
+	xasprintf(&msg, "refused (%s): %s", j->rule, j->reason);
+	worker_fail(j, it->reply_to, it->id, code, msg, QUEUE_STORE_NONE);
+	free(msg);
+	return (-1);
+}
+
 /* A stream entry arrived: accept it as a job, check it, claim it. */
 static void
 worker_item_cb(const struct queue_entry *e, void *arg)
@@ -406,7 +581,7 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 		worker_process(j, e);
 		return;
 	}
-	if (worker_check(j) == -1)
+	if (worker_check(j) == -1 || worker_classify(j) == -1)
 		return;
 	queue_claim(w->q, j->item->id, j->entry_id, e->redelivered,
 	    j->item->retries, worker_claim_cb, j);
@@ -470,6 +645,27 @@ worker_stop_cb(evutil_socket_t fd, short what, void *arg)
 	event_base_loopexit(w->base, NULL);
 }
 
+/* Shutdown: held commands are answered; they never ran. */
+static void
+worker_cancel_parked(struct worker *w)
+{
+	struct job	*j, *next;
+
+	for (j = LIST_FIRST(&w->jobs); j != NULL; j = next) {
+		next = LIST_NEXT(j, entry);
+		if (j->approval == NULL)
+			continue;
+		j->request = xstrdup(approval_request(j->approval));
+		approval_cancel(j->approval);
+		j->approval = NULL;
+		worker_audit(j, "cancelled", NULL, "the worker stopped");
+		worker_fail(j, j->item->reply_to, j->item->id,
+		    "worker_stopping", "the worker is shutting down while the "
+		    "command waited for approval; it did not run, send it "
+		    "again", QUEUE_STORE_RELEASE);
+	}
+}
+
 /* SIGTERM or SIGINT: shut down gently; a second one exits at once. */
 static void
 worker_sigterm_cb(evutil_socket_t sig, short what, void *arg)
@@ -486,6 +682,7 @@ worker_sigterm_cb(evutil_socket_t sig, short what, void *arg)
 	    (int)sig, w->njobs, sessions_running(w->sessions));
 	w->stopping = 1;
 	queue_stop_reading(w->q);
+	worker_cancel_parked(w);
 	/* Sessions would not end by themselves: TERM now, KILL after grace. */
 	sessions_kill_all(w->sessions);
 	worker_stop_cb(-1, 0, w);
@@ -561,6 +758,10 @@ worker_create(struct event_base *base, const struct config *cfg)
 		goto fail;
 	}
 	worker_cleanup_logs(cfg);
+	if ((w->audit = audit_open(cfg->log_dir)) == NULL) {
+		log_warn("audit log in %s: %s", cfg->log_dir, strerror(errno));
+		goto fail;
+	}
 	if (rurl_parse(cfg->redis_url, &w->url, &cause) == -1) {
 		log_warn("%s", cause);
 		free(cause);
@@ -588,6 +789,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 	qc.answer_ttl_s = cfg->answer_ttl_s;
 	w->q = queue_create(base, &qc, worker_item_cb, w);
 	w->sessions = sessions_create(base, w->q, cfg, worker_slot_cb, w);
+	w->approvals = approvals_create(base, w->q, cfg);
 	shown = rurl_display(&w->url);
 	log_info("worker %s: queue %s on %s, %u slots, execution %s, "
 	    "workspace %s", cfg->consumer, cfg->queue, shown, cfg->max_procs,
@@ -610,6 +812,7 @@ worker_free(struct worker *w)
 		return;
 	queue_free(w->q);	/* no callbacks from here on */
 	sessions_free(w->sessions);
+	approvals_free(w->approvals);
 	exec_shutdown();	/* kills what still runs, no callbacks */
 	while ((j = LIST_FIRST(&w->jobs)) != NULL) {
 		LIST_REMOVE(j, entry);
@@ -624,5 +827,6 @@ worker_free(struct worker *w)
 	if (w->ev_stop != NULL)
 		event_free(w->ev_stop);
 	rurl_release(&w->url);
+	audit_close(w->audit);
 	free(w);
 }

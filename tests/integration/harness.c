@@ -439,7 +439,8 @@ harness_worker_argv(struct harness *h, struct harness_worker *w, va_list ap)
 {
 	const char	*base[] = { h->bin, "--redis", NULL, "--queue",
 			    h->queue, "--workspace", h->ws, "--log-dir",
-			    h->log_dir, "--consumer", w->consumer, "-v" };
+			    h->log_dir, "--consumer", w->consumer, "-v",
+			    "--tier", "admin", "--sandbox", "off" };
 	const size_t	 nbase = sizeof base / sizeof base[0];
 	char		**v, *url;
 	const char	*s;

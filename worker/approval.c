@@ -1,0 +1,402 @@
+/*
+ * Parked requests and the decisions stream.
+ *
+ * Decisions are read with plain XREAD from a cursor, not a consumer
+ * group: every worker must see every decision (it cannot know which
+ * worker parked a request), and XREAD needs only read access, so the
+ * ACL that keeps agents off execq:decisions need not let workers write
+ * it either. The cursor is the stream's last id, taken before a request
+ * is published, so no decision for it can come before the cursor.
+ * Polled every APPROVAL_POLL_MS while anything is parked (a human is on
+ * the other side; a quarter second is not felt).
+ */
+
+#include <sys/queue.h>
+#include <sys/random.h>
+#include <sys/time.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "logs/log.h"
+#include "logs/xmalloc.h"
+#include "queue/item.h"
+#include "queue/queue.h"
+#include "worker/approval.h"
+#include "worker/config.h"
+
+#define APPROVAL_POLL_MS	250
+#define APPROVAL_KEEP_S		86400	/* a decided record stays a day */
+#define APPROVAL_STREAM_MAXLEN	"10000"
+
+struct approval {
+	TAILQ_ENTRY(approval)	 entry;
+	struct approvals	*as;
+	char			 request[33];
+	struct item_approval	 req;		/* strings below, owned */
+	char			*strs[10];
+	char			**env;
+	struct event		*ev_expire;
+	int			 published;
+	approval_done_cb	 done;
+	void			*arg;
+};
+TAILQ_HEAD(approval_list, approval);
+
+struct approvals {
+	struct event_base	*base;
+	struct queue		*q;
+	const struct config	*cfg;
+	struct approval_list	 list;
+	unsigned		 n;
+	char			*cursor;	/* last decision seen; NULL:
+						   ask Redis first */
+	int			 reading;
+	struct event		*ev_poll;
+};
+
+static void	approvals_poll(struct approvals *);
+
+/* Unix time in ms. */
+static int64_t
+approval_now_ms(void)
+{
+	struct timeval	tv;
+
+	gettimeofday(&tv, NULL);
+	return ((int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000);
+}
+
+/* 128 random bits as 32 hex digits. */
+static void
+approval_new_id(char *buf)
+{
+	unsigned char	r[16];
+	size_t		i;
+
+	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+		fatal("getrandom failed");
+	for (i = 0; i < sizeof r; i++)
+		snprintf(buf + 2 * i, 3, "%02x", r[i]);
+}
+
+/* Copies s into a's string store (NULL stays NULL). */
+static const char *
+approval_keep(struct approval *a, size_t slot, const char *s)
+{
+	a->strs[slot] = s != NULL ? xstrdup(s) : NULL;
+	return (a->strs[slot]);
+}
+
+/* The record, the pending set, the approvals stream, the agent. */
+static void
+approval_publish(struct approval *a)
+{
+	struct approvals	*as = a->as;
+	char			*json, ttl[32], score[32];
+	const char		*argv[10];
+	size_t			 len;
+
+	json = item_approval_to_json(&a->req, &len);
+	snprintf(ttl, sizeof ttl, "%lld", (long long)((a->req.expires_ms -
+	    a->req.created_ms) / 1000 + APPROVAL_KEEP_S));
+	snprintf(score, sizeof score, "%lld", (long long)a->req.expires_ms);
+	argv[0] = "SET";
+	argv[1] = NULL;
+	xasprintf((char **)&argv[1], "execq:approval:%s", a->request);
+	argv[2] = json;
+	argv[3] = "EX";
+	argv[4] = ttl;
+	queue_send(as->q, 5, argv, NULL, NULL, NULL);
+	free((char *)argv[1]);
+	if (strcmp(a->req.state, "pending") == 0) {
+		argv[0] = "ZADD";
+		argv[1] = "execq:approvals:pending";
+		argv[2] = score;
+		argv[3] = a->request;
+		queue_send(as->q, 4, argv, NULL, NULL, NULL);
+		argv[0] = "XADD";
+		argv[1] = "execq:approvals";
+		argv[2] = "MAXLEN";
+		argv[3] = "~";
+		argv[4] = APPROVAL_STREAM_MAXLEN;
+		argv[5] = "*";
+		argv[6] = "item";
+		argv[7] = json;
+		queue_send(as->q, 8, argv, NULL, NULL, NULL);
+		queue_answer(as->q, a->req.reply_to, "high", NULL,
+		    QUEUE_STORE_NONE, NULL, NULL, json, len);
+	} else {
+		argv[0] = "ZREM";
+		argv[1] = "execq:approvals:pending";
+		argv[2] = a->request;
+		queue_send(as->q, 3, argv, NULL, NULL, NULL);
+	}
+	free(json);
+}
+
+/* Unlinks and frees a request. */
+static void
+approval_free(struct approval *a)
+{
+	size_t	i;
+
+	TAILQ_REMOVE(&a->as->list, a, entry);
+	a->as->n--;
+	if (a->ev_expire != NULL)
+		event_free(a->ev_expire);
+	for (i = 0; i < sizeof a->strs / sizeof a->strs[0]; i++)
+		free(a->strs[i]);
+	for (i = 0; a->env != NULL && a->env[i] != NULL; i++)
+		free(a->env[i]);
+	free(a->env);
+	free(a);
+}
+
+/* The one way a request ends: recorded, told, freed. */
+static void
+approval_end(struct approval *a, const char *state, int outcome,
+    const char *by, const char *reason)
+{
+	a->req.state = state;
+	a->req.decided_by = by;
+	a->req.decision_reason = reason;
+	if (a->published)
+		approval_publish(a);
+	if (outcome != -1)
+		a->done(a, (enum approval_outcome)outcome, by, reason, a->arg);
+	approval_free(a);
+}
+
+/* No decision in time. */
+static void
+approval_expire_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	approval_end(arg, "expired", APPROVAL_EXPIRED, NULL, NULL);
+}
+
+/* The request parked under id, or NULL. */
+static struct approval *
+approvals_find(struct approvals *as, const char *request)
+{
+	struct approval	*a;
+
+	TAILQ_FOREACH(a, &as->list, entry)
+		if (strcmp(a->request, request) == 0)
+			return (a);
+	return (NULL);
+}
+
+/* One entry of execq:decisions; those for other workers are skipped. */
+static void
+approvals_decision(struct approvals *as, const struct queue_entry *e)
+{
+	struct item_decision	 d;
+	struct approval		*a;
+	char			*cause;
+
+	if (e->body == NULL)
+		return;
+	if (item_decision_parse(e->body, e->len, &d, &cause) != 0) {
+		log_warn("decision %s: %s (ignored)", e->entry_id, cause);
+		free(cause);
+		return;
+	}
+	if ((a = approvals_find(as, d.request)) != NULL) {
+		log_info("request %s (item %s): %s by %s", a->request,
+		    a->req.id, d.approve ? "approved" : "rejected", d.by);
+		approval_end(a, d.approve ? "approved" : "rejected",
+		    d.approve ? APPROVAL_APPROVED : APPROVAL_REJECTED, d.by,
+		    d.reason);
+	}
+	item_decision_release(&d);
+}
+
+/* Publishes what waited for the cursor. */
+static void
+approvals_publish_waiting(struct approvals *as)
+{
+	struct approval	*a;
+
+	TAILQ_FOREACH(a, &as->list, entry) {
+		if (!a->published) {
+			a->published = 1;
+			approval_publish(a);
+		}
+	}
+}
+
+/* The reply to a poll (or to the cursor's first read). */
+static void
+approvals_read_cb(const struct queue_entry *e, size_t n, int failed,
+    void *arg)
+{
+	struct approvals	*as = arg;
+	int			 first = as->cursor == NULL;
+	size_t			 i;
+
+	as->reading = 0;
+	if (failed)
+		return;		/* the next tick tries again */
+	if (first) {
+		as->cursor = xstrdup(n > 0 ? e[0].entry_id : "0-0");
+		approvals_publish_waiting(as);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		free(as->cursor);
+		as->cursor = xstrdup(e[i].entry_id);
+		approvals_decision(as, &e[i]);
+	}
+	if (n == QUEUE_READ_MAX)
+		approvals_poll(as);	/* more behind these */
+}
+
+/* Reads the next decisions (or, first, where the stream ends now). */
+static void
+approvals_poll(struct approvals *as)
+{
+	const char	*first[] = { "XREVRANGE", "execq:decisions", "+", "-",
+			    "COUNT", "1" };
+	const char	*next[] = { "XREAD", "COUNT", "128", "STREAMS",
+			    "execq:decisions", as->cursor };
+	int		 r;
+
+	if (as->reading)
+		return;
+	if (as->cursor == NULL)
+		r = queue_read(as->q, 6, first, approvals_read_cb, as);
+	else
+		r = queue_read(as->q, 6, next, approvals_read_cb, as);
+	as->reading = r == 0;
+}
+
+/* The poll timer: runs while anything is parked. */
+static void
+approvals_poll_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct approvals	*as = arg;
+	struct timeval		 tv = { 0, APPROVAL_POLL_MS * 1000 };
+
+	(void)fd;
+	(void)what;
+	if (as->n == 0) {
+		free(as->cursor);	/* idle: start afresh next time */
+		as->cursor = NULL;
+		return;
+	}
+	approvals_poll(as);
+	evtimer_add(as->ev_poll, &tv);
+}
+
+struct approvals *
+approvals_create(struct event_base *base, struct queue *q,
+    const struct config *cfg)
+{
+	struct approvals	*as;
+
+	as = xcalloc(1, sizeof *as);
+	as->base = base;
+	as->q = q;
+	as->cfg = cfg;
+	TAILQ_INIT(&as->list);
+	if ((as->ev_poll = evtimer_new(base, approvals_poll_cb, as)) == NULL)
+		fatal("evtimer_new failed");
+	return (as);
+}
+
+void
+approvals_free(struct approvals *as)
+{
+	if (as == NULL)
+		return;
+	while (!TAILQ_EMPTY(&as->list))
+		approval_free(TAILQ_FIRST(&as->list));
+	event_free(as->ev_poll);
+	free(as->cursor);
+	free(as);
+}
+
+/* Copies the item's NAME=value list. */
+static char **
+approval_env_copy(char *const *env)
+{
+	char	**out;
+	size_t	  i, n = 0;
+
+	if (env == NULL)
+		return (NULL);
+	while (env[n] != NULL)
+		n++;
+	out = xcalloc(n + 1, sizeof *out);
+	for (i = 0; i < n; i++)
+		out[i] = xstrdup(env[i]);
+	return (out);
+}
+
+struct approval *
+approvals_park(struct approvals *as, const struct item_approval *req,
+    approval_done_cb done, void *arg)
+{
+	struct approval	*a;
+	struct timeval	 tv;
+	unsigned	 ms = as->cfg->approval_timeout_ms;
+
+	a = xcalloc(1, sizeof *a);
+	a->as = as;
+	a->done = done;
+	a->arg = arg;
+	approval_new_id(a->request);
+	a->req = *req;
+	a->req.request = a->request;
+	a->req.state = "pending";
+	a->req.id = approval_keep(a, 0, req->id);
+	a->req.command = approval_keep(a, 1, req->command);
+	a->req.cwd = approval_keep(a, 2, req->cwd);
+	a->req.risk = approval_keep(a, 3, req->risk);
+	a->req.rule = approval_keep(a, 4, req->rule);
+	a->req.reason = approval_keep(a, 5, req->reason);
+	a->req.queue = approval_keep(a, 6, req->queue);
+	a->req.worker = approval_keep(a, 7, req->worker);
+	a->req.reply_to = approval_keep(a, 8, req->reply_to);
+	a->req.env = a->env = approval_env_copy(req->env);
+	a->req.created_ms = approval_now_ms();
+	a->req.expires_ms = a->req.created_ms + ms;
+	TAILQ_INSERT_TAIL(&as->list, a, entry);
+	as->n++;
+	a->ev_expire = evtimer_new(as->base, approval_expire_cb, a);
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(a->ev_expire, &tv);
+	if (as->cursor != NULL) {
+		a->published = 1;
+		approval_publish(a);
+	} else
+		approvals_poll(as);	/* the cursor first */
+	if (!evtimer_pending(as->ev_poll, NULL))
+		event_active(as->ev_poll, EV_TIMEOUT, 1);
+	return (a);
+}
+
+void
+approval_cancel(struct approval *a)
+{
+	approval_end(a, "cancelled", -1, NULL, NULL);
+}
+
+const char *
+approval_request(const struct approval *a)
+{
+	return (a->request);
+}
+
+unsigned
+approvals_count(const struct approvals *as)
+{
+	return (as->n);
+}

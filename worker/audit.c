@@ -1,0 +1,121 @@
+/* The audit log: one JSON object per line, appended. */
+
+#include <sys/time.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "logs/log.h"
+#include "logs/xmalloc.h"
+#include "queue/item.h"
+#include "worker/audit.h"
+
+struct audit {
+	int	 fd;
+	char	*path;
+};
+
+struct audit *
+audit_open(const char *log_dir)
+{
+	struct audit	*a;
+	char		*path;
+	int		 fd;
+
+	xasprintf(&path, "%s/audit.log", log_dir);
+	fd = open(path, O_WRONLY|O_APPEND|O_CREAT|O_CLOEXEC, 0640);
+	if (fd == -1) {
+		free(path);
+		return (NULL);
+	}
+	a = xcalloc(1, sizeof *a);
+	a->fd = fd;
+	a->path = path;
+	return (a);
+}
+
+void
+audit_close(struct audit *a)
+{
+	if (a == NULL)
+		return;
+	close(a->fd);
+	free(a->path);
+	free(a);
+}
+
+/* Sets key to s (as valid UTF-8) unless s is NULL. */
+static void
+audit_set(json_t *o, const char *key, const char *s)
+{
+	char	*clean;
+	size_t	 n;
+
+	if (s == NULL)
+		return;
+	clean = item_utf8_sanitize(s, strlen(s), &n);
+	json_object_set_new(o, key, json_stringn_nocheck(clean, n));
+	free(clean);
+}
+
+/* Now as 2026-11-22T10:04:05.123Z. */
+static void
+audit_time(char *buf, size_t len)
+{
+	struct timeval	tv;
+	struct tm	tm;
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, (long)(tv.tv_usec / 1000));
+}
+
+void
+audit_write(struct audit *a, const struct audit_event *e)
+{
+	json_t	*o;
+	char	 now[64], *line, *nl;
+	size_t	 len;
+	ssize_t	 n;
+
+	if (a == NULL)
+		return;
+	audit_time(now, sizeof now);
+	if ((o = json_object()) == NULL)
+		fatal("out of memory");
+	audit_set(o, "time", now);
+	audit_set(o, "event", e->event);
+	audit_set(o, "id", e->id);
+	audit_set(o, "request", e->request);
+	audit_set(o, "command", e->command);
+	audit_set(o, "cwd", e->cwd);
+	audit_set(o, "risk", e->risk);
+	audit_set(o, "rule", e->rule);
+	audit_set(o, "reason", e->reason);
+	audit_set(o, "tier", e->tier);
+	audit_set(o, "by", e->by);
+	audit_set(o, "queue", e->queue);
+	audit_set(o, "worker", e->worker);
+	line = json_dumps(o, JSON_COMPACT|JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (line == NULL)
+		fatal("out of memory");
+	len = strlen(line);
+	nl = xmalloc(len + 2);
+	memcpy(nl, line, len);
+	nl[len++] = '\n';
+	free(line);
+	if ((n = write(a->fd, nl, len)) != (ssize_t)len)
+		log_warn("audit %s: %s", a->path, n == -1 ? strerror(errno) :
+		    "short write");
+	free(nl);
+}

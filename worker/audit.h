@@ -1,0 +1,32 @@
+#ifndef EXECQ_AUDIT_H
+#define EXECQ_AUDIT_H
+
+/*
+ * The audit log, <log_dir>/audit.log: one JSON line per policy decision
+ * (docs/PROTOCOL.md, "Audit log"). Lines are appended with one write(2)
+ * on an O_APPEND descriptor, so workers sharing a log dir do not tear
+ * each other's lines.
+ */
+
+struct audit;
+
+/* What happened to one command; NULL members are left out. */
+struct audit_event {
+	const char	*event;		/* run, held, approved, rejected,
+					   refused, expired, cancelled */
+	const char	*id;		/* the item id */
+	const char	*request;	/* the approval request id */
+	const char	*command, *cwd;
+	const char	*risk, *rule, *reason;
+	const char	*tier;
+	const char	*by;		/* approver */
+	const char	*queue, *worker;
+};
+
+/* Opens (creates) the log; NULL and errno. */
+struct audit	*audit_open(const char *log_dir);
+void		 audit_close(struct audit *);		/* NULL ok */
+/* Appends one line; a failed write is logged, never fatal. */
+void		 audit_write(struct audit *, const struct audit_event *);
+
+#endif

@@ -1,0 +1,369 @@
+/*
+ * The policy keys of the config file. A rule reads
+ *
+ *	{ "name": "make-test", "match": "make test*", "risk": "write",
+ *	  "reason": "builds and runs the tests",
+ *	  "examples": ["make test", "make test-unit"],
+ *	  "counter_examples": ["make install"] }
+ *
+ * name is optional (default "#<n>", n from 1); examples must not be empty,
+ * so every rule shows what it is for and a typo shows at start-up.
+ */
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "exec/classify.h"
+#include "logs/xmalloc.h"
+#include "worker/policyconf.h"
+
+#define POLICYCONF_RULES_MAX	1000
+#define POLICYCONF_ALLOW_MAX	100
+
+struct policyconf {
+	struct cls_rule		*rules;
+	size_t			 nrules;
+	char			**allow;
+	size_t			 nallow;
+	json_t			*queue_tiers;	/* {queue: tier}, checked */
+	struct cls_policy	 policy;
+};
+
+struct policyconf *
+policyconf_create(void)
+{
+	return (xcalloc(1, sizeof (struct policyconf)));
+}
+
+/* Frees a NULL-terminated string list. */
+static void
+policyconf_strv_free(char **v)
+{
+	size_t	i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Frees the rules. */
+static void
+policyconf_rules_free(struct policyconf *pc)
+{
+	struct cls_rule	*r;
+	size_t		 i;
+
+	for (i = 0; i < pc->nrules; i++) {
+		r = &pc->rules[i];
+		free(r->name);
+		free(r->glob);
+		free(r->reason);
+		policyconf_strv_free(r->match);
+		policyconf_strv_free(r->no_match);
+	}
+	free(pc->rules);
+	pc->rules = NULL;
+	pc->nrules = 0;
+}
+
+/* Frees allow_paths. */
+static void
+policyconf_allow_free(struct policyconf *pc)
+{
+	size_t	i;
+
+	for (i = 0; i < pc->nallow; i++)
+		free(pc->allow[i]);
+	free(pc->allow);
+	pc->allow = NULL;
+	pc->nallow = 0;
+}
+
+void
+policyconf_free(struct policyconf *pc)
+{
+	if (pc == NULL)
+		return;
+	policyconf_rules_free(pc);
+	policyconf_allow_free(pc);
+	json_decref(pc->queue_tiers);
+	free(pc);
+}
+
+int
+policyconf_owns(const char *key)
+{
+	return (strcmp(key, "rules") == 0 || strcmp(key, "queue_tiers") == 0 ||
+	    strcmp(key, "allow_paths") == 0);
+}
+
+/* A non-empty string member, or NULL and *cause. */
+static const char *
+policyconf_string(const json_t *o, const char *key, int required,
+    const char *where, char **cause)
+{
+	const json_t	*v = json_object_get(o, key);
+
+	if (v == NULL || json_is_null(v)) {
+		if (required)
+			xasprintf(cause, "%s: \"%s\" is missing", where, key);
+		return (NULL);
+	}
+	if (!json_is_string(v) || json_string_length(v) == 0 ||
+	    strlen(json_string_value(v)) != json_string_length(v)) {
+		xasprintf(cause, "%s: \"%s\" must be a non-empty string", where,
+		    key);
+		return (NULL);
+	}
+	return (json_string_value(v));
+}
+
+/* An array of strings as a NULL-terminated list; NULL and *cause. */
+static char **
+policyconf_strv(const json_t *o, const char *key, int required,
+    const char *where, char **cause)
+{
+	const json_t	*a = json_object_get(o, key), *v;
+	char		**out;
+	size_t		 i;
+
+	if ((a == NULL || json_is_null(a)) && !required)
+		return (xcalloc(1, sizeof *out));
+	if (!json_is_array(a) || (required && json_array_size(a) == 0)) {
+		xasprintf(cause, "%s: \"%s\" must be %sarray of commands",
+		    where, key, required ? "a non-empty " : "an ");
+		return (NULL);
+	}
+	out = xcalloc(json_array_size(a) + 1, sizeof *out);
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v) || json_string_length(v) == 0) {
+			xasprintf(cause, "%s: \"%s\"[%zu] must be a non-empty "
+			    "string", where, key, i);
+			policyconf_strv_free(out);
+			return (NULL);
+		}
+		out[i] = xstrdup(json_string_value(v));
+	}
+	return (out);
+}
+
+/* 1 if every key of rule o is one we know. */
+static int
+policyconf_rule_keys(const json_t *o, const char *where, char **cause)
+{
+	static const char	*known[] = { "name", "match", "risk", "reason",
+				    "examples", "counter_examples" };
+	const char		*key;
+	const json_t		*v;
+	size_t			 i;
+
+	json_object_foreach((json_t *)o, key, v) {
+		for (i = 0; i < sizeof known / sizeof known[0]; i++)
+			if (strcmp(key, known[i]) == 0)
+				break;
+		if (i == sizeof known / sizeof known[0]) {
+			xasprintf(cause, "%s: unknown key \"%s\"", where, key);
+			return (0);
+		}
+	}
+	return (1);
+}
+
+/* One rule object into r; -1 and *cause. */
+static int
+policyconf_rule(const json_t *o, size_t n, const char *file,
+    struct cls_rule *r, char **cause)
+{
+	const char	*name, *glob, *risk, *reason;
+	char		*where;
+	int		 rc = -1;
+
+	xasprintf(&where, "%s: rules[%zu]", file, n);
+	if (!json_is_object(o)) {
+		xasprintf(cause, "%s: must be an object", where);
+		goto out;
+	}
+	if (!policyconf_rule_keys(o, where, cause) ||
+	    ((name = policyconf_string(o, "name", 0, where, cause)) == NULL &&
+	    *cause != NULL) ||
+	    (glob = policyconf_string(o, "match", 1, where, cause)) == NULL ||
+	    (risk = policyconf_string(o, "risk", 1, where, cause)) == NULL ||
+	    (reason = policyconf_string(o, "reason", 1, where, cause)) == NULL)
+		goto out;
+	if (cls_risk_parse(risk, &r->risk) != 0) {
+		xasprintf(cause, "%s: risk \"%s\" must be read_only, write, "
+		    "unknown, destructive or blocked", where, risk);
+		goto out;
+	}
+	if ((r->match = policyconf_strv(o, "examples", 1, where,
+	    cause)) == NULL || (r->no_match = policyconf_strv(o,
+	    "counter_examples", 0, where, cause)) == NULL)
+		goto out;
+	if (name != NULL)
+		r->name = xstrdup(name);
+	else
+		xasprintf(&r->name, "#%zu", n + 1);
+	r->glob = xstrdup(glob);
+	r->reason = xstrdup(reason);
+	rc = 0;
+out:
+	free(where);
+	return (rc);
+}
+
+/* "rules": replaces any earlier list. */
+static int
+policyconf_rules(struct policyconf *pc, const char *file, const json_t *a,
+    char **cause)
+{
+	const json_t	*o;
+	size_t		 i;
+
+	if (!json_is_array(a) || json_array_size(a) > POLICYCONF_RULES_MAX) {
+		xasprintf(cause, "%s: rules must be an array of at most %d "
+		    "rules", file, POLICYCONF_RULES_MAX);
+		return (-1);
+	}
+	policyconf_rules_free(pc);
+	pc->rules = xcalloc(json_array_size(a) + 1, sizeof *pc->rules);
+	json_array_foreach(a, i, o) {
+		pc->nrules++;
+		if (policyconf_rule(o, i, file, &pc->rules[i], cause) != 0)
+			return (-1);
+	}
+	return (0);
+}
+
+/* "allow_paths": absolute directories, resolved at the end. */
+static int
+policyconf_allow(struct policyconf *pc, const char *file, const json_t *a,
+    char **cause)
+{
+	const json_t	*v;
+	size_t		 i;
+
+	if (!json_is_array(a) || json_array_size(a) > POLICYCONF_ALLOW_MAX) {
+		xasprintf(cause, "%s: allow_paths must be an array of at most "
+		    "%d absolute paths", file, POLICYCONF_ALLOW_MAX);
+		return (-1);
+	}
+	policyconf_allow_free(pc);
+	pc->allow = xcalloc(json_array_size(a) + 1, sizeof *pc->allow);
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v) || json_string_value(v)[0] != '/') {
+			xasprintf(cause, "%s: allow_paths[%zu] must be an "
+			    "absolute path", file, i);
+			return (-1);
+		}
+		pc->allow[pc->nallow++] = xstrdup(json_string_value(v));
+	}
+	return (0);
+}
+
+/* "queue_tiers": {queue: tier}. */
+static int
+policyconf_tiers(struct policyconf *pc, const char *file, const json_t *o,
+    char **cause)
+{
+	enum cls_tier	 t;
+	const char	*queue;
+	const json_t	*v;
+
+	if (!json_is_object(o)) {
+		xasprintf(cause, "%s: queue_tiers must be an object of queue "
+		    "names and tiers", file);
+		return (-1);
+	}
+	json_object_foreach((json_t *)o, queue, v) {
+		if (!json_is_string(v) ||
+		    cls_tier_parse(json_string_value(v), &t) != 0) {
+			xasprintf(cause, "%s: queue_tiers.%s must be read_only, "
+			    "read_write or admin", file, queue);
+			return (-1);
+		}
+	}
+	json_decref(pc->queue_tiers);
+	pc->queue_tiers = json_deep_copy(o);
+	return (0);
+}
+
+int
+policyconf_key(struct policyconf *pc, const char *where, const char *key,
+    const struct json_t *v, char **cause)
+{
+	if (strcmp(key, "rules") == 0)
+		return (policyconf_rules(pc, where, v, cause));
+	if (strcmp(key, "allow_paths") == 0)
+		return (policyconf_allow(pc, where, v, cause));
+	return (policyconf_tiers(pc, where, v, cause));
+}
+
+/* allow_paths become their realpaths; each must be a directory. */
+static int
+policyconf_resolve_allow(struct policyconf *pc, char **cause)
+{
+	struct stat	 sb;
+	char		*rp;
+	size_t		 i;
+
+	for (i = 0; i < pc->nallow; i++) {
+		if ((rp = realpath(pc->allow[i], NULL)) == NULL ||
+		    stat(rp, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+			xasprintf(cause, "allow_paths: '%s': %s", pc->allow[i],
+			    rp == NULL ? strerror(errno) : "not a directory");
+			free(rp);
+			return (-1);
+		}
+		free(pc->allow[i]);
+		pc->allow[i] = rp;
+	}
+	return (0);
+}
+
+int
+policyconf_finish(struct policyconf *pc, const char *workspace, char **cause)
+{
+	char	*why;
+
+	if (policyconf_resolve_allow(pc, cause) != 0)
+		return (-1);
+	pc->policy.rules = pc->rules;
+	pc->policy.nrules = pc->nrules;
+	pc->policy.workspace = workspace;
+	pc->policy.allow_paths = (const char *const *)pc->allow;
+	pc->policy.nallow = pc->nallow;
+	if (cls_rules_check(&pc->policy, &why) != 0) {
+		xasprintf(cause, "rules: %s", why);
+		free(why);
+		return (-1);
+	}
+	return (0);
+}
+
+const char *
+policyconf_queue_tier(const struct policyconf *pc, const char *queue)
+{
+	const json_t	*v;
+
+	if (pc->queue_tiers == NULL ||
+	    (v = json_object_get(pc->queue_tiers, queue)) == NULL)
+		return (NULL);
+	return (json_string_value(v));
+}
+
+const struct cls_policy *
+policyconf_policy(const struct policyconf *pc)
+{
+	return (&pc->policy);
+}
+
+size_t
+policyconf_nrules(const struct policyconf *pc)
+{
+	return (pc->nrules);
+}
