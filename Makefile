@@ -44,7 +44,8 @@ $(WORKER_BIN): $(BUILD)/obj/worker/main.o $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(CLI_BIN): $(BUILD)/obj/cli/execq.o $(BUILD)/obj/cli/session.o \
-    $(BUILD)/obj/cli/process.o $(BUILD)/obj/cli/logs.o $(LIB_OBJ)
+    $(BUILD)/obj/cli/process.o $(BUILD)/obj/cli/logs.o \
+    $(BUILD)/obj/cli/policy.o $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(BENCH_BIN): $(BUILD)/obj/scripts/bench.o $(LIB_OBJ)

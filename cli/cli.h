@@ -8,6 +8,7 @@
  *   session.c  spawn, ps, callbacks: sessions as Redis shows them
  *   process.c  PROCESS items (send, keys, kill, wait) and base64
  *   logs.c     logs (and logs -f), cleanup
+ *   policy.c   classify, approvals, approve, reject
  *
  * Every name here starts with execq_ rather than with its file's name: the
  * client links the worker's objects (LIB_OBJ), so a session_* or process_*
@@ -224,5 +225,9 @@ int	 execq_cmd_send(const char *redis, int argc, char **argv);
 int	 execq_cmd_keys(const char *redis, int argc, char **argv);
 int	 execq_cmd_kill(const char *redis, int argc, char **argv);
 int	 execq_cmd_wait(const char *redis, int argc, char **argv);
+int	 execq_cmd_classify(const char *redis, int argc, char **argv);
+int	 execq_cmd_approvals(const char *redis, int argc, char **argv);
+int	 execq_cmd_approve(const char *redis, int argc, char **argv);
+int	 execq_cmd_reject(const char *redis, int argc, char **argv);
 
 #endif

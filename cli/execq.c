@@ -112,6 +112,14 @@ static const struct execq_cmd {
 	    "print EXEC_CALLBACKs as they arrive on a reply queue" },
 	{ "cleanup",	execq_cmd_cleanup,
 	    "remove old log files of ended sessions (local, no Redis)" },
+	{ "classify",	execq_cmd_classify,
+	    "what the command policy would do with a command (runs nothing)" },
+	{ "approvals",	execq_cmd_approvals,
+	    "list the commands waiting for a human's approval" },
+	{ "approve",	execq_cmd_approve,
+	    "approve a held command: its worker runs it" },
+	{ "reject",	execq_cmd_reject,
+	    "reject a held command: its worker answers 'rejected'" },
 };
 
 /* Prints "execq: <message>" on stderr. */
