@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1308,4 +1309,74 @@ harness_load_meta(struct harness *h, const char *id)
 		harness_fail(h, "%s: %s", path, jerr.text);
 	free(path);
 	return (m);
+}
+
+/* The client binary: $EXECQ_TEST_BUILD/execq, else build/execq. */
+static const char *
+harness_cli_bin(struct harness *h)
+{
+	static char	 path[PATH_MAX];
+	const char	*build = getenv("EXECQ_TEST_BUILD");
+
+	snprintf(path, sizeof path, "%s/execq", build != NULL ? build :
+	    "build");
+	if (access(path, X_OK) == -1)
+		harness_fail(h, "%s: %s", path, strerror(errno));
+	return (path);
+}
+
+/*
+ * The client's environment: ours minus EXECQ_* and ENABLE_EXECUTE, plus
+ * EXECQ_REDIS_URL=url. The array is allocated, its strings are not.
+ */
+static const char **
+harness_cli_env(const char *url)
+{
+	static char	 var[PATH_MAX + 32];
+	const char	**v;
+	size_t		  n = 0, i;
+
+	for (i = 0; environ[i] != NULL; i++)
+		n++;
+	v = xcalloc(n + 2, sizeof *v);
+	n = 0;
+	for (i = 0; environ[i] != NULL; i++) {
+		if (strncmp(environ[i], "EXECQ_", 6) == 0 ||
+		    strncmp(environ[i], "ENABLE_EXECUTE=", 15) == 0)
+			continue;
+		v[n++] = environ[i];
+	}
+	snprintf(var, sizeof var, "EXECQ_REDIS_URL=%s", url);
+	v[n++] = var;
+	v[n] = NULL;
+	return (v);
+}
+
+/*
+ * Runs the client with args (NULL-terminated, after the binary) against
+ * url (NULL: the test's Redis) and fills *p; fails after timeout_ms.
+ */
+void
+harness_cli(struct harness *h, struct harness_proc *p, const char *url,
+    int timeout_ms, const char *const *args)
+{
+	const char	*argv[HARNESS_CLI_MAX_ARGS + 2], **env;
+	char		*test_url = NULL;
+	size_t		 i;
+
+	argv[0] = harness_cli_bin(h);
+	for (i = 0; args[i] != NULL; i++) {
+		if (i == HARNESS_CLI_MAX_ARGS)
+			harness_fail(h, "too many client arguments");
+		argv[i + 1] = args[i];
+	}
+	argv[i + 1] = NULL;
+	if (url == NULL) {
+		xasprintf(&test_url, "unix://%s", h->redis_path);
+		url = test_url;
+	}
+	env = harness_cli_env(url);
+	free(test_url);
+	harness_capture(h, argv, env, timeout_ms, p);
+	free(env);
 }

@@ -185,6 +185,15 @@ struct harness_proc {
 void		 harness_capture(struct harness *, const char *const *argv,
 		    const char *const *envp, int timeout_ms,
 		    struct harness_proc *);
+/*
+ * Runs the client ($EXECQ_TEST_BUILD/execq, else build/execq) with args
+ * (NULL-terminated, after the binary; at most HARNESS_CLI_MAX_ARGS) on
+ * url (NULL: the test's Redis), with our environment minus EXECQ_* and
+ * ENABLE_EXECUTE, and fills *p as harness_capture does.
+ */
+#define HARNESS_CLI_MAX_ARGS	32
+void		 harness_cli(struct harness *, struct harness_proc *p,
+		    const char *url, int timeout_ms, const char *const *args);
 /* Frees the captured output; p may be zeroed or released already. */
 void		 harness_proc_release(struct harness_proc *);
 /* Its exit code, 128 + n if signal n killed it. */

@@ -38,7 +38,6 @@
 
 #define CLI_MS		10000	/* deadline of one client run */
 #define POLL_MS		10000	/* output to show up in 'execq logs' */
-#define CLI_MAX_ARGS	32
 #define NO_REDIS	"unix:///nonexistent/sock"
 
 extern char **environ;
@@ -68,76 +67,6 @@ cli_teardown(void **state)
 	return (rc);
 }
 
-/* The client binary: $EXECQ_TEST_BUILD/execq, else build/execq. */
-static const char *
-cli_bin(struct harness *h)
-{
-	static char	 path[PATH_MAX];
-	const char	*build = getenv("EXECQ_TEST_BUILD");
-
-	snprintf(path, sizeof path, "%s/execq", build != NULL ? build :
-	    "build");
-	if (access(path, X_OK) == -1)
-		harness_fail(h, "%s: %s", path, strerror(errno));
-	return (path);
-}
-
-/*
- * The client's environment: ours minus EXECQ_* and ENABLE_EXECUTE, plus
- * EXECQ_REDIS_URL=url. The array is allocated, its strings are not.
- */
-static const char **
-cli_env(const char *url)
-{
-	static char	 var[PATH_MAX + 32];
-	const char	**v;
-	size_t		  n = 0, i;
-
-	for (i = 0; environ[i] != NULL; i++)
-		n++;
-	v = xcalloc(n + 2, sizeof *v);
-	n = 0;
-	for (i = 0; environ[i] != NULL; i++) {
-		if (strncmp(environ[i], "EXECQ_", 6) == 0 ||
-		    strncmp(environ[i], "ENABLE_EXECUTE=", 15) == 0)
-			continue;
-		v[n++] = environ[i];
-	}
-	snprintf(var, sizeof var, "EXECQ_REDIS_URL=%s", url);
-	v[n++] = var;
-	v[n] = NULL;
-	return (v);
-}
-
-/*
- * Runs the client with args (NULL-terminated, after the binary) against
- * url (NULL: the test's Redis) and fills *p; fails after timeout_ms.
- */
-static void
-cli_argv(struct harness *h, struct harness_proc *p, const char *url,
-    int timeout_ms, const char *const *args)
-{
-	const char	*argv[CLI_MAX_ARGS + 2], **env;
-	char		*test_url = NULL;
-	size_t		 i;
-
-	argv[0] = cli_bin(h);
-	for (i = 0; args[i] != NULL; i++) {
-		if (i == CLI_MAX_ARGS)
-			harness_fail(h, "too many client arguments");
-		argv[i + 1] = args[i];
-	}
-	argv[i + 1] = NULL;
-	if (url == NULL) {
-		xasprintf(&test_url, "unix://%s", h->redis_path);
-		url = test_url;
-	}
-	env = cli_env(url);
-	free(test_url);
-	harness_capture(h, argv, env, timeout_ms, p);
-	free(env);
-}
-
 /*
  * execq SUB --queue <the test's queue> ARG...: the usual call, on the
  * test's Redis, with the usual deadline.
@@ -148,7 +77,7 @@ cli(struct harness *h, struct harness_proc *p, const char *sub, ...)
 static void
 cli(struct harness *h, struct harness_proc *p, const char *sub, ...)
 {
-	const char	*args[CLI_MAX_ARGS + 1], *s;
+	const char	*args[HARNESS_CLI_MAX_ARGS + 1], *s;
 	va_list		 ap;
 	size_t		 n = 0;
 
@@ -157,13 +86,13 @@ cli(struct harness *h, struct harness_proc *p, const char *sub, ...)
 	args[n++] = h->queue;
 	va_start(ap, sub);
 	while ((s = va_arg(ap, const char *)) != NULL) {
-		if (n == CLI_MAX_ARGS)
+		if (n == HARNESS_CLI_MAX_ARGS)
 			harness_fail(h, "too many client arguments");
 		args[n++] = s;
 	}
 	va_end(ap);
 	args[n] = NULL;
-	cli_argv(h, p, NULL, CLI_MS, args);
+	harness_cli(h, p, NULL, CLI_MS, args);
 }
 
 /* Fails the test showing what the client printed and how it ended. */
@@ -283,17 +212,17 @@ static char *
 spawn(struct harness *h, const char *const *args)
 {
 	struct harness_proc	 p;
-	const char		*argv[CLI_MAX_ARGS + 1];
+	const char		*argv[HARNESS_CLI_MAX_ARGS + 1];
 	char			*id;
 	size_t			 n = 0, i;
 
 	argv[n++] = "spawn";
 	argv[n++] = "--queue";
 	argv[n++] = h->queue;
-	for (i = 0; args[i] != NULL && n < CLI_MAX_ARGS; i++)
+	for (i = 0; args[i] != NULL && n < HARNESS_CLI_MAX_ARGS; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
-	cli_argv(h, &p, NULL, CLI_MS, argv);
+	harness_cli(h, &p, NULL, CLI_MS, argv);
 	expect_exit(h, &p, 0);
 	expect_err(h, &p, "");
 	if (p.out_len < 2 || p.out[p.out_len - 1] != '\n' ||
@@ -337,7 +266,7 @@ static void
 quiet_ok(struct harness *h, const char *sub, ...)
 {
 	struct harness_proc	 p;
-	const char		*args[CLI_MAX_ARGS + 1], *s;
+	const char		*args[HARNESS_CLI_MAX_ARGS + 1], *s;
 	va_list			 ap;
 	size_t			 n = 0;
 
@@ -345,11 +274,11 @@ quiet_ok(struct harness *h, const char *sub, ...)
 	args[n++] = "--queue";
 	args[n++] = h->queue;
 	va_start(ap, sub);
-	while ((s = va_arg(ap, const char *)) != NULL && n < CLI_MAX_ARGS)
+	while ((s = va_arg(ap, const char *)) != NULL && n < HARNESS_CLI_MAX_ARGS)
 		args[n++] = s;
 	va_end(ap);
 	args[n] = NULL;
-	cli_argv(h, &p, NULL, CLI_MS, args);
+	harness_cli(h, &p, NULL, CLI_MS, args);
 	expect_exit(h, &p, 0);
 	expect_out(h, &p, "");
 	expect_err(h, &p, "");
@@ -557,7 +486,7 @@ test_cli_run_no_redis_exits_125(void **state)
 	const char		*args[] = { "run", "--queue", h->queue, "--",
 				    "true", NULL };
 
-	cli_argv(h, &p, NO_REDIS, 5000, args);
+	harness_cli(h, &p, NO_REDIS, 5000, args);
 	expect_exit(h, &p, 125);
 	expect_ms(h, &p, 0, 2000);
 	expect_out(h, &p, "");
@@ -602,7 +531,7 @@ test_cli_usage_errors_exit_2(void **state)
 	size_t			 i;
 
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		cli_argv(h, &p, NULL, CLI_MS, cases[i]);
+		harness_cli(h, &p, NULL, CLI_MS, cases[i]);
 		expect_exit(h, &p, 2);
 		expect_out(h, &p, "");
 		expect_err_has(h, &p, "execq: ");
@@ -644,7 +573,7 @@ test_cli_session_on_pipe(void **state)
 		harness_fail(h, "wait: exit_code should be 0");
 	json_decref(j);
 
-	cli_argv(h, &p, NULL, CLI_MS, cb_args);
+	harness_cli(h, &p, NULL, CLI_MS, cb_args);
 	expect_exit(h, &p, 0);
 	expect_err(h, &p, "");
 	j = one_json_line(h, &p);
@@ -800,7 +729,7 @@ test_cli_cleanup_dry_run_then_remove(void **state)
 	dry[2] = dir;
 	real[2] = dir;
 
-	cli_argv(h, &p, NULL, CLI_MS, dry);
+	harness_cli(h, &p, NULL, CLI_MS, dry);
 	expect_exit(h, &p, 0);
 	expect_err(h, &p, "");
 	if (strncmp(p.out, line, strlen(line)) != 0 ||
@@ -810,7 +739,7 @@ test_cli_cleanup_dry_run_then_remove(void **state)
 		proc_fail(h, &p, "--dry-run removed a file");
 	harness_proc_release(&p);
 
-	cli_argv(h, &p, NULL, CLI_MS, real);
+	harness_cli(h, &p, NULL, CLI_MS, real);
 	expect_exit(h, &p, 0);
 	expect_err(h, &p, "");
 	if (access(old, F_OK) == 0)
@@ -841,7 +770,7 @@ test_cli_help_for_every_subcommand(void **state)
 
 	for (i = 0; subs[i] != NULL; i++) {
 		args[0] = subs[i];
-		cli_argv(h, &p, NO_REDIS, CLI_MS, args);
+		harness_cli(h, &p, NO_REDIS, CLI_MS, args);
 		expect_exit(h, &p, 0);
 		expect_err(h, &p, "");
 		snprintf(want, sizeof want, "usage: execq %s ", subs[i]);
@@ -850,7 +779,7 @@ test_cli_help_for_every_subcommand(void **state)
 			    "line");
 		harness_proc_release(&p);
 	}
-	cli_argv(h, &p, NO_REDIS, CLI_MS, top);
+	harness_cli(h, &p, NO_REDIS, CLI_MS, top);
 	expect_exit(h, &p, 0);
 	if (strncmp(p.out, "usage: execq ", 13) != 0)
 		proc_fail(h, &p, "execq --help should print a usage line");
