@@ -71,6 +71,9 @@ struct execq_session {
 	char			*reply;		/* private replies, or NULL */
 	char			*answer_key;	/* where answers are read */
 	char			*cursor;	/* last entry id read there */
+	char			*notice_key;	/* private: q:<reply>:high, where
+						   APPROVAL_REQUESTs come */
+	char			*notice_cursor;
 };
 
 /* An answer: the parsed JSON and the text exactly as received. */

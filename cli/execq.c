@@ -771,6 +771,8 @@ execq_session_close(struct execq_session *s)
 	free(s->reply);
 	free(s->answer_key);
 	free(s->cursor);
+	free(s->notice_key);
+	free(s->notice_cursor);
 	memset(s, 0, sizeof *s);
 }
 
@@ -781,6 +783,8 @@ execq_session_private_reply(struct execq_session *s)
 	s->reply = execq_reply_name();
 	xasprintf(&s->answer_key, "q:%s:normal", s->reply);
 	s->cursor = xstrdup("0");
+	xasprintf(&s->notice_key, "q:%s:high", s->reply);
+	s->notice_cursor = xstrdup("0");
 }
 
 /* The newest entry id of a stream, "0" if it has none; NULL (said). */
@@ -938,37 +942,108 @@ skip:
 	return (0);
 }
 
-/* Looks through one XREAD reply, moving the cursor; 1 if *a was taken. */
-static int
-execq_answer_scan(struct execq_session *s, const redisReply *r,
-    const struct execq_want *w, struct execq_answer *a)
+/* Entries of one stream of an XREAD reply, or NULL. */
+static const redisReply *
+execq_xread_stream(const redisReply *r, size_t k, const char **name)
 {
-	const redisReply	*entries, *e, *f;
+	const redisReply	*st;
+
+	if (r->type != REDIS_REPLY_ARRAY || k >= r->elements ||
+	    (st = r->element[k])->type != REDIS_REPLY_ARRAY ||
+	    st->elements != 2 || st->element[0]->type != REDIS_REPLY_STRING ||
+	    st->element[1]->type != REDIS_REPLY_ARRAY)
+		return (NULL);
+	*name = st->element[0]->str;
+	return (st->element[1]);
+}
+
+/*
+ * An APPROVAL_REQUEST for our item: says so on stderr, once, and moves
+ * the deadline to the request's expiry (plus slack).
+ */
+static void
+execq_notice(const redisReply *v, const struct execq_want *w,
+    long long *deadline)
+{
+	json_t		*o;
+	const char	*type, *id, *req;
+	long long	 left;
+
+	if ((o = json_loadb(v->str, v->len, 0, NULL)) == NULL)
+		return;
+	type = json_string_value(json_object_get(o, "type"));
+	id = json_string_value(json_object_get(o, "id"));
+	req = json_string_value(json_object_get(o, "request"));
+	if (type != NULL && strcmp(type, "APPROVAL_REQUEST") == 0 &&
+	    id != NULL && w->id != NULL && strcmp(id, w->id) == 0 &&
+	    req != NULL) {
+		left = json_integer_value(json_object_get(o, "expires_ms")) -
+		    execq_epoch_ms();
+		execq_error("held for approval (%s): %s",
+		    json_string_value(json_object_get(o, "rule")),
+		    json_string_value(json_object_get(o, "reason")));
+		execq_error("waiting up to %lld s; approve with 'execq approve "
+		    "%s', or 'execq reject %s --reason ...'", left / 1000, req,
+		    req);
+		if (execq_now_ms() + left + EXECQ_SLACK_MS > *deadline)
+			*deadline = execq_now_ms() + left + EXECQ_SLACK_MS;
+	}
+	json_decref(o);
+}
+
+/*
+ * Looks through one stream's entries, moving its cursor; 1 if *a was
+ * taken (answers), or notices read (the high lane).
+ */
+static int
+execq_answer_scan(char **cursor, const redisReply *entries,
+    const struct execq_want *w, struct execq_answer *a, long long *deadline)
+{
+	const redisReply	*e, *f;
 	size_t			 i, j;
 
-	if (r->type != REDIS_REPLY_ARRAY || r->elements < 1 ||
-	    r->element[0]->type != REDIS_REPLY_ARRAY ||
-	    r->element[0]->elements != 2 ||
-	    r->element[0]->element[1]->type != REDIS_REPLY_ARRAY)
-		return (0);
-	entries = r->element[0]->element[1];
 	for (i = 0; i < entries->elements; i++) {
 		e = entries->element[i];
 		if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
 		    e->element[0]->type != REDIS_REPLY_STRING)
 			continue;
-		free(s->cursor);
-		s->cursor = xstrdup(e->element[0]->str);
+		free(*cursor);
+		*cursor = xstrdup(e->element[0]->str);
 		if ((f = e->element[1])->type != REDIS_REPLY_ARRAY)
 			continue;	/* a deleted entry */
 		for (j = 0; j + 1 < f->elements; j += 2) {
-			if (f->element[j]->type == REDIS_REPLY_STRING &&
-			    strcmp(f->element[j]->str, "item") == 0 &&
-			    execq_answer_take(f->element[j + 1], w, a))
+			if (f->element[j]->type != REDIS_REPLY_STRING ||
+			    strcmp(f->element[j]->str, "item") != 0)
+				continue;
+			if (a == NULL)
+				execq_notice(f->element[j + 1], w, deadline);
+			else if (execq_answer_take(f->element[j + 1], w, a))
 				return (1);
 		}
 	}
 	return (0);
+}
+
+/* One XREAD reply: answers and, on a private queue, notices. */
+static int
+execq_answer_read(struct execq_session *s, const redisReply *r,
+    const struct execq_want *w, struct execq_answer *a, long long *deadline)
+{
+	const redisReply	*entries;
+	const char		*name;
+	size_t			 k;
+	int			 found = 0;
+
+	for (k = 0; (entries = execq_xread_stream(r, k, &name)) != NULL;
+	    k++) {
+		if (s->notice_key != NULL && strcmp(name, s->notice_key) == 0)
+			execq_answer_scan(&s->notice_cursor, entries, w, NULL,
+			    deadline);
+		else if (!found)
+			found = execq_answer_scan(&s->cursor, entries, w, a,
+			    deadline);
+	}
+	return (found);
 }
 
 /*
@@ -991,12 +1066,17 @@ execq_answer_wait(struct execq_session *s, const struct execq_want *w,
 		/* BLOCK 0 would mean forever. */
 		snprintf(block, sizeof block, "%lld",
 		    left > EXECQ_BLOCK_MS ? EXECQ_BLOCK_MS : left);
-		r = execq_command(s, "XREAD", "XREAD COUNT 16 BLOCK %s "
-		    "STREAMS %s %s", block, s->answer_key, s->cursor);
+		if (s->notice_key != NULL)
+			r = execq_command(s, "XREAD", "XREAD COUNT 16 BLOCK %s "
+			    "STREAMS %s %s %s %s", block, s->answer_key,
+			    s->notice_key, s->cursor, s->notice_cursor);
+		else
+			r = execq_command(s, "XREAD", "XREAD COUNT 16 BLOCK %s "
+			    "STREAMS %s %s", block, s->answer_key, s->cursor);
 		if (r == NULL)
 			return (-1);
 		found = (r->type != REDIS_REPLY_NIL &&
-		    execq_answer_scan(s, r, w, a));
+		    execq_answer_read(s, r, w, a, &deadline));
 		freeReplyObject(r);
 		if (found)
 			return (1);
