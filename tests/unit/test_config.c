@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "worker/config.h"
+#include "worker/policyconf.h"
 
 /* A private temp dir, the config file path in it, and the result. */
 struct fixture {
@@ -752,12 +753,152 @@ test_config_release_zeroes(void **state)
 	config_release(NULL);
 }
 
+static void
+test_config_policy_defaults(void **state)
+{
+	struct fixture	*fx = *state;
+
+	assert_int_equal(load(fx, NULL, NULL), 0);
+	assert_string_equal(fx->c.tier, "read_only");
+	assert_int_equal(fx->c.tier_level, CLS_TIER_READ_ONLY);
+	assert_string_equal(fx->c.sandbox, "hold");
+	assert_int_equal(fx->c.sandbox_mode, CLS_SANDBOX_HOLD);
+	assert_int_equal(fx->c.approval_timeout_ms, 600000);
+	assert_int_equal(policyconf_nrules(fx->c.policy), 0);
+	assert_string_equal(policyconf_policy(fx->c.policy)->workspace,
+	    fx->c.workspace);
+}
+
+/* queue_tiers beats the file's tier; the environment beats both. */
+static void
+test_config_queue_tiers(void **state)
+{
+	struct fixture	*fx = *state;
+	char		*cfg;
+
+	write_config(fx, "{\"tier\": \"read_write\", \"queue\": \"ops\", "
+	    "\"queue_tiers\": {\"ops\": \"admin\", \"x\": \"read_only\"}}");
+	assert_int_equal(load(fx, ARGS("--config", fx->file), NULL), 0);
+	assert_int_equal(fx->c.tier_level, CLS_TIER_ADMIN);
+	assert_int_equal(load(fx, CONFIG_ARGS(fx, "--queue", "other"), NULL),
+	    0);
+	assert_int_equal(fx->c.tier_level, CLS_TIER_READ_WRITE);
+	assert_int_equal(asprintf(&cfg, "EXECQ_CONFIG=%s", fx->file) > 0, 1);
+	assert_int_equal(load(fx, NULL, ARGS(cfg, "EXECQ_TIER=read_only")), 0);
+	assert_int_equal(fx->c.tier_level, CLS_TIER_READ_ONLY);
+	assert_int_equal(load(fx, ARGS("--tier", "read_write",
+	    "--sandbox", "refuse", "--approval-timeout", "2.5"), NULL), 0);
+	assert_int_equal(fx->c.tier_level, CLS_TIER_READ_WRITE);
+	assert_int_equal(fx->c.sandbox_mode, CLS_SANDBOX_REFUSE);
+	assert_int_equal(fx->c.approval_timeout_ms, 2500);
+	free(cfg);
+}
+
+static void
+test_config_policy_bad_values(void **state)
+{
+	struct fixture	*fx = *state;
+
+	load_fails(fx, ARGS("--tier", "root"), NULL,
+	    "'root' must be read_only, read_write or admin");
+	load_fails(fx, ARGS("--sandbox", "maybe"), NULL,
+	    "must be hold, refuse or off");
+	load_fails(fx, ARGS("--approval-timeout", "0"), NULL,
+	    "--approval-timeout");
+	write_config(fx, "{\"queue_tiers\": {\"a\": \"super\"}}");
+	load_fails(fx, ARGS("--config", fx->file), NULL,
+	    "queue_tiers.a must be read_only, read_write or admin");
+	write_config(fx, "{\"allow_paths\": [\"relative\"]}");
+	load_fails(fx, ARGS("--config", fx->file), NULL,
+	    "allow_paths[0] must be an absolute path");
+	write_config(fx, "{\"allow_paths\": [\"/nonexistent/dir\"]}");
+	load_fails(fx, ARGS("--config", fx->file), NULL,
+	    "allow_paths: '/nonexistent/dir'");
+}
+
+/* Every malformed rule is named with its index and what is wrong. */
+static void
+test_config_rules_malformed(void **state)
+{
+	static const struct {
+		const char	*rule;
+		const char	*want;
+	} cases[] = {
+		{ "5", "rules[0]: must be an object" },
+		{ "{\"risk\": \"write\", \"reason\": \"r\", \"examples\": "
+		    "[\"a\"]}", "rules[0]: \"match\" is missing" },
+		{ "{\"match\": \"a*\", \"risk\": \"safe\", \"reason\": \"r\", "
+		    "\"examples\": [\"a\"]}", "risk \"safe\" must be" },
+		{ "{\"match\": \"a*\", \"risk\": \"write\", \"examples\": "
+		    "[\"a\"]}", "\"reason\" is missing" },
+		{ "{\"match\": \"a*\", \"risk\": \"write\", \"reason\": \"r\", "
+		    "\"examples\": []}", "\"examples\" must be a non-empty array" },
+		{ "{\"match\": \"a*\", \"risk\": \"write\", \"reason\": \"r\"}",
+		    "\"examples\" must be a non-empty array" },
+		{ "{\"match\": \"a*\", \"risk\": \"write\", \"reason\": \"r\", "
+		    "\"examples\": [\"a\"], \"counter_examples\": [1]}",
+		    "\"counter_examples\"[0] must be a non-empty string" },
+		{ "{\"match\": \"a*\", \"risk\": \"write\", \"reason\": \"r\", "
+		    "\"examples\": [\"a\"], \"verdict\": \"x\"}",
+		    "unknown key \"verdict\"" },
+		{ "{\"match\": \"\", \"risk\": \"write\", \"reason\": \"r\", "
+		    "\"examples\": [\"a\"]}", "\"match\" must be a non-empty" },
+	};
+	struct fixture	*fx = *state;
+	char		*text;
+	size_t		 i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		assert_int_equal(asprintf(&text, "{\"rules\": [%s]}",
+		    cases[i].rule) > 0, 1);
+		write_config(fx, text);
+		free(text);
+		load_fails(fx, ARGS("--config", fx->file), NULL, cases[i].want);
+	}
+	write_config(fx, "{\"rules\": {}}");
+	load_fails(fx, ARGS("--config", fx->file), NULL,
+	    "rules must be an array");
+}
+
+static void
+test_config_rules_loaded(void **state)
+{
+	struct fixture		*fx = *state;
+	const struct cls_policy	*p;
+
+	write_config(fx, "{\"rules\": [{\"name\": \"mk\", \"match\": "
+	    "\"make test*\", \"risk\": \"read_only\", \"reason\": \"tests\", "
+	    "\"examples\": [\"make test\"], \"counter_examples\": "
+	    "[\"make install\"]}, {\"match\": \"terraform apply*\", "
+	    "\"risk\": \"blocked\", \"reason\": \"not from agents\", "
+	    "\"examples\": [\"terraform apply -auto-approve\"]}], "
+	    "\"allow_paths\": [\"/usr/../usr\"]}");
+	assert_int_equal(load(fx, ARGS("--config", fx->file), NULL), 0);
+	p = policyconf_policy(fx->c.policy);
+	assert_int_equal(p->nrules, 2);
+	assert_string_equal(p->rules[0].name, "mk");
+	assert_int_equal(p->rules[0].risk, CLS_READ_ONLY);
+	assert_string_equal(p->rules[0].match[0], "make test");
+	assert_string_equal(p->rules[0].no_match[0], "make install");
+	assert_null(p->rules[0].no_match[1]);
+	assert_string_equal(p->rules[1].name, "#2");
+	assert_int_equal(p->rules[1].risk, CLS_BLOCKED);
+	assert_null(p->rules[1].no_match[0]);
+	assert_int_equal(p->nallow, 1);
+	assert_string_equal(p->allow_paths[0], "/usr");
+}
+
 #define T(name)	cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		T(test_config_policy_defaults),
+		T(test_config_queue_tiers),
+		T(test_config_policy_bad_values),
+		T(test_config_rules_malformed),
+		T(test_config_rules_loaded),
 		T(test_config_defaults),
 		T(test_config_file_overrides_default),
 		T(test_config_env_overrides_file),
