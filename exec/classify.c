@@ -1,9 +1,66 @@
-/* Placeholder until the classifier lands: everything is unknown. */
+/*
+ * The classifier (see exec/classify.h). Order of the checks for each
+ * simple command the parser lists:
+ *
+ *   1. the words: wrappers (sudo, env, timeout, xargs, sh -c, ...) are
+ *      peeled off and what they run is classified instead (sh -c and eval
+ *      strings are parsed again, recursively); then the built-in blocked
+ *      checks, then the per-command handlers (git, find, sed, ...), then
+ *      the plain lists (read-only, writers); anything else is unknown;
+ *   2. the configured rules, on the whole text and on the peeled text
+ *      (never lowering a built-in blocked);
+ *   3. redirections (a file written is at least write; a block device
+ *      written is blocked);
+ *   4. the path sandbox (recorded in the verdict, not in the risk).
+ *
+ * A parse that is not complete is at least unknown; what it did list can
+ * still raise it. A fork bomb is found in the raw text, since the parser
+ * (rightly) gives up on function definitions.
+ */
+
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/classify.h"
+#include "exec/shparse.h"
 #include "logs/xmalloc.h"
+
+#define CLS_DEPTH_MAX	16	/* sh -c inside sh -c ... */
+#define CLS_RULE_MAX	64
+#define CLS_REASON_MAX	256
+
+/* A risk with the rule that set it and why. */
+struct cls_res {
+	enum cls_risk	 risk;
+	char		 rule[CLS_RULE_MAX];
+	char		 reason[CLS_REASON_MAX];
+	int		 set;
+};
+
+/* A word list being peeled: borrowed from a parsed command. */
+struct cls_words {
+	char		**w;
+	unsigned	 *f;
+	size_t		  n;
+};
+
+/* One classification. */
+struct cls_ctx {
+	const struct cls_policy	*p;
+	struct cls_verdict	*v;
+	char			*cwd;		/* for relative paths; NULL:
+						   unknown (after "cd -") */
+	int			 depth;
+	size_t			 cmdcap;
+};
 
 static const char *cls_risk_names[] = { "read_only", "write", "unknown",
     "destructive", "blocked" };
@@ -11,22 +68,1656 @@ static const char *cls_tier_names[] = { "read_only", "read_write", "admin" };
 static const char *cls_action_names[] = { "run", "hold", "refuse" };
 static const char *cls_sandbox_names[] = { "hold", "refuse", "off" };
 
+static void	cls_source(struct cls_ctx *, const char *, size_t);
+static void	cls_words(struct cls_ctx *, struct cls_words *,
+		    struct cls_res *, char **inner);
+
+/* Raises r to risk (the first reason at the highest risk stays). */
+static void __attribute__((format(printf, 4, 5)))
+cls_raise(struct cls_res *r, enum cls_risk risk, const char *rule,
+    const char *fmt, ...)
+{
+	va_list	ap;
+
+	if (r->set && risk <= r->risk)
+		return;
+	r->risk = risk;
+	r->set = 1;
+	snprintf(r->rule, sizeof r->rule, "%s", rule);
+	va_start(ap, fmt);
+	vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+	va_end(ap);
+}
+
+/* Sets r outright (configured rules may lower). */
+static void
+cls_set(struct cls_res *r, enum cls_risk risk, const char *rule,
+    const char *reason)
+{
+	r->risk = risk;
+	r->set = 1;
+	snprintf(r->rule, sizeof r->rule, "%s", rule);
+	snprintf(r->reason, sizeof r->reason, "%s", reason);
+}
+
+/* The last path component of a command name. */
+static const char *
+cls_base(const char *s)
+{
+	const char	*slash = strrchr(s, '/');
+
+	return (slash != NULL ? slash + 1 : s);
+}
+
+/* 1 if s is one of the NULL-terminated list. */
+static int
+cls_in(const char *s, const char *const *list)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(s, *list) == 0)
+			return (1);
+	return (0);
+}
+
+/* Drops the first k words. */
+static void
+cls_shift(struct cls_words *ws, size_t k)
+{
+	if (k > ws->n)
+		k = ws->n;
+	ws->w += k;
+	ws->f += k;
+	ws->n -= k;
+}
+
+/* Words joined by spaces (allocated). */
+static char *
+cls_join(char *const *w, size_t n)
+{
+	char	*s;
+	size_t	 i, len = 1, off = 0;
+
+	for (i = 0; i < n; i++)
+		len += strlen(w[i]) + 1;
+	s = xmalloc(len);
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			s[off++] = ' ';
+		memcpy(s + off, w[i], strlen(w[i]));
+		off += strlen(w[i]);
+	}
+	s[off] = '\0';
+	return (s);
+}
+
+/* 1 if word w is an option "-x..." (not "-" alone, not a number). */
+static int
+cls_is_opt(const char *w)
+{
+	return (w[0] == '-' && w[1] != '\0');
+}
+
+/* 1 if some word (from 1 on) starts with prefix or equals it. */
+static int
+cls_has_opt(const struct cls_words *ws, const char *opt)
+{
+	size_t	i, len = strlen(opt);
+
+	for (i = 1; i < ws->n; i++) {
+		if (strcmp(ws->w[i], "--") == 0)
+			return (0);
+		if (strncmp(ws->w[i], opt, len) == 0 &&
+		    (ws->w[i][len] == '\0' || ws->w[i][len] == '=' ||
+		    opt[len - 1] == '='))
+			return (1);
+	}
+	return (0);
+}
+
+/* 1 if a short-option cluster ("-rf", "-fR") holds c, before any "--". */
+static int
+cls_has_flag(const struct cls_words *ws, char c, const char *lng)
+{
+	size_t	i;
+
+	for (i = 1; i < ws->n; i++) {
+		if (strcmp(ws->w[i], "--") == 0)
+			return (0);
+		if (ws->w[i][0] == '-' && ws->w[i][1] != '-' &&
+		    strchr(ws->w[i] + 1, c) != NULL)
+			return (1);
+		if (lng != NULL && strcmp(ws->w[i], lng) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/* ---- catastrophic paths ---------------------------------------------- */
+
+static const char *const cls_sysdirs[] = { "/bin", "/boot", "/dev", "/etc",
+    "/home", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc",
+    "/root", "/run", "/sbin", "/srv", "/sys", "/usr", "/var", "/snap",
+    "/media", "/mnt", "/boot/efi", "/usr/bin", "/usr/lib", "/usr/sbin",
+    "/usr/local", "/usr/share", "/var/lib", "/tmp", NULL };
+
+/*
+ * Lexical normal form of an absolute path: no //, no /./, .. applied,
+ * no trailing slash ("/" stays). Allocated.
+ */
+static char *
+cls_norm(const char *path)
+{
+	char		*out = xmalloc(strlen(path) + 2);
+	const char	*p = path, *e;
+	size_t		 len = 0, n;
+
+	while (*p != '\0') {
+		while (*p == '/')
+			p++;
+		e = p + strcspn(p, "/");
+		n = e - p;
+		if (n == 0 || (n == 1 && p[0] == '.'))
+			;
+		else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+		} else {
+			out[len++] = '/';
+			memcpy(out + len, p, n);
+			len += n;
+		}
+		p = e;
+	}
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = '\0';
+	return (out);
+}
+
+/* 1 if s has an unquoted-looking glob character. */
+static int
+cls_globby(const char *s)
+{
+	return (strpbrk(s, "*?[") != NULL);
+}
+
+/*
+ * Why an absolute path is catastrophic to delete or rewrite, or NULL:
+ * the root, a glob right under it ("/u*"), a top-level system directory,
+ * or a glob of everything in one.
+ */
+static const char *
+cls_root_path(const char *abs)
+{
+	char		*n = cls_norm(abs), *slash;
+	const char	*why = NULL;
+
+	if (strcmp(n, "/") == 0)
+		why = "/ (the root directory)";
+	else if (cls_in(n, cls_sysdirs))
+		why = "a top-level system directory";
+	else if ((slash = strrchr(n, '/')) != NULL && cls_globby(slash)) {
+		*slash = '\0';
+		if (*n == '\0')
+			why = "everything under / (the root directory)";
+		else if (cls_in(n, cls_sysdirs))
+			why = "everything in a top-level system directory";
+	}
+	free(n);
+	return (why);
+}
+
+/*
+ * Why a target word is catastrophic (rm -r, chmod -R, mv), or NULL. f is
+ * its SH_W_* flags: "$HOME" expanded differs from '$HOME' quoted.
+ */
+static const char *
+cls_root_target(const char *w, unsigned f)
+{
+	const char	*rest;
+	size_t		 n;
+
+	if (w[0] == '~') {
+		rest = w + 1 + strcspn(w + 1, "/");
+		if (*rest == '\0' || strcmp(rest, "/") == 0 ||
+		    strcmp(rest, "/*") == 0 || strcmp(rest, "/.") == 0)
+			return ("a home directory");
+	}
+	if ((f & SH_W_DYNAMIC) && w[0] == '$') {
+		if (strncmp(w, "$HOME", 5) == 0 && !isalnum((unsigned char)w[5])
+		    && w[5] != '_')
+			rest = w + 5;
+		else if (strncmp(w, "${HOME}", 7) == 0)
+			rest = w + 7;
+		else
+			rest = NULL;
+		if (rest != NULL && (*rest == '\0' || strcmp(rest, "/") == 0 ||
+		    strcmp(rest, "/*") == 0 || strcmp(rest, "/.") == 0))
+			return ("the home directory ($HOME)");
+		/* $X/ with X empty or unset is /. ${X:?} and ${X?} are not. */
+		if (w[1] == '{' && (rest = strchr(w, '}')) != NULL) {
+			n = strcspn(w + 2, ":?}");
+			if (w[2 + n] == '?' || (w[2 + n] == ':' &&
+			    w[3 + n] == '?'))
+				return (NULL);
+			rest++;
+		} else if (w[1] == '(') {
+			if ((rest = strchr(w, ')')) == NULL)
+				return (NULL);
+			rest++;
+		} else {
+			rest = w + 1;
+			while (isalnum((unsigned char)*rest) || *rest == '_')
+				rest++;
+		}
+		if (rest[0] == '/' && cls_root_path(rest) != NULL)
+			return ("/ or a system directory if the variable in "
+			    "front is empty");
+		return (NULL);
+	}
+	if (w[0] == '/')
+		return (cls_root_path(w));
+	return (NULL);
+}
+
+/* Block devices: writing one destroys a disk. */
+static int
+cls_block_device(const char *path)
+{
+	static const char *const pats[] = { "/dev/sd*", "/dev/hd*",
+	    "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*", "/dev/md*",
+	    "/dev/dm-*", "/dev/loop*", "/dev/mapper/*", "/dev/disk/*",
+	    "/dev/sr*", "/dev/mem", "/dev/kmem", "/dev/port", NULL };
+	char	*n;
+	size_t	 i;
+	int	 hit = 0;
+
+	if (path[0] != '/')
+		return (0);
+	n = cls_norm(path);
+	for (i = 0; pats[i] != NULL && !hit; i++)
+		hit = fnmatch(pats[i], n, 0) == 0;
+	free(n);
+	return (hit);
+}
+
+/* Devices any command may name. */
+static int
+cls_harmless_device(const char *path)
+{
+	static const char *const ok[] = { "/dev/null", "/dev/stdin",
+	    "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero",
+	    "/dev/random", "/dev/urandom", "/dev/full", NULL };
+
+	return (cls_in(path, ok) || strncmp(path, "/dev/fd/", 8) == 0);
+}
+
+/* ---- the path sandbox -------------------------------------------------- */
+
+/* 1 if path is root or under it. */
+static int
+cls_under(const char *path, const char *root)
+{
+	size_t	len = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return (1);
+	return (strncmp(path, root, len) == 0 &&
+	    (path[len] == '\0' || path[len] == '/'));
+}
+
+/*
+ * The path as the kernel would find it: the longest existing prefix
+ * realpath'd (symlinks followed), the rest appended lexically.
+ */
+static char *
+cls_resolve(const char *abs)
+{
+	char		*n = cls_norm(abs), *prefix = xstrdup(n), *cut, *rp;
+	char		*joined, *out;
+	const char	*suffix;
+
+	while ((rp = realpath(prefix, NULL)) == NULL) {
+		if ((cut = strrchr(prefix, '/')) == NULL || cut == prefix) {
+			prefix[1] = '\0';	/* "/" */
+			rp = xstrdup("/");
+			break;
+		}
+		*cut = '\0';
+	}
+	suffix = strcmp(prefix, "/") == 0 ? n : n + strlen(prefix);
+	xasprintf(&joined, "%s%s", strcmp(rp, "/") == 0 ? "" : rp, suffix);
+	out = cls_norm(joined);
+	free(joined);
+	free(rp);
+	free(prefix);
+	free(n);
+	return (out);
+}
+
+/* 1 if the resolved path is inside the workspace or an allowed root. */
+static int
+cls_inside(const struct cls_policy *p, const char *resolved)
+{
+	size_t	i;
+
+	if (cls_under(resolved, p->workspace))
+		return (1);
+	for (i = 0; i < p->nallow; i++)
+		if (cls_under(resolved, p->allow_paths[i]))
+			return (1);
+	return (0);
+}
+
+/* Records the first path outside the sandbox. */
+static void
+cls_outside(struct cls_ctx *ctx, const char *what, const char *resolved)
+{
+	if (ctx->v->outside != NULL)
+		return;
+	ctx->v->outside = xstrdup(resolved);
+	xasprintf(&ctx->v->outside_reason, "%s %s, outside the workspace %s",
+	    what, resolved, ctx->p->workspace);
+}
+
+/*
+ * Checks one word as a path: absolute, ~, with a .. component, or
+ * through a symlink that exists. what says who uses it ("cat names").
+ */
+static void
+cls_check_path(struct cls_ctx *ctx, const char *w, unsigned f,
+    const char *what)
+{
+	struct stat	 sb;
+	char		*abs, *res;
+
+	if (ctx->p->workspace == NULL || ctx->v->outside != NULL ||
+	    (f & SH_W_DYNAMIC) || *w == '\0' || cls_harmless_device(w))
+		return;
+	if (w[0] == '~') {
+		cls_outside(ctx, what, w);
+		return;
+	}
+	if (w[0] != '/') {
+		if (ctx->cwd == NULL) {
+			/* After "cd -" or "cd $X" only .. is known to leave. */
+			if (strstr(w, "..") != NULL)
+				cls_outside(ctx, what, w);
+			return;
+		}
+		xasprintf(&abs, "%s/%s", ctx->cwd, w);
+		/* A plain word that names nothing here cannot leave. */
+		if (strchr(w, '/') == NULL && strcmp(w, "..") != 0 &&
+		    lstat(abs, &sb) != 0) {
+			free(abs);
+			return;
+		}
+	} else
+		abs = xstrdup(w);
+	res = cls_resolve(abs);
+	if (!cls_inside(ctx->p, res))
+		cls_outside(ctx, what, res);
+	free(res);
+	free(abs);
+}
+
+/* Every argument (and --opt=VALUE value) of a command as a path. */
+static void
+cls_check_args(struct cls_ctx *ctx, const struct cls_words *ws)
+{
+	const char	*eq;
+	char		 what[128];
+	size_t		 i;
+
+	if (ctx->p->workspace == NULL || ws->n == 0)
+		return;
+	snprintf(what, sizeof what, "%s names", cls_base(ws->w[0]));
+	for (i = 1; i < ws->n && ctx->v->outside == NULL; i++) {
+		if (ws->w[i][0] == '-') {
+			if (ws->w[i][1] == '-' && (eq = strchr(ws->w[i],
+			    '=')) != NULL)
+				cls_check_path(ctx, eq + 1, ws->f[i], what);
+			continue;
+		}
+		cls_check_path(ctx, ws->w[i], ws->f[i], what);
+	}
+}
+
+/* ---- the built-in blocked checks --------------------------------------- */
+
+/* A target of rm/chmod/mv that is catastrophic: blocked. */
+static int
+cls_block_targets(const struct cls_words *ws, size_t from, const char *verb,
+    const char *rule, struct cls_res *r)
+{
+	const char	*why;
+	size_t		 i;
+	int		 opts = 1;
+
+	for (i = from; i < ws->n; i++) {
+		if (opts && strcmp(ws->w[i], "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && cls_is_opt(ws->w[i]))
+			continue;
+		if ((why = cls_root_target(ws->w[i], ws->f[i])) != NULL) {
+			cls_raise(r, CLS_BLOCKED, rule, "%s of %s: %s", verb,
+			    ws->w[i], why);
+			return (1);
+		}
+	}
+	return (0);
+}
+
+/* kill with -1 among its pids (every process the user may signal). */
+static int
+cls_block_kill(const struct cls_words *ws, struct cls_res *r)
+{
+	size_t	i = 1;
+
+	if (i < ws->n && strcmp(ws->w[i], "-s") == 0)
+		i += 2;
+	else if (i < ws->n && strcmp(ws->w[i], "-n") == 0)
+		i += 2;
+	else if (i < ws->n && ws->w[i][0] == '-' && strcmp(ws->w[i], "--") &&
+	    ws->n > i + 1)
+		i++;		/* -9, -KILL, -1: the signal */
+	for (; i < ws->n; i++) {
+		if (strcmp(ws->w[i], "--") == 0)
+			continue;
+		if (strcmp(ws->w[i], "-1") == 0) {
+			cls_raise(r, CLS_BLOCKED, "blocked:kill-all", "kill "
+			    "-1 signals every process this user may signal");
+			return (1);
+		}
+	}
+	return (0);
+}
+
+/* dd, cp, tee, shred, truncate onto a block device. */
+static int
+cls_block_device_write(const struct cls_words *ws, const char *name,
+    struct cls_res *r)
+{
+	const char	*t;
+	size_t		 i;
+
+	for (i = 1; i < ws->n; i++) {
+		t = ws->w[i];
+		if (strcmp(name, "dd") == 0) {
+			if (strncmp(t, "of=", 3) != 0)
+				continue;
+			t += 3;
+		} else if (strcmp(name, "cp") == 0 && i != ws->n - 1)
+			continue;
+		if (cls_block_device(t)) {
+			cls_raise(r, CLS_BLOCKED, "blocked:device-write", "%s "
+			    "writes the block device %s", name, t);
+			return (1);
+		}
+	}
+	return (0);
+}
+
+/* find / -delete, find / -exec rm ...: deletes from a root. */
+static int
+cls_block_find(const struct cls_words *ws, struct cls_res *r)
+{
+	const char	*root = NULL;
+	size_t		 i;
+	int		 deletes = 0;
+
+	for (i = 1; i < ws->n; i++) {
+		if (root == NULL && ws->w[i][0] != '-' &&
+		    cls_root_target(ws->w[i], ws->f[i]) != NULL)
+			root = ws->w[i];
+		if (strcmp(ws->w[i], "-delete") == 0 ||
+		    ((strcmp(ws->w[i], "-exec") == 0 ||
+		    strcmp(ws->w[i], "-execdir") == 0 ||
+		    strcmp(ws->w[i], "-ok") == 0) && i + 1 < ws->n &&
+		    (strcmp(cls_base(ws->w[i + 1]), "rm") == 0 ||
+		    strcmp(cls_base(ws->w[i + 1]), "shred") == 0)))
+			deletes = 1;
+	}
+	if (root == NULL || !deletes)
+		return (0);
+	cls_raise(r, CLS_BLOCKED, "blocked:rm-root", "find deletes files "
+	    "under %s", root);
+	return (1);
+}
+
+/* Every catastrophe by name and arguments; 1 if blocked. */
+static int
+cls_blocked(const struct cls_words *ws, const char *name, struct cls_res *r)
+{
+	static const char *const power[] = { "shutdown", "reboot", "halt",
+	    "poweroff", "killall5", NULL };
+	static const char *const mkfs[] = { "mke2fs", "mkswap", "wipefs",
+	    "mkntfs", "mkdosfs", "mkfs", NULL };
+	static const char *const parts[] = { "fdisk", "sfdisk", "parted",
+	    "sgdisk", "gdisk", "cfdisk", NULL };
+	static const char *const sysverbs[] = { "poweroff", "reboot", "halt",
+	    "kexec", "emergency", "rescue", NULL };
+	size_t	i;
+
+	if (cls_in(name, power)) {
+		cls_raise(r, CLS_BLOCKED, "blocked:power", "%s stops or "
+		    "restarts the machine", name);
+		return (1);
+	}
+	if (cls_in(name, mkfs) || strncmp(name, "mkfs.", 5) == 0) {
+		cls_raise(r, CLS_BLOCKED, "blocked:mkfs", "%s destroys a "
+		    "file system", name);
+		return (1);
+	}
+	if (cls_in(name, parts) && !cls_has_flag(ws, 'l', "--list")) {
+		cls_raise(r, CLS_BLOCKED, "blocked:partition", "%s rewrites "
+		    "a partition table", name);
+		return (1);
+	}
+	if ((strcmp(name, "init") == 0 || strcmp(name, "telinit") == 0) &&
+	    ws->n > 1 && (strcmp(ws->w[1], "0") == 0 ||
+	    strcmp(ws->w[1], "6") == 0)) {
+		cls_raise(r, CLS_BLOCKED, "blocked:power", "%s %s stops or "
+		    "restarts the machine", name, ws->w[1]);
+		return (1);
+	}
+	if (strcmp(name, "systemctl") == 0)
+		for (i = 1; i < ws->n; i++)
+			if (cls_in(ws->w[i], sysverbs)) {
+				cls_raise(r, CLS_BLOCKED, "blocked:power",
+				    "systemctl %s stops or restarts the "
+				    "machine", ws->w[i]);
+				return (1);
+			}
+	if (strcmp(name, "rm") == 0) {
+		if (cls_has_opt(ws, "--no-preserve-root")) {
+			cls_raise(r, CLS_BLOCKED, "blocked:rm-root", "rm "
+			    "--no-preserve-root is only for deleting /");
+			return (1);
+		}
+		return (cls_block_targets(ws, 1, "rm", "blocked:rm-root", r));
+	}
+	if (strcmp(name, "mv") == 0)
+		return (cls_block_targets(ws, 1, "mv", "blocked:mv-root", r));
+	if (strcmp(name, "chmod") == 0 || strcmp(name, "chown") == 0 ||
+	    strcmp(name, "chgrp") == 0)
+		return (cls_block_targets(ws, 2, name, "blocked:perm-root", r));
+	if (strcmp(name, "kill") == 0)
+		return (cls_block_kill(ws, r));
+	if ((strcmp(name, "pkill") == 0 || strcmp(name, "killall") == 0) &&
+	    ws->n > 1 && (cls_in(ws->w[ws->n - 1], (const char *const[]){
+	    ".", ".*", "", "-1", NULL }))) {
+		cls_raise(r, CLS_BLOCKED, "blocked:kill-all", "%s %s matches "
+		    "every process", name, ws->w[ws->n - 1]);
+		return (1);
+	}
+	if (strcmp(name, "find") == 0)
+		return (cls_block_find(ws, r));
+	if (cls_in(name, (const char *const[]){ "dd", "cp", "tee", "shred",
+	    "truncate", "cat", "pv", NULL }))
+		return (cls_block_device_write(ws, name, r));
+	return (0);
+}
+
+/* ---- wrappers ---------------------------------------------------------- */
+
+/* Index of the first word after options; with_arg options take a value. */
+static size_t
+cls_skip_opts(const struct cls_words *ws, size_t i,
+    const char *const *with_arg)
+{
+	while (i < ws->n) {
+		if (strcmp(ws->w[i], "--") == 0)
+			return (i + 1);
+		if (!cls_is_opt(ws->w[i]))
+			break;
+		i += cls_in(ws->w[i], with_arg) ? 2 : 1;
+	}
+	return (i);
+}
+
+/* Parses str as a shell command of its own (sh -c, eval, ssh, watch). */
+static void
+cls_nested(struct cls_ctx *ctx, const char *str, unsigned f,
+    const char *who, struct cls_res *r)
+{
+	if (f & SH_W_DYNAMIC) {
+		cls_raise(r, CLS_UNKNOWN, "unknown:dynamic", "%s runs a "
+		    "command string computed at run time", who);
+		return;
+	}
+	if (ctx->depth >= CLS_DEPTH_MAX) {
+		cls_raise(r, CLS_UNKNOWN, "unknown:nested", "%s nests shells "
+		    "too deeply to follow", who);
+		return;
+	}
+	cls_raise(r, CLS_READ_ONLY, "wrapper:shell", "%s runs its string as "
+	    "a shell command (classified with it)", who);
+	ctx->depth++;
+	cls_source(ctx, str, strlen(str));
+	ctx->depth--;
+}
+
+/* sh/bash -c STR; 1 if handled (no inner words to classify). */
+static int
+cls_shell(struct cls_ctx *ctx, struct cls_words *ws, const char *name,
+    struct cls_res *r)
+{
+	static const char *const with_arg[] = { "-o", "+o", "-O", "+O",
+	    "--rcfile", "--init-file", NULL };
+	size_t	i;
+
+	for (i = 1; i < ws->n; i++) {
+		if (strcmp(ws->w[i], "-c") == 0 || (ws->w[i][0] == '-' &&
+		    ws->w[i][1] != '-' && strchr(ws->w[i], 'c') != NULL)) {
+			if (i + 1 >= ws->n)
+				break;
+			cls_nested(ctx, ws->w[i + 1], ws->f[i + 1], name, r);
+			return (1);
+		}
+		if (!cls_is_opt(ws->w[i]) && ws->w[i][0] != '+')
+			break;
+		if (cls_in(ws->w[i], with_arg))
+			i++;
+	}
+	cls_raise(r, CLS_UNKNOWN, "unknown:shell", "%s runs a script or its "
+	    "standard input, which is not classified", name);
+	return (1);
+}
+
+/*
+ * If ws starts with a wrapper, its words to drop (> 0), 0 if it is not a
+ * wrapper, or -1 when it was handled whole (r set).
+ */
+static ssize_t
+cls_wrapper(struct cls_ctx *ctx, struct cls_words *ws, const char *name,
+    struct cls_res *r)
+{
+	static const char *const shells[] = { "sh", "bash", "dash", "zsh",
+	    "ksh", "mksh", "ash", NULL };
+	static const char *const plain[] = { "nohup", "time", "exec",
+	    "builtin", "setsid", "unbuffer", NULL };
+	char	*s;
+	size_t	 i;
+
+	if (strcmp(name, "sudo") == 0 || strcmp(name, "doas") == 0) {
+		i = cls_skip_opts(ws, 1, (const char *const[]){ "-u", "-g",
+		    "-h", "-p", "-C", "-D", "-r", "-t", "-U", NULL });
+		if (i >= ws->n || cls_has_flag(ws, 'i', "--login") ||
+		    cls_has_flag(ws, 's', "--shell")) {
+			cls_raise(r, CLS_UNKNOWN, "wrapper:sudo", "%s opens a "
+			    "root shell", name);
+			return (-1);
+		}
+		cls_raise(r, CLS_DESTRUCTIVE, "wrapper:sudo", "%s runs %s as "
+		    "root", name, ws->w[i]);
+		return ((ssize_t)i);
+	}
+	if (cls_in(name, plain))
+		return (cls_skip_opts(ws, 1, (const char *const[]){ "-a",
+		    NULL }));
+	if (strcmp(name, "command") == 0) {
+		if (cls_has_flag(ws, 'v', NULL) || cls_has_flag(ws, 'V', NULL)) {
+			cls_raise(r, CLS_READ_ONLY, "read_only:command",
+			    "command -v only looks a name up");
+			return (-1);
+		}
+		return (cls_skip_opts(ws, 1, (const char *const[]){ NULL }));
+	}
+	if (strcmp(name, "env") == 0) {
+		if (cls_has_opt(ws, "-S") || cls_has_opt(ws, "--split-string")) {
+			cls_raise(r, CLS_UNKNOWN, "unknown:env", "env -S splits "
+			    "a string into a command");
+			return (-1);
+		}
+		i = cls_skip_opts(ws, 1, (const char *const[]){ "-u",
+		    "--unset", "-C", "--chdir", NULL });
+		while (i < ws->n && strchr(ws->w[i], '=') != NULL)
+			i++;
+		if (i >= ws->n) {
+			cls_raise(r, CLS_READ_ONLY, "read_only:env",
+			    "env prints the environment");
+			return (-1);
+		}
+		return ((ssize_t)i);
+	}
+	if (strcmp(name, "nice") == 0 || strcmp(name, "ionice") == 0 ||
+	    strcmp(name, "stdbuf") == 0 || strcmp(name, "chrt") == 0)
+		return (cls_skip_opts(ws, 1, (const char *const[]){ "-n", "-c",
+		    "-p", "-i", "-o", "-e", NULL }) + (strcmp(name, "chrt") == 0 ?
+		    1 : 0));
+	if (strcmp(name, "timeout") == 0) {
+		i = cls_skip_opts(ws, 1, (const char *const[]){ "-s", "-k",
+		    NULL });
+		return ((ssize_t)(i + 1 <= ws->n ? i + 1 : ws->n));
+	}
+	if (strcmp(name, "taskset") == 0) {
+		i = cls_skip_opts(ws, 1, (const char *const[]){ NULL });
+		return ((ssize_t)(i + 1 <= ws->n ? i + 1 : ws->n));
+	}
+	if (strcmp(name, "xargs") == 0) {
+		i = cls_skip_opts(ws, 1, (const char *const[]){ "-n", "-L",
+		    "-I", "-d", "-P", "-s", "-E", "-a", NULL });
+		if (i >= ws->n) {
+			cls_raise(r, CLS_READ_ONLY, "read_only:xargs",
+			    "xargs with no command only echoes");
+			return (-1);
+		}
+		return ((ssize_t)i);
+	}
+	if (strcmp(name, "busybox") == 0)
+		return (1);
+	if (strcmp(name, "flock") == 0 || strcmp(name, "chroot") == 0 ||
+	    strcmp(name, "unshare") == 0 || strcmp(name, "nsenter") == 0) {
+		cls_raise(r, CLS_UNKNOWN, "unknown:namespace", "%s changes "
+		    "where or how the command runs", name);
+		i = cls_skip_opts(ws, 1, (const char *const[]){ "-w", "-E",
+		    "-t", NULL });
+		if (strcmp(name, "flock") == 0 || strcmp(name, "chroot") == 0)
+			i++;
+		return ((ssize_t)(i <= ws->n ? i : ws->n));
+	}
+	if (cls_in(name, shells))
+		return (cls_shell(ctx, ws, name, r) ? -1 : 0);
+	if (strcmp(name, "eval") == 0 || strcmp(name, "watch") == 0 ||
+	    strcmp(name, "ssh") == 0 || strcmp(name, "su") == 0) {
+		if (strcmp(name, "su") == 0) {
+			cls_raise(r, CLS_DESTRUCTIVE, "wrapper:su", "su runs "
+			    "as another user");
+			for (i = 1; i + 1 < ws->n && strcmp(ws->w[i], "-c"); i++)
+				;
+			if (i + 1 >= ws->n) {
+				cls_raise(r, CLS_UNKNOWN, "wrapper:su", "su "
+				    "opens a shell");
+				return (-1);
+			}
+			cls_nested(ctx, ws->w[i + 1], ws->f[i + 1], "su", r);
+			return (-1);
+		}
+		i = cls_skip_opts(ws, 1, (const char *const[]){ "-n", "-p",
+		    "-i", "-l", "-o", "-F", "-J", "-L", "-R", NULL });
+		if (strcmp(name, "ssh") == 0) {
+			cls_raise(r, CLS_UNKNOWN, "unknown:ssh", "ssh runs "
+			    "on another machine");
+			i++;	/* the host */
+		}
+		if (i >= ws->n)
+			return (-1);
+		for (s = NULL; i < ws->n; i++)
+			if (ws->f[i] & SH_W_DYNAMIC)
+				break;
+		if (i < ws->n) {
+			cls_raise(r, CLS_UNKNOWN, "unknown:dynamic", "%s runs "
+			    "a command computed at run time", name);
+			return (-1);
+		}
+		i = cls_skip_opts(ws, 1, (const char *const[]){ "-n", "-p",
+		    "-i", "-l", "-o", "-F", "-J", "-L", "-R", NULL }) +
+		    (strcmp(name, "ssh") == 0);
+		s = cls_join(ws->w + i, ws->n - i);
+		cls_nested(ctx, s, 0, name, r);
+		free(s);
+		return (-1);
+	}
+	return (0);
+}
+
+/* ---- per-command handlers ---------------------------------------------- */
+
+/* git: read-only subcommands, destructive ones, the rest write. */
+static void
+cls_git(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
+{
+	static const char *const ro[] = { "status", "log", "diff", "show",
+	    "blame", "annotate", "shortlog", "describe", "rev-parse",
+	    "rev-list", "ls-files", "ls-tree", "ls-remote", "cat-file",
+	    "grep", "merge-base", "name-rev", "for-each-ref", "show-ref",
+	    "count-objects", "whatchanged", "version", "help", "var",
+	    "check-ignore", "cherry", "range-diff", "diff-tree", "diff-files",
+	    "diff-index", "show-branch", "verify-commit", "verify-tag",
+	    "--version", "--help", NULL };
+	static const char *const hard[] = { "--hard", "--merge", "--keep",
+	    NULL };
+	struct cls_words	 sub = *ws;
+	const char		*cmd;
+	size_t			 i = 1;
+
+	while (i < ws->n && ws->w[i][0] == '-' && !cls_in(ws->w[i], ro)) {
+		if (strcmp(ws->w[i], "-c") == 0 ||
+		    strncmp(ws->w[i], "--config-env", 12) == 0 ||
+		    strncmp(ws->w[i], "--exec-path", 11) == 0) {
+			cls_raise(r, CLS_UNKNOWN, "unknown:git-config", "git %s "
+			    "can change what git runs", ws->w[i]);
+			return;
+		}
+		if (strcmp(ws->w[i], "-C") == 0 && i + 1 < ws->n) {
+			cls_check_path(ctx, ws->w[i + 1], ws->f[i + 1],
+			    "git -C uses");
+			i++;
+		}
+		i++;
+	}
+	if (i >= ws->n) {
+		cls_raise(r, CLS_READ_ONLY, "read_only:git", "git alone prints "
+		    "its help");
+		return;
+	}
+	cls_shift(&sub, i);
+	cmd = sub.w[0];
+	if (cls_has_opt(&sub, "--output") || cls_has_opt(&sub, "-o")) {
+		if (cls_in(cmd, ro)) {
+			cls_raise(r, CLS_WRITE, "write:git", "git %s --output "
+			    "writes a file", cmd);
+			return;
+		}
+	}
+	if (cls_in(cmd, ro)) {
+		cls_raise(r, CLS_READ_ONLY, "read_only:git", "git %s only "
+		    "reads", cmd);
+		return;
+	}
+	if ((strcmp(cmd, "reset") == 0 && (cls_has_opt(&sub, "--hard") ||
+	    cls_has_opt(&sub, "--merge") || cls_has_opt(&sub, "--keep"))) ||
+	    (strcmp(cmd, "clean") == 0 && (cls_has_flag(&sub, 'f', "--force"))) ||
+	    (strcmp(cmd, "push") == 0 && (cls_has_flag(&sub, 'f', "--force") ||
+	    cls_has_opt(&sub, "--force-with-lease") ||
+	    cls_has_opt(&sub, "--force-if-includes") ||
+	    cls_has_flag(&sub, 'd', "--delete") || cls_has_opt(&sub, "--mirror")
+	    || cls_has_opt(&sub, "--prune"))) ||
+	    (strcmp(cmd, "branch") == 0 && (cls_has_flag(&sub, 'D', NULL) ||
+	    cls_has_flag(&sub, 'd', "--delete") || cls_has_flag(&sub, 'M',
+	    NULL))) ||
+	    (strcmp(cmd, "tag") == 0 && cls_has_flag(&sub, 'd', "--delete")) ||
+	    (strcmp(cmd, "stash") == 0 && sub.n > 1 && (strcmp(sub.w[1],
+	    "drop") == 0 || strcmp(sub.w[1], "clear") == 0)) ||
+	    (strcmp(cmd, "checkout") == 0 && (cls_has_opt(&sub, "--") ||
+	    cls_has_flag(&sub, 'f', "--force") || (sub.n > 1 &&
+	    strcmp(sub.w[sub.n - 1], ".") == 0))) ||
+	    (strcmp(cmd, "restore") == 0 && !(sub.n > 1 &&
+	    cls_has_opt(&sub, "--staged") && !cls_has_opt(&sub, "--worktree")))
+	    || (strcmp(cmd, "reflog") == 0 && sub.n > 1 &&
+	    (strcmp(sub.w[1], "expire") == 0 || strcmp(sub.w[1], "delete") ==
+	    0)) || strcmp(cmd, "filter-branch") == 0 ||
+	    strcmp(cmd, "filter-repo") == 0 || strcmp(cmd, "rebase") == 0 ||
+	    strcmp(cmd, "rm") == 0 || strcmp(cmd, "prune") == 0 ||
+	    (strcmp(cmd, "gc") == 0 && cls_has_opt(&sub, "--prune")) ||
+	    (strcmp(cmd, "update-ref") == 0 && cls_has_flag(&sub, 'd', NULL))) {
+		cls_raise(r, CLS_DESTRUCTIVE, "destructive:git", "git %s can "
+		    "lose work or rewrite history", cmd);
+		return;
+	}
+	(void)hard;
+	if (cls_in(cmd, (const char *const[]){ "branch", "tag", "remote",
+	    "config", "stash", "worktree", "notes", "reflog", "symbolic-ref",
+	    NULL })) {
+		for (i = 1; i < sub.n; i++) {
+			if (cls_in(sub.w[i], (const char *const[]){ "-a", "-r",
+			    "-v", "-vv", "-l", "--list", "--show-current",
+			    "--get", "--get-all", "--get-regexp", "--show-origin",
+			    "list", "show", "get-url", "-n", "--all", NULL }) ||
+			    strncmp(sub.w[i], "--sort=", 7) == 0 ||
+			    strncmp(sub.w[i], "--format=", 9) == 0 ||
+			    strncmp(sub.w[i], "--color", 7) == 0)
+				continue;
+			if (strcmp(cmd, "config") == 0 && i > 1 && cls_in(
+			    sub.w[1], (const char *const[]){ "--get",
+			    "--get-all", "--get-regexp", NULL }))
+				continue;
+			if (strcmp(cmd, "symbolic-ref") == 0 && sub.n == 2)
+				continue;
+			break;
+		}
+		if (i == sub.n) {
+			cls_raise(r, CLS_READ_ONLY, "read_only:git", "git %s "
+			    "only lists", cmd);
+			return;
+		}
+	}
+	if (cls_in(cmd, (const char *const[]){ "push", "pull", "fetch",
+	    "commit", "add", "merge", "checkout", "switch", "clone", "init",
+	    "am", "apply", "cherry-pick", "revert", "stash", "mv", "submodule",
+	    "branch", "tag", "remote", "config", "worktree", "notes", "gc",
+	    "restore", "format-patch", "bisect", "archive", "bundle",
+	    "update-index", "symbolic-ref", "lfs", "maintenance", "sparse-checkout",
+	    "reflog", "replace", "fsck", "repack", "pack-refs", NULL })) {
+		cls_raise(r, CLS_WRITE, "write:git", "git %s changes the "
+		    "repository%s", cmd, strcmp(cmd, "push") == 0 ?
+		    " and the remote" : "");
+		return;
+	}
+	cls_raise(r, CLS_UNKNOWN, "unknown:git", "git %s is not a known git "
+	    "command (an alias?)", cmd);
+}
+
+/* find: read-only without actions that write, delete or run. */
+static void
+cls_find(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
+{
+	struct cls_words	 sub;
+	struct cls_res		 inner;
+	char			*text = NULL;
+	size_t			 i, j;
+
+	cls_raise(r, CLS_READ_ONLY, "read_only:find", "find only lists");
+	for (i = 1; i < ws->n; i++) {
+		if (strcmp(ws->w[i], "-delete") == 0)
+			cls_raise(r, CLS_DESTRUCTIVE, "destructive:find",
+			    "find -delete deletes what it finds");
+		else if (strncmp(ws->w[i], "-fprint", 7) == 0 ||
+		    strcmp(ws->w[i], "-fls") == 0)
+			cls_raise(r, CLS_WRITE, "write:find", "find %s writes "
+			    "a file", ws->w[i]);
+		else if (cls_in(ws->w[i], (const char *const[]){ "-exec",
+		    "-execdir", "-ok", "-okdir", NULL })) {
+			for (j = i + 1; j < ws->n && strcmp(ws->w[j], ";") &&
+			    strcmp(ws->w[j], "+"); j++)
+				;
+			sub.w = ws->w + i + 1;
+			sub.f = ws->f + i + 1;
+			sub.n = j - i - 1;
+			memset(&inner, 0, sizeof inner);
+			cls_words(ctx, &sub, &inner, &text);
+			free(text);
+			text = NULL;
+			cls_raise(r, CLS_WRITE, "write:find", "find %s runs a "
+			    "command on what it finds", ws->w[i]);
+			if (inner.risk > r->risk)
+				cls_set(r, inner.risk, inner.rule,
+				    inner.reason);
+			i = j;
+		}
+	}
+}
+
+/* sed: read-only without -i and with scripts that only print. */
+static void
+cls_sed(const struct cls_words *ws, struct cls_res *r)
+{
+	const char	*script = NULL, *p;
+	size_t		 i;
+	int		 scripts = 0;
+
+	for (i = 1; i < ws->n; i++) {
+		if (strncmp(ws->w[i], "-i", 2) == 0 ||
+		    strncmp(ws->w[i], "--in-place", 10) == 0 ||
+		    (ws->w[i][0] == '-' && ws->w[i][1] != '-' &&
+		    strchr(ws->w[i], 'i') != NULL)) {
+			cls_raise(r, CLS_WRITE, "write:sed", "sed -i edits "
+			    "files in place");
+			return;
+		}
+		if (strcmp(ws->w[i], "-f") == 0 ||
+		    strncmp(ws->w[i], "--file", 6) == 0) {
+			cls_raise(r, CLS_UNKNOWN, "unknown:sed", "sed -f runs a "
+			    "script file that is not classified");
+			return;
+		}
+		if (strcmp(ws->w[i], "-e") == 0 && i + 1 < ws->n) {
+			script = ws->w[++i];
+			scripts++;
+		} else if (strncmp(ws->w[i], "--expression=", 13) == 0) {
+			script = ws->w[i] + 13;
+			scripts++;
+		} else if (!cls_is_opt(ws->w[i]) && scripts == 0) {
+			script = ws->w[i];
+			scripts = -1;
+		}
+		if (script == NULL)
+			continue;
+		/* w, W, e (commands or s flags) write or run. */
+		for (p = script; *p != '\0'; p++) {
+			if ((*p == 'w' || *p == 'W' || *p == 'e') &&
+			    (p == script || strchr(";}{ \t\n0123456789$/gpIiMm",
+			    p[-1]) != NULL)) {
+				cls_raise(r, CLS_UNKNOWN, "unknown:sed", "the sed "
+				    "script may write files or run commands");
+				return;
+			}
+		}
+		script = NULL;
+	}
+	cls_raise(r, CLS_READ_ONLY, "read_only:sed", "sed without -i only "
+	    "prints");
+}
+
+/* awk: read-only when the program cannot write or run. */
+static void
+cls_awk(const struct cls_words *ws, const char *name, struct cls_res *r)
+{
+	size_t	i;
+
+	for (i = 1; i < ws->n; i++) {
+		if (strcmp(ws->w[i], "-f") == 0 || strcmp(ws->w[i], "-i") == 0 ||
+		    strncmp(ws->w[i], "--file", 6) == 0 ||
+		    strncmp(ws->w[i], "--include", 9) == 0) {
+			cls_raise(r, CLS_UNKNOWN, "unknown:awk", "%s runs a "
+			    "program file that is not classified", name);
+			return;
+		}
+		if (strcmp(ws->w[i], "-F") == 0 || strcmp(ws->w[i], "-v") == 0) {
+			i++;
+			continue;
+		}
+		if (cls_is_opt(ws->w[i]))
+			continue;
+		if (strstr(ws->w[i], "system") != NULL ||
+		    strpbrk(ws->w[i], "|>") != NULL) {
+			cls_raise(r, CLS_UNKNOWN, "unknown:awk", "the %s "
+			    "program may write files or run commands", name);
+			return;
+		}
+		break;		/* the program; the rest are files */
+	}
+	cls_raise(r, CLS_READ_ONLY, "read_only:awk", "%s only prints", name);
+}
+
+/* Non-option operands. */
+static size_t
+cls_operands(const struct cls_words *ws)
+{
+	size_t	i, n = 0;
+
+	for (i = 1; i < ws->n; i++)
+		if (!cls_is_opt(ws->w[i]))
+			n++;
+	return (n);
+}
+
+/* A tool whose subcommand decides (npm install, apt remove, ...). */
+struct cls_sub {
+	const char	*name;
+	const char	*const *ro;		/* read-only subcommands */
+	const char	*const *bad;		/* destructive ones */
+	enum cls_risk	 other;			/* everything else */
+};
+
+#define L(...)	((const char *const []){ __VA_ARGS__, NULL })
+static const struct cls_sub cls_subs[] = {
+	{ "npm", L("ls", "list", "view", "info", "outdated", "--version",
+	    "-v", "help", "search", "audit", "config", "root", "prefix"),
+	    L("uninstall", "rm", "remove", "unpublish", "prune"), CLS_WRITE },
+	{ "yarn", L("list", "info", "--version", "why", "outdated"),
+	    L("remove"), CLS_WRITE },
+	{ "pnpm", L("list", "ls", "outdated", "--version", "why"),
+	    L("remove", "rm", "prune"), CLS_WRITE },
+	{ "pip", L("list", "show", "freeze", "--version", "check", "search",
+	    "help", "index"), L("uninstall"), CLS_WRITE },
+	{ "pip3", L("list", "show", "freeze", "--version", "check", "help"),
+	    L("uninstall"), CLS_WRITE },
+	{ "apt", L("list", "search", "show", "policy", "depends", "rdepends",
+	    "--version"), L("remove", "purge", "autoremove"), CLS_WRITE },
+	{ "apt-get", L("--version", "check", "changelog"), L("remove",
+	    "purge", "autoremove", "clean"), CLS_WRITE },
+	{ "apt-cache", L("search", "show", "policy", "depends", "rdepends",
+	    "madison", "pkgnames", "stats"), L("__none__"), CLS_READ_ONLY },
+	{ "dpkg", L("-l", "-L", "-s", "-S", "--list", "--listfiles",
+	    "--status", "--search", "--version", "--print-architecture"),
+	    L("-r", "-P", "--remove", "--purge"), CLS_WRITE },
+	{ "systemctl", L("status", "show", "list-units", "list-unit-files",
+	    "list-timers", "list-sockets", "is-active", "is-enabled",
+	    "is-failed", "cat", "--version", "help", "get-default"),
+	    L("stop", "disable", "mask", "kill", "isolate", "reset-failed"),
+	    CLS_WRITE },
+	{ "docker", L("ps", "images", "inspect", "logs", "version", "info",
+	    "stats", "top", "history", "port", "diff", "--version", "search"),
+	    L("rm", "rmi", "kill", "stop", "prune", "system", "volume",
+	    "network"), CLS_WRITE },
+	{ "podman", L("ps", "images", "inspect", "logs", "version", "info",
+	    "--version"), L("rm", "rmi", "kill", "stop", "system", "volume"),
+	    CLS_WRITE },
+	{ "kubectl", L("get", "describe", "logs", "version", "explain",
+	    "api-resources", "top", "cluster-info", "diff"), L("delete",
+	    "drain", "cordon", "replace"), CLS_WRITE },
+	{ "go", L("version", "env", "list", "doc", "vet", "help"), L("clean"),
+	    CLS_WRITE },
+	{ "cargo", L("--version", "-V", "tree", "metadata", "search",
+	    "check", "help"), L("clean", "uninstall", "yank"), CLS_WRITE },
+	{ "crontab", L("-l"), L("-r"), CLS_WRITE },
+	{ "ip", L("addr", "a", "link", "route", "r", "neigh", "-br", "-4",
+	    "-6", "show", "-s"), L("__none__"), CLS_UNKNOWN },
+	{ "iptables", L("-L", "-S", "--list", "-V"), L("-F", "-X", "-D",
+	    "--flush", "--delete", "-P"), CLS_WRITE },
+	{ "tar", L("t", "-t", "tf", "-tf", "tvf", "-tvf", "tzf", "-tzf",
+	    "tvzf", "-tvzf", "--list"), L("__none__"), CLS_WRITE },
+	{ "unzip", L("-l", "-v", "-t", "-Z"), L("__none__"), CLS_WRITE },
+};
+#undef L
+
+/* Tools decided by their first word after the options. */
+static int
+cls_subcommand(const struct cls_words *ws, const char *name,
+    struct cls_res *r)
+{
+	const struct cls_sub	*s = NULL;
+	const char		*cmd = NULL;
+	size_t			 i;
+
+	for (i = 0; i < sizeof cls_subs / sizeof cls_subs[0]; i++)
+		if (strcmp(cls_subs[i].name, name) == 0)
+			s = &cls_subs[i];
+	if (s == NULL)
+		return (0);
+	for (i = 1; i < ws->n && cmd == NULL; i++) {
+		if (cls_in(ws->w[i], s->ro) || cls_in(ws->w[i], s->bad))
+			cmd = ws->w[i];
+		else if (!cls_is_opt(ws->w[i]))
+			cmd = ws->w[i];
+	}
+	if (cmd != NULL && cls_in(cmd, s->bad))
+		cls_raise(r, CLS_DESTRUCTIVE, "destructive:subcommand", "%s %s "
+		    "removes or stops things", name, cmd);
+	else if (cmd != NULL && cls_in(cmd, s->ro))
+		cls_raise(r, CLS_READ_ONLY, "read_only:subcommand", "%s %s only "
+		    "reads", name, cmd);
+	else
+		cls_raise(r, s->other, s->other == CLS_WRITE ? "write:subcommand" :
+		    "unknown:subcommand", "%s %s %s", name, cmd != NULL ? cmd :
+		    "(no subcommand)", s->other == CLS_WRITE ? "changes files or "
+		    "state" : "is not classified");
+	return (1);
+}
+
+/* Read-only commands, by name. */
+static const char *const cls_read_only[] = { "ls", "cat", "head", "tail",
+    "wc", "grep", "egrep", "fgrep", "rg", "ag", "echo", "printf", "pwd",
+    "whoami", "id", "groups", "uname", "which", "whereis", "type", "file",
+    "stat", "du", "df", "tree", "diff", "cmp", "comm", "cut", "tr", "paste",
+    "column", "fold", "fmt", "nl", "rev", "tac", "od", "hexdump", "strings",
+    "basename", "dirname", "realpath", "readlink", "md5sum", "sha1sum",
+    "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum",
+    "base64", "base32", "jq", "test", "[", "true", "false", "seq", "expr",
+    "sleep", "ps", "pgrep", "free", "uptime", "printenv", "tty", "locale",
+    "nproc", "getconf", "lsblk", "lscpu", "lsof", "dir", "vdir", "less",
+    "more", "zcat", "zgrep", "bzcat", "xzcat", "numfmt", "join", "look",
+    "yes", "arch", "logname", "users", "who", "w", "last", "env", "cd",
+    "pushd", "popd", "dirs", "exit", "return", ":", "export", "unset",
+    "set", "shift", "wait", "read", "local", "declare", "typeset",
+    "readonly", "hash", "getopts", "umask", "ulimit", "times", "jobs",
+    "let", "break", "continue", "shopt", "ldd", "nm", "objdump", "readelf",
+    "size", "file", "host", "dig", "nslookup", "ping", "id", "tput",
+    "clear", "man", "info", "apropos", "whatis", "pidof", "vmstat",
+    "iostat", "mpstat", "dmesg", "journalctl", "hostnamectl", "timedatectl",
+    "sum", "expand", "unexpand", "shuf", "factor", "sha1", "md5", NULL };
+
+/* Known writers and destroyers: name, risk, reason. */
+static const struct {
+	const char	*name;
+	enum cls_risk	 risk;
+	const char	*reason;
+} cls_writers[] = {
+	{ "mkdir", CLS_WRITE, "creates directories" },
+	{ "touch", CLS_WRITE, "creates or updates files" },
+	{ "cp", CLS_WRITE, "copies files (and may overwrite)" },
+	{ "mv", CLS_WRITE, "moves files (and may overwrite)" },
+	{ "ln", CLS_WRITE, "creates links" },
+	{ "install", CLS_WRITE, "copies files into place" },
+	{ "chmod", CLS_WRITE, "changes permissions" },
+	{ "chown", CLS_WRITE, "changes owners" },
+	{ "chgrp", CLS_WRITE, "changes groups" },
+	{ "patch", CLS_WRITE, "edits files" },
+	{ "zip", CLS_WRITE, "writes an archive" },
+	{ "gzip", CLS_WRITE, "replaces files with compressed ones" },
+	{ "gunzip", CLS_WRITE, "replaces files with uncompressed ones" },
+	{ "bzip2", CLS_WRITE, "replaces files with compressed ones" },
+	{ "bunzip2", CLS_WRITE, "replaces files with uncompressed ones" },
+	{ "xz", CLS_WRITE, "replaces files with compressed ones" },
+	{ "unxz", CLS_WRITE, "replaces files with uncompressed ones" },
+	{ "zstd", CLS_WRITE, "writes compressed files" },
+	{ "split", CLS_WRITE, "writes files" },
+	{ "csplit", CLS_WRITE, "writes files" },
+	{ "rsync", CLS_WRITE, "copies files (and may overwrite)" },
+	{ "scp", CLS_WRITE, "copies files over the network" },
+	{ "curl", CLS_WRITE, "talks to the network" },
+	{ "wget", CLS_WRITE, "downloads files" },
+	{ "make", CLS_WRITE, "runs build recipes" },
+	{ "cmake", CLS_WRITE, "generates a build" },
+	{ "ninja", CLS_WRITE, "runs a build" },
+	{ "gcc", CLS_WRITE, "compiles (writes output files)" },
+	{ "cc", CLS_WRITE, "compiles (writes output files)" },
+	{ "clang", CLS_WRITE, "compiles (writes output files)" },
+	{ "g++", CLS_WRITE, "compiles (writes output files)" },
+	{ "ld", CLS_WRITE, "links (writes output files)" },
+	{ "ar", CLS_WRITE, "writes an archive" },
+	{ "rmdir", CLS_WRITE, "removes empty directories" },
+	{ "mktemp", CLS_WRITE, "creates a temporary file" },
+	{ "mkfifo", CLS_WRITE, "creates a pipe file" },
+	{ "git-lfs", CLS_WRITE, "changes the repository" },
+	{ "rm", CLS_DESTRUCTIVE, "deletes files" },
+	{ "shred", CLS_DESTRUCTIVE, "overwrites files beyond recovery" },
+	{ "truncate", CLS_DESTRUCTIVE, "cuts files short" },
+	{ "dd", CLS_DESTRUCTIVE, "overwrites its output" },
+	{ "kill", CLS_DESTRUCTIVE, "signals processes" },
+	{ "pkill", CLS_DESTRUCTIVE, "signals processes by name" },
+	{ "killall", CLS_DESTRUCTIVE, "signals processes by name" },
+	{ "userdel", CLS_DESTRUCTIVE, "deletes a user" },
+	{ "groupdel", CLS_DESTRUCTIVE, "deletes a group" },
+	{ "useradd", CLS_WRITE, "adds a user" },
+	{ "passwd", CLS_DESTRUCTIVE, "changes a password" },
+	{ "mount", CLS_DESTRUCTIVE, "changes the mounts" },
+	{ "umount", CLS_DESTRUCTIVE, "changes the mounts" },
+	{ "swapoff", CLS_DESTRUCTIVE, "turns swap off" },
+	{ "sysctl", CLS_DESTRUCTIVE, "changes kernel settings" },
+	{ "modprobe", CLS_DESTRUCTIVE, "loads kernel modules" },
+	{ "rmmod", CLS_DESTRUCTIVE, "unloads kernel modules" },
+};
+
+/* Interpreters: they run code nobody classified. */
+static const char *const cls_interpreters[] = { "python", "python2",
+    "python3", "node", "nodejs", "deno", "bun", "perl", "ruby", "php",
+    "lua", "luajit", "tclsh", "Rscript", "julia", "java", "dotnet",
+    "osascript", "pwsh", "powershell", "fish", "csh", "tcsh", "npx",
+    "source", ".", "alias", "trap", "nix", "expect", NULL };
+
+/* Writers, interpreters, and everything else (unknown). */
+static void
+cls_known(const struct cls_words *ws, const char *name, struct cls_res *r)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof cls_writers / sizeof cls_writers[0]; i++) {
+		if (strcmp(cls_writers[i].name, name) != 0)
+			continue;
+		if (strcmp(name, "rsync") == 0 && cls_has_opt(ws, "--delete"))
+			cls_raise(r, CLS_DESTRUCTIVE, "destructive:rsync",
+			    "rsync --delete deletes files");
+		else
+			cls_raise(r, cls_writers[i].risk, cls_writers[i].risk ==
+			    CLS_WRITE ? "write:list" : "destructive:list",
+			    "%s %s", name, cls_writers[i].reason);
+		return;
+	}
+	if (cls_in(name, cls_interpreters)) {
+		if (ws->n == 2 && (strcmp(ws->w[1], "--version") == 0 ||
+		    strcmp(ws->w[1], "-V") == 0))
+			cls_raise(r, CLS_READ_ONLY, "read_only:version", "%s "
+			    "only prints its version", name);
+		else
+			cls_raise(r, CLS_UNKNOWN, "unknown:interpreter", "%s "
+			    "runs code that is not classified", name);
+		return;
+	}
+	cls_raise(r, CLS_UNKNOWN, "unknown:command", "%s is not a command "
+	    "execq knows", name);
+}
+
+/* 1 if a program path is a system one (/usr/bin/ls is ls). */
+static int
+cls_system_path(const char *path)
+{
+	static const char *const dirs[] = { "/bin/", "/usr/bin/", "/sbin/",
+	    "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/", NULL };
+	size_t	i;
+
+	for (i = 0; dirs[i] != NULL; i++)
+		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0 &&
+		    strchr(path + strlen(dirs[i]), '/') == NULL)
+			return (1);
+	return (0);
+}
+
+/* The command itself, wrappers gone: blocked, handlers, lists. */
+static void
+cls_command(struct cls_ctx *ctx, const struct cls_words *ws,
+    struct cls_res *r)
+{
+	const char	*name = cls_base(ws->w[0]);
+	size_t		 i;
+
+	if (cls_blocked(ws, name, r))
+		return;
+	if (strchr(ws->w[0], '/') != NULL && !cls_system_path(ws->w[0])) {
+		cls_raise(r, CLS_UNKNOWN, "unknown:program", "%s is a program "
+		    "that is not classified", ws->w[0]);
+		return;
+	}
+	if (strcmp(name, "git") == 0)
+		cls_git(ctx, ws, r);
+	else if (strcmp(name, "find") == 0)
+		cls_find(ctx, ws, r);
+	else if (strcmp(name, "sed") == 0)
+		cls_sed(ws, r);
+	else if (cls_in(name, (const char *const[]){ "awk", "gawk", "mawk",
+	    "nawk", NULL }))
+		cls_awk(ws, name, r);
+	else if (cls_subcommand(ws, name, r))
+		;
+	else if (strcmp(name, "sort") == 0 && (cls_has_flag(ws, 'o', NULL) ||
+	    cls_has_opt(ws, "--output")))
+		cls_raise(r, CLS_WRITE, "write:sort", "sort -o writes a file");
+	else if ((strcmp(name, "uniq") == 0 || strcmp(name, "xxd") == 0) &&
+	    cls_operands(ws) > 1)
+		cls_raise(r, CLS_WRITE, "write:output-file", "%s writes its "
+		    "second operand", name);
+	else if (strcmp(name, "tee") == 0) {
+		for (i = 1; i < ws->n; i++)
+			if (!cls_is_opt(ws->w[i]) &&
+			    !cls_harmless_device(ws->w[i]))
+				break;
+		if (i < ws->n)
+			cls_raise(r, CLS_WRITE, "write:tee", "tee writes %s",
+			    ws->w[i]);
+		else
+			cls_raise(r, CLS_READ_ONLY, "read_only:tee", "tee "
+			    "writes no file");
+	} else if ((strcmp(name, "date") == 0 && (cls_has_flag(ws, 's',
+	    "--set") || cls_has_opt(ws, "--set"))) ||
+	    (strcmp(name, "hostname") == 0 && cls_operands(ws) > 0))
+		cls_raise(r, CLS_DESTRUCTIVE, "destructive:system", "%s with an "
+		    "argument changes the system", name);
+	else if (strcmp(name, "date") == 0 || strcmp(name, "hostname") == 0)
+		cls_raise(r, CLS_READ_ONLY, "read_only:system", "%s only "
+		    "prints", name);
+	else if (cls_in(name, cls_read_only))
+		cls_raise(r, CLS_READ_ONLY, "read_only:list", "%s only reads",
+		    name);
+	else
+		cls_known(ws, name, r);
+}
+
+/* ---- one simple command ------------------------------------------------ */
+
+/*
+ * Classifies a word list: peels wrappers into r (they may raise it), then
+ * the command. *inner is the peeled text (allocated).
+ */
+static void
+cls_words(struct cls_ctx *ctx, struct cls_words *ws, struct cls_res *r,
+    char **inner)
+{
+	const char	*why;
+	ssize_t		 k;
+	int		 peel;
+
+	*inner = NULL;
+	for (peel = 0; peel < CLS_DEPTH_MAX; peel++) {
+		if (ws->n == 0) {
+			cls_raise(r, CLS_READ_ONLY, "read_only:empty", "nothing "
+			    "is run");
+			return;
+		}
+		if (ws->f[0] & SH_W_DYNAMIC) {
+			cls_raise(r, CLS_UNKNOWN, "unknown:dynamic", "the "
+			    "command name %s is computed at run time",
+			    ws->w[0]);
+			/* $X -rf / is rm -rf / when X is rm. */
+			if (cls_has_flag(ws, 'r', "--recursive") ||
+			    cls_has_flag(ws, 'R', NULL))
+				cls_block_targets(ws, 1, "a computed command",
+				    "blocked:rm-root", r);
+			return;
+		}
+		if ((k = cls_wrapper(ctx, ws, cls_base(ws->w[0]), r)) < 0)
+			return;
+		if (k == 0)
+			break;
+		cls_shift(ws, (size_t)k);
+	}
+	if (ws->n == 0) {
+		cls_raise(r, CLS_UNKNOWN, "unknown:wrapper", "a wrapper with no "
+		    "command");
+		return;
+	}
+	*inner = cls_join(ws->w, ws->n);
+	why = NULL;
+	(void)why;
+	cls_command(ctx, ws, r);
+	cls_check_args(ctx, ws);
+}
+
+/* Configured rules: the first match sets the risk (never under blocked). */
+static const struct cls_rule *
+cls_rule_match(const struct cls_policy *p, const char *text,
+    const char *inner)
+{
+	size_t	i;
+
+	for (i = 0; i < p->nrules; i++) {
+		if (fnmatch(p->rules[i].glob, text, 0) == 0 ||
+		    (inner != NULL && fnmatch(p->rules[i].glob, inner, 0) == 0))
+			return (&p->rules[i]);
+	}
+	return (NULL);
+}
+
+/* Output redirections: a file written is a write, a disk is blocked. */
+static void
+cls_redirs(struct cls_ctx *ctx, const struct sh_cmd *c, struct cls_res *r)
+{
+	const struct sh_redir	*rd;
+	size_t			 i;
+	int			 out;
+
+	for (i = 0; i < c->nredirs; i++) {
+		rd = &c->redirs[i];
+		out = rd->op == SH_R_OUT || rd->op == SH_R_APPEND ||
+		    rd->op == SH_R_CLOBBER || rd->op == SH_R_RDWR ||
+		    rd->op == SH_R_OUT_ERR || rd->op == SH_R_APPEND_ERR ||
+		    (rd->op == SH_R_DUP_OUT && !isdigit((unsigned char)
+		    rd->target[0]) && strcmp(rd->target, "-") != 0);
+		if (rd->op == SH_R_HEREDOC || rd->op == SH_R_HERESTRING ||
+		    rd->op == SH_R_DUP_IN || (rd->op == SH_R_DUP_OUT && !out))
+			continue;
+		if (out && rd->dynamic)
+			cls_raise(r, CLS_WRITE, "redirect:write", "output goes "
+			    "to a file named at run time (%s)", rd->target);
+		else if (out && cls_block_device(rd->target))
+			cls_raise(r, CLS_BLOCKED, "blocked:device-write",
+			    "output is redirected onto the block device %s",
+			    rd->target);
+		else if (out && !cls_harmless_device(rd->target))
+			cls_raise(r, CLS_WRITE, "redirect:write", "output is "
+			    "redirected to %s", rd->target);
+		cls_check_path(ctx, rd->target, rd->dynamic ? SH_W_DYNAMIC : 0,
+		    out ? "a redirection writes" : "a redirection reads");
+	}
+}
+
+/* "cd DIR" at the top level moves the cwd later commands use. */
+static void
+cls_track_cd(struct cls_ctx *ctx, const struct sh_cmd *c)
+{
+	char	*next;
+
+	if (c->depth != 0 || c->argc == 0 || strcmp(c->argv[0], "cd") != 0)
+		return;
+	if (c->argc < 2 || (c->argflags[1] & SH_W_DYNAMIC) ||
+	    strcmp(c->argv[1], "-") == 0 || c->argv[1][0] == '~' ||
+	    ctx->cwd == NULL) {
+		free(ctx->cwd);
+		ctx->cwd = NULL;
+		if (c->argc < 2 || c->argv[1][0] == '~')
+			cls_check_path(ctx, "~", 0, "cd goes to");
+		return;
+	}
+	if (c->argv[1][0] == '/')
+		next = cls_norm(c->argv[1]);
+	else {
+		xasprintf(&next, "%s/%s", ctx->cwd, c->argv[1]);
+		free(ctx->cwd);
+		ctx->cwd = cls_norm(next);
+		free(next);
+		return;
+	}
+	free(ctx->cwd);
+	ctx->cwd = next;
+}
+
+/* Appends one classified command to the verdict and raises it. */
+static void
+cls_add(struct cls_ctx *ctx, char *text, const struct cls_res *r)
+{
+	struct cls_verdict	*v = ctx->v;
+	struct cls_cmd		*c;
+
+	if (v->ncmds == ctx->cmdcap) {
+		ctx->cmdcap = ctx->cmdcap == 0 ? 8 : ctx->cmdcap * 2;
+		v->cmds = xreallocarray(v->cmds, ctx->cmdcap, sizeof *v->cmds);
+	}
+	c = &v->cmds[v->ncmds++];
+	c->text = text;
+	c->risk = r->risk;
+	c->rule = xstrdup(r->rule);
+	c->reason = xstrdup(r->reason);
+	if (v->rule == NULL || r->risk > v->risk) {
+		v->risk = r->risk;
+		free(v->rule);
+		free(v->reason);
+		v->rule = xstrdup(r->rule);
+		v->reason = xstrdup(r->reason);
+	}
+}
+
+/* Text of a command with no words: its redirections or assignments. */
+static char *
+cls_bare_text(const struct sh_cmd *c)
+{
+	if (c->nredirs > 0)
+		return (xstrdup(c->redirs[0].target));
+	return (cls_join(c->assigns, c->nassigns));
+}
+
+/* One simple command of the parse. */
+static void
+cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
+{
+	struct cls_words	 ws;
+	struct cls_res		 r;
+	const struct cls_rule	*rule;
+	char			*text, *inner = NULL, name[CLS_RULE_MAX];
+
+	memset(&r, 0, sizeof r);
+	ws.w = c->argv;
+	ws.f = c->argflags;
+	ws.n = c->argc;
+	text = c->argc > 0 ? cls_join(c->argv, c->argc) : cls_bare_text(c);
+	if (c->argc == 0)
+		cls_raise(&r, CLS_READ_ONLY, "read_only:assignment", "only "
+		    "sets variables");
+	else
+		cls_words(ctx, &ws, &r, &inner);
+	if (c->argc > 0 && (rule = cls_rule_match(ctx->p, text, inner)) !=
+	    NULL && r.risk != CLS_BLOCKED) {
+		snprintf(name, sizeof name, "rule:%s", rule->name);
+		cls_set(&r, rule->risk, name, rule->reason);
+	}
+	free(inner);
+	cls_redirs(ctx, c, &r);
+	cls_add(ctx, text, &r);
+	cls_track_cd(ctx, c);
+}
+
+/* Parses and classifies src (also the strings of sh -c and eval). */
+static void
+cls_source(struct cls_ctx *ctx, const char *src, size_t len)
+{
+	struct sh_parse	 ps;
+	struct cls_res	 r;
+	size_t		 i;
+
+	sh_parse(src, len, &ps);
+	if (!ps.complete) {
+		ctx->v->complete = 0;
+		memset(&r, 0, sizeof r);
+		cls_raise(&r, CLS_UNKNOWN, "parse:incomplete", "cannot be "
+		    "parsed with certainty: %s (at byte %zu)", ps.why != NULL ?
+		    ps.why : "unknown", ps.where);
+		cls_add(ctx, xstrndup(src, len > 80 ? 80 : len), &r);
+	}
+	for (i = 0; i < ps.ncmds; i++)
+		cls_simple(ctx, &ps.cmds[i]);
+	sh_parse_release(&ps);
+}
+
+/*
+ * Fork bombs: a function whose body calls itself twice through a pipe,
+ * or once in the background ("f(){ f|f& };f", ":(){ :|:& };:").
+ */
+static int
+cls_fork_bomb(const char *src, size_t len)
+{
+	const char	*p, *end = src + len, *name, *body;
+	char		 pat[2][80];
+	size_t		 n;
+
+	for (p = src; p < end; p++) {
+		if (*p != '(' || p + 1 >= end)
+			continue;
+		/* name ( ) { ... } */
+		name = p;
+		while (name > src && (isalnum((unsigned char)name[-1]) ||
+		    strchr("_:.-", name[-1]) != NULL))
+			name--;
+		n = p - name;
+		if (n == 0 || n > 32)
+			continue;
+		body = p + 1;
+		while (body < end && isspace((unsigned char)*body))
+			body++;
+		if (body >= end || *body != ')')
+			continue;
+		snprintf(pat[0], sizeof pat[0], "%.*s|%.*s", (int)n, name,
+		    (int)n, name);
+		snprintf(pat[1], sizeof pat[1], "%.*s &", (int)n, name);
+		if (memmem(body, end - body, pat[0], strlen(pat[0])) != NULL ||
+		    memmem(body, end - body, pat[1], strlen(pat[1])) != NULL)
+			return (1);
+		snprintf(pat[0], sizeof pat[0], "%.*s | %.*s", (int)n, name,
+		    (int)n, name);
+		snprintf(pat[1], sizeof pat[1], "%.*s&", (int)n, name);
+		if (memmem(body, end - body, pat[0], strlen(pat[0])) != NULL ||
+		    memmem(body, end - body, pat[1], strlen(pat[1])) != NULL)
+			return (1);
+	}
+	return (0);
+}
+
 void
 cls_classify(const struct cls_policy *p, const char *cmd, size_t len,
     const char *cwd, struct cls_verdict *out)
 {
-	(void)p; (void)cmd; (void)len; (void)cwd;
+	struct cls_ctx	 ctx;
+	struct cls_res	 r;
+
 	memset(out, 0, sizeof *out);
-	out->risk = CLS_UNKNOWN;
-	out->rule = xstrdup("stub");
-	out->reason = xstrdup("not classified yet");
+	memset(&ctx, 0, sizeof ctx);
+	out->complete = 1;
+	ctx.p = p;
+	ctx.v = out;
+	cwd = cwd != NULL ? cwd : p->workspace;
+	ctx.cwd = cwd != NULL ? xstrdup(cwd) : NULL;
+	if (cls_fork_bomb(cmd, len)) {
+		memset(&r, 0, sizeof r);
+		cls_raise(&r, CLS_BLOCKED, "blocked:fork-bomb", "a function "
+		    "that starts copies of itself until the machine stops");
+		cls_add(&ctx, xstrndup(cmd, len > 80 ? 80 : len), &r);
+	}
+	cls_source(&ctx, cmd, len);
+	if (out->ncmds == 0) {
+		memset(&r, 0, sizeof r);
+		cls_raise(&r, CLS_UNKNOWN, "unknown:empty", "the command is "
+		    "empty");
+		cls_add(&ctx, xstrdup(""), &r);
+	}
+	free(ctx.cwd);
 }
 
 void
 cls_verdict_release(struct cls_verdict *v)
 {
+	size_t	i;
+
 	if (v == NULL)
 		return;
+	for (i = 0; i < v->ncmds; i++) {
+		free(v->cmds[i].text);
+		free(v->cmds[i].rule);
+		free(v->cmds[i].reason);
+	}
+	free(v->cmds);
 	free(v->rule);
 	free(v->reason);
 	free(v->outside);
@@ -47,21 +1738,88 @@ cls_decide(const struct cls_verdict *v, enum cls_tier t, enum cls_sandbox sb,
 		*reason = v->outside_reason;
 		return (sb == CLS_SANDBOX_REFUSE ? CLS_REFUSE : CLS_HOLD);
 	}
-	if (t == CLS_TIER_ADMIN || (int)v->risk <= (int)t)
+	if (t == CLS_TIER_ADMIN || (t == CLS_TIER_READ_WRITE &&
+	    v->risk <= CLS_WRITE) || v->risk == CLS_READ_ONLY)
 		return (CLS_RUN);
 	return (CLS_HOLD);
+}
+
+/* 1 if rule decided one of example's commands. */
+static int
+cls_rule_decides(const struct cls_policy *p, const struct cls_rule *rule,
+    const char *example)
+{
+	struct cls_verdict	 v;
+	char			 name[CLS_RULE_MAX];
+	size_t			 i;
+	int			 hit = 0;
+
+	snprintf(name, sizeof name, "rule:%s", rule->name);
+	cls_classify(p, example, strlen(example), NULL, &v);
+	for (i = 0; i < v.ncmds && !hit; i++)
+		hit = strcmp(v.cmds[i].rule, name) == 0;
+	cls_verdict_release(&v);
+	return (hit);
+}
+
+/* 1 if rule's glob matches any simple command of example. */
+static int
+cls_rule_touches(const struct cls_rule *rule, const char *example)
+{
+	struct cls_policy	 one;
+	struct cls_verdict	 v;
+	char			 name[CLS_RULE_MAX];
+	size_t			 i;
+	int			 hit = 0;
+
+	memset(&one, 0, sizeof one);
+	one.rules = rule;
+	one.nrules = 1;
+	snprintf(name, sizeof name, "rule:%s", rule->name);
+	cls_classify(&one, example, strlen(example), NULL, &v);
+	for (i = 0; i < v.ncmds && !hit; i++)
+		hit = strcmp(v.cmds[i].rule, name) == 0 ||
+		    fnmatch(rule->glob, v.cmds[i].text, 0) == 0;
+	cls_verdict_release(&v);
+	return (hit);
 }
 
 int
 cls_rules_check(const struct cls_policy *p, char **cause)
 {
-	(void)p;
+	const struct cls_rule	*rule;
+	size_t			 i, j;
+
 	*cause = NULL;
+	for (i = 0; i < p->nrules; i++) {
+		rule = &p->rules[i];
+		for (j = 0; rule->match != NULL && rule->match[j] != NULL;
+		    j++) {
+			if (cls_rule_decides(p, rule, rule->match[j]))
+				continue;
+			xasprintf(cause, "rule %s: example \"%s\" is not "
+			    "decided by it (%s)", rule->name, rule->match[j],
+			    cls_rule_touches(rule, rule->match[j]) ?
+			    "an earlier rule or a blocked built-in decides it" :
+			    "its glob does not match");
+			return (-1);
+		}
+		for (j = 0; rule->no_match != NULL && rule->no_match[j] !=
+		    NULL; j++) {
+			if (!cls_rule_touches(rule, rule->no_match[j]))
+				continue;
+			xasprintf(cause, "rule %s: counter-example \"%s\" "
+			    "matches its glob \"%s\"", rule->name,
+			    rule->no_match[j], rule->glob);
+			return (-1);
+		}
+	}
 	return (0);
 }
 
+/* Index of s in names, or -1. */
 static int
-cls_lookup(const char *s, const char **names, int n)
+cls_lookup(const char *s, const char *const *names, int n)
 {
 	int	i;
 
@@ -71,28 +1829,59 @@ cls_lookup(const char *s, const char **names, int n)
 	return (-1);
 }
 
-const char *cls_risk_name(enum cls_risk r) { return (cls_risk_names[r]); }
+const char *
+cls_risk_name(enum cls_risk r)
+{
+	return ((unsigned)r < 5 ? cls_risk_names[r] : "unknown");
+}
+
 int
 cls_risk_parse(const char *s, enum cls_risk *r)
 {
-	int i = cls_lookup(s, cls_risk_names, 5);
-	if (i < 0) return (-1);
-	*r = i; return (0);
+	int	i = cls_lookup(s, cls_risk_names, 5);
+
+	if (i < 0)
+		return (-1);
+	*r = (enum cls_risk)i;
+	return (0);
 }
-const char *cls_tier_name(enum cls_tier t) { return (cls_tier_names[t]); }
+
+const char *
+cls_tier_name(enum cls_tier t)
+{
+	return ((unsigned)t < 3 ? cls_tier_names[t] : "read_only");
+}
+
 int
 cls_tier_parse(const char *s, enum cls_tier *t)
 {
-	int i = cls_lookup(s, cls_tier_names, 3);
-	if (i < 0) return (-1);
-	*t = i; return (0);
+	int	i = cls_lookup(s, cls_tier_names, 3);
+
+	if (i < 0)
+		return (-1);
+	*t = (enum cls_tier)i;
+	return (0);
 }
-const char *cls_action_name(enum cls_action a) { return (cls_action_names[a]); }
-const char *cls_sandbox_name(enum cls_sandbox s) { return (cls_sandbox_names[s]); }
+
+const char *
+cls_action_name(enum cls_action a)
+{
+	return ((unsigned)a < 3 ? cls_action_names[a] : "hold");
+}
+
+const char *
+cls_sandbox_name(enum cls_sandbox sb)
+{
+	return ((unsigned)sb < 3 ? cls_sandbox_names[sb] : "hold");
+}
+
 int
 cls_sandbox_parse(const char *s, enum cls_sandbox *sb)
 {
-	int i = cls_lookup(s, cls_sandbox_names, 3);
-	if (i < 0) return (-1);
-	*sb = i; return (0);
+	int	i = cls_lookup(s, cls_sandbox_names, 3);
+
+	if (i < 0)
+		return (-1);
+	*sb = (enum cls_sandbox)i;
+	return (0);
 }
