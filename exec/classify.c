@@ -1316,6 +1316,7 @@ static const char *const cls_interpreters[] = { "python", "python2",
 static void
 cls_known(const struct cls_words *ws, const char *name, struct cls_res *r)
 {
+	char	rule[CLS_RULE_MAX];
 	size_t	i;
 
 	for (i = 0; i < sizeof cls_writers / sizeof cls_writers[0]; i++) {
@@ -1324,10 +1325,12 @@ cls_known(const struct cls_words *ws, const char *name, struct cls_res *r)
 		if (strcmp(name, "rsync") == 0 && cls_has_opt(ws, "--delete"))
 			cls_raise(r, CLS_DESTRUCTIVE, "destructive:rsync",
 			    "rsync --delete deletes files");
-		else
-			cls_raise(r, cls_writers[i].risk, cls_writers[i].risk ==
-			    CLS_WRITE ? "write:list" : "destructive:list",
-			    "%s %s", name, cls_writers[i].reason);
+		else {
+			snprintf(rule, sizeof rule, "%s:%s", cls_risk_name(
+			    cls_writers[i].risk), name);
+			cls_raise(r, cls_writers[i].risk, rule, "%s %s", name,
+			    cls_writers[i].reason);
+		}
 		return;
 	}
 	if (cls_in(name, cls_interpreters)) {
@@ -1365,6 +1368,7 @@ cls_command(struct cls_ctx *ctx, const struct cls_words *ws,
     struct cls_res *r)
 {
 	const char	*name = cls_base(ws->w[0]);
+	char		 rule[CLS_RULE_MAX];
 	size_t		 i;
 
 	if (cls_blocked(ws, name, r))
@@ -1411,9 +1415,11 @@ cls_command(struct cls_ctx *ctx, const struct cls_words *ws,
 	else if (strcmp(name, "date") == 0 || strcmp(name, "hostname") == 0)
 		cls_raise(r, CLS_READ_ONLY, "read_only:system", "%s only "
 		    "prints", name);
-	else if (cls_in(name, cls_read_only))
-		cls_raise(r, CLS_READ_ONLY, "read_only:list", "%s only reads",
+	else if (cls_in(name, cls_read_only)) {
+		snprintf(rule, sizeof rule, "read_only:%s", name);
+		cls_raise(r, CLS_READ_ONLY, rule, "%s only reads or prints",
 		    name);
+	}
 	else
 		cls_known(ws, name, r);
 }

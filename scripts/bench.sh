@@ -44,4 +44,23 @@ sleep 1
 "$build/execq-bench" idle -n 1000 --redis "$EXECQ_TEST_REDIS_URL" --queue benchs --pid $wpid
 kill -TERM $wpid; wait $wpid || true
 wpid=
+echo "policy:"
+i=0
+while [ $i -lt 250 ]; do
+	printf "%s\n" "\"ls -la src/$i && git status\"" "\"rm -rf build/$i\"" \
+	    "\"sudo rm -rf --no-preserve-root /\"" \
+	    "\"find . -name \\\"*.c\\\" -exec grep -l foo {} +\"" \
+	    "\"cat /etc/passwd | awk -F: \\\"{print NR}\\\" > users.txt\"" \
+	    "\"sh -c \\\"timeout 5 make test 2>&1 | tail -n 20\\\"\"" \
+	    "\"for f in *.log; do gzip -k f; done\"" \
+	    "\"git log --oneline -n 5 | sed -n 1,3p\""
+	i=$((i + 1))
+done > "$tmp/commands.jsonl"
+lines=$(wc -l < "$tmp/commands.jsonl")
+start=$(date +%s%N)
+"$build/execq" classify --workspace "$tmp" --batch < "$tmp/commands.jsonl" > "$tmp/verdicts.jsonl"
+end=$(date +%s%N)
+bad=$(grep -c "\"error\"" "$tmp/verdicts.jsonl" || true)
+awk -v n="$lines" -v ns=$((end - start)) -v bad="$bad" \
+    "BEGIN { printf \"classify --batch  %d commands in %.1f ms: %.0f commands/s (%d unreadable lines)\n\", n, ns / 1e6, n / (ns / 1e9), bad }"
 ' bench "$build" "$n"
