@@ -407,9 +407,13 @@ harness_pass(struct harness *h)
 	h->passed = 1;
 }
 
-/* The worker's environment: ours minus its settings, plus env. */
+/*
+ * Our environment minus EXECQ_* and ENABLE_EXECUTE (the test decides
+ * those), plus first (if not NULL) and then env. The array is allocated,
+ * its strings are not.
+ */
 static char **
-harness_worker_env(struct harness *h, const char *const *env)
+harness_scrubbed_env(const char *first, const char *const *env)
 {
 	char	**v;
 	size_t	  n = 0, i;
@@ -426,12 +430,20 @@ harness_worker_env(struct harness *h, const char *const *env)
 			continue;
 		v[n++] = environ[i];
 	}
-	if (h->execute)
-		v[n++] = (char *)"ENABLE_EXECUTE=1";
+	if (first != NULL)
+		v[n++] = (char *)first;
 	for (i = 0; env != NULL && env[i] != NULL; i++)
 		v[n++] = (char *)env[i];
 	v[n] = NULL;
 	return (v);
+}
+
+/* The worker's environment: ours minus its settings, plus env. */
+static char **
+harness_worker_env(struct harness *h, const char *const *env)
+{
+	return (harness_scrubbed_env(h->execute ? "ENABLE_EXECUTE=1" : NULL,
+	    env));
 }
 
 /* The worker's argv: the harness's flags, then the test's. */
@@ -1332,24 +1344,10 @@ harness_cli_bin(struct harness *h)
 static const char **
 harness_cli_env(const char *url)
 {
-	static char	 var[PATH_MAX + 32];
-	const char	**v;
-	size_t		  n = 0, i;
+	static char	var[PATH_MAX + 32];
 
-	for (i = 0; environ[i] != NULL; i++)
-		n++;
-	v = xcalloc(n + 2, sizeof *v);
-	n = 0;
-	for (i = 0; environ[i] != NULL; i++) {
-		if (strncmp(environ[i], "EXECQ_", 6) == 0 ||
-		    strncmp(environ[i], "ENABLE_EXECUTE=", 15) == 0)
-			continue;
-		v[n++] = environ[i];
-	}
 	snprintf(var, sizeof var, "EXECQ_REDIS_URL=%s", url);
-	v[n++] = var;
-	v[n] = NULL;
-	return (v);
+	return ((const char **)harness_scrubbed_env(var, NULL));
 }
 
 /*
