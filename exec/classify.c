@@ -434,12 +434,14 @@ cls_check_path(struct cls_ctx *ctx, const char *w, unsigned f,
 	char		*abs, *res;
 
 	if (ctx->p->workspace == NULL || ctx->v->outside != NULL ||
-	    (f & SH_W_DYNAMIC) || *w == '\0' || cls_harmless_device(w))
+	    *w == '\0' || cls_harmless_device(w))
 		return;
-	if (w[0] == '~') {
+	if (w[0] == '~') {		/* the home directory, or a user's */
 		cls_outside(ctx, what, w);
 		return;
 	}
+	if (f & SH_W_DYNAMIC)
+		return;
 	if (w[0] != '/') {
 		if (ctx->cwd == NULL) {
 			/* After "cd -" or "cd $X" only .. is known to leave. */
@@ -971,7 +973,9 @@ cls_git(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
 				continue;
 			break;
 		}
-		if (i == sub.n) {
+		if (i == sub.n && (sub.n > 1 || cls_in(cmd,
+		    (const char *const[]){ "branch", "tag", "remote", "reflog",
+		    NULL }))) {
 			cls_raise(r, CLS_READ_ONLY, "read_only:git", "git %s "
 			    "only lists", cmd);
 			return;
@@ -1177,8 +1181,6 @@ static const struct cls_sub cls_subs[] = {
 	{ "cargo", L("--version", "-V", "tree", "metadata", "search",
 	    "check", "help"), L("clean", "uninstall", "yank"), CLS_WRITE },
 	{ "crontab", L("-l"), L("-r"), CLS_WRITE },
-	{ "ip", L("addr", "a", "link", "route", "r", "neigh", "-br", "-4",
-	    "-6", "show", "-s"), L("__none__"), CLS_UNKNOWN },
 	{ "iptables", L("-L", "-S", "--list", "-V"), L("-F", "-X", "-D",
 	    "--flush", "--delete", "-P"), CLS_WRITE },
 	{ "tar", L("t", "-t", "tf", "-tf", "tvf", "-tvf", "tzf", "-tzf",
@@ -1241,7 +1243,8 @@ static const char *const cls_read_only[] = { "ls", "cat", "head", "tail",
     "size", "file", "host", "dig", "nslookup", "ping", "id", "tput",
     "clear", "man", "info", "apropos", "whatis", "pidof", "vmstat",
     "iostat", "mpstat", "dmesg", "journalctl", "hostnamectl", "timedatectl",
-    "sum", "expand", "unexpand", "shuf", "factor", "sha1", "md5", NULL };
+    "sum", "expand", "unexpand", "shuf", "factor", "sha1", "md5", "sort",
+    "uniq", "xxd", "tee", NULL };
 
 /* Known writers and destroyers: name, risk, reason. */
 static const struct {
@@ -1347,6 +1350,24 @@ cls_known(const struct cls_words *ws, const char *name, struct cls_res *r)
 	    "execq knows", name);
 }
 
+/* ip: showing is read-only; changing the network is not. */
+static void
+cls_ip(const struct cls_words *ws, struct cls_res *r)
+{
+	static const char *const change[] = { "add", "del", "delete", "set",
+	    "flush", "change", "replace", "append", "up", "down", "exec",
+	    "monitor", NULL };
+	size_t	i;
+
+	for (i = 1; i < ws->n; i++)
+		if (cls_in(ws->w[i], change)) {
+			cls_raise(r, CLS_DESTRUCTIVE, "destructive:ip", "ip %s "
+			    "changes the network", ws->w[i]);
+			return;
+		}
+	cls_raise(r, CLS_READ_ONLY, "read_only:ip", "ip only shows");
+}
+
 /* 1 if a program path is a system one (/usr/bin/ls is ls). */
 static int
 cls_system_path(const char *path)
@@ -1412,6 +1433,8 @@ cls_command(struct cls_ctx *ctx, const struct cls_words *ws,
 	    (strcmp(name, "hostname") == 0 && cls_operands(ws) > 0))
 		cls_raise(r, CLS_DESTRUCTIVE, "destructive:system", "%s with an "
 		    "argument changes the system", name);
+	else if (strcmp(name, "ip") == 0)
+		cls_ip(ws, r);
 	else if (strcmp(name, "date") == 0 || strcmp(name, "hostname") == 0)
 		cls_raise(r, CLS_READ_ONLY, "read_only:system", "%s only "
 		    "prints", name);
@@ -1616,6 +1639,70 @@ cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
 	cls_track_cd(ctx, c);
 }
 
+/* Drops leading control keywords ("do rm -rf /" is "rm -rf /"). */
+static const char *
+cls_skip_keywords(const char *p)
+{
+	static const char *const kw[] = { "if", "then", "else", "elif", "fi",
+	    "for", "while", "until", "do", "done", "case", "esac", "select",
+	    "function", "!", "time", "coproc", NULL };
+	char	 word[16];
+	size_t	 n;
+
+	for (;;) {
+		while (isspace((unsigned char)*p))
+			p++;
+		n = strcspn(p, " \t\n");
+		if (n == 0 || n >= sizeof word)
+			return (p);
+		memcpy(word, p, n);
+		word[n] = '\0';
+		if (!cls_in(word, kw))
+			return (p);
+		p += n;
+	}
+}
+
+/*
+ * An incomplete parse may hide a catastrophe inside a loop or a function
+ * ("for i in 1; do rm -rf /; done"). Each piece between operators and
+ * brackets is parsed on its own, keywords dropped; only blocked verdicts
+ * are kept (the pieces may be cut wrong, so nothing else is trusted).
+ */
+static void
+cls_salvage(struct cls_ctx *ctx, const char *src, size_t len)
+{
+	struct sh_parse		 ps;
+	struct cls_words	 ws;
+	struct cls_res		 r;
+	const char		*q;
+	char			*piece, *inner;
+	size_t			 start = 0, i, k;
+
+	for (i = 0; i <= len; i++) {
+		if (i < len && strchr(";&|\n(){}`", src[i]) == NULL &&
+		    src[i] != '\0')
+			continue;
+		piece = xstrndup(src + start, i - start);
+		start = i + 1;
+		q = cls_skip_keywords(piece);
+		sh_parse(q, strlen(q), &ps);
+		for (k = 0; k < ps.ncmds; k++) {
+			memset(&r, 0, sizeof r);
+			ws.w = ps.cmds[k].argv;
+			ws.f = ps.cmds[k].argflags;
+			ws.n = ps.cmds[k].argc;
+			cls_words(ctx, &ws, &r, &inner);
+			free(inner);
+			if (r.risk == CLS_BLOCKED)
+				cls_add(ctx, cls_join(ps.cmds[k].argv,
+				    ps.cmds[k].argc), &r);
+		}
+		sh_parse_release(&ps);
+		free(piece);
+	}
+}
+
 /* Parses and classifies src (also the strings of sh -c and eval). */
 static void
 cls_source(struct cls_ctx *ctx, const char *src, size_t len)
@@ -1635,6 +1722,11 @@ cls_source(struct cls_ctx *ctx, const char *src, size_t len)
 	}
 	for (i = 0; i < ps.ncmds; i++)
 		cls_simple(ctx, &ps.cmds[i]);
+	if (!ps.complete && ctx->depth < CLS_DEPTH_MAX) {
+		ctx->depth++;
+		cls_salvage(ctx, src, len);
+		ctx->depth--;
+	}
 	sh_parse_release(&ps);
 }
 
