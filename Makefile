@@ -81,15 +81,22 @@ valgrind: deps all $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do \
 	    valgrind -q --error-exitcode=1 --leak-check=full $$t; done
 
-# The shell parser under libFuzzer with ASan+UBSan (clang), FUZZ_SECONDS.
+# The shell parser and the classifier under libFuzzer with ASan+UBSan
+# (clang), FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 120
+FUZZ_CC = clang -std=gnu11 -g -O1 -I. -D_GNU_SOURCE \
+    -fsanitize=fuzzer,address,undefined
 fuzz: deps
-	@mkdir -p $(BUILD)/fuzz/corpus
-	clang -std=gnu11 -g -O1 -I. -D_GNU_SOURCE \
-	    -fsanitize=fuzzer,address,undefined -o $(BUILD)/fuzz/fuzz_shparse \
-	    tests/fuzz/fuzz_shparse.c exec/shparse.c logs/xmalloc.c logs/log.c
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus-classify
+	$(FUZZ_CC) -o $(BUILD)/fuzz/fuzz_shparse tests/fuzz/fuzz_shparse.c \
+	    exec/shparse.c logs/xmalloc.c logs/log.c
+	$(FUZZ_CC) -o $(BUILD)/fuzz/fuzz_classify tests/fuzz/fuzz_classify.c \
+	    exec/classify.c exec/shparse.c logs/xmalloc.c logs/log.c
 	$(BUILD)/fuzz/fuzz_shparse -max_total_time=$(FUZZ_SECONDS) \
 	    -max_len=4096 $(BUILD)/fuzz/corpus || exit 1
+	$(BUILD)/fuzz/fuzz_classify -max_total_time=$(FUZZ_SECONDS) \
+	    -max_len=4096 $(BUILD)/fuzz/corpus-classify $(BUILD)/fuzz/corpus \
+	    || exit 1
 
 run: deps all
 	@scripts/run.sh
