@@ -43,6 +43,7 @@ struct execq_opts {
 	const char	*lane;		/* --priority, or "ctl" for PROCESS */
 	const char	*id;		/* --id, or NULL: generated */
 	const char	*cwd;		/* --cwd, or NULL */
+	const char	*tier;		/* --tier, or NULL: the queue's */
 	const char	*raw;		/* submit --raw TEXT, or NULL */
 	const char	*reply_default;	/* submit --reply-default */
 	const char	*reply_to;	/* spawn --reply-to, or NULL */
@@ -120,6 +121,7 @@ enum execq_optval {
 	EXECQ_OPT_LOG_DIR,
 	EXECQ_OPT_MAX_AGE,
 	EXECQ_OPT_DRY_RUN,
+	EXECQ_OPT_TIER,
 };
 
 /* execq.c: messages. Each returns after printing on stderr. */

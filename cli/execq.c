@@ -69,6 +69,7 @@ static const struct option execq_global_longopts[] = {
 static const struct option execq_longopts[] = {
 	{ "timeout",		required_argument, NULL, EXECQ_OPT_TIMEOUT },
 	{ "cwd",		required_argument, NULL, EXECQ_OPT_CWD },
+	{ "tier",		required_argument, NULL, EXECQ_OPT_TIER },
 	{ "env",		required_argument, NULL, EXECQ_OPT_ENV },
 	{ "queue",		required_argument, NULL, EXECQ_OPT_QUEUE },
 	{ "priority",		required_argument, NULL, EXECQ_OPT_PRIORITY },
@@ -435,6 +436,9 @@ execq_opts_set(struct execq_opts *o, const char *cmd, int ch,
 	case EXECQ_OPT_CWD:
 		o->cwd = arg;
 		return (0);
+	case EXECQ_OPT_TIER:
+		o->tier = arg;
+		return (0);
 	case EXECQ_OPT_QUEUE:
 		o->queue = arg;
 		return (0);
@@ -615,6 +619,9 @@ execq_item_json(const struct execq_opts *o, const char *id,
 		goto out;
 	if (o->cwd != NULL &&
 	    json_object_set_new(args, "cwd", json_string(o->cwd)) == -1)
+		goto out;
+	if (o->tier != NULL &&
+	    json_object_set_new(args, "tier", json_string(o->tier)) == -1)
 		goto out;
 	if (o->timeout_s > 0)
 		json_object_set_new(args, "timeout_s",
@@ -1233,6 +1240,8 @@ execq_run_usage(FILE *f)
 	    "  --timeout S     kill the command after S seconds "
 	    "(default: the worker's)\n"
 	    "  --cwd DIR       working directory on the worker\n"
+	    "  --tier TIER     read_only or read_write: lower the queue's "
+	    "tier\n"
 	    "  --env K=V       set an environment variable (repeatable)\n"
 	    "  --queue Q       work queue (default: $EXECQ_QUEUE, else exec)\n"
 	    "  --priority P    high, normal or low (default: normal)\n"

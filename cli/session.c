@@ -42,6 +42,7 @@ static const struct option execq_spawn_longopts[] = {
 	{ "tail-lines",		required_argument, NULL,
 	    EXECQ_OPT_TAIL_LINES },
 	{ "cwd",		required_argument, NULL, EXECQ_OPT_CWD },
+	{ "tier",		required_argument, NULL, EXECQ_OPT_TIER },
 	{ "env",		required_argument, NULL, EXECQ_OPT_ENV },
 	{ "id",			required_argument, NULL, EXECQ_OPT_ID },
 	{ "wait",		required_argument, NULL, EXECQ_OPT_WAIT },
@@ -114,6 +115,8 @@ execq_spawn_usage(FILE *f)
 	    "  --tail-lines N     lines of output in the callback, 0-100 "
 	    "(default 5)\n"
 	    "  --cwd DIR          working directory on the worker\n"
+	    "  --tier TIER        read_only or read_write: lower the queue's "
+	    "tier\n"
 	    "  --env K=V          set an environment variable (repeatable)\n"
 	    "  --id ID            session id (default: a new ULID)\n"
 	    "  --wait S           give up waiting for EXEC_STARTED after S\n"
