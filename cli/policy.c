@@ -322,15 +322,11 @@ execq_approvals_usage(FILE *f)
 	    "Exit status: 0; 125 if Redis fails; 2 on a usage error.\n", f);
 }
 
-/* approve and reject --help. */
+/* What approve and reject have in common, for --help. */
 static void
-execq_decide_usage(FILE *f)
+execq_decide_usage_body(FILE *f)
 {
-	fputs("usage: execq approve ID [--by NAME] [--reason TEXT] "
-	    "[--wait SECONDS]\n"
-	    "       execq reject ID --reason TEXT [--by NAME] "
-	    "[--wait SECONDS]\n"
-	    "\n"
+	fputs("\n"
 	    "Decides a held command (see 'execq approvals'; a unique prefix\n"
 	    "of the request id is enough). The decision goes to the stream\n"
 	    "execq:decisions, which only approvers may write (Redis ACL, see\n"
@@ -351,6 +347,24 @@ execq_decide_usage(FILE *f)
 	    "unknown, already decided or expired; 124 if the worker did not\n"
 	    "confirm in time; 125 if Redis refused (NOPERM: not an approver)\n"
 	    "or failed; 2 on a usage error.\n", f);
+}
+
+/* approve --help. */
+static void
+execq_approve_usage(FILE *f)
+{
+	fputs("usage: execq approve ID [--by NAME] [--reason TEXT] "
+	    "[--wait SECONDS]\n", f);
+	execq_decide_usage_body(f);
+}
+
+/* reject --help. */
+static void
+execq_reject_usage(FILE *f)
+{
+	fputs("usage: execq reject ID --reason TEXT [--by NAME] "
+	    "[--wait SECONDS]\n", f);
+	execq_decide_usage_body(f);
 }
 
 /* The decide options. */
@@ -631,8 +645,8 @@ execq_decide(const char *redis, int argc, char **argv, int approve)
 	memset(&s, 0, sizeof s);
 	execq_opts_init(&d.o, redis);
 	if ((rc = execq_opts_getopt(&d.o, cmd, argc, argv, "h",
-	    execq_decide_longopts, execq_decide_set,
-	    execq_decide_usage)) != 0) {
+	    execq_decide_longopts, execq_decide_set, approve ?
+	    execq_approve_usage : execq_reject_usage)) != 0) {
 		rc = rc == 1 ? 0 : EXECQ_EXIT_USAGE;
 		goto out;
 	}

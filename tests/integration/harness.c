@@ -1324,8 +1324,8 @@ harness_load_meta(struct harness *h, const char *id)
 }
 
 /* The client binary: $EXECQ_TEST_BUILD/execq, else build/execq. */
-static const char *
-harness_cli_bin(struct harness *h)
+const char *
+harness_cli_path(struct harness *h)
 {
 	static char	 path[PATH_MAX];
 	const char	*build = getenv("EXECQ_TEST_BUILD");
@@ -1362,7 +1362,7 @@ harness_cli(struct harness *h, struct harness_proc *p, const char *url,
 	char		*test_url = NULL;
 	size_t		 i;
 
-	argv[0] = harness_cli_bin(h);
+	argv[0] = harness_cli_path(h);
 	for (i = 0; args[i] != NULL; i++) {
 		if (i == HARNESS_CLI_MAX_ARGS)
 			harness_fail(h, "too many client arguments");

@@ -192,6 +192,8 @@ void		 harness_capture(struct harness *, const char *const *argv,
  * ENABLE_EXECUTE, and fills *p as harness_capture does.
  */
 #define HARNESS_CLI_MAX_ARGS	32
+/* The client binary's path (static; fails the test if not executable). */
+const char	*harness_cli_path(struct harness *);
 void		 harness_cli(struct harness *, struct harness_proc *p,
 		    const char *url, int timeout_ms, const char *const *args);
 /* Frees the captured output; p may be zeroed or released already. */

@@ -754,6 +754,49 @@ test_cli_cleanup_dry_run_then_remove(void **state)
 	harness_pass(h);
 }
 
+/* classify: one verdict, a batch with a bad line, usage errors. */
+static void
+test_cli_classify(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	const char		*one[] = { "classify", "--workspace", h->ws,
+				    "-c", "sudo rm -fr -- /*", NULL };
+	const char		*none[] = { "classify", NULL };
+	const char		*batch[] = { "sh", "-c", "printf '%s\\n' "
+				    "'\"ls -la\"' 'not json' "
+				    "'\"echo a\\nrm -rf ~\"' | \"$0\" classify "
+				    "--workspace \"$1\" --batch", NULL, NULL, NULL };
+	json_t			*o;
+
+	harness_cli(h, &p, NO_REDIS, CLI_MS, one);
+	expect_exit(h, &p, 0);
+	o = json_loads(p.out, 0, NULL);
+	assert_non_null(o);
+	assert_string_equal(harness_jstr(o, "risk"), "blocked");
+	assert_string_equal(harness_jstr(o, "action"), "refuse");
+	assert_string_equal(harness_jstr(o, "rule"), "blocked:rm-root");
+	assert_int_equal(json_array_size(harness_jget(o, "commands")), 1);
+	json_decref(o);
+	harness_proc_release(&p);
+
+	harness_cli(h, &p, NO_REDIS, CLI_MS, none);
+	expect_exit(h, &p, 2);
+	harness_proc_release(&p);
+
+	batch[3] = harness_cli_path(h);
+	batch[4] = h->ws;
+	harness_capture(h, batch, NULL, CLI_MS, &p);
+	expect_exit(h, &p, 1);
+	if (strstr(p.out, "\"risk\":\"read_only\"") == NULL ||
+	    strstr(p.out, "\"error\"") == NULL ||
+	    strstr(p.out, "\"line\":2") == NULL ||
+	    strstr(p.out, "\"risk\":\"blocked\"") == NULL)
+		proc_fail(h, &p, "three verdict lines expected");
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
 /* Every subcommand's --help: a usage line on stdout, exit 0. */
 static void
 test_cli_help_for_every_subcommand(void **state)
@@ -762,7 +805,8 @@ test_cli_help_for_every_subcommand(void **state)
 	struct harness_proc	 p;
 	const char		*subs[] = { "run", "submit", "spawn", "ps",
 				    "logs", "send", "keys", "kill", "wait",
-				    "callbacks", "cleanup", NULL };
+				    "callbacks", "cleanup", "classify",
+				    "approvals", "approve", "reject", NULL };
 	const char		*args[3] = { NULL, "--help", NULL };
 	const char		*top[] = { "--help", NULL };
 	char			 want[64];
@@ -812,6 +856,7 @@ main(void)
 		T(test_cli_kill_unknown_session),
 		T(test_cli_cleanup_dry_run_then_remove),
 		T(test_cli_help_for_every_subcommand),
+		T(test_cli_classify),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
