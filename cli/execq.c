@@ -881,7 +881,12 @@ execq_session_shared_reply(struct execq_session *s, const char *name)
 {
 	xasprintf(&s->answer_key, "q:%s:normal", name);
 	s->cursor = execq_stream_last_id(s, s->answer_key);
-	return (s->cursor != NULL ? 0 : -1);
+	if (s->cursor == NULL)
+		return (-1);
+	/* An APPROVAL_REQUEST for our item would come here. */
+	xasprintf(&s->notice_key, "q:%s:high", name);
+	s->notice_cursor = execq_stream_last_id(s, s->notice_key);
+	return (s->notice_cursor != NULL ? 0 : -1);
 }
 
 /* Frees an answer; NULL members ok. */

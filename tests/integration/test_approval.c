@@ -554,6 +554,35 @@ test_approval_bad_rule_stops_start(void **state)
 	harness_pass(h);
 }
 
+/* A held background session starts once approved and calls back. */
+static void
+test_approval_session(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	const char		*id = harness_id(h, "bg");
+	struct harness_proc	 p;
+	char			*req;
+	json_t			*a;
+
+	policy_worker(h, NULL);
+	harness_submit(h, "normal", id, "touch bg.txt && echo made",
+	    "{\"background\": true}");
+	req = wait_request(h, id, "write");
+	decide(h, &p, NULL, "approve", req, "--by", "carol", NULL);
+	assert_int_equal(harness_proc_exit(&p), 0);
+	harness_proc_release(&p);
+	a = harness_wait_answer(h, NULL, id, WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
+	json_decref(a);
+	a = harness_wait_callback(h, id, WAIT_MS);
+	assert_int_equal(harness_jint(a, "exit_code"), 0);
+	json_decref(a);
+	assert_true(ws_exists(h, "bg.txt"));
+	assert_true(audited(h, id, "approved", "carol"));
+	free(req);
+	harness_pass(h);
+}
+
 /* Shutdown answers a held command (it never ran) and cancels it. */
 static void
 test_approval_shutdown_cancels(void **state)
@@ -590,6 +619,7 @@ main(void)
 		T(test_approval_item_tier),
 		T(test_approval_bad_rule_stops_start),
 		T(test_approval_shutdown_cancels),
+		T(test_approval_session),
 	};
 #undef T
 
