@@ -310,7 +310,8 @@ execq_approvals_usage(FILE *f)
 	    "first: request id, time left, risk, the rule and reason that\n"
 	    "held it, the worker, cwd and the command. Approve or reject one\n"
 	    "with 'execq approve ID' or 'execq reject ID --reason TEXT' (a\n"
-	    "unique prefix of the id is enough).\n"
+	    "unique prefix of the id is enough). A request whose worker has\n"
+	    "stopped is marked (worker gone): it can no longer run.\n"
 	    "\n"
 	    "Options:\n"
 	    "  --json          one APPROVAL_REQUEST object per line\n"
@@ -421,20 +422,37 @@ execq_jstr(const json_t *o, const char *key)
 	return (s != NULL ? s : "");
 }
 
+/* 1 if the request's worker still beats (0 if it is gone). */
+static int
+execq_worker_alive(struct execq_session *s, const json_t *o)
+{
+	redisReply	*r;
+	int		 alive = 1;
+
+	r = execq_command(s, "EXISTS", "EXISTS execq:worker:%s",
+	    execq_jstr(o, "worker"));
+	if (r != NULL && r->type == REDIS_REPLY_INTEGER)
+		alive = r->integer == 1;
+	if (r != NULL)
+		freeReplyObject(r);
+	return (alive);
+}
+
 /* One pending request, human-readable. */
 static void
-execq_approval_print(const json_t *o, long long now)
+execq_approval_print(const json_t *o, long long now, int alive)
 {
 	long long	left;
 
 	left = (json_integer_value(json_object_get(o, "expires_ms")) - now) /
 	    1000;
-	printf("%s  %3lldm%02llds  %-11s %-24s %s\n"
+	printf("%s  %3lldm%02llds  %-11s %-24s %s%s\n"
 	    "    %s\n    cwd %s\n    $ %s\n",
 	    execq_jstr(o, "request"), left / 60, left % 60,
 	    execq_jstr(o, "risk"), execq_jstr(o, "rule"),
-	    execq_jstr(o, "worker"), execq_jstr(o, "reason"),
-	    execq_jstr(o, "cwd"), execq_jstr(o, "command"));
+	    execq_jstr(o, "worker"), alive ? "" : " (worker gone)",
+	    execq_jstr(o, "reason"), execq_jstr(o, "cwd"),
+	    execq_jstr(o, "command"));
 }
 
 /* execq approvals: what waits for a human. */
@@ -476,7 +494,8 @@ execq_cmd_approvals(const char *redis, int argc, char **argv)
 			if (d.json)
 				execq_print_line(json_incref(o));
 			else
-				execq_approval_print(o, now);
+				execq_approval_print(o, now,
+				    execq_worker_alive(&s, o));
 		}
 		json_decref(o);
 	}
@@ -625,6 +644,10 @@ execq_request_pending(struct execq_session *s, const char *request)
 	} else if (json_integer_value(json_object_get(o, "expires_ms")) <=
 	    execq_epoch_ms()) {
 		execq_error("%s: expired", request);
+		rc = 1;
+	} else if (!execq_worker_alive(s, o)) {
+		execq_error("%s: its worker %s is gone (the item is answered "
+		    "worker_lost)", request, execq_jstr(o, "worker"));
 		rc = 1;
 	}
 	json_decref(o);
