@@ -71,6 +71,7 @@ static const char *cls_sandbox_names[] = { "hold", "refuse", "off" };
 static void	cls_source(struct cls_ctx *, const char *, size_t);
 static void	cls_words(struct cls_ctx *, struct cls_words *,
 		    struct cls_res *, char **inner);
+static const char *cls_risky_assign(char *const *, size_t);
 
 /* Raises r to risk (the first reason at the highest risk stays). */
 static void __attribute__((format(printf, 4, 5)))
@@ -780,6 +781,11 @@ cls_wrapper(struct cls_ctx *ctx, struct cls_words *ws, const char *name,
 		    "--unset", "-C", "--chdir", NULL });
 		while (i < ws->n && strchr(ws->w[i], '=') != NULL)
 			i++;
+		if (cls_risky_assign(ws->w + 1, i - 1) != NULL) {
+			cls_raise(r, CLS_UNKNOWN, "unknown:environment", "env "
+			    "sets a variable that changes which programs run");
+			return (-1);
+		}
 		if (i >= ws->n) {
 			cls_raise(r, CLS_READ_ONLY, "read_only:env",
 			    "env prints the environment");
@@ -910,6 +916,13 @@ cls_git(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
 	}
 	cls_shift(&sub, i);
 	cmd = sub.w[0];
+	if (cls_has_opt(&sub, "--open-files-in-pager") ||
+	    (strcmp(cmd, "grep") == 0 && cls_has_flag(&sub, 'O', NULL)) ||
+	    cls_has_opt(&sub, "--ext-diff")) {
+		cls_raise(r, CLS_UNKNOWN, "unknown:git-option", "git %s with "
+		    "this option runs another program", cmd);
+		return;
+	}
 	if (cls_has_opt(&sub, "--output") || cls_has_opt(&sub, "-o")) {
 		if (cls_in(cmd, ro)) {
 			cls_raise(r, CLS_WRITE, "write:git", "git %s --output "
@@ -1233,17 +1246,14 @@ static const char *const cls_read_only[] = { "ls", "cat", "head", "tail",
     "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum",
     "base64", "base32", "jq", "test", "[", "true", "false", "seq", "expr",
     "sleep", "ps", "pgrep", "free", "uptime", "printenv", "tty", "locale",
-    "nproc", "getconf", "lsblk", "lscpu", "lsof", "dir", "vdir", "less",
-    "more", "zcat", "zgrep", "bzcat", "xzcat", "numfmt", "join", "look",
+    "nproc", "getconf", "lsblk", "lscpu", "lsof", "dir", "vdir", "zcat", "zgrep", "bzcat", "xzcat", "numfmt", "join", "look",
     "yes", "arch", "logname", "users", "who", "w", "last", "env", "cd",
     "pushd", "popd", "dirs", "exit", "return", ":", "export", "unset",
     "set", "shift", "wait", "read", "local", "declare", "typeset",
     "readonly", "hash", "getopts", "umask", "ulimit", "times", "jobs",
-    "let", "break", "continue", "shopt", "ldd", "nm", "objdump", "readelf",
-    "size", "file", "host", "dig", "nslookup", "ping", "id", "tput",
-    "clear", "man", "info", "apropos", "whatis", "pidof", "vmstat",
-    "iostat", "mpstat", "dmesg", "journalctl", "hostnamectl", "timedatectl",
-    "sum", "expand", "unexpand", "shuf", "factor", "sha1", "md5", "sort",
+    "let", "break", "continue", "shopt", "nm", "objdump", "readelf",
+    "size", "host", "dig", "nslookup", "ping", "tput", "clear",
+    "apropos", "whatis", "pidof", "vmstat", "iostat", "mpstat", "sum", "expand", "unexpand", "shuf", "factor", "sha1", "md5", "sort",
     "uniq", "xxd", "tee", NULL };
 
 /* Known writers and destroyers: name, risk, reason. */
@@ -1350,6 +1360,25 @@ cls_known(const struct cls_words *ws, const char *name, struct cls_res *r)
 	    "execq knows", name);
 }
 
+/* Options that make a read-only tool run something else. */
+static int
+cls_runs_program(const struct cls_words *ws, const char *name)
+{
+	if (strcmp(name, "rg") == 0)
+		return (cls_has_opt(ws, "--pre"));
+	if (strcmp(name, "sort") == 0)
+		return (cls_has_opt(ws, "--compress-program"));
+	if (strcmp(name, "tar") == 0)
+		return (cls_has_opt(ws, "--to-command") ||
+		    cls_has_opt(ws, "--use-compress-program") ||
+		    cls_has_opt(ws, "-I") || cls_has_opt(ws, "--info-script") ||
+		    cls_has_opt(ws, "-F") || cls_has_opt(ws, "--new-volume-script") ||
+		    cls_has_opt(ws, "--checkpoint-action"));
+	if (strcmp(name, "hash") == 0)
+		return (cls_has_flag(ws, 'p', NULL));
+	return (0);
+}
+
 /* ip: showing is read-only; changing the network is not. */
 static void
 cls_ip(const struct cls_words *ws, struct cls_res *r)
@@ -1408,6 +1437,9 @@ cls_command(struct cls_ctx *ctx, const struct cls_words *ws,
 	else if (cls_in(name, (const char *const[]){ "awk", "gawk", "mawk",
 	    "nawk", NULL }))
 		cls_awk(ws, name, r);
+	else if (cls_runs_program(ws, name))
+		cls_raise(r, CLS_UNKNOWN, "unknown:option", "an option of %s "
+		    "runs another program", name);
 	else if (cls_subcommand(ws, name, r))
 		;
 	else if (strcmp(name, "sort") == 0 && (cls_has_flag(ws, 'o', NULL) ||
@@ -1435,6 +1467,10 @@ cls_command(struct cls_ctx *ctx, const struct cls_words *ws,
 		    "argument changes the system", name);
 	else if (strcmp(name, "ip") == 0)
 		cls_ip(ws, r);
+	else if ((strcmp(name, "tree") == 0 || strcmp(name, "shuf") == 0) &&
+	    cls_has_flag(ws, 'o', "--output"))
+		cls_raise(r, CLS_WRITE, "write:output-file", "%s -o writes a "
+		    "file", name);
 	else if (strcmp(name, "date") == 0 || strcmp(name, "hostname") == 0)
 		cls_raise(r, CLS_READ_ONLY, "read_only:system", "%s only "
 		    "prints", name);
@@ -1609,6 +1645,38 @@ cls_bare_text(const struct sh_cmd *c)
 	return (cls_join(c->assigns, c->nassigns));
 }
 
+/*
+ * NAME=value words that change what later commands are or load: PATH=.
+ * makes "ls" run ./ls. Checked in assignments, export/declare/env args.
+ */
+static const char *
+cls_risky_assign(char *const *w, size_t n)
+{
+	static const char *const names[] = { "PATH", "IFS", "ENV",
+	    "BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND",
+	    "CDPATH", "PYTHONPATH", "PYTHONSTARTUP", "PERL5LIB", "PERL5OPT",
+	    "RUBYOPT", "RUBYLIB", "NODE_OPTIONS", "NODE_PATH", "GIT_SSH",
+	    "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER",
+	    "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_EXEC_PATH", "GIT_DIR",
+	    "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+	    "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "LESSOPEN",
+	    "MANPAGER", NULL };
+	char	 name[64];
+	size_t	 i, len;
+
+	for (i = 0; i < n; i++) {
+		len = strcspn(w[i], "+=");
+		if (w[i][len] == '\0' || len >= sizeof name)
+			continue;
+		memcpy(name, w[i], len);
+		name[len] = '\0';
+		if (cls_in(name, names) || strncmp(name, "LD_", 3) == 0 ||
+		    strncmp(name, "GIT_CONFIG_", 11) == 0)
+			return (w[i]);
+	}
+	return (NULL);
+}
+
 /* One simple command of the parse. */
 static void
 cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
@@ -1616,6 +1684,7 @@ cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
 	struct cls_words	 ws;
 	struct cls_res		 r;
 	const struct cls_rule	*rule;
+	const char		*risky;
 	char			*text, *inner = NULL, name[CLS_RULE_MAX];
 
 	memset(&r, 0, sizeof r);
@@ -1628,6 +1697,13 @@ cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
 		    "sets variables");
 	else
 		cls_words(ctx, &ws, &r, &inner);
+	if ((risky = cls_risky_assign(c->assigns, c->nassigns)) != NULL ||
+	    (c->argc > 1 && cls_in(c->argv[0], (const char *const[]){
+	    "export", "declare", "typeset", "readonly", "local", "env",
+	    NULL }) && (risky = cls_risky_assign(c->argv + 1,
+	    c->argc - 1)) != NULL))
+		cls_raise(&r, CLS_UNKNOWN, "unknown:environment", "%.40s "
+		    "changes which programs run or what they load", risky);
 	if (c->argc > 0 && (rule = cls_rule_match(ctx->p, text, inner)) !=
 	    NULL && r.risk != CLS_BLOCKED) {
 		snprintf(name, sizeof name, "rule:%s", rule->name);
