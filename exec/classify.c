@@ -72,6 +72,9 @@ static void	cls_source(struct cls_ctx *, const char *, size_t);
 static void	cls_words(struct cls_ctx *, struct cls_words *,
 		    struct cls_res *, char **inner);
 static const char *cls_risky_assign(char *const *, size_t);
+static void	cls_salvage(struct cls_ctx *, const char *, size_t);
+static void	cls_embedded(struct cls_ctx *, const struct cls_words *,
+		    struct cls_res *);
 
 /* Raises r to risk (the first reason at the highest risk stays). */
 static void __attribute__((format(printf, 4, 5)))
@@ -1493,7 +1496,6 @@ static void
 cls_words(struct cls_ctx *ctx, struct cls_words *ws, struct cls_res *r,
     char **inner)
 {
-	const char	*why;
 	ssize_t		 k;
 	int		 peel;
 
@@ -1527,10 +1529,50 @@ cls_words(struct cls_ctx *ctx, struct cls_words *ws, struct cls_res *r,
 		return;
 	}
 	*inner = cls_join(ws->w, ws->n);
-	why = NULL;
-	(void)why;
 	cls_command(ctx, ws, r);
+	if (r->risk == CLS_UNKNOWN || cls_in(cls_base(ws->w[0]),
+	    (const char *const[]){ "docker", "podman", "kubectl", "nerdctl",
+	    "crictl", "lxc", "lxc-attach", "vagrant", "parallel", NULL }))
+		cls_embedded(ctx, ws, r);
 	cls_check_args(ctx, ws);
+}
+
+/*
+ * A command we cannot follow (an interpreter, a container's exec, an
+ * unknown tool) may still carry a catastrophe in its arguments:
+ * "docker exec c rm -rf /", "python3 -c 'os.system(\"rm -rf /\")'".
+ * Its argument words from each position, and every argument with a space
+ * (and every quoted string inside one), are checked for blocked commands
+ * only.
+ */
+static void
+cls_embedded(struct cls_ctx *ctx, const struct cls_words *ws,
+    struct cls_res *r)
+{
+	struct cls_words	 sub;
+	const char		*w, *q, *end;
+	size_t			 i;
+
+	for (i = 1; i < ws->n && r->risk != CLS_BLOCKED; i++) {
+		sub.w = ws->w + i;
+		sub.f = ws->f + i;
+		sub.n = ws->n - i;
+		if (!(sub.f[0] & SH_W_DYNAMIC))
+			cls_blocked(&sub, cls_base(sub.w[0]), r);
+	}
+	for (i = 1; i < ws->n && ctx->depth < CLS_DEPTH_MAX; i++) {
+		w = ws->w[i];
+		if ((ws->f[i] & SH_W_DYNAMIC) || strchr(w, ' ') == NULL)
+			continue;
+		ctx->depth++;
+		cls_salvage(ctx, w, strlen(w));
+		for (q = w; (q = strpbrk(q, "'\"")) != NULL; q = end + 1) {
+			if ((end = strchr(q + 1, *q)) == NULL)
+				break;
+			cls_salvage(ctx, q + 1, end - q - 1);
+		}
+		ctx->depth--;
+	}
 }
 
 /* Configured rules: the first match sets the risk (never under blocked). */
