@@ -59,6 +59,7 @@ struct cls_ctx {
 	char			*cwd;		/* for relative paths; NULL:
 						   unknown (after "cd -") */
 	int			 depth;
+	int			 privileged;	/* sudo/doas/su seen */
 	size_t			 cmdcap;
 };
 
@@ -161,18 +162,50 @@ cls_is_opt(const char *w)
 	return (w[0] == '-' && w[1] != '\0');
 }
 
-/* 1 if some word (from 1 on) starts with prefix or equals it. */
+/*
+ * 1 if word w is option opt: a long option also abbreviated as GNU
+ * getopt allows ("--outp" is --output; at least two letters), with or
+ * without "=value"; a short one also with its value attached ("-Ifoo").
+ */
+static int
+cls_opt_match(const char *w, const char *opt)
+{
+	size_t	len = strlen(opt), n;
+
+	if (opt[0] == '-' && opt[1] == '-') {
+		if (w[0] != '-' || w[1] != '-')
+			return (0);
+		n = strcspn(w, "=");
+		return (n >= 4 && n <= len && strncmp(w, opt, n) == 0);
+	}
+	return (strncmp(w, opt, len) == 0);
+}
+
+/* 1 if some word (from 1 on, before "--") is the option opt. */
 static int
 cls_has_opt(const struct cls_words *ws, const char *opt)
 {
-	size_t	i, len = strlen(opt);
+	size_t	i;
 
 	for (i = 1; i < ws->n; i++) {
 		if (strcmp(ws->w[i], "--") == 0)
 			return (0);
-		if (strncmp(ws->w[i], opt, len) == 0 &&
-		    (ws->w[i][len] == '\0' || ws->w[i][len] == '=' ||
-		    opt[len - 1] == '='))
+		if (cls_opt_match(ws->w[i], opt))
+			return (1);
+	}
+	return (0);
+}
+
+/* 1 if some word (before "--") starts with prefix. */
+static int
+cls_has_prefix(const struct cls_words *ws, const char *prefix)
+{
+	size_t	i;
+
+	for (i = 1; i < ws->n; i++) {
+		if (strcmp(ws->w[i], "--") == 0)
+			return (0);
+		if (strncmp(ws->w[i], prefix, strlen(prefix)) == 0)
 			return (1);
 	}
 	return (0);
@@ -671,6 +704,23 @@ cls_blocked(const struct cls_words *ws, const char *name, struct cls_res *r)
 
 /* ---- wrappers ---------------------------------------------------------- */
 
+/* 1 if one of words [1, end) is short flag c (in a cluster) or lng. */
+static int
+cls_flag_before(const struct cls_words *ws, size_t end, char c,
+    const char *lng)
+{
+	size_t	i;
+
+	for (i = 1; i < end && i < ws->n; i++) {
+		if (ws->w[i][0] == '-' && ws->w[i][1] != '-' &&
+		    strchr(ws->w[i] + 1, c) != NULL)
+			return (1);
+		if (lng != NULL && cls_opt_match(ws->w[i], lng))
+			return (1);
+	}
+	return (0);
+}
+
 /* Index of the first word after options; with_arg options take a value. */
 static size_t
 cls_skip_opts(const struct cls_words *ws, size_t i,
@@ -683,7 +733,7 @@ cls_skip_opts(const struct cls_words *ws, size_t i,
 			break;
 		i += cls_in(ws->w[i], with_arg) ? 2 : 1;
 	}
-	return (i);
+	return (i < ws->n ? i : ws->n);	/* "env -u" has no value */
 }
 
 /* Parses str as a shell command of its own (sh -c, eval, ssh, watch). */
@@ -751,10 +801,14 @@ cls_wrapper(struct cls_ctx *ctx, struct cls_words *ws, const char *name,
 	size_t	 i;
 
 	if (strcmp(name, "sudo") == 0 || strcmp(name, "doas") == 0) {
+		ctx->privileged = 1;
 		i = cls_skip_opts(ws, 1, (const char *const[]){ "-u", "-g",
-		    "-h", "-p", "-C", "-D", "-r", "-t", "-U", NULL });
-		if (i >= ws->n || cls_has_flag(ws, 'i', "--login") ||
-		    cls_has_flag(ws, 's', "--shell")) {
+		    "-h", "-p", "-C", "-D", "-r", "-t", "-U", "--user",
+		    "--group", "--host", "--prompt", "--close-from", "--chdir",
+		    "--role", "--type", "--other-user", "--command-timeout",
+		    NULL });
+		if (i >= ws->n || cls_flag_before(ws, i, 'i', "--login") ||
+		    cls_flag_before(ws, i, 's', "--shell")) {
 			cls_raise(r, CLS_UNKNOWN, "wrapper:sudo", "%s opens a "
 			    "root shell", name);
 			return (-1);
@@ -767,21 +821,23 @@ cls_wrapper(struct cls_ctx *ctx, struct cls_words *ws, const char *name,
 		return (cls_skip_opts(ws, 1, (const char *const[]){ "-a",
 		    NULL }));
 	if (strcmp(name, "command") == 0) {
-		if (cls_has_flag(ws, 'v', NULL) || cls_has_flag(ws, 'V', NULL)) {
+		i = cls_skip_opts(ws, 1, (const char *const[]){ NULL });
+		if (cls_flag_before(ws, i, 'v', NULL) ||
+		    cls_flag_before(ws, i, 'V', NULL)) {
 			cls_raise(r, CLS_READ_ONLY, "read_only:command",
 			    "command -v only looks a name up");
 			return (-1);
 		}
-		return (cls_skip_opts(ws, 1, (const char *const[]){ NULL }));
+		return ((ssize_t)i);
 	}
 	if (strcmp(name, "env") == 0) {
-		if (cls_has_opt(ws, "-S") || cls_has_opt(ws, "--split-string")) {
+		i = cls_skip_opts(ws, 1, (const char *const[]){ "-u",
+		    "--unset", "-C", "--chdir", NULL });
+		if (cls_flag_before(ws, i, 'S', "--split-string")) {
 			cls_raise(r, CLS_UNKNOWN, "unknown:env", "env -S splits "
 			    "a string into a command");
 			return (-1);
 		}
-		i = cls_skip_opts(ws, 1, (const char *const[]){ "-u",
-		    "--unset", "-C", "--chdir", NULL });
 		while (i < ws->n && strchr(ws->w[i], '=') != NULL)
 			i++;
 		if (cls_risky_assign(ws->w + 1, i - 1) != NULL) {
@@ -803,7 +859,7 @@ cls_wrapper(struct cls_ctx *ctx, struct cls_words *ws, const char *name,
 		    1 : 0));
 	if (strcmp(name, "timeout") == 0) {
 		i = cls_skip_opts(ws, 1, (const char *const[]){ "-s", "-k",
-		    NULL });
+		    "--signal", "--kill-after", NULL });
 		return ((ssize_t)(i + 1 <= ws->n ? i + 1 : ws->n));
 	}
 	if (strcmp(name, "taskset") == 0) {
@@ -812,7 +868,10 @@ cls_wrapper(struct cls_ctx *ctx, struct cls_words *ws, const char *name,
 	}
 	if (strcmp(name, "xargs") == 0) {
 		i = cls_skip_opts(ws, 1, (const char *const[]){ "-n", "-L",
-		    "-I", "-d", "-P", "-s", "-E", "-a", NULL });
+		    "-I", "-d", "-P", "-s", "-E", "-a", "--arg-file",
+		    "--max-args", "--max-lines", "--max-procs", "--max-chars",
+		    "--delimiter", "--eof", "--process-slot-var", "--replace",
+		    NULL });
 		if (i >= ws->n) {
 			cls_raise(r, CLS_READ_ONLY, "read_only:xargs",
 			    "xargs with no command only echoes");
@@ -837,16 +896,29 @@ cls_wrapper(struct cls_ctx *ctx, struct cls_words *ws, const char *name,
 	if (strcmp(name, "eval") == 0 || strcmp(name, "watch") == 0 ||
 	    strcmp(name, "ssh") == 0 || strcmp(name, "su") == 0) {
 		if (strcmp(name, "su") == 0) {
+			ctx->privileged = 1;
 			cls_raise(r, CLS_DESTRUCTIVE, "wrapper:su", "su runs "
 			    "as another user");
-			for (i = 1; i + 1 < ws->n && strcmp(ws->w[i], "-c"); i++)
-				;
-			if (i + 1 >= ws->n) {
-				cls_raise(r, CLS_UNKNOWN, "wrapper:su", "su "
-				    "opens a shell");
-				return (-1);
+			for (i = 1; i < ws->n; i++) {
+				s = ws->w[i];
+				if (strncmp(s, "--command=", 10) == 0) {
+					cls_nested(ctx, s + 10, ws->f[i], "su", r);
+					return (-1);
+				}
+				if (s[0] == '-' && s[1] == 'c' && s[2] != '\0') {
+					cls_nested(ctx, s + 2, ws->f[i], "su", r);
+					return (-1);
+				}
+				if ((strcmp(s, "-c") == 0 ||
+				    cls_opt_match(s, "--command")) &&
+				    i + 1 < ws->n) {
+					cls_nested(ctx, ws->w[i + 1],
+					    ws->f[i + 1], "su", r);
+					return (-1);
+				}
 			}
-			cls_nested(ctx, ws->w[i + 1], ws->f[i + 1], "su", r);
+			cls_raise(r, CLS_UNKNOWN, "wrapper:su", "su opens a "
+			    "shell");
 			return (-1);
 		}
 		i = cls_skip_opts(ws, 1, (const char *const[]){ "-n", "-p",
@@ -1338,7 +1410,8 @@ cls_known(const struct cls_words *ws, const char *name, struct cls_res *r)
 	for (i = 0; i < sizeof cls_writers / sizeof cls_writers[0]; i++) {
 		if (strcmp(cls_writers[i].name, name) != 0)
 			continue;
-		if (strcmp(name, "rsync") == 0 && cls_has_opt(ws, "--delete"))
+		if (strcmp(name, "rsync") == 0 && (cls_has_prefix(ws,
+		    "--del") || cls_has_opt(ws, "--remove-source-files")))
 			cls_raise(r, CLS_DESTRUCTIVE, "destructive:rsync",
 			    "rsync --delete deletes files");
 		else {
@@ -1719,6 +1792,63 @@ cls_risky_assign(char *const *w, size_t n)
 	return (NULL);
 }
 
+/*
+ * Bash evaluates array subscripts and arithmetic in places that look
+ * harmless: "let 'x=a[$(cmd)]'", "test -v 'a[$(cmd)]'", "read 'a[$(cmd)]'",
+ * "printf -v 'a[$(cmd)]'", "declare 'a[$(cmd)]=1'", "$((x))" with x set
+ * to such a string, "${x@P}". Such words make the command unknown.
+ */
+static int
+cls_bash_eval(const struct sh_cmd *c)
+{
+	static const char *const names[] = { "let", "test", "[", "read",
+	    "printf", "declare", "typeset", "local", "readonly", "export",
+	    "unset", "shift", "return", "exit", "wait", "mapfile",
+	    "readarray", NULL };
+	const char	*w, *p;
+	size_t		 i;
+
+	for (i = 0; i < c->argc; i++) {
+		w = c->argv[i];
+		if ((c->argflags[i] & SH_W_DYNAMIC) && ((p = strstr(w,
+		    "$((")) != NULL && strpbrk(p, "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") != NULL))
+			return (1);
+		if ((c->argflags[i] & SH_W_DYNAMIC) && strstr(w, "@P}") != NULL)
+			return (1);
+		if (i > 0 && cls_in(c->argv[0], names) && strchr(w, '[') &&
+		    (strstr(w, "$(") != NULL || strchr(w, '`') != NULL))
+			return (1);
+	}
+	return (c->argc > 0 && strcmp(c->argv[0], "let") == 0 && c->argc > 1 &&
+	    strpbrk(c->argv[1], "[$`") != NULL);
+}
+
+/* Variables a command sets by name: read NAME, printf -v NAME. */
+static const char *
+cls_risky_target(const struct sh_cmd *c)
+{
+	const char	*one[2];
+	size_t		 i;
+
+	if (c->argc < 2)
+		return (NULL);
+	for (i = 1; i < c->argc; i++) {
+		if (strcmp(c->argv[0], "read") == 0 ||
+		    strcmp(c->argv[0], "mapfile") == 0 ||
+		    strcmp(c->argv[0], "readarray") == 0 ||
+		    (strcmp(c->argv[0], "printf") == 0 && i > 1 &&
+		    strcmp(c->argv[i - 1], "-v") == 0)) {
+			xasprintf((char **)&one[0], "%s=", c->argv[i]);
+			one[1] = cls_risky_assign((char *const *)one, 1);
+			free((char *)one[0]);
+			if (one[1] != NULL)
+				return (c->argv[i]);
+		}
+	}
+	return (NULL);
+}
+
 /* One simple command of the parse. */
 static void
 cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
@@ -1733,25 +1863,33 @@ cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
 	ws.w = c->argv;
 	ws.f = c->argflags;
 	ws.n = c->argc;
+	ctx->privileged = 0;
 	text = c->argc > 0 ? cls_join(c->argv, c->argc) : cls_bare_text(c);
 	if (c->argc == 0)
 		cls_raise(&r, CLS_READ_ONLY, "read_only:assignment", "only "
 		    "sets variables");
 	else
 		cls_words(ctx, &ws, &r, &inner);
-	if ((risky = cls_risky_assign(c->assigns, c->nassigns)) != NULL ||
-	    (c->argc > 1 && cls_in(c->argv[0], (const char *const[]){
-	    "export", "declare", "typeset", "readonly", "local", "env",
-	    NULL }) && (risky = cls_risky_assign(c->argv + 1,
-	    c->argc - 1)) != NULL))
-		cls_raise(&r, CLS_UNKNOWN, "unknown:environment", "%.40s "
-		    "changes which programs run or what they load", risky);
+	/* A rule decides the command; nothing below may be lowered by it. */
 	if (c->argc > 0 && (rule = cls_rule_match(ctx->p, text, inner)) !=
 	    NULL && r.risk != CLS_BLOCKED) {
 		snprintf(name, sizeof name, "rule:%s", rule->name);
 		cls_set(&r, rule->risk, name, rule->reason);
 	}
 	free(inner);
+	if (ctx->privileged)
+		cls_raise(&r, CLS_DESTRUCTIVE, "wrapper:sudo", "runs as root "
+		    "or another user");
+	if ((risky = cls_risky_assign(c->assigns, c->nassigns)) != NULL ||
+	    (c->argc > 1 && cls_in(c->argv[0], (const char *const[]){
+	    "export", "declare", "typeset", "readonly", "local", "env",
+	    NULL }) && (risky = cls_risky_assign(c->argv + 1,
+	    c->argc - 1)) != NULL) || (risky = cls_risky_target(c)) != NULL)
+		cls_raise(&r, CLS_UNKNOWN, "unknown:environment", "%.40s "
+		    "changes which programs run or what they load", risky);
+	if (cls_bash_eval(c))
+		cls_raise(&r, CLS_UNKNOWN, "unknown:bash-eval", "bash evaluates "
+		    "this subscript or arithmetic, which can run commands");
 	cls_redirs(ctx, c, &r);
 	cls_add(ctx, text, &r);
 	cls_track_cd(ctx, c);

@@ -441,8 +441,8 @@ static const struct row rows[] = {
 	{ "sed 's/a/b/w out' f", CLS_UNKNOWN, "unknown:sed" },
 	{ "sed 'e ls' f", CLS_UNKNOWN, "unknown:sed" },
 	{ "env -S 'ls -l'", CLS_UNKNOWN, "unknown:env" },
-	{ "sudo -i", CLS_UNKNOWN, "wrapper:sudo" },
-	{ "sudo", CLS_UNKNOWN, "wrapper:sudo" },
+	{ "sudo -i", CLS_DESTRUCTIVE, "wrapper:sudo" },
+	{ "sudo", CLS_DESTRUCTIVE, "wrapper:sudo" },
 	{ "ssh host ls", CLS_UNKNOWN, "unknown:ssh" },
 	{ "chroot /srv/x ls", CLS_UNKNOWN, "unknown:namespace" },
 	{ "alias ls='rm -rf'", CLS_UNKNOWN, "unknown:interpreter" },
@@ -600,7 +600,10 @@ test_classify_rules(void **state)
 		  "rule:tf" },
 		{ "rm -f x", CLS_READ_ONLY, "rule:rm-anything" },
 		{ "rm -rf /", CLS_BLOCKED, "blocked:rm-root" },
-		{ "sudo make test", CLS_READ_ONLY, "rule:make-test" },
+		{ "sudo make test", CLS_DESTRUCTIVE, "wrapper:sudo" },
+		{ "LD_PRELOAD=./x.so make test", CLS_UNKNOWN,
+		  "unknown:environment" },
+		{ "PATH=. make test", CLS_UNKNOWN, "unknown:environment" },
 	};
 	size_t			 i;
 
