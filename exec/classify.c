@@ -50,6 +50,7 @@ struct cls_words {
 	char		**w;
 	unsigned	 *f;
 	size_t		  n;
+	const char	 *cwd;		/* where relative words point, or NULL */
 };
 
 /* One classification. */
@@ -223,7 +224,7 @@ cls_has_flag(const struct cls_words *ws, char c, const char *lng)
 		if (ws->w[i][0] == '-' && ws->w[i][1] != '-' &&
 		    strchr(ws->w[i] + 1, c) != NULL)
 			return (1);
-		if (lng != NULL && strcmp(ws->w[i], lng) == 0)
+		if (lng != NULL && cls_opt_match(ws->w[i], lng))
 			return (1);
 	}
 	return (0);
@@ -277,7 +278,7 @@ cls_norm(const char *path)
 static int
 cls_globby(const char *s)
 {
-	return (strpbrk(s, "*?[") != NULL);
+	return (strpbrk(s, "*?[{") != NULL);
 }
 
 /*
@@ -311,9 +312,10 @@ cls_root_path(const char *abs)
  * its SH_W_* flags: "$HOME" expanded differs from '$HOME' quoted.
  */
 static const char *
-cls_root_target(const char *w, unsigned f)
+cls_root_target(const char *w, unsigned f, const char *cwd)
 {
-	const char	*rest;
+	const char	*rest, *why;
+	char		*joined, *value;
 	size_t		 n;
 
 	if (w[0] == '~') {
@@ -335,10 +337,24 @@ cls_root_target(const char *w, unsigned f)
 			return ("the home directory ($HOME)");
 		/* $X/ with X empty or unset is /. ${X:?} and ${X?} are not. */
 		if (w[1] == '{' && (rest = strchr(w, '}')) != NULL) {
-			n = strcspn(w + 2, ":?}");
+			n = strcspn(w + 2, ":?-=}");
 			if (w[2 + n] == '?' || (w[2 + n] == ':' &&
 			    w[3 + n] == '?'))
 				return (NULL);
+			/* ${X:-/} and ${X-/}: the default may be the root. */
+			value = w + 2 + n + (w[2 + n] == ':') + 1 < rest ?
+			    xstrndup(w + 3 + n + (w[2 + n] == ':'), rest -
+			    (w + 3 + n + (w[2 + n] == ':'))) : NULL;
+			if (value != NULL) {
+				xasprintf(&joined, "%s%s", value, rest + 1);
+				why = joined[0] == '/' ? cls_root_path(joined) :
+				    NULL;
+				free(joined);
+				free(value);
+				if (why != NULL)
+					return ("/ or a system directory if the "
+					    "variable's default is used");
+			}
 			rest++;
 		} else if (w[1] == '(') {
 			if ((rest = strchr(w, ')')) == NULL)
@@ -356,6 +372,13 @@ cls_root_target(const char *w, unsigned f)
 	}
 	if (w[0] == '/')
 		return (cls_root_path(w));
+	if (cwd != NULL && w[0] != '$' && w[0] != '~') {
+		xasprintf(&joined, "%s/%s", cwd, w);
+		why = cls_root_path(joined);
+		free(joined);
+		if (why != NULL)
+			return (why);
+	}
 	return (NULL);
 }
 
@@ -366,7 +389,9 @@ cls_block_device(const char *path)
 	static const char *const pats[] = { "/dev/sd*", "/dev/hd*",
 	    "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*", "/dev/md*",
 	    "/dev/dm-*", "/dev/loop*", "/dev/mapper/*", "/dev/disk/*",
-	    "/dev/sr*", "/dev/mem", "/dev/kmem", "/dev/port", NULL };
+	    "/dev/sr*", "/dev/mem", "/dev/kmem", "/dev/port", "/dev/nbd*",
+	    "/dev/block/*", "/dev/rbd*", "/dev/zd*", "/dev/ubd*",
+	    "/proc/sysrq-trigger", NULL };
 	char	*n;
 	size_t	 i;
 	int	 hit = 0;
@@ -374,6 +399,9 @@ cls_block_device(const char *path)
 	if (path[0] != '/')
 		return (0);
 	n = cls_norm(path);
+	if (strncmp(n, "/dev/fd/", 8) == 0 || strncmp(n, "/proc/self/fd/", 14) ==
+	    0)
+		hit = 0;	/* an fd of ours, checked where it is opened */
 	for (i = 0; pats[i] != NULL && !hit; i++)
 		hit = fnmatch(pats[i], n, 0) == 0;
 	free(n);
@@ -388,7 +416,16 @@ cls_harmless_device(const char *path)
 	    "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero",
 	    "/dev/random", "/dev/urandom", "/dev/full", NULL };
 
-	return (cls_in(path, ok) || strncmp(path, "/dev/fd/", 8) == 0);
+	char	*n;
+	int	 hit;
+
+	if (path[0] != '/')
+		return (0);
+	n = cls_norm(path);	/* "/dev/fd/../../etc/x" is not an fd */
+	hit = cls_in(n, ok) || (strncmp(n, "/dev/fd/", 8) == 0 &&
+	    strchr(n + 8, '/') == NULL);
+	free(n);
+	return (hit);
 }
 
 /* ---- the path sandbox -------------------------------------------------- */
@@ -542,7 +579,8 @@ cls_block_targets(const struct cls_words *ws, size_t from, const char *verb,
 		}
 		if (opts && cls_is_opt(ws->w[i]))
 			continue;
-		if ((why = cls_root_target(ws->w[i], ws->f[i])) != NULL) {
+		if ((why = cls_root_target(ws->w[i], ws->f[i], ws->cwd)) !=
+		    NULL) {
 			cls_raise(r, CLS_BLOCKED, rule, "%s of %s: %s", verb,
 			    ws->w[i], why);
 			return (1);
@@ -567,7 +605,9 @@ cls_block_kill(const struct cls_words *ws, struct cls_res *r)
 	for (; i < ws->n; i++) {
 		if (strcmp(ws->w[i], "--") == 0)
 			continue;
-		if (strcmp(ws->w[i], "-1") == 0) {
+		if (ws->w[i][0] == '-' && strspn(ws->w[i] + 1, "0") ==
+		    strlen(ws->w[i] + 1) - 1 && ws->w[i][strlen(ws->w[i]) - 1] ==
+		    '1' && strlen(ws->w[i]) >= 2) {
 			cls_raise(r, CLS_BLOCKED, "blocked:kill-all", "kill "
 			    "-1 signals every process this user may signal");
 			return (1);
@@ -611,14 +651,15 @@ cls_block_find(const struct cls_words *ws, struct cls_res *r)
 
 	for (i = 1; i < ws->n; i++) {
 		if (root == NULL && ws->w[i][0] != '-' &&
-		    cls_root_target(ws->w[i], ws->f[i]) != NULL)
+		    cls_root_target(ws->w[i], ws->f[i], ws->cwd) != NULL)
 			root = ws->w[i];
 		if (strcmp(ws->w[i], "-delete") == 0 ||
 		    ((strcmp(ws->w[i], "-exec") == 0 ||
 		    strcmp(ws->w[i], "-execdir") == 0 ||
 		    strcmp(ws->w[i], "-ok") == 0) && i + 1 < ws->n &&
-		    (strcmp(cls_base(ws->w[i + 1]), "rm") == 0 ||
-		    strcmp(cls_base(ws->w[i + 1]), "shred") == 0)))
+		    cls_in(cls_base(ws->w[i + 1]), (const char *const[]){
+		    "rm", "shred", "chmod", "chown", "chgrp", "truncate", "mv",
+		    "dd", "unlink", NULL })))
 			deletes = 1;
 	}
 	if (root == NULL || !deletes)
@@ -635,7 +676,7 @@ cls_blocked(const struct cls_words *ws, const char *name, struct cls_res *r)
 	static const char *const power[] = { "shutdown", "reboot", "halt",
 	    "poweroff", "killall5", NULL };
 	static const char *const mkfs[] = { "mke2fs", "mkswap", "wipefs",
-	    "mkntfs", "mkdosfs", "mkfs", NULL };
+	    "mkntfs", "mkdosfs", "mkfs", "blkdiscard", NULL };
 	static const char *const parts[] = { "fdisk", "sfdisk", "parted",
 	    "sgdisk", "gdisk", "cfdisk", NULL };
 	static const char *const sysverbs[] = { "poweroff", "reboot", "halt",
@@ -666,7 +707,11 @@ cls_blocked(const struct cls_words *ws, const char *name, struct cls_res *r)
 	}
 	if (strcmp(name, "systemctl") == 0)
 		for (i = 1; i < ws->n; i++)
-			if (cls_in(ws->w[i], sysverbs)) {
+			if (cls_in(ws->w[i], sysverbs) || cls_in(ws->w[i],
+			    (const char *const[]){ "poweroff.target",
+			    "reboot.target", "halt.target", "kexec.target",
+			    "shutdown.target", "emergency.target",
+			    "rescue.target", "ctrl-alt-del.target", NULL })) {
 				cls_raise(r, CLS_BLOCKED, "blocked:power",
 				    "systemctl %s stops or restarts the "
 				    "machine", ws->w[i]);
@@ -1111,6 +1156,7 @@ cls_find(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
 			sub.w = ws->w + i + 1;
 			sub.f = ws->f + i + 1;
 			sub.n = j - i - 1;
+			sub.cwd = ws->cwd;
 			memset(&inner, 0, sizeof inner);
 			cls_words(ctx, &sub, &inner, &text);
 			free(text);
@@ -1526,10 +1572,17 @@ cls_command(struct cls_ctx *ctx, const struct cls_words *ws,
 		cls_raise(r, CLS_WRITE, "write:output-file", "%s writes its "
 		    "second operand", name);
 	else if (strcmp(name, "tee") == 0) {
-		for (i = 1; i < ws->n; i++)
+		for (i = 1; i < ws->n; i++) {
+			if (strcmp(ws->w[i], "--") == 0) {
+				i++;	/* everything after is a file */
+				break;
+			}
 			if (!cls_is_opt(ws->w[i]) &&
 			    !cls_harmless_device(ws->w[i]))
 				break;
+		}
+		while (i < ws->n && cls_harmless_device(ws->w[i]))
+			i++;
 		if (i < ws->n)
 			cls_raise(r, CLS_WRITE, "write:tee", "tee writes %s",
 			    ws->w[i]);
@@ -1630,6 +1683,7 @@ cls_embedded(struct cls_ctx *ctx, const struct cls_words *ws,
 		sub.w = ws->w + i;
 		sub.f = ws->f + i;
 		sub.n = ws->n - i;
+		sub.cwd = ws->cwd;
 		if (!(sub.f[0] & SH_W_DYNAMIC))
 			cls_blocked(&sub, cls_base(sub.w[0]), r);
 	}
@@ -1676,8 +1730,9 @@ cls_redirs(struct cls_ctx *ctx, const struct sh_cmd *c, struct cls_res *r)
 		out = rd->op == SH_R_OUT || rd->op == SH_R_APPEND ||
 		    rd->op == SH_R_CLOBBER || rd->op == SH_R_RDWR ||
 		    rd->op == SH_R_OUT_ERR || rd->op == SH_R_APPEND_ERR ||
-		    (rd->op == SH_R_DUP_OUT && !isdigit((unsigned char)
-		    rd->target[0]) && strcmp(rd->target, "-") != 0);
+		    (rd->op == SH_R_DUP_OUT && (rd->target[0] == '\0' ||
+		    strspn(rd->target, "0123456789") != strlen(rd->target)) &&
+		    strcmp(rd->target, "-") != 0);
 		if (rd->op == SH_R_HEREDOC || rd->op == SH_R_HERESTRING ||
 		    rd->op == SH_R_DUP_IN || (rd->op == SH_R_DUP_OUT && !out))
 			continue;
@@ -1706,7 +1761,7 @@ cls_track_cd(struct cls_ctx *ctx, const struct sh_cmd *c)
 		return;
 	if (c->argc < 2 || (c->argflags[1] & SH_W_DYNAMIC) ||
 	    strcmp(c->argv[1], "-") == 0 || c->argv[1][0] == '~' ||
-	    ctx->cwd == NULL) {
+	    (ctx->cwd == NULL && c->argv[1][0] != '/')) {
 		free(ctx->cwd);
 		ctx->cwd = NULL;
 		if (c->argc < 2 || c->argv[1][0] == '~')
@@ -1863,6 +1918,7 @@ cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
 	ws.w = c->argv;
 	ws.f = c->argflags;
 	ws.n = c->argc;
+	ws.cwd = ctx->cwd;
 	ctx->privileged = 0;
 	text = c->argc > 0 ? cls_join(c->argv, c->argc) : cls_bare_text(c);
 	if (c->argc == 0)
@@ -1948,6 +2004,7 @@ cls_salvage(struct cls_ctx *ctx, const char *src, size_t len)
 			ws.w = ps.cmds[k].argv;
 			ws.f = ps.cmds[k].argflags;
 			ws.n = ps.cmds[k].argc;
+			ws.cwd = ctx->cwd;
 			cls_words(ctx, &ws, &r, &inner);
 			free(inner);
 			if (r.risk == CLS_BLOCKED)
@@ -1986,47 +2043,79 @@ cls_source(struct cls_ctx *ctx, const char *src, size_t len)
 	sh_parse_release(&ps);
 }
 
+/* 1 if name occurs in z at a word start, followed by what. */
+static int
+cls_bomb_call(const char *z, const char *name, const char *what)
+{
+	char		 pat[80];
+	const char	*p;
+	size_t		 len;
+
+	snprintf(pat, sizeof pat, "%s%s", name, what);
+	len = strlen(pat);
+	for (p = z; (p = strstr(p, pat)) != NULL; p++) {
+		if (p > z && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+			continue;
+		if (strcmp(what, "&") == 0 && p[len] == '&')
+			continue;	/* && */
+		return (1);
+	}
+	return (0);
+}
+
 /*
- * Fork bombs: a function whose body calls itself twice through a pipe,
- * or once in the background ("f(){ f|f& };f", ":(){ :|:& };:").
+ * Fork bombs: a function that calls itself twice through a pipe, or once
+ * in the background ("f(){ f|f& };f", ":(){ :|:& };:", "function f {
+ * f|f & }; f", quoted or backslashed names too). The text is looked at
+ * with quotes, backslashes and blanks taken out.
  */
 static int
 cls_fork_bomb(const char *src, size_t len)
 {
-	const char	*p, *end = src + len, *name, *body;
-	char		 pat[2][80];
-	size_t		 n;
+	char		*q = xmalloc(len + 1), *z = xmalloc(len + 1), name[40];
+	char		 twice[48];
+	const char	*c, *p, *e;
+	size_t		 i, nq = 0, nz = 0, n;
+	int		 bomb = 0;
 
-	for (p = src; p < end; p++) {
-		if (*p != '(' || p + 1 >= end)
+	for (i = 0; i < len; i++) {
+		if (src[i] == '\'' || src[i] == '"' || src[i] == '\\' ||
+		    src[i] == '\0')
 			continue;
-		/* name ( ) { ... } */
-		name = p;
-		while (name > src && (isalnum((unsigned char)name[-1]) ||
-		    strchr("_:.-", name[-1]) != NULL))
-			name--;
-		n = p - name;
-		if (n == 0 || n > 32)
-			continue;
-		body = p + 1;
-		while (body < end && isspace((unsigned char)*body))
-			body++;
-		if (body >= end || *body != ')')
-			continue;
-		snprintf(pat[0], sizeof pat[0], "%.*s|%.*s", (int)n, name,
-		    (int)n, name);
-		snprintf(pat[1], sizeof pat[1], "%.*s &", (int)n, name);
-		if (memmem(body, end - body, pat[0], strlen(pat[0])) != NULL ||
-		    memmem(body, end - body, pat[1], strlen(pat[1])) != NULL)
-			return (1);
-		snprintf(pat[0], sizeof pat[0], "%.*s | %.*s", (int)n, name,
-		    (int)n, name);
-		snprintf(pat[1], sizeof pat[1], "%.*s&", (int)n, name);
-		if (memmem(body, end - body, pat[0], strlen(pat[0])) != NULL ||
-		    memmem(body, end - body, pat[1], strlen(pat[1])) != NULL)
-			return (1);
+		q[nq++] = src[i];
+		if (!isspace((unsigned char)src[i]))
+			z[nz++] = src[i];
 	}
-	return (0);
+	q[nq] = z[nz] = '\0';
+	for (c = q; *c != '\0' && !bomb; c++) {
+		p = e = NULL;
+		if (strncmp(c, "function", 8) == 0 && isspace((unsigned char)
+		    c[8])) {
+			for (p = c + 8; isspace((unsigned char)*p); p++)
+				;
+			e = p + strcspn(p, " \t\n({");
+		} else if (*c == '(') {
+			for (e = c + 1; isspace((unsigned char)*e); e++)
+				;
+			if (*e != ')')
+				continue;
+			for (e = c; e > q && isspace((unsigned char)e[-1]); e--)
+				;
+			for (p = e; p > q && (isalnum((unsigned char)p[-1]) ||
+			    strchr("_:.-", p[-1]) != NULL); p--)
+				;
+		}
+		if (e == NULL || (n = e - p) == 0 || n >= sizeof name)
+			continue;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		snprintf(twice, sizeof twice, "|%s", name);
+		bomb = cls_bomb_call(z, name, twice) ||
+		    cls_bomb_call(z, name, "&");
+	}
+	free(q);
+	free(z);
+	return (bomb);
 }
 
 void
