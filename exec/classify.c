@@ -1022,6 +1022,22 @@ cls_git(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
 			    "can change what git runs", ws->w[i]);
 			return;
 		}
+		if (!cls_in(ws->w[i], (const char *const[]){ "-C", "-P",
+		    "-p", "--no-pager", "--paginate", "--bare",
+		    "--no-optional-locks", "--no-replace-objects",
+		    "--literal-pathspecs", "--glob-pathspecs",
+		    "--noglob-pathspecs", "--icase-pathspecs", "--git-dir",
+		    "--work-tree", "--namespace", NULL }) &&
+		    strncmp(ws->w[i], "--git-dir=", 10) != 0 &&
+		    strncmp(ws->w[i], "--work-tree=", 12) != 0 &&
+		    strncmp(ws->w[i], "--namespace=", 12) != 0) {
+			cls_raise(r, CLS_UNKNOWN, "unknown:git-option", "git "
+			    "option %s is not followed", ws->w[i]);
+			return;
+		}
+		if (cls_in(ws->w[i], (const char *const[]){ "--git-dir",
+		    "--work-tree", "--namespace", NULL }) && i + 1 < ws->n)
+			i++;	/* its value */
 		if (strcmp(ws->w[i], "-C") == 0 && i + 1 < ws->n) {
 			cls_check_path(ctx, ws->w[i + 1], ws->f[i + 1],
 			    "git -C uses");
@@ -1036,7 +1052,12 @@ cls_git(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
 	}
 	cls_shift(&sub, i);
 	cmd = sub.w[0];
-	if (cls_has_opt(&sub, "--open-files-in-pager") ||
+	if (cls_has_prefix(&sub, "--upload-pack") ||
+	    cls_has_prefix(&sub, "--receive-pack") ||
+	    cls_has_prefix(&sub, "--exec") || (cls_has_opt(&sub, "-u") &&
+	    cls_in(cmd, (const char *const[]){ "ls-remote", "fetch", "clone",
+	    "pull", "archive", NULL })) ||
+	    cls_has_opt(&sub, "--open-files-in-pager") ||
 	    (strcmp(cmd, "grep") == 0 && cls_has_flag(&sub, 'O', NULL)) ||
 	    cls_has_opt(&sub, "--ext-diff")) {
 		cls_raise(r, CLS_UNKNOWN, "unknown:git-option", "git %s with "
@@ -1276,7 +1297,7 @@ struct cls_sub {
 #define L(...)	((const char *const []){ __VA_ARGS__, NULL })
 static const struct cls_sub cls_subs[] = {
 	{ "npm", L("ls", "list", "view", "info", "outdated", "--version",
-	    "-v", "help", "search", "audit", "config", "root", "prefix"),
+	    "-v", "help", "search", "root", "prefix"),
 	    L("uninstall", "rm", "remove", "unpublish", "prune"), CLS_WRITE },
 	{ "yarn", L("list", "info", "--version", "why", "outdated"),
 	    L("remove"), CLS_WRITE },
@@ -1310,10 +1331,10 @@ static const struct cls_sub cls_subs[] = {
 	{ "kubectl", L("get", "describe", "logs", "version", "explain",
 	    "api-resources", "top", "cluster-info", "diff"), L("delete",
 	    "drain", "cordon", "replace"), CLS_WRITE },
-	{ "go", L("version", "env", "list", "doc", "vet", "help"), L("clean"),
+	{ "go", L("version", "list", "doc", "help"), L("clean"),
 	    CLS_WRITE },
 	{ "cargo", L("--version", "-V", "tree", "metadata", "search",
-	    "check", "help"), L("clean", "uninstall", "yank"), CLS_WRITE },
+	    "help"), L("clean", "uninstall", "yank"), CLS_WRITE },
 	{ "crontab", L("-l"), L("-r"), CLS_WRITE },
 	{ "iptables", L("-L", "-S", "--list", "-V"), L("-F", "-X", "-D",
 	    "--flush", "--delete", "-P"), CLS_WRITE },
@@ -1342,6 +1363,13 @@ cls_subcommand(const struct cls_words *ws, const char *name,
 			cmd = ws->w[i];
 		else if (!cls_is_opt(ws->w[i]))
 			cmd = ws->w[i];
+		else if (strchr(ws->w[i], '=') == NULL) {
+			/* "-n get delete": its value could be taken for it. */
+			cls_raise(r, CLS_UNKNOWN, "unknown:subcommand", "%s %s "
+			    "before the subcommand is not followed", name,
+			    ws->w[i]);
+			return (1);
+		}
 	}
 	if (cmd != NULL && cls_in(cmd, s->bad))
 		cls_raise(r, CLS_DESTRUCTIVE, "destructive:subcommand", "%s %s "
