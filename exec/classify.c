@@ -1192,52 +1192,85 @@ cls_find(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
 	}
 }
 
-/* sed: read-only without -i and with scripts that only print. */
+/* A sed script that can write files or run commands (w, W, e). */
+static int
+cls_sed_script_unsafe(const char *script)
+{
+	const char	*p;
+
+	for (p = script; *p != '\0'; p++)
+		if ((*p == 'w' || *p == 'W' || *p == 'e') && (p == script ||
+		    strchr(";}{ \t\n0123456789$/gpIiMm", p[-1]) != NULL))
+			return (1);
+	return (0);
+}
+
+/*
+ * sed: read-only without -i and with scripts that only print. Options
+ * are read as GNU sed does: clusters ("-ne"), attached values ("-ee p"),
+ * abbreviated long options ("--expr"); the first operand is the script
+ * unless -e or -f gave one.
+ */
 static void
 cls_sed(const struct cls_words *ws, struct cls_res *r)
 {
-	const char	*script = NULL, *p;
-	size_t		 i;
-	int		 scripts = 0;
+	const char	*w, *script;
+	size_t		 i, k;
+	int		 scripts = 0, files = 0;
 
 	for (i = 1; i < ws->n; i++) {
-		if (strncmp(ws->w[i], "-i", 2) == 0 ||
-		    strncmp(ws->w[i], "--in-place", 10) == 0 ||
-		    (ws->w[i][0] == '-' && ws->w[i][1] != '-' &&
-		    strchr(ws->w[i], 'i') != NULL)) {
-			cls_raise(r, CLS_WRITE, "write:sed", "sed -i edits "
-			    "files in place");
-			return;
-		}
-		if (strcmp(ws->w[i], "-f") == 0 ||
-		    strncmp(ws->w[i], "--file", 6) == 0) {
-			cls_raise(r, CLS_UNKNOWN, "unknown:sed", "sed -f runs a "
-			    "script file that is not classified");
-			return;
-		}
-		if (strcmp(ws->w[i], "-e") == 0 && i + 1 < ws->n) {
-			script = ws->w[++i];
-			scripts++;
-		} else if (strncmp(ws->w[i], "--expression=", 13) == 0) {
-			script = ws->w[i] + 13;
-			scripts++;
-		} else if (!cls_is_opt(ws->w[i]) && scripts == 0) {
-			script = ws->w[i];
-			scripts = -1;
-		}
-		if (script == NULL)
-			continue;
-		/* w, W, e (commands or s flags) write or run. */
-		for (p = script; *p != '\0'; p++) {
-			if ((*p == 'w' || *p == 'W' || *p == 'e') &&
-			    (p == script || strchr(";}{ \t\n0123456789$/gpIiMm",
-			    p[-1]) != NULL)) {
-				cls_raise(r, CLS_UNKNOWN, "unknown:sed", "the sed "
-				    "script may write files or run commands");
+		w = ws->w[i];
+		script = NULL;
+		if (strcmp(w, "--") == 0)
+			files = 1;
+		else if (!files && w[0] == '-' && w[1] == '-') {
+			if (cls_opt_match(w, "--in-place")) {
+				cls_raise(r, CLS_WRITE, "write:sed", "sed -i "
+				    "edits files in place");
 				return;
 			}
+			if (cls_opt_match(w, "--file")) {
+				cls_raise(r, CLS_UNKNOWN, "unknown:sed", "sed -f "
+				    "runs a script file that is not classified");
+				return;
+			}
+			if (cls_opt_match(w, "--expression"))
+				script = strchr(w, '=') != NULL ? strchr(w,
+				    '=') + 1 : (i + 1 < ws->n ? ws->w[++i] : "");
+			else if (cls_opt_match(w, "--line-length") &&
+			    strchr(w, '=') == NULL)
+				i++;
+		} else if (!files && w[0] == '-' && w[1] != '\0') {
+			for (k = 1; w[k] != '\0'; k++) {
+				if (w[k] == 'i') {
+					cls_raise(r, CLS_WRITE, "write:sed",
+					    "sed -i edits files in place");
+					return;
+				}
+				if (w[k] == 'f') {
+					cls_raise(r, CLS_UNKNOWN, "unknown:sed",
+					    "sed -f runs a script file that is "
+					    "not classified");
+					return;
+				}
+				if (w[k] == 'e' || w[k] == 'l') {
+					script = w[k + 1] != '\0' ? w + k + 1 :
+					    (i + 1 < ws->n ? ws->w[++i] : "");
+					if (w[k] == 'l')
+						script = NULL;
+					break;
+				}
+			}
+		} else if (scripts == 0)
+			script = w;	/* the script operand */
+		if (script == NULL)
+			continue;
+		scripts++;
+		if (cls_sed_script_unsafe(script)) {
+			cls_raise(r, CLS_UNKNOWN, "unknown:sed", "the sed script "
+			    "may write files or run commands");
+			return;
 		}
-		script = NULL;
 	}
 	cls_raise(r, CLS_READ_ONLY, "read_only:sed", "sed without -i only "
 	    "prints");
@@ -1247,24 +1280,30 @@ cls_sed(const struct cls_words *ws, struct cls_res *r)
 static void
 cls_awk(const struct cls_words *ws, const char *name, struct cls_res *r)
 {
-	size_t	i;
+	const char	*w;
+	size_t		 i;
 
 	for (i = 1; i < ws->n; i++) {
-		if (strcmp(ws->w[i], "-f") == 0 || strcmp(ws->w[i], "-i") == 0 ||
-		    strncmp(ws->w[i], "--file", 6) == 0 ||
-		    strncmp(ws->w[i], "--include", 9) == 0) {
-			cls_raise(r, CLS_UNKNOWN, "unknown:awk", "%s runs a "
-			    "program file that is not classified", name);
+		w = ws->w[i];
+		if (strcmp(w, "-F") == 0 || strcmp(w, "-v") == 0 ||
+		    cls_opt_match(w, "--field-separator") ||
+		    cls_opt_match(w, "--assign")) {
+			if (strchr(w, '=') == NULL || w[1] != '-')
+				i++;
+			continue;
+		}
+		if (strncmp(w, "-F", 2) == 0 || strncmp(w, "-v", 2) == 0)
+			continue;
+		if (strcmp(w, "--") == 0)
+			continue;
+		if (cls_is_opt(w)) {
+			cls_raise(r, CLS_UNKNOWN, "unknown:awk", "%s option %s "
+			    "is not followed (program files, extensions)",
+			    name, w);
 			return;
 		}
-		if (strcmp(ws->w[i], "-F") == 0 || strcmp(ws->w[i], "-v") == 0) {
-			i++;
-			continue;
-		}
-		if (cls_is_opt(ws->w[i]))
-			continue;
-		if (strstr(ws->w[i], "system") != NULL ||
-		    strpbrk(ws->w[i], "|>") != NULL) {
+		if (strstr(w, "system") != NULL || strpbrk(w, "|>") != NULL ||
+		    strchr(w, '@') != NULL) {
 			cls_raise(r, CLS_UNKNOWN, "unknown:awk", "the %s "
 			    "program may write files or run commands", name);
 			return;
