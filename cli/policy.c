@@ -344,8 +344,9 @@ execq_decide_usage_body(FILE *f)
 	    "  --redis URL      the Redis (as for execq run)\n"
 	    "  -h, --help       show this help\n"
 	    "\n"
-	    "Exit status: 0 when the worker acted on it; 1 if the request is\n"
-	    "unknown, already decided or expired; 124 if the worker did not\n"
+	    "Exit status: 0 when the worker acted on this decision; 1 if the\n"
+	    "request is unknown, expired, its worker is gone, or it was\n"
+	    "decided otherwise (first decision wins); 124 if the worker did not\n"
 	    "confirm in time; 125 if Redis refused (NOPERM: not an approver)\n"
 	    "or failed; 2 on a usage error.\n", f);
 }
@@ -595,7 +596,7 @@ execq_decision_send(struct execq_session *s, int approve,
 /* Waits for the worker to act on it: 0, 1 (not as asked), 124. */
 static int
 execq_decision_wait(struct execq_session *s, const char *request,
-    double wait_s)
+    int approve, double wait_s)
 {
 	long long	 deadline = execq_now_ms() + (long long)(wait_s * 1000);
 	const char	*state;
@@ -609,8 +610,14 @@ execq_decision_wait(struct execq_session *s, const char *request,
 		if (strcmp(state, "pending") != 0) {
 			printf("%s: %s (item %s on %s)\n", request, state,
 			    execq_jstr(o, "id"), execq_jstr(o, "worker"));
-			rc = strcmp(state, "approved") == 0 ||
-			    strcmp(state, "rejected") == 0 ? 0 : 1;
+			/* Another decision may have come first. */
+			rc = strcmp(state, approve ? "approved" : "rejected") ==
+			    0 ? 0 : 1;
+			if (rc != 0)
+				execq_error("%s: not %s: it was %s%s%s first",
+				    request, approve ? "approved" : "rejected",
+				    state, *execq_jstr(o, "decided_by") != '\0' ?
+				    " by " : "", execq_jstr(o, "decided_by"));
 			json_decref(o);
 			return (rc);
 		}
@@ -688,7 +695,8 @@ execq_decide(const char *redis, int argc, char **argv, int approve)
 	if ((rc = execq_decision_send(&s, approve, request, by,
 	    d.reason)) != 0)
 		goto out;
-	rc = execq_decision_wait(&s, request, d.o.wait_s > 0 ? d.o.wait_s :
+	rc = execq_decision_wait(&s, request, approve, d.o.wait_s > 0 ?
+	    d.o.wait_s :
 	    EXECQ_DECIDE_WAIT_S);
 out:
 	free(request);

@@ -2216,6 +2216,25 @@ cls_classify(const struct cls_policy *p, const char *cmd, size_t len,
 }
 
 void
+cls_classify_env(struct cls_verdict *v, char *const *env)
+{
+	const char	*risky;
+	size_t		 n = 0;
+
+	while (env != NULL && env[n] != NULL)
+		n++;
+	if ((risky = cls_risky_assign(env, n)) == NULL ||
+	    v->risk >= CLS_UNKNOWN)
+		return;
+	v->risk = CLS_UNKNOWN;
+	free(v->rule);
+	free(v->reason);
+	v->rule = xstrdup("unknown:environment");
+	xasprintf(&v->reason, "the item's env sets %.*s, which changes which "
+	    "programs run or what they load", (int)strcspn(risky, "="), risky);
+}
+
+void
 cls_verdict_release(struct cls_verdict *v)
 {
 	size_t	i;

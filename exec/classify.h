@@ -112,6 +112,12 @@ struct cls_verdict {
 void		 cls_classify(const struct cls_policy *, const char *cmd,
 		    size_t len, const char *cwd, struct cls_verdict *out);
 void		 cls_verdict_release(struct cls_verdict *);	/* NULL ok */
+/*
+ * The environment an item adds (NAME=value, NULL-terminated; NULL ok):
+ * a variable that changes which programs run or what they load (PATH,
+ * LD_*, GIT_SSH_COMMAND, GIT_CONFIG_*, EDITOR, ...) raises v to unknown.
+ */
+void		 cls_classify_env(struct cls_verdict *v, char *const *env);
 
 /*
  * The one decision: blocked is refused; a path outside the sandbox is held

@@ -54,7 +54,12 @@ struct approvals {
 	unsigned		 n;
 	char			*cursor;	/* last decision seen; NULL:
 						   ask Redis first */
-	int			 reading;
+	enum {
+		APPROVAL_READ_NONE = 0,
+		APPROVAL_READ_FIRST,		/* where the stream ends */
+		APPROVAL_READ_NEXT,		/* decisions after cursor */
+	}			 reading;
+	int			 failing;	/* said so once */
 	struct event		*ev_poll;
 };
 
@@ -237,12 +242,22 @@ approvals_read_cb(const struct queue_entry *e, size_t n, int failed,
     void *arg)
 {
 	struct approvals	*as = arg;
-	int			 first = as->cursor == NULL;
+	int			 first = as->reading == APPROVAL_READ_FIRST;
 	size_t			 i;
 
-	as->reading = 0;
-	if (failed)
-		return;		/* the next tick tries again */
+	as->reading = APPROVAL_READ_NONE;
+	if (failed) {		/* the next tick tries again */
+		if (!as->failing)
+			log_warn("approvals: cannot read execq:decisions (no "
+			    "access? Redis away?); held commands wait");
+		as->failing = 1;
+		return;
+	}
+	if (as->failing)
+		log_info("approvals: reading execq:decisions again");
+	as->failing = 0;
+	if (!first && as->cursor == NULL)
+		return;		/* went idle meanwhile */
 	if (first) {
 		as->cursor = xstrdup(n > 0 ? e[0].entry_id : "0-0");
 		approvals_publish_waiting(as);
@@ -267,13 +282,15 @@ approvals_poll(struct approvals *as)
 			    "execq:decisions", as->cursor };
 	int		 r;
 
-	if (as->reading)
+	if (as->reading != APPROVAL_READ_NONE)
 		return;
 	if (as->cursor == NULL)
 		r = queue_read(as->q, 6, first, approvals_read_cb, as);
 	else
 		r = queue_read(as->q, 6, next, approvals_read_cb, as);
-	as->reading = r == 0;
+	if (r == 0)
+		as->reading = as->cursor == NULL ? APPROVAL_READ_FIRST :
+		    APPROVAL_READ_NEXT;
 }
 
 /* The poll timer: runs while anything is parked. */
@@ -286,8 +303,10 @@ approvals_poll_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if (as->n == 0) {
-		free(as->cursor);	/* idle: start afresh next time */
-		as->cursor = NULL;
+		if (as->reading == APPROVAL_READ_NONE) {
+			free(as->cursor);	/* idle: afresh next time */
+			as->cursor = NULL;
+		}
 		return;
 	}
 	approvals_poll(as);

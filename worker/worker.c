@@ -519,6 +519,7 @@ worker_classify(struct job *j)
 		return (-1);
 	cls_classify(policyconf_policy(w->cfg->policy), it->command,
 	    strlen(it->command), j->cwd, &v);
+	cls_classify_env(&v, it->env);
 	j->action = cls_decide(&v, j->tier, w->cfg->sandbox_mode, &rule,
 	    &reason);
 	j->risk = v.risk;

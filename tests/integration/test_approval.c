@@ -222,6 +222,14 @@ test_approval_read_only_runs(void **state)
 	assert_null(harness_jget(a, "approval"));
 	json_decref(a);
 	assert_true(audited(h, id, "run", NULL));
+
+	/* The same command with an env that changes what git runs waits. */
+	id = harness_id(h, "env");
+	harness_submit(h, "normal", id, "git --version",
+	    "{\"env\": {\"GIT_SSH_COMMAND\": \"touch pwned\"}}");
+	a = harness_wait_entry(h, high_lane(h), id, WAIT_MS);
+	assert_string_equal(harness_jstr(a, "rule"), "unknown:environment");
+	json_decref(a);
 	harness_pass(h);
 }
 

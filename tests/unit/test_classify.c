@@ -878,6 +878,32 @@ test_classify_decide(void **state)
 	}
 }
 
+/* An item's env that changes what runs makes the command unknown. */
+static void
+test_classify_item_env(void **state)
+{
+	struct cls_verdict	 v;
+	char			*risky[] = { "CI=1", "GIT_EXTERNAL_DIFF=sh -c x",
+				    NULL };
+	char			*fine[] = { "CI=1", "LANG=C", NULL };
+
+	(void)state;
+	cls_classify(&no_policy, "git diff", 8, NULL, &v);
+	cls_classify_env(&v, fine);
+	assert_int_equal(v.risk, CLS_READ_ONLY);
+	cls_classify_env(&v, NULL);
+	assert_int_equal(v.risk, CLS_READ_ONLY);
+	cls_classify_env(&v, risky);
+	assert_int_equal(v.risk, CLS_UNKNOWN);
+	assert_string_equal(v.rule, "unknown:environment");
+	assert_non_null(strstr(v.reason, "GIT_EXTERNAL_DIFF"));
+	cls_verdict_release(&v);
+	cls_classify(&no_policy, "rm -rf /", 8, NULL, &v);
+	cls_classify_env(&v, risky);
+	assert_int_equal(v.risk, CLS_BLOCKED);		/* never lowered */
+	cls_verdict_release(&v);
+}
+
 /* Names and their parsers agree; junk is refused. */
 static void
 test_classify_names(void **state)
@@ -945,6 +971,7 @@ main(void)
 		cmocka_unit_test(test_classify_sandbox),
 		cmocka_unit_test(test_classify_decide),
 		cmocka_unit_test(test_classify_names),
+		cmocka_unit_test(test_classify_item_env),
 		cmocka_unit_test(test_classify_garbage),
 	};
 
