@@ -408,6 +408,12 @@ approval_cancel(struct approval *a)
 	approval_end(a, "cancelled", -1, NULL, NULL);
 }
 
+int
+approval_published(const struct approval *a)
+{
+	return (a->published);
+}
+
 const char *
 approval_request(const struct approval *a)
 {

@@ -45,6 +45,8 @@ struct approval		*approvals_park(struct approvals *,
 			    void *arg);
 /* Ends it as cancelled (shutdown): recorded, no callback, freed. */
 void			 approval_cancel(struct approval *);
+/* 1 once Redis has been asked to publish it (0: Redis was away). */
+int			 approval_published(const struct approval *);
 /* Its request id (32 hex digits). */
 const char		*approval_request(const struct approval *);
 unsigned		 approvals_count(const struct approvals *);

@@ -301,9 +301,14 @@ worker_decided_cb(struct approval *a, enum approval_outcome how,
 		break;
 	default:
 		worker_audit(j, "expired", NULL, NULL);
-		xasprintf(&msg, "nobody approved it within %u s (request %s); "
-		    "it did not run", j->w->cfg->approval_timeout_ms / 1000,
-		    j->request);
+		if (approval_published(a))
+			xasprintf(&msg, "nobody approved it within %u s "
+			    "(request %s); it did not run",
+			    j->w->cfg->approval_timeout_ms / 1000, j->request);
+		else
+			xasprintf(&msg, "its approval request could not be "
+			    "published within %u s (Redis unreachable); it did "
+			    "not run", j->w->cfg->approval_timeout_ms / 1000);
 		worker_fail(j, it->reply_to, it->id, "approval_expired", msg,
 		    QUEUE_STORE_ANSWER);
 		free(msg);
