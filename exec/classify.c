@@ -34,6 +34,9 @@
 #include "logs/xmalloc.h"
 
 #define CLS_DEPTH_MAX	16	/* sh -c inside sh -c ... */
+#define CLS_SCAN_MAX	64	/* argument positions and function
+				   definitions looked at by the raw scans,
+				   so a 1 MiB command stays linear */
 #define CLS_RULE_MAX	64
 #define CLS_REASON_MAX	256
 
@@ -1746,7 +1749,8 @@ cls_embedded(struct cls_ctx *ctx, const struct cls_words *ws,
 	const char		*w, *q, *end;
 	size_t			 i;
 
-	for (i = 1; i < ws->n && r->risk != CLS_BLOCKED; i++) {
+	for (i = 1; i < ws->n && i <= CLS_SCAN_MAX &&
+	    r->risk != CLS_BLOCKED; i++) {
 		sub.w = ws->w + i;
 		sub.f = ws->f + i;
 		sub.n = ws->n - i;
@@ -2142,7 +2146,7 @@ cls_fork_bomb(const char *src, size_t len)
 	char		*q = xmalloc(len + 1), *z = xmalloc(len + 1), name[40];
 	char		 twice[48];
 	const char	*c, *p, *e;
-	size_t		 i, nq = 0, nz = 0, n;
+	size_t		 i, nq = 0, nz = 0, n, defs = 0;
 	int		 bomb = 0;
 
 	for (i = 0; i < len; i++) {
@@ -2154,7 +2158,7 @@ cls_fork_bomb(const char *src, size_t len)
 			z[nz++] = src[i];
 	}
 	q[nq] = z[nz] = '\0';
-	for (c = q; *c != '\0' && !bomb; c++) {
+	for (c = q; *c != '\0' && !bomb && defs < CLS_SCAN_MAX; c++) {
 		p = e = NULL;
 		if (strncmp(c, "function", 8) == 0 && isspace((unsigned char)
 		    c[8])) {
@@ -2176,6 +2180,7 @@ cls_fork_bomb(const char *src, size_t len)
 			continue;
 		memcpy(name, p, n);
 		name[n] = '\0';
+		defs++;
 		snprintf(twice, sizeof twice, "|%s", name);
 		bomb = cls_bomb_call(z, name, twice) ||
 		    cls_bomb_call(z, name, "&");
