@@ -101,7 +101,7 @@ static void
 approval_publish(struct approval *a)
 {
 	struct approvals	*as = a->as;
-	char			*json, ttl[32], score[32];
+	char			*json, ttl[32], score[32], key[64];
 	const char		*argv[10];
 	size_t			 len;
 
@@ -109,14 +109,13 @@ approval_publish(struct approval *a)
 	snprintf(ttl, sizeof ttl, "%lld", (long long)((a->req.expires_ms -
 	    a->req.created_ms) / 1000 + APPROVAL_KEEP_S));
 	snprintf(score, sizeof score, "%lld", (long long)a->req.expires_ms);
+	snprintf(key, sizeof key, "execq:approval:%s", a->request);
 	argv[0] = "SET";
-	argv[1] = NULL;
-	xasprintf((char **)&argv[1], "execq:approval:%s", a->request);
+	argv[1] = key;
 	argv[2] = json;
 	argv[3] = "EX";
 	argv[4] = ttl;
 	queue_send(as->q, 5, argv, NULL, NULL, NULL);
-	free((char *)argv[1]);
 	if (strcmp(a->req.state, "pending") == 0) {
 		argv[0] = "ZADD";
 		argv[1] = "execq:approvals:pending";
