@@ -1,5 +1,5 @@
 # execq: a Redis-queue command-execution worker.  See README.md.
-PKGS      = hiredis libevent jansson
+PKGS      = hiredis libevent jansson libseccomp
 BUILD    ?= build
 PREFIX   ?= /usr/local
 BINDIR    = $(PREFIX)/bin
@@ -15,7 +15,7 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS)
 LDLIBS    += $(PKG_LIBS) -lutil -lm -lpthread
 
 LOGS_SRC  = logs/log.c logs/xmalloc.c logs/execlog.c logs/syncer.c logs/tail.c logs/cleanup.c
-EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/exec.c exec/keys.c exec/shparse.c exec/classify.c
+EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/confine.c exec/exec.c exec/keys.c exec/shparse.c exec/classify.c
 QUEUE_SRC = queue/item.c queue/rurl.c queue/queue.c
 WORKER_SRC = worker/config.c worker/policyconf.c worker/audit.c worker/approval.c worker/session.c worker/worker.c
 LIB_SRC   = $(LOGS_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)

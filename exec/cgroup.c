@@ -26,6 +26,8 @@ struct cgroup {
 	char			*events_path;	/* for inotify */
 	int			 killed;	/* cgroup.kill was written */
 	void			*owner;		/* NULL: free */
+	int			 v1_procs[2];	/* v1 pids, memory: cgroup.procs */
+	int			 v1_events[2];	/* pids.events, memory.oom_control */
 };
 
 struct cgroup_pool {
@@ -35,7 +37,13 @@ struct cgroup_pool {
 	struct cgroup	*leaves;
 	char		 evbuf[4096];	/* pending inotify events */
 	size_t		 evlen, evpos;
+	char		*v1_path[2];	/* v1 pids, memory: execq-<pid> */
 };
+
+/* The v1 controllers that limit a command, by index. */
+static const char *const cgroup_v1_names[2] = { "pids", "memory" };
+static const char *const cgroup_v1_events[2] = { "pids.events",
+    "memory.oom_control" };
 
 /* The cgroup2 mount point, from /proc/self/mountinfo. */
 static char *
@@ -113,7 +121,7 @@ cgroup_remove_tree(const char *path)
 
 /* Removes execq-<pid> folders whose worker is gone. */
 static void
-cgroup_sweep_stale(const char *base)
+cgroup_sweep_stale(const char *base, void (*remove)(const char *))
 {
 	DIR		*d;
 	struct dirent	*de;
@@ -130,7 +138,7 @@ cgroup_sweep_stale(const char *base)
 			continue;
 		snprintf(path, sizeof path, "%s/%s", base, de->d_name);
 		log_info("cgroup: removing %s of a dead worker", path);
-		cgroup_remove_tree(path);
+		remove(path);
 	}
 	closedir(d);
 }
@@ -225,6 +233,206 @@ cgroup_base(const char *spec, char **cause)
 	return (base);
 }
 
+/* Closes one leaf's v1 files. */
+static void
+cgroup_v1_close(struct cgroup *cg)
+{
+	int	i;
+
+	for (i = 0; i < 2; i++) {
+		if (cg->v1_procs[i] != -1)
+			close(cg->v1_procs[i]);
+		if (cg->v1_events[i] != -1)
+			close(cg->v1_events[i]);
+		cg->v1_procs[i] = cg->v1_events[i] = -1;
+	}
+}
+
+/*
+ * Removes a v1 folder and its leaves. Their members are gone by now (the
+ * v2 leaves were killed); a v1 folder cannot be removed while one lives.
+ */
+static void
+cgroup_v1_remove(const char *path)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 sub[PATH_MAX];
+
+	if ((d = opendir(path)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (de->d_type != DT_DIR || de->d_name[0] == '.')
+				continue;
+			snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
+			cgroup_v1_remove(sub);
+		}
+		closedir(d);
+	}
+	for (int i = 0; i < 100 && rmdir(path) == -1 && errno == EBUSY; i++)
+		usleep(10000);
+}
+
+/* Where the v1 controller name is mounted, and this process's group in it. */
+static char *
+cgroup_v1_base(const char *name)
+{
+	FILE	*f;
+	char	*line = NULL, *mnt = NULL, *self = NULL, *base = NULL, *p;
+	char	 field[PATH_MAX], opts[1024];
+	size_t	 size = 0;
+
+	if ((f = fopen("/proc/self/mountinfo", "re")) != NULL) {
+		while (mnt == NULL && getline(&line, &size, f) != -1) {
+			if ((p = strstr(line, " - cgroup ")) == NULL ||
+			    sscanf(p, " - cgroup %*s %1023s", opts) != 1)
+				continue;
+			for (p = strtok(opts, ","); p != NULL;
+			    p = strtok(NULL, ","))
+				if (strcmp(p, name) == 0 &&
+				    sscanf(line, "%*s %*s %*s %*s %4095s",
+				    field) == 1)
+					mnt = xstrdup(field);
+		}
+		fclose(f);
+	}
+	if (mnt != NULL && (f = fopen("/proc/self/cgroup", "re")) != NULL) {
+		/* "N:ctrl[,ctrl]:/path" */
+		while (self == NULL && getline(&line, &size, f) != -1) {
+			char	*ctrls, *path, *tok, *save;
+
+			line[strcspn(line, "\n")] = '\0';
+			if ((ctrls = strchr(line, ':')) == NULL ||
+			    (path = strchr(++ctrls, ':')) == NULL)
+				continue;
+			*path++ = '\0';
+			for (tok = strtok_r(ctrls, ",", &save); tok != NULL;
+			    tok = strtok_r(NULL, ",", &save))
+				if (strcmp(tok, name) == 0)
+					self = xstrdup(path);
+		}
+		fclose(f);
+	}
+	if (mnt != NULL && self != NULL)
+		xasprintf(&base, "%s%s", mnt, strcmp(self, "/") == 0 ? "" :
+		    self);
+	free(line);
+	free(mnt);
+	free(self);
+	return (base);
+}
+
+/* Writes value into dir/file; 0 or -1. */
+static int
+cgroup_v1_set(const char *dir, const char *file, unsigned long long value)
+{
+	char	path[PATH_MAX], buf[32];
+	int	fd, n, rc;
+
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	if ((fd = open(path, O_WRONLY|O_CLOEXEC)) == -1)
+		return (-1);
+	n = snprintf(buf, sizeof buf, "%llu", value);
+	rc = write(fd, buf, n) == n ? 0 : -1;
+	close(fd);
+	return (rc);
+}
+
+/* Makes leaf i of controller k with its limit and opens its files. */
+static int
+cgroup_v1_leaf(struct cgroup_pool *pool, unsigned i, int k,
+    unsigned long long limit)
+{
+	struct cgroup	*cg = &pool->leaves[i];
+	char		 dir[PATH_MAX], path[PATH_MAX + 32];
+
+	snprintf(dir, sizeof dir, "%s/%u", pool->v1_path[k], i);
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST)
+		return (-1);
+	if (k == 0 && cgroup_v1_set(dir, "pids.max", limit) == -1)
+		return (-1);
+	if (k == 1) {
+		if (cgroup_v1_set(dir, "memory.limit_in_bytes", limit) == -1)
+			return (-1);
+		/* With swap accounting, swap counts against the limit too. */
+		(void)cgroup_v1_set(dir, "memory.memsw.limit_in_bytes", limit);
+	}
+	snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+	if ((cg->v1_procs[k] = open(path, O_WRONLY|O_CLOEXEC)) == -1)
+		return (-1);
+	snprintf(path, sizeof path, "%s/%s", dir, cgroup_v1_events[k]);
+	if ((cg->v1_events[k] = open(path, O_RDONLY|O_CLOEXEC)) == -1)
+		return (-1);
+	return (0);
+}
+
+int
+cgroup_pool_limit(struct cgroup_pool *pool, unsigned max_pids,
+    unsigned long long max_memory, char **cause)
+{
+	char		*base;
+	unsigned	 i;
+	int		 k;
+
+	*cause = NULL;
+	for (k = 0; k < 2; k++) {
+		if ((base = cgroup_v1_base(cgroup_v1_names[k])) == NULL) {
+			xasprintf(cause, "no cgroup v1 %s controller",
+			    cgroup_v1_names[k]);
+			return (-1);
+		}
+		cgroup_sweep_stale(base, cgroup_v1_remove);
+		xasprintf(&pool->v1_path[k], "%s/execq-%ld", base,
+		    (long)getpid());
+		free(base);
+		if (mkdir(pool->v1_path[k], 0755) == -1 && errno != EEXIST)
+			goto fail;
+		for (i = 0; i < pool->n; i++) {
+			if (cgroup_v1_leaf(pool, i, k, k == 0 ? max_pids :
+			    max_memory) == -1)
+				goto fail;
+		}
+	}
+	return (0);
+
+fail:
+	xasprintf(cause, "%s: %s", pool->v1_path[k], strerror(errno));
+	return (-1);
+}
+
+int
+cgroup_v1_fds(const struct cgroup *cg, int fds[2])
+{
+	fds[0] = cg->v1_procs[0];
+	fds[1] = cg->v1_procs[1];
+	return (fds[0] != -1 && fds[1] != -1 ? 0 : -1);
+}
+
+/* The number after key in the file behind fd, or 0. */
+static unsigned long long
+cgroup_v1_count(int fd, const char *key)
+{
+	char	buf[512], *p;
+	ssize_t	n;
+	size_t	kl = strlen(key);
+
+	if (fd == -1 || (n = pread(fd, buf, sizeof buf - 1, 0)) <= 0)
+		return (0);
+	buf[n] = '\0';
+	for (p = buf; p != NULL; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, kl) == 0 && p[kl] == ' ')
+			return (strtoull(p + kl + 1, NULL, 10));
+	}
+	return (0);
+}
+
+void
+cgroup_limit_events(const struct cgroup *cg, unsigned long long *pids_hit,
+    unsigned long long *oom_kills)
+{
+	*pids_hit = cgroup_v1_count(cg->v1_events[0], "max");
+	*oom_kills = cgroup_v1_count(cg->v1_events[1], "oom_kill");
+}
+
 struct cgroup_pool *
 cgroup_pool_create(const char *spec, unsigned n, char **cause)
 {
@@ -237,13 +445,17 @@ cgroup_pool_create(const char *spec, unsigned n, char **cause)
 		return (NULL);
 	if ((base = cgroup_base(spec, cause)) == NULL)
 		return (NULL);
-	cgroup_sweep_stale(base);
+	cgroup_sweep_stale(base, cgroup_remove_tree);
 	pool = xcalloc(1, sizeof *pool);
 	pool->n = n;
 	pool->leaves = xcalloc(n, sizeof *pool->leaves);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		pool->leaves[i].dirfd = pool->leaves[i].events_fd =
 		    pool->leaves[i].kill_fd = pool->leaves[i].wd = -1;
+		pool->leaves[i].v1_procs[0] = pool->leaves[i].v1_procs[1] =
+		    pool->leaves[i].v1_events[0] =
+		    pool->leaves[i].v1_events[1] = -1;
+	}
 	xasprintf(&pool->path, "%s/execq-%ld", base, (long)getpid());
 	free(base);
 	pool->inotify_fd = inotify_init1(IN_NONBLOCK|IN_CLOEXEC);
@@ -274,10 +486,16 @@ cgroup_pool_free(struct cgroup_pool *pool)
 		if (cg->pool != NULL)
 			cgroup_leaf_close(cg);
 		free(cg->events_path);
+		cgroup_v1_close(cg);
 	}
 	if (pool->inotify_fd != -1)
 		close(pool->inotify_fd);
 	cgroup_remove_tree(pool->path);
+	for (i = 0; i < 2; i++) {
+		if (pool->v1_path[i] != NULL)
+			cgroup_v1_remove(pool->v1_path[i]);
+		free(pool->v1_path[i]);
+	}
 	free(pool->leaves);
 	free(pool->path);
 	free(pool);

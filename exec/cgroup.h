@@ -20,6 +20,15 @@ struct cgroup_pool;
  */
 struct cgroup_pool	*cgroup_pool_create(const char *spec, unsigned n,
 			    char **cause);
+/*
+ * Gives every leaf a cgroup v1 pids and memory group beside it (under
+ * this process's own v1 groups, so an outer limit still holds) with
+ * pids.max and memory.limit_in_bytes set. 0, or -1 with an allocated
+ * *cause when v1 cannot be used (the leaves then have no limits).
+ */
+int			 cgroup_pool_limit(struct cgroup_pool *,
+			    unsigned max_pids, unsigned long long max_memory,
+			    char **cause);
 /* Kills whatever is left in the leaves and removes them. NULL ok. */
 void			 cgroup_pool_free(struct cgroup_pool *);
 /* The pool's directory, for messages. */
@@ -37,6 +46,15 @@ void			*cgroup_pool_changed(struct cgroup_pool *);
 struct cgroup		*cgroup_take(struct cgroup_pool *, void *owner);
 /* Back to the pool; kills anything still inside first. NULL ok. */
 void			 cgroup_put(struct cgroup *);
+/*
+ * The leaf's v1 pids and memory cgroup.procs (the child writes "0" to
+ * join). 0, or -1 (fds -1) without limits.
+ */
+int			 cgroup_v1_fds(const struct cgroup *, int fds[2]);
+/* Counters of the v1 groups so far: forks refused, OOM kills. */
+void			 cgroup_limit_events(const struct cgroup *,
+			    unsigned long long *pids_hit,
+			    unsigned long long *oom_kills);
 /* O_DIRECTORY fd of the leaf, for CLONE_INTO_CGROUP. */
 int			 cgroup_fd(const struct cgroup *);
 /*

@@ -69,7 +69,8 @@ struct cls_ctx {
 
 static const char *cls_risk_names[] = { "read_only", "write", "unknown",
     "destructive", "blocked" };
-static const char *cls_tier_names[] = { "read_only", "read_write", "admin" };
+static const char *cls_tier_names[] = { "read_only", "read_write", "confined",
+    "admin" };
 static const char *cls_action_names[] = { "run", "hold", "refuse" };
 static const char *cls_sandbox_names[] = { "hold", "refuse", "off" };
 
@@ -2272,7 +2273,8 @@ cls_decide(const struct cls_verdict *v, enum cls_tier t, enum cls_sandbox sb,
 		*reason = v->outside_reason;
 		return (sb == CLS_SANDBOX_REFUSE ? CLS_REFUSE : CLS_HOLD);
 	}
-	if (t == CLS_TIER_ADMIN || (t == CLS_TIER_READ_WRITE &&
+	if (t == CLS_TIER_ADMIN || (t == CLS_TIER_CONFINED &&
+	    v->risk <= CLS_UNKNOWN) || (t == CLS_TIER_READ_WRITE &&
 	    v->risk <= CLS_WRITE) || v->risk == CLS_READ_ONLY)
 		return (CLS_RUN);
 	return (CLS_HOLD);
@@ -2383,13 +2385,13 @@ cls_risk_parse(const char *s, enum cls_risk *r)
 const char *
 cls_tier_name(enum cls_tier t)
 {
-	return ((unsigned)t < 3 ? cls_tier_names[t] : "read_only");
+	return ((unsigned)t < 4 ? cls_tier_names[t] : "read_only");
 }
 
 int
 cls_tier_parse(const char *s, enum cls_tier *t)
 {
-	int	i = cls_lookup(s, cls_tier_names, 3);
+	int	i = cls_lookup(s, cls_tier_names, 4);
 
 	if (i < 0)
 		return (-1);

@@ -32,6 +32,9 @@ enum cls_risk {
 enum cls_tier {
 	CLS_TIER_READ_ONLY = 0,	/* read_only runs; the rest is held */
 	CLS_TIER_READ_WRITE,	/* read_only and write run */
+	CLS_TIER_CONFINED,	/* read_only, write and unknown run: the
+				   kernel's boundary holds them (the
+				   default when every layer is on) */
 	CLS_TIER_ADMIN,		/* all but blocked runs */
 };
 

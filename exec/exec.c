@@ -18,8 +18,10 @@
 #include <jansson.h>
 
 #include "exec/cgroup.h"
+#include "exec/confine.h"
 #include "exec/exec.h"
 #include "exec/outbuf.h"
+#include "exec/policy.h"
 #include "exec/spawn.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
@@ -60,6 +62,9 @@ struct exec {
 	struct execlog		*log;
 	int			 log_error;
 	struct cgroup		*cg;
+	char			*tmp;		/* confined: its TMPDIR, or NULL */
+	struct exec_confinement	 conf;
+	unsigned long long	 pids_base, oom_base;	/* counters at start */
 	int			 status;
 	struct rusage		 ru;
 	struct timespec		 t_start, t_end;
@@ -72,6 +77,7 @@ static LIST_HEAD(, exec)	 exec_all = LIST_HEAD_INITIALIZER(exec_all);
 static struct event_base	*exec_base;
 static const struct exec_config	*exec_cfg;
 static struct cgroup_pool	*exec_pool;
+static struct confine		*exec_confine;
 static struct event		*exec_ev_cgroup;
 static struct syncer		*exec_syncer;
 static int			 exec_devnull = -1;
@@ -109,11 +115,12 @@ exec_cgroup_cb(evutil_socket_t fd, short what, void *arg)
 
 int
 exec_init(struct event_base *base, const struct exec_config *cfg,
-    struct cgroup_pool *pool)
+    struct cgroup_pool *pool, struct confine *confine)
 {
 	exec_base = base;
 	exec_cfg = cfg;
 	exec_pool = pool;
+	exec_confine = confine;
 	exec_devnull = open("/dev/null", O_RDONLY|O_CLOEXEC);
 	if (exec_devnull == -1 || (exec_syncer = syncer_create(base)) == NULL)
 		return (-1);
@@ -144,6 +151,8 @@ exec_shutdown(void)
 	exec_ev_cgroup = NULL;
 	cgroup_pool_free(exec_pool);
 	exec_pool = NULL;
+	confine_free(exec_confine);
+	exec_confine = NULL;
 	if (exec_devnull != -1)
 		close(exec_devnull);
 	exec_devnull = -1;
@@ -159,6 +168,19 @@ const char *
 exec_id(const struct exec *ex)
 {
 	return (ex->id);
+}
+
+void
+exec_confinement(const struct exec *ex, struct exec_confinement *c)
+{
+	unsigned long long	pids, oom;
+
+	*c = ex->conf;
+	if (ex->cg != NULL && c->limits) {
+		cgroup_limit_events(ex->cg, &pids, &oom);
+		c->pids_limit_hit = pids - ex->pids_base;
+		c->oom_kills = oom - ex->oom_base;
+	}
 }
 
 pid_t
@@ -561,6 +583,7 @@ exec_result_facts(struct exec *ex, struct exec_result *r)
 	r->log_path = execlog_path(ex->log);
 	r->log_error = ex->log_error;
 	r->pid = ex->pid;
+	exec_confinement(ex, &r->confinement);
 }
 
 void
@@ -603,7 +626,33 @@ exec_killed_by(const struct exec_result *r)
 		[EXEC_END_IDLE] = "idle", [EXEC_END_SHUTDOWN] = "shutdown",
 	};
 
+	if (r->end == EXEC_END_EXIT && r->signal == SIGKILL &&
+	    r->confinement.oom_kills > 0)
+		return ("memory_limit");
 	return (r->end == EXEC_END_EXIT ? NULL : names[r->end]);
+}
+
+struct json_t *
+exec_confinement_json(const struct exec_confinement *c, int at_end)
+{
+	json_t	*o;
+
+	if (!c->landlock && !c->seccomp && !c->namespaces && !c->privileges &&
+	    !c->limits)
+		return (json_pack("{s:b}", "confined", 0));
+	o = json_pack("{s:b, s:i, s:b, s:b, s:b, s:s}", "confined", 1,
+	    "landlock", c->landlock, "seccomp", c->seccomp != 0,
+	    "namespaces", c->namespaces != 0, "network", c->network != 0,
+	    "privileges", c->privileges ? "dropped" : "kept");
+	if (o != NULL && c->limits)
+		json_object_update_new(o, json_pack("{s:I, s:I}",
+		    "pids_max", (json_int_t)c->pids_max,
+		    "memory_max", (json_int_t)c->memory_max));
+	if (o != NULL && c->limits && at_end)
+		json_object_update_new(o, json_pack("{s:I, s:I}",
+		    "pids_limit_hit", (json_int_t)c->pids_limit_hit,
+		    "oom_kills", (json_int_t)c->oom_kills));
+	return (o);
 }
 
 /*
@@ -623,6 +672,9 @@ exec_write_meta(struct exec *ex, int running)
 	    "pid", (json_int_t)ex->pid, "status", running ? "running" :
 	    exec_status_name(&r), "background", ex->background, "pty", ex->pty,
 	    "started_ms", (json_int_t)r.started_ms, "log_path", r.log_path);
+	if (o != NULL)
+		json_object_set_new(o, "confinement",
+		    exec_confinement_json(&r.confinement, !running));
 	if (o != NULL && !running)
 		json_object_update_new(o, json_pack("{s:i, s:i, s:I, s:I, s:o}",
 		    "exit_code", r.exit_code, "signal", r.signal,
@@ -711,6 +763,8 @@ exec_free(struct exec *ex)
 			;
 	}
 	cgroup_put(ex->cg);
+	confine_remove_tmp(ex->tmp);	/* its tree is gone */
+	free(ex->tmp);
 	exec_close_stream(ex, 0);
 	exec_close_stream(ex, 1);
 	if (ex->ev_out != NULL)
@@ -856,17 +910,68 @@ exec_arm(struct exec *ex, const struct exec_spec *spec)
 	return (0);
 }
 
+/*
+ * Confines the command: its tmp (TMPDIR, HOME and the XDG dirs point
+ * there), its ruleset, its cgroup v1 limits. *envp gets the environment
+ * to run with. 0, or -1 with *cause.
+ */
+static int
+exec_confine_prepare(struct exec *ex, const struct exec_spec *spec,
+    struct spawn_opts *o, struct spawn_confine *sc, char ***envp,
+    char **cause)
+{
+	char	*set[7];
+	int	 i;
+
+	memset(sc, 0, sizeof *sc);
+	sc->cgroup_v1_fds[0] = sc->cgroup_v1_fds[1] = -1;
+	sc->ruleset_fd = sc->mntns_fd = sc->netns_fd = -1;
+	if (exec_confine == NULL)
+		return (0);
+	if (confine_prepare(exec_confine, spec->id, spec->network, o->pty_fd,
+	    sc, &ex->tmp, cause) == -1)
+		return (-1);
+	ex->conf.landlock = sc->ruleset_fd != -1 ?
+	    confine_landlock_abi(exec_confine) : 0;
+	ex->conf.seccomp = sc->seccomp != NULL;
+	ex->conf.namespaces = sc->mntns_fd != -1;
+	ex->conf.network = spec->network;
+	ex->conf.privileges = sc->drop_privs;
+	if (ex->cg != NULL && cgroup_v1_fds(ex->cg, sc->cgroup_v1_fds) == 0) {
+		ex->conf.limits = 1;
+		ex->conf.pids_max = exec_cfg->max_pids;
+		ex->conf.memory_max = exec_cfg->max_memory;
+		cgroup_limit_events(ex->cg, &ex->pids_base, &ex->oom_base);
+	}
+	xasprintf(&set[0], "TMPDIR=%s", ex->tmp);
+	xasprintf(&set[1], "HOME=%s", ex->tmp);
+	xasprintf(&set[2], "XDG_CONFIG_HOME=%s/.config", ex->tmp);
+	xasprintf(&set[3], "XDG_CACHE_HOME=%s/.cache", ex->tmp);
+	xasprintf(&set[4], "XDG_DATA_HOME=%s/.local/share", ex->tmp);
+	xasprintf(&set[5], "XDG_STATE_HOME=%s/.local/state", ex->tmp);
+	set[6] = NULL;
+	*envp = policy_env_with(spec->envp, set);
+	for (i = 0; set[i] != NULL; i++)
+		free(set[i]);
+	o->confine = sc;
+	return (0);
+}
+
 struct exec *
 exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
     const char **code, char **cause)
 {
 	struct exec		*ex;
 	struct spawn_opts	 o;
+	struct spawn_confine	 sc;
+	char			**envp = NULL;
 
 	*code = NULL;
 	*cause = NULL;
 	ex = exec_create(spec, donecb, arg);
 	memset(&o, 0, sizeof o);
+	memset(&sc, 0, sizeof sc);
+	sc.ruleset_fd = -1;
 	o.stdin_fd = o.stdout_fd = o.stderr_fd = o.pty_fd = -1;
 	if ((ex->log = execlog_open(exec_cfg->log_dir, spec->id)) == NULL) {
 		*code = "log_failed";
@@ -883,12 +988,20 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 	if (exec_pool != NULL && (ex->cg = cgroup_take(exec_pool, ex)) == NULL)
 		log_warn("exec %s: no usable cgroup leaf left, running it "
 		    "without one", spec->id);
+	if (exec_confine_prepare(ex, spec, &o, &sc, &envp, cause) == -1) {
+		*code = "confine_failed";
+		goto fail;
+	}
 	o.shell = exec_cfg->shell;
 	o.command = spec->command;
 	o.cwd = spec->cwd;
-	o.envp = spec->envp;
+	o.envp = envp != NULL ? envp : spec->envp;
 	o.cgroup_fd = ex->cg != NULL ? cgroup_fd(ex->cg) : -1;
-	if ((ex->pid = spawn_start(&o)) == -1) {
+	ex->pid = spawn_start(&o);
+	confine_spawned(&sc);
+	policy_env_free(envp);
+	envp = NULL;
+	if (ex->pid == -1) {
 		*code = "spawn_failed";
 		xasprintf(cause, "cannot start %s: %s: %s", exec_cfg->shell,
 		    spawn_failed_step(), strerror(errno));
@@ -908,6 +1021,8 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 
 fail:
 	log_warn("exec %s: %s", spec->id, *cause);
+	confine_spawned(&sc);
+	policy_env_free(envp);
 	exec_close_child_io(&o);
 	exec_free(ex);
 	return (NULL);

@@ -14,8 +14,10 @@
 #include <stdint.h>
 
 struct cgroup_pool;
+struct confine;
 struct event_base;
 struct exec;
+struct json_t;
 struct rusage;
 
 /* Settings shared by every exec; borrowed, must outlive them. */
@@ -26,6 +28,22 @@ struct exec_config {
 	unsigned	 drain_ms;		/* output still open after exit */
 	int		 log_fsync;		/* fsync every log, off the loop */
 	unsigned long long log_max_bytes;	/* then only the tail is kept */
+	unsigned	 max_pids;		/* cgroup v1 limits, as set */
+	unsigned long long max_memory;
+};
+
+/* How one command was confined (all 0: not at all). */
+struct exec_confinement {
+	int		 landlock;	/* Landlock ABI applied, 0: none */
+	int		 seccomp;
+	int		 namespaces;	/* mount and (without network) net */
+	int		 network;	/* the command had network */
+	int		 privileges;	/* dropped (or run_as) */
+	int		 limits;	/* cgroup v1 pids and memory */
+	unsigned	 pids_max;
+	unsigned long long memory_max;
+	unsigned long long pids_limit_hit;	/* forks refused (at the end) */
+	unsigned long long oom_kills;		/* OOM kills (at the end) */
 };
 
 /* New output of a session, as it arrives; buf is borrowed. */
@@ -47,6 +65,7 @@ struct exec_spec {
 					   leftovers get drain_ms after exit */
 	unsigned	 idle_timeout_ms;	/* 0: none */
 	exec_output_cb	 outputcb;	/* NULL: none; called with arg */
+	int		 network;	/* confined with network */
 };
 
 enum exec_end {
@@ -72,18 +91,19 @@ struct exec_result {
 	const char	*log_path;	/* borrowed from the exec */
 	int		 log_error;	/* errno of a failed log write, or 0 */
 	pid_t		 pid;
+	struct exec_confinement confinement;
 };
 
 /* Called once when the exec is finished; the exec is freed on return. */
 typedef void (*exec_done_cb)(struct exec *, void *arg);
 
 /*
- * Sets up the module: the loop, the settings and the cgroup pool (NULL:
- * no cgroups; the worker becomes a subreaper and sweeps instead).
- * 0, or -1 with errno.
+ * Sets up the module: the loop, the settings, the cgroup pool (NULL:
+ * no cgroups; the worker becomes a subreaper and sweeps instead) and the
+ * confinement (NULL: none). Takes both. 0, or -1 with errno.
  */
 int		 exec_init(struct event_base *, const struct exec_config *,
-		    struct cgroup_pool *);
+		    struct cgroup_pool *, struct confine *);
 /* Kills and frees every exec without calling back; then the pool. */
 void		 exec_shutdown(void);
 /*
@@ -112,12 +132,27 @@ const char	*exec_log_path(const struct exec *);
 int		 exec_reaped(pid_t, int status, const struct rusage *);
 /* "completed", "failed", "timed_out" or "killed". */
 const char	*exec_status_name(const struct exec_result *);
-/* "user", "timeout", "idle", "shutdown" or NULL. */
+/*
+ * "user", "timeout", "idle", "shutdown", "memory_limit" (the OOM killer
+ * of its memory limit killed it) or NULL.
+ */
 const char	*exec_killed_by(const struct exec_result *);
 /* Fills *r; call from the done callback. Release with exec_result_release. */
 void		 exec_result(struct exec *, struct exec_result *);
 void		 exec_result_release(struct exec_result *);
 const char	*exec_id(const struct exec *);
+/* How it is confined (the limit counters as of now). */
+void		 exec_confinement(const struct exec *,
+		    struct exec_confinement *);
+/*
+ * The "confinement" object of answers and the metadata file, a new
+ * reference: {"landlock": 7, "seccomp": true, "namespaces": true,
+ * "network": false, "privileges": "dropped", "pids_max": 512,
+ * "memory_max": 2147483648, "pids_limit_hit": 0, "oom_kills": 0} (the
+ * counters only when at_end), or {"confined": false}.
+ */
+struct json_t	*exec_confinement_json(const struct exec_confinement *,
+		    int at_end);
 pid_t		 exec_pid(const struct exec *);
 /* How many execs are running. */
 unsigned	 exec_count(void);

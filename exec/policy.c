@@ -301,6 +301,19 @@ fail:
 	return (NULL);
 }
 
+/* A copy of env with each of set's "NAME=value" put in; see policy.h. */
+char **
+policy_env_with(char *const *env, char *const *set)
+{
+	struct policy_env	e = { NULL, 0, 0 };
+
+	for (; env != NULL && *env != NULL; env++)
+		policy_env_put(&e, *env);
+	for (; set != NULL && *set != NULL; set++)
+		policy_env_put(&e, *set);
+	return (e.v);
+}
+
 /* Frees an array from policy_build_env(); NULL ok. */
 void
 policy_env_free(char **env)

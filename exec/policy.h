@@ -30,6 +30,11 @@ char	*policy_resolve_cwd(const char *workspace, const char *cwd,
 char	**policy_build_env(char *const *parent, char *const *extra,
 	    int pty, const char *id, const char **code, char **cause);
 void	 policy_env_free(char **);	/* NULL ok */
+/*
+ * A copy of env (for policy_env_free) with every "NAME=value" of set
+ * replacing the variable of that name, or added. Both NULL-terminated.
+ */
+char	**policy_env_with(char *const *env, char *const *set);
 /* 1 if an item may not set this variable. */
 int	 policy_env_forbidden(const char *name);
 

@@ -31,18 +31,20 @@
 static inline long __attribute__((always_inline))
 spawn_raw6(long n, long a, long b, long c, long d)
 {
+	/* Five arguments, the fifth 0: prctl checks its unused ones. */
 	register long	r10 __asm__("r10") = d;
+	register long	r8 __asm__("r8") = 0;
 	long		ret;
 
 	__asm__ volatile("syscall" : "=a" (ret) : "a" (n), "D" (a), "S" (b),
-	    "d" (c), "r" (r10) : "rcx", "r11", "memory");
+	    "d" (c), "r" (r10), "r" (r8) : "rcx", "r11", "memory");
 	return (ret);
 }
 #else
 static inline long __attribute__((always_inline))
 spawn_raw6(long n, long a, long b, long c, long d)
 {
-	long	ret = syscall(n, a, b, c, d);
+	long	ret = syscall(n, a, b, c, d, 0L);
 
 	return (ret == -1 ? -errno : ret);
 }
@@ -71,6 +73,12 @@ enum spawn_step {
 	SPAWN_EXEC,
 	SPAWN_CLONE,
 	SPAWN_CGROUP,
+	SPAWN_CGROUP_V1,
+	SPAWN_SETNS,
+	SPAWN_PRIVS,
+	SPAWN_IDS,
+	SPAWN_LANDLOCK,
+	SPAWN_SECCOMP,
 };
 
 static struct spawn_report	*spawn_report;
@@ -83,7 +91,8 @@ static const int	 spawn_reset_signals[] = {
 
 static const char *spawn_step_names[] = {
 	"ok", "dup2", "setsid", "controlling tty", "chdir", "exec", "clone",
-	"cgroup"
+	"cgroup", "cgroup v1 limits", "namespaces", "dropping privileges",
+	"run_as user", "landlock", "seccomp"
 };
 
 const char *
@@ -154,6 +163,105 @@ spawn_join_cgroup(int cgroup_fd)
 	return (rc < 0 ? rc : 0);
 }
 
+/* Joins the cgroup v1 leaves that limit pids and memory. */
+static void SPAWN_CHILD_HELPER
+spawn_child_limits(const struct spawn_confine *c)
+{
+	long	rc;
+	int	i;
+
+	for (i = 0; i < 2; i++) {
+		if (c->cgroup_v1_fds[i] == -1)
+			continue;
+		rc = spawn_raw4(SYS_pwrite64, c->cgroup_v1_fds[i], (long)"0", 1,
+		    0);
+		if (rc < 0)
+			spawn_child_fail(SPAWN_CGROUP_V1, rc);
+	}
+}
+
+#define SPAWN_PR_SET_SECUREBITS		28
+#define SPAWN_PR_CAPBSET_DROP		24
+#define SPAWN_PR_SET_NO_NEW_PRIVS	38
+#define SPAWN_PR_CAP_AMBIENT		47
+#define SPAWN_PR_CAP_AMBIENT_CLEAR_ALL	4
+/*
+ * SECBIT_NOROOT, NO_SETUID_FIXUP and KEEP_CAPS locked off, no ambient
+ * raise: uid 0 gains nothing at exec, and a uid change clears the rest.
+ */
+#define SPAWN_SECUREBITS		0xeb
+#define SPAWN_CAP_VERSION_3		0x20080522
+
+/* The kernel's capability header and data, for capset without libc. */
+struct spawn_cap_header {
+	uint32_t	version;
+	int		pid;
+};
+struct spawn_cap_data {
+	uint32_t	effective, permitted, inheritable;
+};
+
+/* Namespaces, then privileges: everything before the cwd is entered. */
+static void SPAWN_CHILD_HELPER
+spawn_child_enter(const struct spawn_confine *c)
+{
+	long	rc;
+
+	/* setns(mnt) also moves root and cwd: chdir comes after. */
+	if (c->mntns_fd != -1 &&
+	    (rc = spawn_raw3(SYS_setns, c->mntns_fd, 0x00020000, 0)) < 0)
+		spawn_child_fail(SPAWN_SETNS, rc);
+	if (c->netns_fd != -1 &&
+	    (rc = spawn_raw3(SYS_setns, c->netns_fd, 0x40000000, 0)) < 0)
+		spawn_child_fail(SPAWN_SETNS, rc);
+}
+
+/* No capability, no way to get one back, no privilege gained by exec. */
+static void SPAWN_CHILD_HELPER
+spawn_child_drop(const struct spawn_confine *c)
+{
+	struct spawn_cap_header	hdr = { SPAWN_CAP_VERSION_3, 0 };
+	struct spawn_cap_data	data[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+	long			rc;
+	int			cap;
+
+	if (c->drop_privs) {
+		rc = spawn_raw3(SYS_prctl, SPAWN_PR_SET_SECUREBITS,
+		    SPAWN_SECUREBITS, 0);
+		if (rc < 0)
+			spawn_child_fail(SPAWN_PRIVS, rc);
+		for (cap = 0; cap <= c->last_cap; cap++) {
+			rc = spawn_raw3(SYS_prctl, SPAWN_PR_CAPBSET_DROP, cap,
+			    0);
+			if (rc < 0 && rc != -EINVAL)
+				spawn_child_fail(SPAWN_PRIVS, rc);
+		}
+		rc = spawn_raw3(SYS_prctl, SPAWN_PR_CAP_AMBIENT,
+		    SPAWN_PR_CAP_AMBIENT_CLEAR_ALL, 0);
+		if (rc < 0 && rc != -EINVAL)
+			spawn_child_fail(SPAWN_PRIVS, rc);
+	}
+	if (c->set_ids) {
+		if ((rc = spawn_raw3(SYS_setgroups, 0, 0, 0)) < 0 ||
+		    (rc = spawn_raw3(SYS_setresgid, c->gid, c->gid,
+		    c->gid)) < 0 ||
+		    (rc = spawn_raw3(SYS_setresuid, c->uid, c->uid,
+		    c->uid)) < 0)
+			spawn_child_fail(SPAWN_IDS, rc);
+	}
+	if (c->drop_privs) {
+		if ((rc = spawn_raw3(SYS_capset, (long)&hdr, (long)data,
+		    0)) < 0 ||
+		    (rc = spawn_raw3(SYS_prctl, SPAWN_PR_SET_NO_NEW_PRIVS, 1,
+		    0)) < 0)
+			spawn_child_fail(SPAWN_PRIVS, rc);
+	}
+	if (c->ruleset_fd != -1 &&
+	    (rc = spawn_raw3(SYS_landlock_restrict_self, c->ruleset_fd, 0,
+	    0)) < 0)
+		spawn_child_fail(SPAWN_LANDLOCK, rc);
+}
+
 /* Runs between clone and exec. */
 static void SPAWN_CHILD_ATTR
 spawn_child(const struct spawn_child_args *a)
@@ -166,6 +274,8 @@ spawn_child(const struct spawn_child_args *a)
 	/* Before anything can fork: its children must be inside too. */
 	if (a->join_cgroup && (rc = spawn_join_cgroup(o->cgroup_fd)) < 0)
 		spawn_child_fail(SPAWN_CGROUP, rc);
+	if (o->confine != NULL)
+		spawn_child_limits(o->confine);
 	if ((rc = spawn_raw1(SYS_setsid, 0)) < 0)
 		spawn_child_fail(SPAWN_SETSID, rc);
 	if (o->pty_fd != -1) {
@@ -178,14 +288,23 @@ spawn_child(const struct spawn_child_args *a)
 	    (rc = spawn_dup_onto(o->stdout_fd, 1)) < 0 ||
 	    (rc = spawn_dup_onto(o->stderr_fd, 2)) < 0)
 		spawn_child_fail(SPAWN_DUP, rc);
+	if (o->confine != NULL)
+		spawn_child_enter(o->confine);
 	if ((rc = spawn_raw1(SYS_chdir, (long)o->cwd)) < 0)
 		spawn_child_fail(SPAWN_CHDIR, rc);
+	if (o->confine != NULL)
+		spawn_child_drop(o->confine);
 	spawn_raw3(SYS_close_range, 3, ~0U, 0);
 	/* exec keeps SIG_IGN (the worker ignores SIGPIPE): undo it. */
 	for (i = 0; spawn_reset_signals[i] != 0; i++)
 		spawn_raw4(SYS_rt_sigaction, spawn_reset_signals[i], (long)&dfl,
 		    0, 8);
 	spawn_raw4(SYS_rt_sigprocmask, SIG_SETMASK, (long)a->mask, 0, 8);
+	/* Last: from here on only what the program may do is allowed. */
+	if (o->confine != NULL && o->confine->seccomp != NULL &&
+	    (rc = spawn_raw3(SYS_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 0,
+	    (long)o->confine->seccomp)) < 0)
+		spawn_child_fail(SPAWN_SECCOMP, rc);
 	rc = spawn_raw3(SYS_execve, (long)o->shell, (long)a->argv,
 	    (long)o->envp);
 	spawn_child_fail(SPAWN_EXEC, rc);

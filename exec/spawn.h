@@ -8,6 +8,26 @@
 
 #include <sys/types.h>
 
+/*
+ * What the child applies to itself before exec, in this order: joins the
+ * cgroup v1 leaves, the namespaces, drops privileges, restricts itself
+ * with Landlock, then seccomp. Plain data prepared by the parent
+ * (exec/confine.h); every fd is the parent's and stays open.
+ */
+struct spawn_confine {
+	int		 cgroup_v1_fds[2];	/* cgroup.procs (pids, memory), or -1 */
+	int		 mntns_fd;		/* setns, or -1 */
+	int		 netns_fd;		/* setns, or -1 */
+	int		 drop_privs;		/* bounding set, securebits,
+						   ambient, capset 0, NNP */
+	int		 last_cap;		/* CAP_LAST_CAP of the kernel */
+	int		 set_ids;		/* then run as uid/gid */
+	uid_t		 uid;
+	gid_t		 gid;
+	int		 ruleset_fd;		/* landlock_restrict_self, or -1 */
+	const void	*seccomp;		/* struct sock_fprog *, or NULL */
+};
+
 struct spawn_opts {
 	const char	*shell;		/* absolute path, e.g. /bin/sh */
 	const char	*command;
@@ -18,6 +38,7 @@ struct spawn_opts {
 	int		 stderr_fd;
 	int		 pty_fd;	/* PTY mode: the slave, else -1 */
 	int		 cgroup_fd;	/* leaf O_DIRECTORY fd, or -1 */
+	const struct spawn_confine *confine;	/* NULL: none */
 };
 
 /*

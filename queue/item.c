@@ -410,6 +410,11 @@ item_parse_flags(json_t *args, struct item *it, struct item_error *err)
 {
 	long	rows, cols, retries;
 
+	it->network = -1;
+	if (json_object_get(args, "network") != NULL &&
+	    !json_is_null(json_object_get(args, "network")) &&
+	    item_get_bool(args, "network", &it->network, err) == -1)
+		return (-1);
 	if (item_get_bool(args, "background", &it->background, err) == -1 ||
 	    item_get_bool(args, "pty", &it->pty, err) == -1 ||
 	    item_get_int(args, "rows", 1, ITEM_SIZE_MAX, &rows, err) == -1 ||
@@ -886,6 +891,8 @@ item_result_to_json(const struct item_result *r, size_t *len)
 	    "user_ms", (json_int_t)r->user_ms,
 	    "sys_ms", (json_int_t)r->sys_ms,
 	    "max_rss_kb", (json_int_t)r->max_rss_kb);
+	if (root != NULL && r->confinement != NULL)
+		json_object_set(root, "confinement", r->confinement);
 	if (root != NULL && r->approved_by != NULL)
 		json_object_set_new(root, "approval", json_pack("{s:o, s:o}",
 		    "request", item_json_str(r->request),
@@ -1020,6 +1027,8 @@ item_approval_to_json(const struct item_approval *a, size_t *len)
 	    "worker", item_json_str(a->worker),
 	    "reply_to", item_json_str(a->reply_to),
 	    "background", json_boolean(a->background));
+	if (root != NULL && a->network)
+		json_object_set_new(root, "network", json_true());
 	if (root != NULL && a->decided_by != NULL)
 		json_object_set_new(root, "decided_by",
 		    item_json_str(a->decided_by));

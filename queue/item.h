@@ -1,6 +1,8 @@
 #ifndef EXECQ_ITEM_H
 #define EXECQ_ITEM_H
 
+struct json_t;
+
 /*
  * Work items and answers: JSON <-> C.  Pure code, no I/O.
  * The wire format is docs/PROTOCOL.md; this file is its C mirror.
@@ -43,6 +45,9 @@ struct item {
 	int		 tail_lines;	/* callback tail; -1: default */
 	char		*tier;		/* args.tier: may only lower the
 					   queue's; NULL: the queue's */
+	int		 network;	/* args.network: 1 asks for it (held
+					   unless the queue grants it), 0
+					   declines it, -1 absent */
 
 	/* PROCESS items; timeout_ms is the wait action's limit. */
 	enum item_action action;
@@ -104,6 +109,7 @@ struct item_result {
 	int64_t		 user_ms, sys_ms, max_rss_kb;
 	const char	*request;	/* approved: the request id */
 	const char	*approved_by;	/* NULL: ran without approval */
+	struct json_t	*confinement;	/* borrowed object, or NULL */
 };
 
 /*
@@ -142,6 +148,7 @@ struct item_approval {
 	int64_t		 created_ms, expires_ms;	/* Unix ms */
 	const char	*queue, *worker, *reply_to;
 	int		 background;
+	int		 network;	/* it asks for network */
 	const char	*decided_by, *decision_reason;	/* or NULL */
 };
 char	*item_approval_to_json(const struct item_approval *, size_t *len);

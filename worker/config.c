@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 
 /* getopt_long values of the flags that are not in the table. */
 #define CONFIG_FLAG_CONFIG	1
+#define CONFIG_FLAG_CHECK	2	/* --check-confinement */
 #define CONFIG_FLAG_SET		256	/* + index: --flag */
 #define CONFIG_FLAG_CLEAR	512	/* + index: a bool's --no-flag */
 
@@ -69,6 +71,7 @@ static char	*config_check_absolute(const char *);
 static char	*config_check_cgroup(const char *);
 static char	*config_check_tier(const char *);
 static char	*config_check_sandbox(const char *);
+static char	*config_check_confine(const char *);
 
 #define OFF(f)	offsetof(struct config, f)
 static const struct config_opt config_opts[] = {
@@ -155,10 +158,37 @@ static const struct config_opt config_opts[] = {
 	  "auto: the worker's own cgroup if usable",
 	  config_check_cgroup },
 	{ "tier", "tier", NULL, "EXECQ_TIER", CONFIG_STRING,
-	  OFF(tier), 0, 0, "read_only", "TIER",
-	  "read_only, read_write or admin: the most that\n"
-	  "runs without approval (or per queue: queue_tiers)",
+	  OFF(tier), 0, 0, "auto", "TIER",
+	  "read_only, read_write, confined or admin: the most\n"
+	  "that runs without approval (or per queue:\n"
+	  "queue_tiers); auto: confined when every\n"
+	  "confinement layer is on, else read_only",
 	  config_check_tier },
+	{ "confine", "confine", NULL, "EXECQ_CONFINE", CONFIG_STRING,
+	  OFF(confine), 0, 0, "auto", "MODE",
+	  "auto, required or off: the kernel boundary of\n"
+	  "every command (required: refuse to start\n"
+	  "without every layer)", config_check_confine },
+	{ "tmp_dir", "tmp-dir", NULL, "EXECQ_TMP_DIR", CONFIG_STRING,
+	  OFF(tmp_dir), 0, 0, ".tmp/cmd", "DIR",
+	  "each confined command gets DIR/<id> as its\n"
+	  "TMPDIR and HOME, removed when it ends",
+	  config_check_nonempty },
+	{ "network", "network", "no-network", "EXECQ_NETWORK", CONFIG_BOOL,
+	  OFF(network), 0, 0, "off", NULL,
+	  "commands of this queue have network; else only\n"
+	  "an approved item asking for it (queue_network)", NULL },
+	{ "max_pids", "max-pids", NULL, "EXECQ_MAX_PIDS", CONFIG_UINT,
+	  OFF(max_pids), 8, 4194304, "512", "N",
+	  "processes one command may have at once", NULL },
+	{ "max_memory", "max-memory", NULL, "EXECQ_MAX_MEMORY", CONFIG_SIZE,
+	  OFF(max_memory), 16 << 20, 1ULL << 40, "2g", "BYTES",
+	  "memory one command may use; past it the kernel's\n"
+	  "OOM killer ends it", NULL },
+	{ "run_as", "run-as", NULL, "EXECQ_RUN_AS", CONFIG_STRING,
+	  OFF(run_as), 0, 0, "", "USER",
+	  "run commands as this user (name or uid:gid);\n"
+	  "empty: as the worker, with no capabilities", NULL },
 	{ "sandbox", "sandbox", NULL, "EXECQ_SANDBOX", CONFIG_STRING,
 	  OFF(sandbox), 0, 0, "hold", "MODE",
 	  "hold, refuse or off: what a path outside the\n"
@@ -184,6 +214,7 @@ struct config_state {
 	const char	*flag_name[CONFIG_NOPTS];
 	const char	*config_file;			/* --config */
 	int		 verbose;
+	int		 check;				/* --check-confinement */
 	char		*where[CONFIG_NOPTS];
 };
 
@@ -276,16 +307,30 @@ config_check_cgroup(const char *s)
 	return (msg);
 }
 
-/* read_only, read_write or admin. */
+/* auto, read_only, read_write, confined or admin. */
 static char *
 config_check_tier(const char *s)
 {
 	enum cls_tier	 t;
 	char		*msg;
 
-	if (cls_tier_parse(s, &t) == 0)
+	if (strcmp(s, "auto") == 0 || cls_tier_parse(s, &t) == 0)
 		return (NULL);
-	xasprintf(&msg, "'%s' must be read_only, read_write or admin", s);
+	xasprintf(&msg, "'%s' must be auto, read_only, read_write, confined "
+	    "or admin", s);
+	return (msg);
+}
+
+/* auto, required or off. */
+static char *
+config_check_confine(const char *s)
+{
+	char	*msg;
+
+	if (strcmp(s, "auto") == 0 || strcmp(s, "required") == 0 ||
+	    strcmp(s, "off") == 0)
+		return (NULL);
+	xasprintf(&msg, "'%s' must be auto, required or off", s);
 	return (msg);
 }
 
@@ -693,7 +738,7 @@ config_longopts(void)
 	struct option	*lo, *o;
 	size_t		 i;
 
-	o = lo = xcalloc(2 * CONFIG_NOPTS + 5, sizeof *lo);
+	o = lo = xcalloc(2 * CONFIG_NOPTS + 6, sizeof *lo);
 	for (i = 0; i < CONFIG_NOPTS; i++) {
 		o->name = config_opts[i].flag;
 		o->has_arg = config_opts[i].type == CONFIG_BOOL ?
@@ -706,6 +751,8 @@ config_longopts(void)
 	}
 	*o++ = (struct option){ "config", required_argument, NULL,
 	    CONFIG_FLAG_CONFIG };
+	*o++ = (struct option){ "check-confinement", no_argument, NULL,
+	    CONFIG_FLAG_CHECK };
 	*o++ = (struct option){ "verbose", no_argument, NULL, 'v' };
 	*o++ = (struct option){ "help", no_argument, NULL, 'h' };
 	*o = (struct option){ "version", no_argument, NULL, 'V' };
@@ -747,6 +794,9 @@ config_flag(struct config_state *st, int ch, char **argv, char **cause)
 		return (1);
 	case CONFIG_FLAG_CONFIG:
 		st->config_file = optarg;
+		return (0);
+	case CONFIG_FLAG_CHECK:
+		st->check = 1;
 		return (0);
 	case '?':
 	case ':':
@@ -814,17 +864,17 @@ config_finish_workspace(struct config_state *st, char **cause)
 
 /* log_dir is made absolute now, so a later chdir does not move it. */
 static int
-config_finish_log_dir(struct config_state *st, char **cause)
+config_finish_dir(struct config_state *st, const char *key, char **field,
+    char **cause)
 {
-	struct config	*c = st->c;
 	char		*cwd, *abs;
-	const char	*dir = c->log_dir;
+	const char	*dir = *field;
 
 	if (*dir == '/')
 		return (0);
 	if ((cwd = getcwd(NULL, 0)) == NULL) {
 		xasprintf(cause, "%s: getcwd: %s",
-		    st->where[config_find("log_dir")], strerror(errno));
+		    st->where[config_find(key)], strerror(errno));
 		return (-1);
 	}
 	while (dir[0] == '.' && dir[1] == '/')
@@ -834,8 +884,39 @@ config_finish_log_dir(struct config_state *st, char **cause)
 	else
 		xasprintf(&abs, "%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, dir);
 	free(cwd);
-	free(c->log_dir);
-	c->log_dir = abs;
+	free(*field);
+	*field = abs;
+	return (0);
+}
+
+/* run_as: a user name or uid:gid, looked up once. */
+static int
+config_finish_run_as(struct config_state *st, char **cause)
+{
+	struct config	*c = st->c;
+	struct passwd	*pw;
+	unsigned long	 uid, gid;
+	char		 extra;
+
+	if (c->run_as == NULL || *c->run_as == '\0')
+		return (0);
+	if (sscanf(c->run_as, "%lu:%lu%c", &uid, &gid, &extra) == 2) {
+		c->run_uid = (uid_t)uid;
+		c->run_gid = (gid_t)gid;
+	} else if ((pw = getpwnam(c->run_as)) != NULL) {
+		c->run_uid = pw->pw_uid;
+		c->run_gid = pw->pw_gid;
+	} else {
+		xasprintf(cause, "%s: no user '%s' (a name or uid:gid)",
+		    st->where[config_find("run_as")], c->run_as);
+		return (-1);
+	}
+	if (c->run_uid == 0) {
+		xasprintf(cause, "%s: run_as must not be root",
+		    st->where[config_find("run_as")]);
+		return (-1);
+	}
+	c->run_as_set = 1;
 	return (0);
 }
 
@@ -890,8 +971,20 @@ config_finish_policy(struct config_state *st, char **cause)
 		free(c->tier);
 		c->tier = xstrdup(qt);
 	}
-	cls_tier_parse(c->tier, &c->tier_level);
+	c->tier_auto = strcmp(c->tier, "auto") == 0;
+	if (c->tier_auto)
+		c->tier_level = CLS_TIER_READ_ONLY;	/* until confined */
+	else
+		cls_tier_parse(c->tier, &c->tier_level);
 	cls_sandbox_parse(c->sandbox, &c->sandbox_mode);
+	c->confine_mode = strcmp(c->confine, "required") == 0 ?
+	    CONFINE_REQUIRED : strcmp(c->confine, "off") == 0 ? CONFINE_OFF :
+	    CONFINE_AUTO;
+	if (policyconf_queue_network(c->policy, c->queue) != -1 &&
+	    (strncmp(st->where[config_find("network")], "default", 7) == 0 ||
+	    strncmp(st->where[config_find("network")], "config file", 11) ==
+	    0))
+		c->network = policyconf_queue_network(c->policy, c->queue);
 	if (policyconf_finish(c->policy, c->workspace, cause) != 0) {
 		if (c->config_file != NULL) {
 			where = *cause;
@@ -910,11 +1003,14 @@ config_finish(struct config_state *st, char **cause)
 {
 	if (config_finish_timeouts(st, cause) != 0 ||
 	    config_finish_workspace(st, cause) != 0 ||
-	    config_finish_log_dir(st, cause) != 0 ||
+	    config_finish_dir(st, "log_dir", &st->c->log_dir, cause) != 0 ||
+	    config_finish_dir(st, "tmp_dir", &st->c->tmp_dir, cause) != 0 ||
+	    config_finish_run_as(st, cause) != 0 ||
 	    config_finish_shell(st, cause) != 0 ||
 	    config_finish_policy(st, cause) != 0)
 		return (-1);
 	st->c->verbose = st->verbose;
+	st->c->check_confinement = st->check;
 	return (0);
 }
 
@@ -971,6 +1067,9 @@ config_release(struct config *c)
 	free(c->config_file);
 	free(c->tier);
 	free(c->sandbox);
+	free(c->confine);
+	free(c->tmp_dir);
+	free(c->run_as);
 	policyconf_free(c->policy);
 	memset(c, 0, sizeof *c);
 }
@@ -1033,12 +1132,14 @@ config_usage(FILE *f)
 	    "JSON config file, keys as in docs/CONFIG.md", "EXECQ_CONFIG",
 	    "none");
 	config_usage_opts(f);
-	fprintf(f, "  %-22s  %s\n  %-22s  %s\n  %-22s  %s\n\n",
+	fprintf(f, "  %-22s  %s\n  %-22s  %s\n  %-22s  %s\n  %-22s  %s\n\n",
+	    "--check-confinement", "probe every confinement layer, print "
+	    "them, exit 0 if all are on",
 	    "-v, --verbose", "debug diagnostics on stderr",
 	    "-h, --help", "print this help and exit",
 	    "-V, --version", "print the version and exit");
 	fprintf(f, "Precedence, highest first: flags, environment, config "
 	    "file, defaults.\n"
-	    "Seconds may be fractional (0.5); sizes take k or m (64k, 1m).\n"
+	    "Seconds may be fractional (0.5); sizes take k, m or g (64k, 1m, 2g).\n"
 	    "Every setting is described in docs/CONFIG.md.\n");
 }

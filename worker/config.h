@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <sys/types.h>
+
 #include "exec/classify.h"
+#include "exec/confine.h"
 
 struct policyconf;
 
@@ -41,11 +44,24 @@ struct config {
 	char		*tier;			/* "read_only": the queue's tier
 						   (queue_tiers applied) */
 	char		*sandbox;		/* "hold", "refuse" or "off" */
+	int		 tier_auto;		/* tier "auto": confined when
+						   every layer is on */
+	char		*confine;		/* "auto", "required", "off" */
+	enum confine_mode confine_mode;		/* confine, parsed */
+	char		*tmp_dir;		/* ".tmp/cmd", made absolute */
+	int		 network;		/* 0 (queue_network applied) */
+	unsigned	 max_pids;		/* 512 */
+	size_t		 max_memory;		/* 2 GiB */
+	char		*run_as;		/* "" */
+	int		 run_as_set;
+	uid_t		 run_uid;
+	gid_t		 run_gid;
 	unsigned	 approval_timeout_ms;	/* 600000 */
 	struct policyconf *policy;		/* rules, allow_paths */
 	enum cls_tier	 tier_level;		/* tier, parsed */
 	enum cls_sandbox sandbox_mode;		/* sandbox, parsed */
 	int		 verbose;		/* -v */
+	int		 check_confinement;	/* --check-confinement */
 	char		*config_file;		/* NULL if none */
 };
 

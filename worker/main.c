@@ -31,6 +31,11 @@ main(int argc, char **argv, char **envp)
 	}
 	log_init("execq-worker", cfg.verbose ? LOG_LEVEL_DEBUG :
 	    LOG_LEVEL_INFO);
+	if (cfg.check_confinement) {
+		rc = worker_check_confinement(&cfg, stdout);
+		config_release(&cfg);
+		return (rc);
+	}
 	signal(SIGPIPE, SIG_IGN);
 	/* Coalesce epoll_ctl calls: events come and go on every command. */
 	if ((ecfg = event_config_new()) == NULL)

@@ -30,7 +30,10 @@ struct policyconf {
 	size_t			 nrules;
 	char			**allow;
 	size_t			 nallow;
+	char			**read;		/* read_paths, or NULL: default */
+	size_t			 nread;
 	json_t			*queue_tiers;	/* {queue: tier}, checked */
+	json_t			*queue_network;	/* {queue: bool}, checked */
 	struct cls_policy	 policy;
 };
 
@@ -71,17 +74,17 @@ policyconf_rules_free(struct policyconf *pc)
 	pc->nrules = 0;
 }
 
-/* Frees allow_paths. */
+/* Frees a path list (allow_paths or read_paths). */
 static void
-policyconf_allow_free(struct policyconf *pc)
+policyconf_paths_free(char ***v, size_t *n)
 {
 	size_t	i;
 
-	for (i = 0; i < pc->nallow; i++)
-		free(pc->allow[i]);
-	free(pc->allow);
-	pc->allow = NULL;
-	pc->nallow = 0;
+	for (i = 0; i < *n; i++)
+		free((*v)[i]);
+	free(*v);
+	*v = NULL;
+	*n = 0;
 }
 
 void
@@ -90,8 +93,10 @@ policyconf_free(struct policyconf *pc)
 	if (pc == NULL)
 		return;
 	policyconf_rules_free(pc);
-	policyconf_allow_free(pc);
+	policyconf_paths_free(&pc->allow, &pc->nallow);
+	policyconf_paths_free(&pc->read, &pc->nread);
 	json_decref(pc->queue_tiers);
+	json_decref(pc->queue_network);
 	free(pc);
 }
 
@@ -99,7 +104,8 @@ int
 policyconf_owns(const char *key)
 {
 	return (strcmp(key, "rules") == 0 || strcmp(key, "queue_tiers") == 0 ||
-	    strcmp(key, "allow_paths") == 0);
+	    strcmp(key, "allow_paths") == 0 || strcmp(key, "read_paths") == 0 ||
+	    strcmp(key, "queue_network") == 0);
 }
 
 /* A non-empty string member, or NULL and *cause. */
@@ -239,29 +245,57 @@ policyconf_rules(struct policyconf *pc, const char *file, const json_t *a,
 	return (0);
 }
 
-/* "allow_paths": absolute directories, resolved at the end. */
+/*
+ * "allow_paths" or "read_paths": absolute paths (allow_paths are
+ * resolved at the end), into *out (NULL-terminated) and *n.
+ */
 static int
-policyconf_allow(struct policyconf *pc, const char *file, const json_t *a,
-    char **cause)
+policyconf_paths(const char *file, const char *key, const json_t *a,
+    char ***out, size_t *n, char **cause)
 {
 	const json_t	*v;
 	size_t		 i;
 
 	if (!json_is_array(a) || json_array_size(a) > POLICYCONF_ALLOW_MAX) {
-		xasprintf(cause, "%s: allow_paths must be an array of at most "
-		    "%d absolute paths", file, POLICYCONF_ALLOW_MAX);
+		xasprintf(cause, "%s: %s must be an array of at most "
+		    "%d absolute paths", file, key, POLICYCONF_ALLOW_MAX);
 		return (-1);
 	}
-	policyconf_allow_free(pc);
-	pc->allow = xcalloc(json_array_size(a) + 1, sizeof *pc->allow);
+	policyconf_paths_free(out, n);
+	*out = xcalloc(json_array_size(a) + 1, sizeof **out);
 	json_array_foreach(a, i, v) {
 		if (!json_is_string(v) || json_string_value(v)[0] != '/') {
-			xasprintf(cause, "%s: allow_paths[%zu] must be an "
-			    "absolute path", file, i);
+			xasprintf(cause, "%s: %s[%zu] must be an absolute "
+			    "path", file, key, i);
 			return (-1);
 		}
-		pc->allow[pc->nallow++] = xstrdup(json_string_value(v));
+		(*out)[(*n)++] = xstrdup(json_string_value(v));
 	}
+	return (0);
+}
+
+/* "queue_network": {queue: true|false}. */
+static int
+policyconf_network(struct policyconf *pc, const char *file, const json_t *o,
+    char **cause)
+{
+	const char	*queue;
+	const json_t	*v;
+
+	if (!json_is_object(o)) {
+		xasprintf(cause, "%s: queue_network must be an object of queue "
+		    "names and true/false", file);
+		return (-1);
+	}
+	json_object_foreach((json_t *)o, queue, v) {
+		if (!json_is_boolean(v)) {
+			xasprintf(cause, "%s: queue_network.%s must be true or "
+			    "false", file, queue);
+			return (-1);
+		}
+	}
+	json_decref(pc->queue_network);
+	pc->queue_network = json_deep_copy(o);
 	return (0);
 }
 
@@ -283,7 +317,7 @@ policyconf_tiers(struct policyconf *pc, const char *file, const json_t *o,
 		if (!json_is_string(v) ||
 		    cls_tier_parse(json_string_value(v), &t) != 0) {
 			xasprintf(cause, "%s: queue_tiers.%s must be read_only, "
-			    "read_write or admin", file, queue);
+			    "read_write, confined or admin", file, queue);
 			return (-1);
 		}
 	}
@@ -299,7 +333,13 @@ policyconf_key(struct policyconf *pc, const char *where, const char *key,
 	if (strcmp(key, "rules") == 0)
 		return (policyconf_rules(pc, where, v, cause));
 	if (strcmp(key, "allow_paths") == 0)
-		return (policyconf_allow(pc, where, v, cause));
+		return (policyconf_paths(where, key, v, &pc->allow, &pc->nallow,
+		    cause));
+	if (strcmp(key, "read_paths") == 0)
+		return (policyconf_paths(where, key, v, &pc->read, &pc->nread,
+		    cause));
+	if (strcmp(key, "queue_network") == 0)
+		return (policyconf_network(pc, where, v, cause));
 	return (policyconf_tiers(pc, where, v, cause));
 }
 
@@ -366,4 +406,21 @@ size_t
 policyconf_nrules(const struct policyconf *pc)
 {
 	return (pc->nrules);
+}
+
+const char *const *
+policyconf_read_paths(const struct policyconf *pc)
+{
+	return ((const char *const *)pc->read);
+}
+
+int
+policyconf_queue_network(const struct policyconf *pc, const char *queue)
+{
+	const json_t	*v;
+
+	if (pc->queue_network == NULL ||
+	    (v = json_object_get(pc->queue_network, queue)) == NULL)
+		return (-1);
+	return (json_is_true(v));
 }

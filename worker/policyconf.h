@@ -3,8 +3,8 @@
 
 /*
  * The command policy's settings that only the config file can hold:
- * "rules" (ordered, with examples), "queue_tiers" and "allow_paths"
- * (docs/CONFIG.md). They become the struct cls_policy that the worker and
+ * "rules" (ordered, with examples), "queue_tiers", "allow_paths", and
+ * for the confinement "read_paths" and "queue_network" (docs/CONFIG.md). They become the struct cls_policy that the worker and
  * `execq classify` share.
  */
 
@@ -34,6 +34,11 @@ int			 policyconf_finish(struct policyconf *,
 const char		*policyconf_queue_tier(const struct policyconf *,
 			    const char *queue);
 const struct cls_policy	*policyconf_policy(const struct policyconf *);
+/* "read_paths" (NULL-terminated), or NULL when the file has none. */
+const char *const	*policyconf_read_paths(const struct policyconf *);
+/* queue_network's value for queue: 1, 0, or -1 when it has none. */
+int			 policyconf_queue_network(const struct policyconf *,
+			    const char *queue);
 size_t			 policyconf_nrules(const struct policyconf *);
 
 #endif

@@ -553,6 +553,8 @@ session_callback(struct session *s, const struct exec_result *r)
 	if (r->log_error != 0)
 		json_object_set_new(o, "log_error",
 		    json_string(strerror(r->log_error)));
+	json_object_set_new(o, "confinement",
+	    exec_confinement_json(&r->confinement, 1));
 	return (o);
 }
 
@@ -680,8 +682,11 @@ session_new(struct sessions *ss, const struct item *it)
 
 char *
 sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
-    char *const *envp, size_t *len, const char **code, char **cause)
+    char *const *envp, int network, size_t *len, const char **code,
+    char **cause)
 {
+	struct exec_confinement	 conf;
+	json_t			*started;
 	struct session		*s;
 	struct exec_spec	 spec;
 
@@ -705,6 +710,7 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 	spec.background = 1;
 	spec.idle_timeout_ms = (unsigned)it->idle_timeout_ms;
 	spec.outputcb = session_output_cb;
+	spec.network = network;
 	if ((s->ex = exec_start(&spec, session_done_cb, s, code, cause)) ==
 	    NULL) {
 		s->ss->nended++;	/* session_free counts it out */
@@ -716,10 +722,15 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 	s->log_path = xstrdup(exec_log_path(s->ex));
 	session_mirror(s);
 	session_index(s);
-	return (session_dump(json_pack("{s:s, s:s, s:s, s:I, s:s, s:b, s:s}",
+	exec_confinement(s->ex, &conf);
+	started = json_pack("{s:s, s:s, s:s, s:I, s:s, s:b, s:s}",
 	    "type", "EXEC_STARTED", "id", it->id, "session_id", s->id,
 	    "pid", (json_int_t)s->pid, "log_path", s->log_path, "pty", s->pty,
-	    "worker", queue_consumer(ss->q)), len));
+	    "worker", queue_consumer(ss->q));
+	if (started != NULL)
+		json_object_set_new(started, "confinement",
+		    exec_confinement_json(&conf, 0));
+	return (session_dump(started, len));
 }
 
 /* The session named by id, or NULL. */

@@ -40,8 +40,8 @@ void		 sessions_kill_all(struct sessions *);
  * static *code and an allocated *cause.
  */
 char		*sessions_start(struct sessions *, const struct item *,
-		    const char *cwd, char *const *envp, size_t *len,
-		    const char **code, char **cause);
+		    const char *cwd, char *const *envp, int network,
+		    size_t *len, const char **code, char **cause);
 /*
  * 1 if session id is known here (running or finished), else 0: then the
  * worker forwards the action to the owner.

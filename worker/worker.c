@@ -1,3 +1,4 @@
+#include <sys/prctl.h>
 #include <sys/queue.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -11,9 +12,11 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <jansson.h>
 
 #include "exec/cgroup.h"
 #include "exec/classify.h"
+#include "exec/confine.h"
 #include "exec/exec.h"
 #include "exec/policy.h"
 #include "logs/cleanup.h"
@@ -49,6 +52,9 @@ struct job {
 	struct approval	*approval;	/* parked: holds no slot */
 	char		*request;	/* approved: the request id */
 	char		*approved_by;
+	int		 network;	/* runs with network */
+	int		 asks_network;	/* ... that the queue does not grant:
+					   a human must */
 };
 
 struct worker {
@@ -65,6 +71,11 @@ struct worker {
 	unsigned		 nslots;	/* ... of them holding a slot */
 	int			 stopping;
 	int			 retired;	/* worker key deleted */
+	enum cls_tier		 tier;		/* the queue's, auto resolved */
+	const char		*tier_name;
+	struct cls_policy	 policy;	/* the config's; when confined,
+						   read_paths count as inside */
+	char			**allow;	/* policy.allow_paths, owned */
 	struct event		*ev_chld, *ev_term, *ev_int;
 	struct event		*ev_stop;	/* shutdown steps */
 	int			 stop_step;
@@ -167,8 +178,10 @@ worker_exec_done(struct exec *ex, void *arg)
 	struct item_result	 ir;
 	char			*json;
 	size_t			 len;
+	json_t			*conf;
 
 	exec_result(ex, &r);
+	conf = exec_confinement_json(&r.confinement, 1);
 	memset(&ir, 0, sizeof ir);
 	ir.id = j->item->id;
 	ir.exit_code = r.exit_code;
@@ -186,9 +199,11 @@ worker_exec_done(struct exec *ex, void *arg)
 	ir.max_rss_kb = r.max_rss_kb;
 	ir.request = j->request;
 	ir.approved_by = j->approved_by;
+	ir.confinement = conf;
 	log_info("item %s: exit %d%s in %lld ms", j->item->id, r.exit_code,
 	    ir.timed_out ? " (timed out)" : "", (long long)r.duration_ms);
 	json = item_result_to_json(&ir, &len);
+	json_decref(conf);
 	exec_result_release(&r);
 	j->ex = NULL;
 	worker_finish(j, j->item->reply_to, j->item->id, QUEUE_STORE_ANSWER,
@@ -208,7 +223,7 @@ worker_start(struct job *j)
 
 	if (j->item->background) {
 		json = sessions_start(w->sessions, j->item, j->cwd, j->envp,
-		    &len, &code, &cause);
+		    j->network, &len, &code, &cause);
 		if (json == NULL) {
 			worker_fail(j, j->item->reply_to, j->item->id, code,
 			    cause, QUEUE_STORE_RELEASE);
@@ -233,6 +248,7 @@ worker_start(struct job *j)
 	spec.pty = j->item->pty;
 	spec.rows = j->item->rows;
 	spec.cols = j->item->cols;
+	spec.network = j->network;
 	j->ex = exec_start(&spec, worker_exec_done, j, &code, &cause);
 	if (j->ex == NULL) {
 		/* It never ran: the same id may be sent again. */
@@ -338,6 +354,7 @@ worker_park(struct job *j)
 	req.worker = queue_consumer(w->q);
 	req.reply_to = worker_reply_to(w, j->item->reply_to);
 	req.background = j->item->background;
+	req.network = j->asks_network;
 	j->approval = approvals_park(w->approvals, &req, worker_decided_cb, j);
 	log_info("item %s: held for approval (request %s): %s",
 	    j->item->id, approval_request(j->approval), j->reason);
@@ -491,17 +508,18 @@ worker_tier(struct job *j)
 	struct item	*it = j->item;
 	char		*msg;
 
-	j->tier = w->cfg->tier_level;
+	j->tier = w->tier;
 	if (it->tier == NULL)
 		return (0);
 	if (cls_tier_parse(it->tier, &j->tier) != 0) {
 		worker_fail(j, it->reply_to, it->id, "bad_item", "args.tier "
-		    "must be read_only, read_write or admin", QUEUE_STORE_NONE);
+		    "must be read_only, read_write, confined or admin",
+		    QUEUE_STORE_NONE);
 		return (-1);
 	}
-	if (j->tier > w->cfg->tier_level) {
+	if (j->tier > w->tier) {
 		xasprintf(&msg, "args.tier %s is above this queue's tier %s; "
-		    "an item may only lower it", it->tier, w->cfg->tier);
+		    "an item may only lower it", it->tier, w->tier_name);
 		worker_fail(j, it->reply_to, it->id, "bad_tier", msg,
 		    QUEUE_STORE_NONE);
 		free(msg);
@@ -522,12 +540,23 @@ worker_classify(struct job *j)
 
 	if (worker_tier(j) != 0)
 		return (-1);
-	cls_classify(policyconf_policy(w->cfg->policy), it->command,
+	cls_classify(&w->policy, it->command,
 	    strlen(it->command), j->cwd, &v);
 	cls_classify_env(&v, it->env);
 	j->action = cls_decide(&v, j->tier, w->cfg->sandbox_mode, &rule,
 	    &reason);
 	j->risk = v.risk;
+	/* Network is the queue's grant, or a human's. */
+	j->network = w->cfg->network && it->network != 0;
+	if (it->network == 1 && !w->cfg->network) {
+		j->network = j->asks_network = 1;
+		if (j->action == CLS_RUN) {
+			j->action = CLS_HOLD;
+			rule = "network";
+			reason = "it asks for network, which this queue does "
+			    "not grant";
+		}
+	}
 	j->rule = xstrdup(rule);
 	j->reason = xstrdup(reason);
 	cls_verdict_release(&v);
@@ -727,31 +756,219 @@ worker_cleanup_logs(const struct config *cfg)
 		    "%u h", st.removed, st.bytes, cfg->log_max_age_hours);
 }
 
-/* The process slots' cgroups, or NULL (logged) for the fallback. */
-static struct cgroup_pool *
-worker_cgroups(const struct config *cfg)
-{
-	struct cgroup_pool	*pool;
-	char			*cause;
+/* What a command may read besides the workspace and its tmp. */
+static const char *const worker_read_paths[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/etc", "/opt", "/dev", "/proc", "/sys", "/run", NULL
+};
 
-	pool = cgroup_pool_create(cfg->cgroup, cfg->max_procs, &cause);
-	if (pool != NULL) {
-		log_info("process trees are contained in cgroups under %s",
-		    cgroup_pool_path(pool));
-		return (pool);
+/*
+ * Files a command never sees, whatever read_paths say: uid 0 without
+ * capabilities still owns them (run_as protects them by permissions).
+ */
+static const char *const worker_secrets[] = {
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+	"/etc/sudoers", "/etc/sudoers.d", "/etc/security/opasswd",
+	"/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key",
+	"/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
+	"/etc/ssl/private", NULL
+};
+
+/* The layers of the boundary, all of them, for the self-check. */
+struct worker_boundary {
+	struct confine		*confine;
+	struct cgroup_pool	*pool;
+	struct confine_layer	 layers[CONFINE_NLAYERS + 2];
+	int			 n;
+	int			 full;		/* every layer is on */
+};
+
+/* Prepares the boundary: confinement, cgroup v2 leaves, v1 limits. */
+static int
+worker_boundary(const struct config *cfg, const struct rurl *url,
+    struct worker_boundary *b)
+{
+	struct confine_config	 cc;
+	struct confine_layer	*l;
+	const char		*hide[sizeof worker_secrets /
+				    sizeof worker_secrets[0] + 4];
+	char			*cause, *cfgpath = NULL;
+	size_t			 n = 0, i;
+
+	memset(b, 0, sizeof *b);
+	memset(&cc, 0, sizeof cc);
+	cc.mode = cfg->confine_mode;
+	cc.workspace = cfg->workspace;
+	cc.tmp_dir = cfg->tmp_dir;
+	cc.read_paths = policyconf_read_paths(cfg->policy) != NULL ?
+	    policyconf_read_paths(cfg->policy) : worker_read_paths;
+	hide[n++] = cfg->log_dir;
+	if (cfg->config_file != NULL &&
+	    (cfgpath = realpath(cfg->config_file, NULL)) != NULL)
+		hide[n++] = cfgpath;
+	if (url->path != NULL)
+		hide[n++] = url->path;
+	for (i = 0; worker_secrets[i] != NULL; i++)
+		hide[n++] = worker_secrets[i];
+	hide[n] = NULL;
+	cc.hide = hide;
+	cc.run_as = cfg->run_as_set;
+	cc.uid = cfg->run_uid;
+	cc.gid = cfg->run_gid;
+	b->confine = confine_create(&cc, &cause);
+	free(cfgpath);
+	if (b->confine == NULL && cause != NULL) {
+		log_warn("confinement: %s", cause);
+		free(cause);
+		return (-1);
 	}
-	if (cause != NULL) {
-		log_warn("cgroups unavailable (%s): falling back to process "
-		    "groups and a subreaper sweep", cause);
+	if (b->confine != NULL) {
+		memcpy(b->layers, confine_layers(b->confine),
+		    sizeof (struct confine_layer) * CONFINE_NLAYERS);
+		b->n = CONFINE_NLAYERS;
+	}
+	b->pool = cgroup_pool_create(cfg->cgroup, cfg->max_procs, &cause);
+	l = &b->layers[b->n++];
+	l->name = "cgroup v2";
+	if (b->pool != NULL) {
+		l->ok = 1;
+		snprintf(l->detail, sizeof l->detail, "process trees in %s",
+		    cgroup_pool_path(b->pool));
+	} else
+		snprintf(l->detail, sizeof l->detail, "unavailable: %s",
+		    cause != NULL ? cause : "cgroup off");
+	free(cause);
+	cause = NULL;
+	if (b->confine != NULL) {
+		l = &b->layers[b->n++];
+		l->name = "cgroup v1 limits";
+		if (b->pool != NULL && cgroup_pool_limit(b->pool, cfg->max_pids,
+		    cfg->max_memory, &cause) == 0) {
+			l->ok = 1;
+			snprintf(l->detail, sizeof l->detail, "pids.max %u, "
+			    "memory %zu MiB per command", cfg->max_pids,
+			    cfg->max_memory >> 20);
+		} else
+			snprintf(l->detail, sizeof l->detail, "unavailable: %s",
+			    cause != NULL ? cause : "no cgroup v2 leaves");
 		free(cause);
 	}
-	return (NULL);
+	b->full = b->confine != NULL;
+	for (i = 0; i < (size_t)b->n; i++)
+		b->full = b->full && b->layers[i].ok;
+	return (0);
+}
+
+int
+worker_check_confinement(const struct config *cfg, FILE *f)
+{
+	struct worker_boundary	 b;
+	struct rurl		 url;
+	char			*cause;
+	int			 i;
+
+	memset(&url, 0, sizeof url);
+	if (rurl_parse(cfg->redis_url, &url, &cause) == -1)
+		free(cause);
+	if (worker_boundary(cfg, &url, &b) == -1) {
+		rurl_release(&url);
+		return (1);
+	}
+	if (b.confine == NULL)
+		fprintf(f, "%-18s %-4s %s\n", "confinement", "off",
+		    "confine is off: commands run unconfined");
+	for (i = 0; i < b.n; i++)
+		fprintf(f, "%-18s %-4s %s\n", b.layers[i].name,
+		    b.layers[i].ok ? "on" : "OFF", b.layers[i].detail);
+	fprintf(f, "%s\n", b.full ? "every layer is on" :
+	    "some layers are off");
+	confine_free(b.confine);
+	cgroup_pool_free(b.pool);
+	rurl_release(&url);
+	return (b.full ? 0 : 1);
+}
+
+/*
+ * The policy the worker classifies with: the config's, and when the
+ * boundary is whole, the read paths count as inside the path sandbox too
+ * (Landlock lets a command read them and nothing more).
+ */
+static void
+worker_policy(struct worker *w, const struct worker_boundary *b)
+{
+	const struct cls_policy	*p = policyconf_policy(w->cfg->policy);
+	const char *const	*rp;
+	size_t			 n = 0, i;
+	char			*real;
+
+	w->policy = *p;
+	if (!b->full)
+		return;
+	rp = policyconf_read_paths(w->cfg->policy) != NULL ?
+	    policyconf_read_paths(w->cfg->policy) : worker_read_paths;
+	for (i = 0; rp[i] != NULL; i++)
+		;
+	w->allow = xcalloc(p->nallow + i + 2, sizeof *w->allow);
+	for (i = 0; i < p->nallow; i++)
+		w->allow[n++] = xstrdup(p->allow_paths[i]);
+	for (i = 0; rp[i] != NULL; i++)
+		if ((real = realpath(rp[i], NULL)) != NULL)
+			w->allow[n++] = real;
+	w->allow[n++] = xstrdup(w->cfg->tmp_dir);
+	w->policy.allow_paths = (const char *const *)w->allow;
+	w->policy.nallow = n;
+}
+
+/*
+ * The self-check at start-up: one line per layer; then the tier "auto"
+ * becomes confined (every layer on) or read_only, and confine required
+ * refuses to start with a layer missing.
+ */
+static int
+worker_confine_decide(struct worker *w, struct worker_boundary *b)
+{
+	const struct config	*cfg = w->cfg;
+	int			 i;
+
+	if (b->pool != NULL)
+		log_info("process trees are contained in cgroups under %s",
+		    cgroup_pool_path(b->pool));
+	for (i = 0; i < b->n; i++)
+		log_info("confinement: %s: %s (%s)", b->layers[i].name,
+		    b->layers[i].ok ? "on" : "OFF", b->layers[i].detail);
+	if (!b->full && cfg->confine_mode == CONFINE_REQUIRED) {
+		log_warn("confine is required and a layer is off: not "
+		    "starting (execq-worker --check-confinement shows them)");
+		return (-1);
+	}
+	worker_policy(w, b);
+	w->tier = cfg->tier_level;
+	if (cfg->tier_auto)
+		w->tier = b->full ? CLS_TIER_CONFINED : CLS_TIER_READ_ONLY;
+	w->tier_name = cls_tier_name(w->tier);
+	if (!b->full)
+		log_warn("COMMANDS ARE NOT FULLY CONFINED%s: only the command "
+		    "policy (tier %s) stands between them and this machine",
+		    cfg->confine_mode == CONFINE_OFF ? " (confine off)" : "",
+		    w->tier_name);
+	if (w->tier == CLS_TIER_CONFINED && !b->full)
+		log_warn("tier confined without every confinement layer: "
+		    "unknown commands run with only the layers that are on");
+	if (b->confine != NULL && geteuid() == 0)
+		log_info("the worker runs as root: it needs that for the "
+		    "namespaces and cgroups; commands %s",
+		    cfg->run_as_set ? "run as the run_as user" :
+		    "keep uid 0 with no capability");
+	if (b->confine != NULL)
+		prctl(PR_SET_DUMPABLE, 0);	/* its /proc is root's only */
+	return (0);
 }
 
 struct worker *
 worker_create(struct event_base *base, const struct config *cfg)
 {
 	struct worker		*w;
+	struct worker_boundary	 b;
 	struct queue_config	 qc;
 	char			*cause, *shown;
 
@@ -773,13 +990,26 @@ worker_create(struct event_base *base, const struct config *cfg)
 		free(cause);
 		goto fail;
 	}
+	/* Before any thread starts: it forks the namespace helper. */
+	if (worker_boundary(cfg, &w->url, &b) == -1)
+		goto fail;
+	if (worker_confine_decide(w, &b) == -1) {
+		confine_free(b.confine);
+		cgroup_pool_free(b.pool);
+		goto fail;
+	}
 	w->ecfg.shell = cfg->shell;
 	w->ecfg.log_dir = cfg->log_dir;
 	w->ecfg.kill_grace_ms = cfg->kill_grace_ms;
 	w->ecfg.drain_ms = cfg->drain_ms;
 	w->ecfg.log_fsync = cfg->log_fsync;
 	w->ecfg.log_max_bytes = cfg->log_max_bytes;
-	if (exec_init(base, &w->ecfg, worker_cgroups(cfg)) == -1) {
+	w->ecfg.max_pids = cfg->max_pids;
+	w->ecfg.max_memory = cfg->max_memory;
+	if (b.pool == NULL)
+		log_warn("cgroups unavailable: falling back to process groups "
+		    "and a subreaper sweep");
+	if (exec_init(base, &w->ecfg, b.pool, b.confine) == -1) {
 		log_warn("exec: %s", strerror(errno));
 		goto fail;
 	}
@@ -798,8 +1028,10 @@ worker_create(struct event_base *base, const struct config *cfg)
 	w->approvals = approvals_create(base, w->q, cfg);
 	shown = rurl_display(&w->url);
 	log_info("worker %s: queue %s on %s, %u slots, execution %s, "
-	    "workspace %s", cfg->consumer, cfg->queue, shown, cfg->max_procs,
-	    cfg->enable_execute ? "ENABLED" : "disabled", cfg->workspace);
+	    "workspace %s, tier %s, network %s", cfg->consumer, cfg->queue,
+	    shown, cfg->max_procs, cfg->enable_execute ? "ENABLED" :
+	    "disabled", cfg->workspace, w->tier_name, cfg->network ? "on" :
+	    "a grant");
 	free(shown);
 	worker_update_want(w);
 	return (w);
@@ -834,5 +1066,8 @@ worker_free(struct worker *w)
 		event_free(w->ev_stop);
 	rurl_release(&w->url);
 	audit_close(w->audit);
+	for (size_t i = 0; w->allow != NULL && w->allow[i] != NULL; i++)
+		free(w->allow[i]);
+	free(w->allow);
 	free(w);
 }

@@ -8,12 +8,19 @@
  * handled here and only here.
  */
 
+#include <stdio.h>
+
 struct config;
 struct event_base;
 struct worker;
 
 /* NULL (logged) when the log dir or the exec module cannot be set up. */
 struct worker	*worker_create(struct event_base *, const struct config *);
+/*
+ * --check-confinement: probes every layer of the boundary, prints one line
+ * each to f, and returns 0 when all are on, else 1.
+ */
+int		 worker_check_confinement(const struct config *, FILE *f);
 /* Frees everything; running processes are killed. NULL ok. */
 void		 worker_free(struct worker *);
 

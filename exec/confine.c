@@ -1,0 +1,712 @@
+/*
+ * The kernel-enforced boundary of every command: prepared once here
+ * (namespaces, seccomp programs, path fds), one Landlock ruleset built per
+ * command, applied by the child in exec/spawn.c.
+ */
+
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <linux/filter.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <seccomp.h>
+
+#include "exec/confine.h"
+#include "exec/spawn.h"
+#include "logs/execlog.h"
+#include "logs/log.h"
+#include "logs/xmalloc.h"
+
+/*
+ * Landlock's ABI as of ABI 7; Debian 12's headers stop at ABI 2, so the
+ * project names what it uses itself.
+ */
+#define LL_CREATE_RULESET_VERSION	(1U << 0)
+#define LL_RULE_PATH_BENEATH		1
+
+#define LL_FS_EXECUTE		(1ULL << 0)
+#define LL_FS_WRITE_FILE	(1ULL << 1)
+#define LL_FS_READ_FILE		(1ULL << 2)
+#define LL_FS_READ_DIR		(1ULL << 3)
+#define LL_FS_REFER		(1ULL << 13)	/* ABI 2 */
+#define LL_FS_TRUNCATE		(1ULL << 14)	/* ABI 3 */
+#define LL_FS_IOCTL_DEV		(1ULL << 15)	/* ABI 5 */
+#define LL_NET_BIND_TCP		(1ULL << 0)	/* ABI 4 */
+#define LL_NET_CONNECT_TCP	(1ULL << 1)
+#define LL_SCOPE_ABSTRACT_UNIX	(1ULL << 0)	/* ABI 6 */
+#define LL_SCOPE_SIGNAL		(1ULL << 1)
+
+struct ll_ruleset_attr {
+	uint64_t	handled_access_fs;
+	uint64_t	handled_access_net;
+	uint64_t	scoped;
+};
+
+struct ll_path_beneath {
+	uint64_t	allowed_access;
+	int32_t		parent_fd;
+} __attribute__((packed));
+
+/* A path a command may use, opened once (O_PATH). */
+struct confine_path {
+	int		fd;
+	int		is_dir;
+	uint64_t	access;		/* before masking with the ABI */
+};
+
+struct confine {
+	struct confine_config	 cfg;
+	char			*tmp_dir;
+	int			 abi;		/* Landlock ABI, 0: none */
+	uint64_t		 fs_all;	/* fs rights this ABI handles */
+	struct confine_path	*paths;		/* read paths, workspace, devs */
+	size_t			 npaths;
+	int			 mntns_fd, netns_fd;
+	struct sock_fprog	 prog[2];	/* [network] */
+	int			 last_cap;
+	int			 privs;		/* we can drop (we are root) */
+	struct confine_layer	 layers[CONFINE_NLAYERS];
+};
+
+enum {
+	CONFINE_L_LANDLOCK = 0,
+	CONFINE_L_SECCOMP,
+	CONFINE_L_NAMESPACES,
+	CONFINE_L_PRIVS,
+};
+
+/* Every filesystem right of an ABI. */
+static uint64_t
+confine_fs_rights(int abi)
+{
+	uint64_t	all = (1ULL << 13) - 1;		/* ABI 1 */
+
+	if (abi >= 2)
+		all |= LL_FS_REFER;
+	if (abi >= 3)
+		all |= LL_FS_TRUNCATE;
+	if (abi >= 5)
+		all |= LL_FS_IOCTL_DEV;
+	return (all);
+}
+
+/* The rights that make sense on a file (not a directory). */
+#define CONFINE_FILE_RIGHTS	(LL_FS_EXECUTE|LL_FS_WRITE_FILE| \
+				 LL_FS_READ_FILE|LL_FS_TRUNCATE|LL_FS_IOCTL_DEV)
+#define CONFINE_READ_RIGHTS	(LL_FS_EXECUTE|LL_FS_READ_FILE|LL_FS_READ_DIR)
+#define CONFINE_DEV_RIGHTS	(LL_FS_READ_FILE|LL_FS_WRITE_FILE| \
+				 LL_FS_TRUNCATE|LL_FS_IOCTL_DEV)
+
+/* The devices every shell writes to; read ones come with read_paths. */
+static const char *const confine_devices[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", NULL
+};
+
+/*
+ * Adds path with access to c's list, as the commands see it: through
+ * root (the namespace helper's /proc/<pid>/root, or "" without one), so
+ * /proc is the namespace's own. A missing path is skipped.
+ */
+static void
+confine_add_path(struct confine *c, const char *root, const char *path,
+    uint64_t access)
+{
+	struct confine_path	*p;
+	struct stat		 st;
+	char			 full[PATH_MAX];
+	int			 fd;
+
+	if (snprintf(full, sizeof full, "%s%s", root, path) >=
+	    (int)sizeof full || (fd = open(full, O_PATH|O_CLOEXEC)) == -1)
+		return;
+	if (fstat(fd, &st) == -1) {
+		close(fd);
+		return;
+	}
+	c->paths = xreallocarray(c->paths, c->npaths + 1, sizeof *c->paths);
+	p = &c->paths[c->npaths++];
+	p->fd = fd;
+	p->is_dir = S_ISDIR(st.st_mode);
+	p->access = access;
+}
+
+/* One path_beneath rule; rights that do not apply to a file are left out. */
+static int
+confine_rule(int ruleset, int fd, int is_dir, uint64_t access, uint64_t all)
+{
+	struct ll_path_beneath	pb;
+
+	pb.allowed_access = access & all;
+	if (!is_dir)
+		pb.allowed_access &= CONFINE_FILE_RIGHTS;
+	pb.parent_fd = fd;
+	if (pb.allowed_access == 0)
+		return (0);
+	return (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH,
+	    &pb, 0) == -1 ? -1 : 0);
+}
+
+/* The Landlock layer: the ABI, and the paths every command gets. */
+static void
+confine_landlock_setup(struct confine *c, const char *root)
+{
+	struct confine_layer	*l = &c->layers[CONFINE_L_LANDLOCK];
+	const char *const	*p;
+	long			 abi;
+
+	l->name = "landlock";
+	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LL_CREATE_RULESET_VERSION);
+	if (abi < 1) {
+		snprintf(l->detail, sizeof l->detail, "not available: %s",
+		    strerror(abi == -1 ? errno : ENOSYS));
+		return;
+	}
+	c->abi = (int)abi;
+	c->fs_all = confine_fs_rights(c->abi);
+	for (p = c->cfg.read_paths; p != NULL && *p != NULL; p++)
+		confine_add_path(c, root, *p, CONFINE_READ_RIGHTS);
+	for (p = confine_devices; *p != NULL; p++)
+		confine_add_path(c, root, *p, CONFINE_DEV_RIGHTS);
+	confine_add_path(c, root, c->cfg.workspace, c->fs_all);
+	l->ok = 1;
+	snprintf(l->detail, sizeof l->detail, "ABI %d: writes in the "
+	    "workspace and the command's tmp, reads in %zu paths%s%s",
+	    c->abi, c->npaths, c->abi >= 4 ? ", TCP a grant" : "",
+	    c->abi >= 6 ? ", signals and abstract sockets scoped" : "");
+}
+
+/* Syscalls no command needs, denied with EPERM. */
+static const char *const confine_denied[] = {
+	"ptrace", "process_vm_readv", "process_vm_writev", "mount",
+	"umount2", "pivot_root", "unshare", "setns", "bpf",
+	"perf_event_open", "keyctl", "add_key", "request_key", "kexec_load",
+	"kexec_file_load", "reboot", "init_module", "finit_module",
+	"delete_module", "userfaultfd", "io_uring_setup", "io_uring_enter",
+	"io_uring_register", "fsopen", "fsconfig", "fsmount", "fspick",
+	"move_mount", "open_tree", "mount_setattr", "swapon", "swapoff",
+	"acct", "quotactl", "lookup_dcookie", "name_to_handle_at",
+	"open_by_handle_at", "chroot", "vhangup", "syslog",
+	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+	"personality", "uselib", "nfsservctl", "fanotify_init",
+	NULL
+};
+
+/* The namespace flags clone() may not carry. */
+static const unsigned long confine_ns_flags[] = {
+	CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
+	CLONE_NEWNET, CLONE_NEWCGROUP, 0
+};
+
+/* The filter's rules; 0 or -1. */
+static int
+confine_seccomp_rules(scmp_filter_ctx ctx, int network)
+{
+	const char *const	*n;
+	int			 nr, i;
+	const int		 deny = SCMP_ACT_ERRNO(EPERM);
+
+	for (n = confine_denied; *n != NULL; n++) {
+		if ((nr = seccomp_syscall_resolve_name(*n)) == __NR_SCMP_ERROR)
+			continue;
+		if (seccomp_rule_add(ctx, deny, nr, 0) < 0)
+			return (-1);
+	}
+	for (i = 0; confine_ns_flags[i] != 0; i++) {
+		if (seccomp_rule_add(ctx, deny, SCMP_SYS(clone), 1,
+		    SCMP_A0(SCMP_CMP_MASKED_EQ, confine_ns_flags[i],
+		    confine_ns_flags[i])) < 0)
+			return (-1);
+	}
+	/* Its flags are in memory the filter cannot read: libc falls back. */
+	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3),
+	    0) < 0)
+		return (-1);
+	/* The request is an int: compare its low 32 bits only. */
+	if (seccomp_rule_add(ctx, deny, SCMP_SYS(ioctl), 1,
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCSTI)) < 0 ||
+	    seccomp_rule_add(ctx, deny, SCMP_SYS(ioctl), 1,
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCLINUX)) < 0)
+		return (-1);
+	if (!network && seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1,
+	    SCMP_A0(SCMP_CMP_NE, AF_UNIX)) < 0)
+		return (-1);
+	return (0);
+}
+
+/* Builds one program as BPF in memory; 0 or -1. */
+static int
+confine_seccomp_build(struct sock_fprog *prog, int network)
+{
+	scmp_filter_ctx	 ctx;
+	off_t		 size;
+	int		 fd = -1, rc = -1;
+	void		*buf = NULL;
+
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
+		return (-1);
+	/* We set no_new_privs ourselves, in the child. */
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) < 0 ||
+	    confine_seccomp_rules(ctx, network) == -1)
+		goto out;
+	if ((fd = memfd_create("execq-seccomp", MFD_CLOEXEC)) == -1 ||
+	    seccomp_export_bpf(ctx, fd) < 0)
+		goto out;
+	if ((size = lseek(fd, 0, SEEK_END)) <= 0 ||
+	    size % sizeof (struct sock_filter) != 0)
+		goto out;
+	buf = xmalloc(size);
+	if (pread(fd, buf, size, 0) != size)
+		goto out;
+	prog->len = size / sizeof (struct sock_filter);
+	prog->filter = buf;
+	buf = NULL;
+	rc = 0;
+out:
+	free(buf);
+	if (fd != -1)
+		close(fd);
+	seccomp_release(ctx);
+	return (rc);
+}
+
+/* The seccomp layer: two programs, with and without network. */
+static void
+confine_seccomp_setup(struct confine *c)
+{
+	struct confine_layer	*l = &c->layers[CONFINE_L_SECCOMP];
+
+	l->name = "seccomp";
+	if (prctl(PR_GET_SECCOMP) == -1 && errno == EINVAL) {
+		snprintf(l->detail, sizeof l->detail, "not in this kernel");
+		return;
+	}
+	if (confine_seccomp_build(&c->prog[0], 0) == -1 ||
+	    confine_seccomp_build(&c->prog[1], 1) == -1) {
+		snprintf(l->detail, sizeof l->detail, "cannot build the "
+		    "filter: %s", strerror(errno));
+		return;
+	}
+	l->ok = 1;
+	snprintf(l->detail, sizeof l->detail, "%d denied syscalls, "
+	    "namespaces in clone, clone3, TIOCSTI/TIOCLINUX; sockets but "
+	    "AF_UNIX without network", (int)(sizeof confine_denied /
+	    sizeof confine_denied[0]) - 1);
+}
+
+/* 1 if path is a unix socket. */
+static int
+confine_is_socket(const char *path)
+{
+	struct stat	st;
+
+	return (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode));
+}
+
+/*
+ * Masks one path in the namespace: an empty read-only tmpfs over a
+ * directory, /dev/null over anything else (a socket then refuses every
+ * connection). Runs in the namespace helper; 1 if masked, 0 if there
+ * is no such path, or -errno.
+ */
+static int
+confine_mask(const char *path)
+{
+	struct stat	st;
+
+	if (stat(path, &st) == -1)
+		return (errno == ENOENT ? 0 : -errno);
+	if (S_ISDIR(st.st_mode)) {
+		if (mount("execq-masked", path, "tmpfs",
+		    MS_RDONLY|MS_NOSUID|MS_NODEV|MS_NOEXEC, "size=4k,mode=0555")
+		    == -1)
+			return (-errno);
+		return (1);
+	}
+	if (mount("/dev/null", path, NULL, MS_BIND, NULL) == -1)
+		return (-errno);
+	return (1);
+}
+
+/*
+ * Every unix socket under dir, depth levels down, masked: the local
+ * services of the host (Redis, Docker, systemd, D-Bus...) that Landlock
+ * before ABI 9 cannot keep a command from connecting to.
+ */
+static void
+confine_mask_sockets(const char *dir, int depth, unsigned *n)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[PATH_MAX];
+
+	if (depth < 0 || (d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >=
+		    (int)sizeof path)
+			continue;
+		if (de->d_type == DT_SOCK ||
+		    (de->d_type == DT_UNKNOWN && confine_is_socket(path))) {
+			if (confine_mask(path) > 0)
+				(*n)++;
+		} else if (de->d_type == DT_DIR)
+			confine_mask_sockets(path, depth - 1, n);
+	}
+	closedir(d);
+}
+
+/* Where sockets of local services live. */
+static const char *const confine_socket_dirs[] = {
+	"/run", "/var/run", "/tmp", "/var/tmp", "/dev", "/var/lib", NULL
+};
+
+/*
+ * The namespace helper's work: a private mount namespace (a /proc that
+ * shows each command only its own tree, masked paths and sockets) and an
+ * empty network namespace. Reports 0 or -errno through fd, then waits
+ * for fd's peer to close.
+ */
+static void __attribute__((noreturn))
+confine_ns_child(const struct confine *c, int fd)
+{
+	const char *const	*p;
+	unsigned		 n = 0;
+	int			 err = 0;
+	char			 byte;
+
+	if (unshare(CLONE_NEWNS|CLONE_NEWNET) == -1 ||
+	    mount(NULL, "/", NULL, MS_REC|MS_PRIVATE, NULL) == -1)
+		err = -errno;
+	/*
+	 * A process is listed only if the reader may ptrace it, which
+	 * Landlock refuses across domains. "ptraceable" (5.8) ignores the
+	 * gid= exemption that hidepid=2 grants gid 0, our commands' group.
+	 */
+	if (err == 0 && mount("proc", "/proc", "proc",
+	    MS_NOSUID|MS_NODEV|MS_NOEXEC, "hidepid=ptraceable") == -1)
+		err = -errno;
+	for (p = c->cfg.hide; err >= 0 && p != NULL && *p != NULL; p++)
+		if ((err = confine_mask(*p)) > 0)
+			n++;
+	err = err > 0 ? 0 : err;
+	for (p = confine_socket_dirs; err == 0 && *p != NULL; p++)
+		confine_mask_sockets(*p, 3, &n);
+	if (write(fd, &err, sizeof err) != sizeof err ||
+	    write(fd, &n, sizeof n) != sizeof n)
+		_exit(1);
+	while (read(fd, &byte, 1) == -1 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/*
+ * The namespace layer, made by a short-lived helper and kept as two fds;
+ * while the helper lives, the Landlock layer opens its paths through the
+ * helper's root, as the commands will see them.
+ */
+static void
+confine_ns_setup(struct confine *c)
+{
+	struct confine_layer	*l = &c->layers[CONFINE_L_NAMESPACES];
+	char			 path[64];
+	unsigned		 n = 0;
+	int			 sv[2], err = 0;
+	pid_t			 pid;
+
+	l->name = "namespaces";
+	if (socketpair(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0, sv) == -1)
+		goto fail;
+	if ((pid = fork()) == -1) {
+		close(sv[0]);
+		close(sv[1]);
+		goto fail;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		confine_ns_child(c, sv[1]);
+	}
+	close(sv[1]);
+	if (read(sv[0], &err, sizeof err) != sizeof err ||
+	    read(sv[0], &n, sizeof n) != sizeof n)
+		err = -EIO;
+	if (err == 0) {
+		snprintf(path, sizeof path, "/proc/%ld/ns/mnt", (long)pid);
+		c->mntns_fd = open(path, O_RDONLY|O_CLOEXEC);
+		snprintf(path, sizeof path, "/proc/%ld/ns/net", (long)pid);
+		c->netns_fd = open(path, O_RDONLY|O_CLOEXEC);
+		if (c->mntns_fd == -1 || c->netns_fd == -1)
+			err = -errno;
+	}
+	if (err == 0) {
+		snprintf(path, sizeof path, "/proc/%ld/root", (long)pid);
+		confine_landlock_setup(c, path);
+	}
+	close(sv[0]);		/* the helper exits */
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	if (err != 0) {
+		errno = -err;
+		goto fail;
+	}
+	l->ok = 1;
+	snprintf(l->detail, sizeof l->detail, "mount (own /proc view, %u "
+	    "paths and unix sockets masked) and network (no route out)", n);
+	return;
+
+fail:
+	snprintf(l->detail, sizeof l->detail, "cannot make them: %s",
+	    strerror(errno));
+	if (c->mntns_fd != -1)
+		close(c->mntns_fd);
+	if (c->netns_fd != -1)
+		close(c->netns_fd);
+	c->mntns_fd = c->netns_fd = -1;
+}
+
+/* The privilege layer: root drops everything; others have nothing. */
+static void
+confine_privs_setup(struct confine *c)
+{
+	struct confine_layer	*l = &c->layers[CONFINE_L_PRIVS];
+	FILE			*f;
+
+	l->name = "privileges";
+	c->last_cap = 40;
+	if ((f = fopen("/proc/sys/kernel/cap_last_cap", "re")) != NULL) {
+		if (fscanf(f, "%d", &c->last_cap) != 1)
+			c->last_cap = 40;
+		fclose(f);
+	}
+	c->privs = 1;
+	l->ok = 1;
+	if (c->cfg.run_as)
+		snprintf(l->detail, sizeof l->detail, "no_new_privs, runs as "
+		    "uid %ld gid %ld, no capabilities", (long)c->cfg.uid,
+		    (long)c->cfg.gid);
+	else
+		snprintf(l->detail, sizeof l->detail, "no_new_privs, every "
+		    "capability dropped (bounding set too), securebits "
+		    "locked");
+}
+
+struct confine *
+confine_create(const struct confine_config *cfg, char **cause)
+{
+	struct confine	*c;
+
+	*cause = NULL;
+	if (cfg->mode == CONFINE_OFF)
+		return (NULL);
+	c = xcalloc(1, sizeof *c);
+	c->cfg = *cfg;
+	c->mntns_fd = c->netns_fd = -1;
+	c->tmp_dir = xstrdup(cfg->tmp_dir);
+	if (execlog_mkdir(c->tmp_dir) == -1) {
+		xasprintf(cause, "tmp_dir %s: %s", c->tmp_dir,
+		    strerror(errno));
+		confine_free(c);
+		return (NULL);
+	}
+	confine_ns_setup(c);
+	if (c->mntns_fd == -1)
+		confine_landlock_setup(c, "");
+	confine_seccomp_setup(c);
+	confine_privs_setup(c);
+	return (c);
+}
+
+void
+confine_free(struct confine *c)
+{
+	size_t	i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->npaths; i++)
+		close(c->paths[i].fd);
+	free(c->paths);
+	if (c->mntns_fd != -1)
+		close(c->mntns_fd);
+	if (c->netns_fd != -1)
+		close(c->netns_fd);
+	free(c->prog[0].filter);
+	free(c->prog[1].filter);
+	free(c->tmp_dir);
+	free(c);
+}
+
+const struct confine_layer *
+confine_layers(const struct confine *c)
+{
+	return (c->layers);
+}
+
+int
+confine_full(const struct confine *c)
+{
+	int	i;
+
+	for (i = 0; i < CONFINE_NLAYERS; i++)
+		if (!c->layers[i].ok)
+			return (0);
+	return (1);
+}
+
+int
+confine_landlock_abi(const struct confine *c)
+{
+	return (c->abi);
+}
+
+int
+confine_has_seccomp(const struct confine *c)
+{
+	return (c->layers[CONFINE_L_SECCOMP].ok);
+}
+
+int
+confine_has_namespaces(const struct confine *c)
+{
+	return (c->layers[CONFINE_L_NAMESPACES].ok);
+}
+
+/* The command's Landlock ruleset; an fd, or -1 with errno. */
+static int
+confine_ruleset(struct confine *c, int network, int tmp_fd, int pty_fd)
+{
+	struct ll_ruleset_attr	attr;
+	size_t			i;
+	int			fd, saved_errno;
+
+	memset(&attr, 0, sizeof attr);
+	attr.handled_access_fs = c->fs_all;
+	if (c->abi >= 4 && !network)
+		attr.handled_access_net = LL_NET_BIND_TCP|LL_NET_CONNECT_TCP;
+	if (c->abi >= 6)
+		attr.scoped = LL_SCOPE_ABSTRACT_UNIX|LL_SCOPE_SIGNAL;
+	fd = syscall(SYS_landlock_create_ruleset, &attr,
+	    c->abi >= 6 ? sizeof attr : c->abi >= 4 ? 16 : 8, 0);
+	if (fd == -1)
+		return (-1);
+	for (i = 0; i < c->npaths; i++) {
+		if (confine_rule(fd, c->paths[i].fd, c->paths[i].is_dir,
+		    c->paths[i].access, c->fs_all) == -1)
+			goto fail;
+	}
+	if (confine_rule(fd, tmp_fd, 1, c->fs_all, c->fs_all) == -1)
+		goto fail;
+	if (pty_fd != -1 && confine_rule(fd, pty_fd, 0, CONFINE_DEV_RIGHTS,
+	    c->fs_all) == -1)
+		goto fail;
+	return (fd);
+
+fail:
+	saved_errno = errno;
+	close(fd);
+	errno = saved_errno;
+	return (-1);
+}
+
+int
+confine_prepare(struct confine *c, const char *id, int network, int pty_fd,
+    struct spawn_confine *sc, char **tmp, char **cause)
+{
+	int	tmp_fd;
+
+	*cause = NULL;
+	sc->ruleset_fd = sc->mntns_fd = sc->netns_fd = -1;
+	sc->seccomp = NULL;
+	xasprintf(tmp, "%s/%s", c->tmp_dir, id);
+	if (mkdir(*tmp, 0700) == -1 && errno != EEXIST) {
+		xasprintf(cause, "cannot make its tmp dir %s: %s", *tmp,
+		    strerror(errno));
+		goto fail;
+	}
+	if (c->cfg.run_as && chown(*tmp, c->cfg.uid, c->cfg.gid) == -1) {
+		xasprintf(cause, "cannot give its tmp dir %s to uid %ld: %s",
+		    *tmp, (long)c->cfg.uid, strerror(errno));
+		goto fail;
+	}
+	if (c->abi > 0) {
+		if ((tmp_fd = open(*tmp, O_PATH|O_DIRECTORY|O_CLOEXEC)) == -1)
+			goto ruleset_fail;
+		sc->ruleset_fd = confine_ruleset(c, network, tmp_fd, pty_fd);
+		close(tmp_fd);
+		if (sc->ruleset_fd == -1)
+			goto ruleset_fail;
+	}
+	sc->mntns_fd = c->mntns_fd;
+	sc->netns_fd = network ? -1 : c->netns_fd;
+	if (c->layers[CONFINE_L_SECCOMP].ok)
+		sc->seccomp = &c->prog[network ? 1 : 0];
+	sc->drop_privs = c->privs;
+	sc->last_cap = c->last_cap;
+	sc->set_ids = c->cfg.run_as;
+	sc->uid = c->cfg.uid;
+	sc->gid = c->cfg.gid;
+	return (0);
+
+ruleset_fail:
+	xasprintf(cause, "cannot build its Landlock ruleset: %s",
+	    strerror(errno));
+fail:
+	confine_remove_tmp(*tmp);
+	free(*tmp);
+	*tmp = NULL;
+	return (-1);
+}
+
+void
+confine_spawned(struct spawn_confine *sc)
+{
+	if (sc->ruleset_fd != -1)
+		close(sc->ruleset_fd);
+	sc->ruleset_fd = -1;
+}
+
+/* nftw callback: one entry, children first. */
+static int
+confine_rm_cb(const char *path, const struct stat *st, int type,
+    struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if ((type == FTW_DP ? rmdir(path) : unlink(path)) == -1 &&
+	    errno != ENOENT)
+		log_debug("tmp %s: %s", path, strerror(errno));
+	return (0);
+}
+
+void
+confine_remove_tmp(const char *tmp)
+{
+	if (tmp == NULL)
+		return;
+	if (nftw(tmp, confine_rm_cb, 16, FTW_DEPTH|FTW_PHYS|FTW_MOUNT) == -1 &&
+	    errno != ENOENT)
+		log_warn("tmp %s: cannot remove: %s", tmp, strerror(errno));
+}

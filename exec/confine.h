@@ -1,0 +1,91 @@
+#ifndef EXECQ_CONFINE_H
+#define EXECQ_CONFINE_H
+
+/*
+ * The boundary the kernel enforces around every command: no privileges
+ * (no_new_privs, every capability dropped, or another user), Landlock
+ * (writes only in the workspace, the command's own tmp and a few devices;
+ * reads only in read_paths; TCP only with network; signals and abstract
+ * sockets scoped to the command's own tree), seccomp (no namespaces,
+ * mounts, ptrace, io_uring, TIOCSTI, bpf...; no sockets but AF_UNIX
+ * without network), and a mount and a network namespace made once at
+ * start-up that every command joins: /proc shows a command only its own
+ * tree, the log directory, the config file, the Redis socket and every
+ * other unix socket found at start-up are masked, and there is no route
+ * to any host or local service.
+ *
+ * What can be prepared once is (the namespaces, the seccomp programs, the
+ * fds of the paths); per command the parent builds one Landlock ruleset
+ * (its tmp and its PTY differ) and the child only applies (spawn.h).
+ */
+
+#include <sys/types.h>
+
+#include <stdio.h>
+
+struct confine;
+struct spawn_confine;
+
+enum confine_mode {
+	CONFINE_AUTO = 0,	/* every layer the kernel has; see confine_full */
+	CONFINE_REQUIRED,	/* refuse to start without every layer */
+	CONFINE_OFF,
+};
+
+struct confine_config {
+	enum confine_mode	 mode;
+	const char		*workspace;	/* realpath'd */
+	const char		*tmp_dir;	/* absolute; per-command dirs */
+	const char *const	*read_paths;	/* NULL-terminated; missing ok */
+	const char *const	*hide;		/* masked in the commands' view:
+						   files, dirs or sockets;
+						   NULL-terminated */
+	int			 run_as;	/* 1: setresuid/gid to uid/gid */
+	uid_t			 uid;
+	gid_t			 gid;
+};
+
+/* One layer of the boundary, as the start-up self-check reports it. */
+struct confine_layer {
+	const char	*name;		/* "landlock", "seccomp", ... */
+	int		 ok;
+	char		 detail[160];	/* what is on, or why not */
+};
+
+#define CONFINE_NLAYERS	4	/* landlock, seccomp, namespaces, privileges */
+
+/*
+ * Probes the kernel and prepares what every command shares. Never NULL
+ * unless the mode is off (then NULL and *cause NULL) or something that
+ * must work failed (NULL, allocated *cause). A layer the kernel lacks is
+ * reported by confine_layers() and left out.
+ */
+struct confine	*confine_create(const struct confine_config *, char **cause);
+/* Closes the namespaces and frees the programs. NULL ok. */
+void		 confine_free(struct confine *);
+/* The layers, CONFINE_NLAYERS of them; borrowed. */
+const struct confine_layer *confine_layers(const struct confine *);
+/* 1 if every layer of this module is on. */
+int		 confine_full(const struct confine *);
+/* The Landlock ABI in use (0: none). */
+int		 confine_landlock_abi(const struct confine *);
+int		 confine_has_seccomp(const struct confine *);
+int		 confine_has_namespaces(const struct confine *);
+
+/*
+ * For one command: makes its tmp dir <tmp_dir>/<id> (its TMPDIR and HOME)
+ * and fills *sc with what the child applies: the Landlock ruleset (the
+ * workspace, the tmp, read_paths, the devices, and pty_fd's terminal
+ * when pty_fd != -1), the namespaces (the network one only without
+ * network), the seccomp program. *tmp gets the allocated tmp path.
+ * 0, or -1 with an allocated *cause (nothing left behind).
+ */
+int		 confine_prepare(struct confine *, const char *id, int network,
+		    int pty_fd, struct spawn_confine *sc, char **tmp,
+		    char **cause);
+/* After the spawn: closes what the child needed (the ruleset). */
+void		 confine_spawned(struct spawn_confine *);
+/* Removes a command's tmp dir and everything in it. NULL ok. */
+void		 confine_remove_tmp(const char *tmp);
+
+#endif
