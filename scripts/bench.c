@@ -4,19 +4,23 @@
  * same concurrency), measured in the same run.
  *
  *   execq-bench floor -n N -c C [-- CMD]
- *   execq-bench queue -n N -c C --redis URL --queue Q [-- CMD]
+ *   execq-bench queue -n N -c C --redis URL --queue Q [--label L] [-- CMD]
+ *   execq-bench confine -n N [--dir TMPDIR]
  *   execq-bench callback -n N --redis URL --queue Q
  *   execq-bench throughput --mb M --redis URL --queue Q --dir TMPDIR
  *   execq-bench idle -n N --redis URL --queue Q --pid WORKER_PID
  *
- * Each prints one line of figures.
+ * Each prints one line of figures (confine: three).
  */
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +31,10 @@
 
 #include <hiredis/hiredis.h>
 #include <jansson.h>
+
+#include "exec/cgroup.h"
+#include "exec/confine.h"
+#include "exec/spawn.h"
 
 extern char **environ;
 
@@ -54,7 +62,7 @@ static void
 bench_report(const char *mode, int c, int n, int64_t total_ns, int64_t *lat)
 {
 	qsort(lat, n, sizeof *lat, bench_cmp);
-	printf("%-6s c=%d  %8.0f items/s  p50 %6.3f ms  p99 %6.3f ms\n",
+	printf("%-10s c=%d  %8.0f items/s  p50 %6.3f ms  p99 %6.3f ms\n",
 	    mode, c, n / (total_ns / 1e9), lat[n / 2] / 1e6,
 	    lat[(n * 99) / 100] / 1e6);
 }
@@ -151,7 +159,7 @@ bench_client(const char *url, const char *queue, const char *cmd, int id,
 /* c client processes, n items in all, through the queue. */
 static int
 bench_queue(int n, int c, const char *url, const char *queue,
-    const char *cmd)
+    const char *cmd, const char *label)
 {
 	int64_t	*lat, t0;
 	pid_t	 pid;
@@ -173,7 +181,7 @@ bench_queue(int n, int c, const char *url, const char *queue,
 		fprintf(stderr, "execq-bench: a client failed\n");
 		return (1);
 	}
-	bench_report("execq", c, per * c, bench_now() - t0, lat);
+	bench_report(label, c, per * c, bench_now() - t0, lat);
 	return (0);
 }
 
@@ -399,6 +407,256 @@ bench_idle(int n, const char *url, const char *queue, pid_t worker)
 	return (0);
 }
 
+/* What the confinement benchmark sets up once. */
+struct bench_conf {
+	char			 root[PATH_MAX];	/* removed at the end */
+	char			 ws[PATH_MAX + 16];	/* the workspace, cwd */
+	char			 tmp_dir[PATH_MAX + 16];
+	struct cgroup_pool	*pool;			/* NULL: no cgroups */
+	int			 limits;		/* v1 limits are on */
+	struct confine		*confine;
+	int			 null_fd;		/* stdin, out, err */
+	int			 seq;			/* command ids */
+	int64_t			 parent_ns;		/* confined, parent */
+};
+
+/* The directories, a cgroup leaf with its v1 limits, the confinement. */
+static int
+bench_conf_setup(struct bench_conf *b, const char *dir)
+{
+	static const char *const	 read_paths[] = { "/usr", "/bin",
+					    "/lib", "/lib64", "/etc", "/dev",
+					    "/proc", NULL };
+	struct confine_config		 cc;
+	char				 tmpl[PATH_MAX], *cause;
+
+	memset(b, 0, sizeof *b);
+	b->null_fd = -1;
+	snprintf(tmpl, sizeof tmpl, "%s/confine.XXXXXX", dir);
+	if (mkdtemp(tmpl) == NULL || realpath(tmpl, b->root) == NULL) {
+		fprintf(stderr, "execq-bench: %s: %s\n", tmpl, strerror(errno));
+		return (-1);
+	}
+	snprintf(b->ws, sizeof b->ws, "%s/workspace", b->root);
+	snprintf(b->tmp_dir, sizeof b->tmp_dir, "%s/cmdtmp", b->root);
+	if (mkdir(b->ws, 0700) == -1 ||
+	    (b->null_fd = open("/dev/null", O_RDWR|O_CLOEXEC)) == -1) {
+		fprintf(stderr, "execq-bench: %s: %s\n", b->ws,
+		    strerror(errno));
+		return (-1);
+	}
+	if ((b->pool = cgroup_pool_create("auto", 1, &cause)) == NULL) {
+		fprintf(stderr, "execq-bench: no cgroup leaf, both run "
+		    "without one: %s\n", cause != NULL ? cause : "off");
+		free(cause);
+	} else if (cgroup_pool_limit(b->pool, 512, 2ULL << 30, &cause) == -1) {
+		fprintf(stderr, "execq-bench: no cgroup v1 limits: %s\n",
+		    cause);
+		free(cause);
+	} else
+		b->limits = 1;
+	memset(&cc, 0, sizeof cc);
+	cc.mode = CONFINE_AUTO;
+	cc.workspace = b->ws;
+	cc.tmp_dir = b->tmp_dir;
+	cc.read_paths = read_paths;
+	if ((b->confine = confine_create(&cc, &cause)) == NULL) {
+		fprintf(stderr, "execq-bench: confinement: %s\n",
+		    cause != NULL ? cause : "off");
+		free(cause);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Undoes bench_conf_setup, whatever part of it was done. */
+static void
+bench_conf_teardown(struct bench_conf *b)
+{
+	confine_free(b->confine);
+	cgroup_pool_free(b->pool);
+	if (b->null_fd != -1)
+		close(b->null_fd);
+	if (b->root[0] != '\0')
+		confine_remove_tmp(b->root);
+}
+
+/*
+ * The confined part of a spawn, as the worker does it: the command's tmp
+ * dir and Landlock ruleset, the leaf's v1 limits. 0, or -1 (printed).
+ */
+static int
+bench_conf_prepare(struct bench_conf *b, struct cgroup *cg, const char *id,
+    struct spawn_confine *sc, char **tmp)
+{
+	char	*cause;
+	int64_t	 t0 = bench_now();
+
+	if (confine_prepare(b->confine, id, 0, -1, sc, tmp, &cause) == -1) {
+		fprintf(stderr, "execq-bench: confine %s: %s\n", id, cause);
+		free(cause);
+		return (-1);
+	}
+	if (cg != NULL)
+		cgroup_v1_fds(cg, sc->cgroup_v1_fds);	/* -1s without */
+	b->parent_ns += bench_now() - t0;
+	return (0);
+}
+
+/*
+ * One `sh -c true` in the cgroup leaf, confined or not, from taking the
+ * leaf to giving it back; its duration in *lat. 0, or -1 (printed).
+ */
+static int
+bench_conf_one(struct bench_conf *b, int confined, int64_t *lat)
+{
+	char *const		 envp[] = { (char *)"PATH=/usr/bin:/bin",
+				    NULL };
+	struct spawn_opts	 o;
+	struct spawn_confine	 sc;
+	struct cgroup		*cg;
+	char			 id[32], *tmp = NULL;
+	int64_t			 t0, t1;
+	pid_t			 pid = -1;
+	int			 st = -1;
+
+	memset(&sc, 0, sizeof sc);
+	sc.cgroup_v1_fds[0] = sc.cgroup_v1_fds[1] = -1;
+	sc.ruleset_fd = sc.mntns_fd = sc.netns_fd = -1;
+	memset(&o, 0, sizeof o);
+	o.shell = "/bin/sh";
+	o.command = "true";
+	o.cwd = b->ws;
+	o.envp = envp;
+	o.stdin_fd = o.stdout_fd = o.stderr_fd = b->null_fd;
+	o.pty_fd = -1;
+	snprintf(id, sizeof id, "bench-%d", b->seq++);
+	t0 = bench_now();
+	cg = cgroup_take(b->pool, b);
+	o.cgroup_fd = cg != NULL ? cgroup_fd(cg) : -1;
+	if (!confined || bench_conf_prepare(b, cg, id, &sc, &tmp) == 0) {
+		o.confine = confined ? &sc : NULL;
+		if ((pid = spawn_start(&o)) == -1)
+			fprintf(stderr, "execq-bench: spawn: %s: %s\n",
+			    spawn_failed_step(), strerror(errno));
+		confine_spawned(&sc);
+	}
+	while (pid != -1 && waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		;
+	t1 = bench_now();
+	confine_remove_tmp(tmp);
+	free(tmp);
+	if (confined)
+		b->parent_ns += bench_now() - t1;
+	cgroup_put(cg);
+	*lat = bench_now() - t0;
+	if (pid != -1 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+		fprintf(stderr, "execq-bench: sh -c true: status %d\n", st);
+	return (pid != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1);
+}
+
+/* The layers on, for the confined row: "landlock ABI 7, seccomp, ...". */
+static void
+bench_conf_layers(const struct bench_conf *b, char *buf, size_t size)
+{
+	const struct confine_layer	*l = confine_layers(b->confine);
+	size_t				 len = 0;
+	int				 i;
+
+	buf[0] = '\0';
+	for (i = 0; i < CONFINE_NLAYERS && len < size; i++) {
+		if (!l[i].ok)
+			continue;
+		len += snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+		    l[i].name);
+		if (strcmp(l[i].name, "landlock") == 0 && len < size)
+			len += snprintf(buf + len, size - len, " ABI %d",
+			    confine_landlock_abi(b->confine));
+	}
+	if (b->limits && len < size)
+		snprintf(buf + len, size - len, "%scgroup v1 limits",
+		    len ? ", " : "");
+}
+
+/* One row: mean, p50 and p99 of n latencies, in microseconds. */
+static void
+bench_conf_row(const char *what, int n, int64_t total, int64_t *lat,
+    const char *note)
+{
+	qsort(lat, n, sizeof *lat, bench_cmp);
+	printf("%-10s %8.1f us/command  p50 %8.1f us  p99 %8.1f us  (%s)\n",
+	    what, total / 1e3 / n, lat[n / 2] / 1e3,
+	    lat[(n * 99) / 100] / 1e3, note);
+}
+
+/* Runs commands [from, to) in mode, adding up their latencies. */
+static int
+bench_conf_block(struct bench_conf *b, int mode, int from, int to,
+    int64_t *lat, int64_t *total)
+{
+	int	i;
+
+	for (i = from; i < to; i++) {
+		if (bench_conf_one(b, mode, &lat[i]) == -1)
+			return (-1);
+		*total += lat[i];
+	}
+	return (0);
+}
+
+/*
+ * The per-command cost of confinement, without Redis: n `sh -c true`
+ * spawned bare and n confined, in alternating blocks of 50 (each block
+ * pair starting with the other mode), all in the cgroup v2 leaf, as the
+ * worker runs them with --confine off too.
+ */
+static int
+bench_confine(int n, const char *dir)
+{
+	struct bench_conf	 b;
+	int64_t			*lat[2] = { NULL, NULL }, total[2] = { 0, 0 };
+	int64_t			 t, p50[2];
+	char			 layers[256], note[64];
+	int			 i, k, mode, to, rc = 1, block = 50;
+
+	if (bench_conf_setup(&b, dir) == -1)
+		goto out;
+	lat[0] = calloc(n, sizeof *lat[0]);
+	lat[1] = calloc(n, sizeof *lat[1]);
+	if (lat[0] == NULL || lat[1] == NULL)
+		goto out;
+	for (i = 0; i < 20; i++)		/* warm the caches */
+		if (bench_conf_one(&b, i % 2, &t) == -1)
+			goto out;
+	b.parent_ns = 0;
+	for (i = 0; i < n; i += block) {
+		to = i + block < n ? i + block : n;
+		for (k = 0; k < 2; k++) {
+			mode = (i / block + k) % 2;
+			if (bench_conf_block(&b, mode, i, to, lat[mode],
+			    &total[mode]) == -1)
+				goto out;
+		}
+	}
+	bench_conf_layers(&b, layers, sizeof layers);
+	snprintf(note, sizeof note, "n=%d, /bin/sh -c true, cgroup v2 leaf%s",
+	    n, b.pool != NULL ? "" : " off");
+	bench_conf_row("unconfined", n, total[0], lat[0], note);
+	bench_conf_row("confined", n, total[1], lat[1], layers);
+	p50[0] = lat[0][n / 2];
+	p50[1] = lat[1][n / 2];
+	printf("difference %+8.1f us/command  p50 %+8.1f us  (%+.0f%%; %.1f us "
+	    "of it in the parent: tmp dir, ruleset, removal)\n",
+	    (total[1] - total[0]) / 1e3 / n, (p50[1] - p50[0]) / 1e3,
+	    100.0 * (total[1] - total[0]) / total[0], b.parent_ns / 1e3 / n);
+	rc = 0;
+out:
+	bench_conf_teardown(&b);
+	free(lat[0]);
+	free(lat[1]);
+	return (rc);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -408,11 +666,12 @@ main(int argc, char **argv)
 		{ "mb", required_argument, NULL, 'm' },
 		{ "dir", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "label", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char		*url = NULL, *queue = "exec", *cmd = "true";
-	const char		*dir = "/tmp";
+	const char		*dir = "/tmp", *label = "execq";
 	int			 n = 2000, c = 1, ch, mb = 200;
 	pid_t			 pid = 0;
 
@@ -425,9 +684,12 @@ main(int argc, char **argv)
 		case 'm': mb = atoi(optarg); break;
 		case 'd': dir = optarg; break;
 		case 'p': pid = atoi(optarg); break;
+		case 'l': label = optarg; break;
 		default:
-			printf("usage: execq-bench floor|queue [-n N] [-c C] "
-			    "[--redis URL] [--queue Q] [-- CMD]\n");
+			printf("usage: execq-bench floor|queue|confine|"
+			    "callback|throughput|idle [-n N] [-c C] "
+			    "[--redis URL] "
+			    "[--queue Q] [--label L] [--dir D] [-- CMD]\n");
 			return (ch == 'h' ? 0 : 2);
 		}
 	}
@@ -437,10 +699,12 @@ main(int argc, char **argv)
 		cmd = argv[optind + 1];
 	if (strcmp(argv[optind], "floor") == 0)
 		return (bench_floor(n, c, cmd));
+	if (strcmp(argv[optind], "confine") == 0)
+		return (bench_confine(n, dir));
 	if (url == NULL)
 		return (2);
 	if (strcmp(argv[optind], "queue") == 0)
-		return (bench_queue(n, c, url, queue, cmd));
+		return (bench_queue(n, c, url, queue, cmd, label));
 	if (strcmp(argv[optind], "callback") == 0)
 		return (bench_callback(n, url, queue));
 	if (strcmp(argv[optind], "throughput") == 0)

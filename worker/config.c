@@ -1132,14 +1132,16 @@ config_usage(FILE *f)
 	    "JSON config file, keys as in docs/CONFIG.md", "EXECQ_CONFIG",
 	    "none");
 	config_usage_opts(f);
-	fprintf(f, "  %-22s  %s\n  %-22s  %s\n  %-22s  %s\n  %-22s  %s\n\n",
-	    "--check-confinement", "probe every confinement layer, print "
-	    "them, exit 0 if all are on",
+	fprintf(f, "  %-22s  %s\n  %-22s  %s\n  %-22s  %s\n  %-22s  %s\n"
+	    "  %-22s  %s\n\n",
+	    "--check-confinement", "probe every confinement layer, print",
+	    "", "them, exit 0 if all are on (1 if not)",
 	    "-v, --verbose", "debug diagnostics on stderr",
 	    "-h, --help", "print this help and exit",
 	    "-V, --version", "print the version and exit");
 	fprintf(f, "Precedence, highest first: flags, environment, config "
 	    "file, defaults.\n"
-	    "Seconds may be fractional (0.5); sizes take k, m or g (64k, 1m, 2g).\n"
+	    "Seconds may be fractional (0.5); sizes take k, m or g (64k,\n"
+	    "1m, 2g).\n"
 	    "Every setting is described in docs/CONFIG.md.\n");
 }

@@ -544,11 +544,121 @@ harness_worker_find(struct harness *h, pid_t pid)
 	    (long)pid);
 }
 
+/*
+ * The outer cgroup v1 pids limit every worker of this test process starts
+ * under (and so every command of theirs): made once, checked by the tests
+ * that run hostile commands (harness_outer_limit), removed at exit.
+ */
+static char	*harness_pids_dir;	/* NULL: no v1 pids controller */
+static int	 harness_pids_procs = -1;	/* its cgroup.procs */
+
+/* atexit: the outer group goes once its members are gone. */
+static void
+harness_pids_remove(void)
+{
+	for (int i = 0; i < 200 && rmdir(harness_pids_dir) == -1 &&
+	    errno == EBUSY; i++)
+		usleep(10000);
+}
+
+/* This process's path in the v1 pids hierarchy ("N:pids:/path"), or NULL. */
+static char *
+harness_pids_self(void)
+{
+	FILE	*f;
+	char	 line[4096], *p, *self = NULL;
+
+	if ((f = fopen("/proc/self/cgroup", "re")) == NULL)
+		return (NULL);
+	while (self == NULL && fgets(line, sizeof line, f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if ((p = strstr(line, ":pids:")) != NULL)
+			self = xstrdup(p + 6);
+	}
+	fclose(f);
+	return (self);
+}
+
+/* Makes the outer group once; quietly nothing without v1 pids. */
+static void
+harness_pids_setup(void)
+{
+	static int	 done;
+	char		*self, path[PATH_MAX];
+	int		 fd;
+
+	if (done++)
+		return;
+	if (access("/sys/fs/cgroup/pids/cgroup.procs", W_OK) == -1 ||
+	    (self = harness_pids_self()) == NULL)
+		return;
+	xasprintf(&harness_pids_dir, "/sys/fs/cgroup/pids%s/execq-test-%ld",
+	    strcmp(self, "/") == 0 ? "" : self, (long)getpid());
+	free(self);
+	if (mkdir(harness_pids_dir, 0755) == -1 && errno != EEXIST)
+		goto fail;
+	snprintf(path, sizeof path, "%s/pids.max", harness_pids_dir);
+	if ((fd = open(path, O_WRONLY|O_CLOEXEC)) == -1)
+		goto fail;
+	if (write(fd, "4096", 4) != 4) {
+		close(fd);
+		goto fail;
+	}
+	close(fd);
+	snprintf(path, sizeof path, "%s/cgroup.procs", harness_pids_dir);
+	if ((harness_pids_procs = open(path, O_WRONLY|O_CLOEXEC)) == -1)
+		goto fail;
+	atexit(harness_pids_remove);
+	return;
+
+fail:
+	fprintf(stderr, "harness: outer pids limit %s: %s\n",
+	    harness_pids_dir, strerror(errno));
+	free(harness_pids_dir);
+	harness_pids_dir = NULL;
+}
+
+long
+harness_outer_limit(struct harness *h, pid_t pid)
+{
+	FILE	*f;
+	char	 path[64], line[4096], *p, want[PATH_MAX];
+	long	 max = -1;
+	int	 in = 0;
+
+	(void)h;
+	if (harness_pids_dir == NULL)
+		return (-1);
+	/* /proc/<pid>/cgroup names the group below the mount point. */
+	snprintf(want, sizeof want, "%s",
+	    harness_pids_dir + strlen("/sys/fs/cgroup/pids"));
+	snprintf(path, sizeof path, "/proc/%ld/cgroup", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return (-1);
+	while (fgets(line, sizeof line, f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if ((p = strstr(line, ":pids:")) != NULL)
+			in = strcmp(p + 6, want) == 0;
+	}
+	fclose(f);
+	snprintf(path, sizeof path, "%s/pids.max", harness_pids_dir);
+	if (in && (f = fopen(path, "re")) != NULL) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = -1;
+		fclose(f);
+	}
+	return (max);
+}
+
 /* Runs between fork and exec: only async-signal-safe calls. */
 static void __attribute__((noreturn))
 harness_worker_child(const char *err_path, char **argv, char **envp)
 {
 	int	fd, null;
+
+	/* First: whatever it starts is under the outer limit. */
+	if (harness_pids_procs != -1 && write(harness_pids_procs, "0", 1) != 1)
+		_exit(125);
 
 	fd = open(err_path, O_WRONLY|O_CREAT|O_TRUNC, 0644);
 	null = open("/dev/null", O_RDONLY);
@@ -580,6 +690,7 @@ harness_worker_start(struct harness *h, const char *const *env, ...)
 	argv = harness_worker_argv(h, w, ap);
 	va_end(ap);
 	envp = harness_worker_env(h, env);
+	harness_pids_setup();
 	w->pid = fork();
 	if (w->pid == 0)
 		harness_worker_child(w->err_path, argv, envp);

@@ -83,6 +83,14 @@ void		 harness_fail(struct harness *, const char *, ...)
  */
 pid_t		 harness_worker_start(struct harness *, const char *const *env,
 		    ...) __attribute__((sentinel));
+/*
+ * Every worker the harness starts runs under an outer cgroup v1 pids
+ * limit of this test process (4096), so that a confinement that fails
+ * can never take the machine down. The pids.max of that group if the
+ * process pid is in it, else -1 (no v1 pids controller, or not in it):
+ * tests that run hostile commands check it first.
+ */
+long		 harness_outer_limit(struct harness *, pid_t pid);
 /* SIGTERM, then waits up to 10 s (SIGKILL and fail after). Wait status. */
 int		 harness_worker_stop(struct harness *, pid_t);
 /* SIGKILL and reap. */

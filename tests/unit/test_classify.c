@@ -861,7 +861,8 @@ test_classify_decide(void **state)
 		else if (out && sb == CLS_SANDBOX_HOLD)
 			want = CLS_HOLD;
 		else if (r == CLS_READ_ONLY || t == CLS_TIER_ADMIN ||
-		    (t == CLS_TIER_READ_WRITE && r == CLS_WRITE))
+		    (t == CLS_TIER_READ_WRITE && r == CLS_WRITE) ||
+		    (t == CLS_TIER_CONFINED && r <= CLS_UNKNOWN))
 			want = CLS_RUN;
 		else
 			want = CLS_HOLD;

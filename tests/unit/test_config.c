@@ -759,7 +759,9 @@ test_config_policy_defaults(void **state)
 	struct fixture	*fx = *state;
 
 	assert_int_equal(load(fx, NULL, NULL), 0);
-	assert_string_equal(fx->c.tier, "read_only");
+	/* auto: read_only until the worker finds every layer on. */
+	assert_string_equal(fx->c.tier, "auto");
+	assert_int_equal(fx->c.tier_auto, 1);
 	assert_int_equal(fx->c.tier_level, CLS_TIER_READ_ONLY);
 	assert_string_equal(fx->c.sandbox, "hold");
 	assert_int_equal(fx->c.sandbox_mode, CLS_SANDBOX_HOLD);
@@ -794,20 +796,86 @@ test_config_queue_tiers(void **state)
 	free(cfg);
 }
 
+/* The confinement's settings: defaults, precedence, bad values. */
+static void
+test_config_confinement(void **state)
+{
+	struct fixture	*fx = *state;
+
+	assert_int_equal(load(fx, NULL, NULL), 0);
+	assert_int_equal(fx->c.confine_mode, CONFINE_AUTO);
+	assert_int_equal(fx->c.network, 0);
+	assert_int_equal(fx->c.max_pids, 512);
+	assert_int_equal(fx->c.max_memory, 2ULL << 30);
+	assert_int_equal(fx->c.run_as_set, 0);
+	assert_true(fx->c.tmp_dir[0] == '/');	/* made absolute */
+	assert_non_null(strstr(fx->c.tmp_dir, "/.tmp/cmd"));
+	assert_null(policyconf_read_paths(fx->c.policy));
+	assert_int_equal(load(fx, ARGS("--confine", "required", "--network",
+	    "--max-pids", "64", "--max-memory", "256m", "--run-as",
+	    "1234:5678", "--tier", "confined", "--tmp-dir", "/var/tmp/x"),
+	    NULL), 0);
+	assert_int_equal(fx->c.confine_mode, CONFINE_REQUIRED);
+	assert_int_equal(fx->c.network, 1);
+	assert_int_equal(fx->c.max_pids, 64);
+	assert_int_equal(fx->c.max_memory, 256 << 20);
+	assert_int_equal(fx->c.run_as_set, 1);
+	assert_int_equal(fx->c.run_uid, 1234);
+	assert_int_equal(fx->c.run_gid, 5678);
+	assert_int_equal(fx->c.tier_level, CLS_TIER_CONFINED);
+	assert_int_equal(fx->c.tier_auto, 0);
+	assert_string_equal(fx->c.tmp_dir, "/var/tmp/x");
+	assert_int_equal(load(fx, NULL, ARGS("EXECQ_CONFINE=off")), 0);
+	assert_int_equal(fx->c.confine_mode, CONFINE_OFF);
+	/* queue_network beats the file's network; a flag beats both. */
+	write_config(fx, "{\"network\": false, \"queue\": \"web\", "
+	    "\"queue_network\": {\"web\": true}, \"read_paths\": "
+	    "[\"/usr\", \"/etc\"]}");
+	assert_int_equal(load(fx, ARGS("--config", fx->file), NULL), 0);
+	assert_int_equal(fx->c.network, 1);
+	assert_string_equal(policyconf_read_paths(fx->c.policy)[1], "/etc");
+	assert_null(policyconf_read_paths(fx->c.policy)[2]);
+	assert_int_equal(load(fx, CONFIG_ARGS(fx, "--no-network"), NULL), 0);
+	assert_int_equal(fx->c.network, 0);
+	assert_int_equal(load(fx, CONFIG_ARGS(fx, "--queue", "db"), NULL), 0);
+	assert_int_equal(fx->c.network, 0);
+}
+
+static void
+test_config_confinement_bad_values(void **state)
+{
+	struct fixture	*fx = *state;
+
+	load_fails(fx, ARGS("--confine", "maybe"), NULL,
+	    "'maybe' must be auto, required or off");
+	load_fails(fx, ARGS("--max-pids", "2"), NULL, "--max-pids");
+	load_fails(fx, ARGS("--max-memory", "1k"), NULL, "--max-memory");
+	load_fails(fx, ARGS("--run-as", "no-such-user-here"), NULL,
+	    "no user 'no-such-user-here'");
+	load_fails(fx, ARGS("--run-as", "root"), NULL,
+	    "run_as must not be root");
+	write_config(fx, "{\"queue_network\": {\"a\": \"yes\"}}");
+	load_fails(fx, ARGS("--config", fx->file), NULL,
+	    "queue_network.a must be true or false");
+	write_config(fx, "{\"read_paths\": [\"usr\"]}");
+	load_fails(fx, ARGS("--config", fx->file), NULL,
+	    "read_paths[0] must be an absolute path");
+}
+
 static void
 test_config_policy_bad_values(void **state)
 {
 	struct fixture	*fx = *state;
 
 	load_fails(fx, ARGS("--tier", "root"), NULL,
-	    "'root' must be read_only, read_write or admin");
+	    "'root' must be auto, read_only, read_write, confined or admin");
 	load_fails(fx, ARGS("--sandbox", "maybe"), NULL,
 	    "must be hold, refuse or off");
 	load_fails(fx, ARGS("--approval-timeout", "0"), NULL,
 	    "--approval-timeout");
 	write_config(fx, "{\"queue_tiers\": {\"a\": \"super\"}}");
 	load_fails(fx, ARGS("--config", fx->file), NULL,
-	    "queue_tiers.a must be read_only, read_write or admin");
+	    "queue_tiers.a must be read_only, read_write, confined or admin");
 	write_config(fx, "{\"allow_paths\": [\"relative\"]}");
 	load_fails(fx, ARGS("--config", fx->file), NULL,
 	    "allow_paths[0] must be an absolute path");
@@ -897,6 +965,8 @@ main(void)
 		T(test_config_policy_defaults),
 		T(test_config_queue_tiers),
 		T(test_config_policy_bad_values),
+		T(test_config_confinement),
+		T(test_config_confinement_bad_values),
 		T(test_config_rules_malformed),
 		T(test_config_rules_loaded),
 		T(test_config_defaults),
