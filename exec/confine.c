@@ -384,10 +384,94 @@ static const char *const confine_socket_dirs[] = {
 	"/run", "/var/run", "/tmp", "/var/tmp", "/dev", "/var/lib", NULL
 };
 
+/* Undoes mountinfo's octal escapes (\\040 for a space) in place. */
+static void
+confine_unescape(char *s)
+{
+	char	*d = s;
+
+	for (; *s != '\0'; s++, d++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+			    (s[3] - '0'));
+			s += 3;
+		} else
+			*d = *s;
+	}
+	*d = '\0';
+}
+
+/* The per-mount flags of a mountinfo options field, for a remount. */
+static unsigned long
+confine_mount_flags(const char *opts)
+{
+	static const struct {
+		const char	*name;
+		unsigned long	 flag;
+	} names[] = {
+		{ "nosuid", MS_NOSUID }, { "nodev", MS_NODEV },
+		{ "noexec", MS_NOEXEC }, { "noatime", MS_NOATIME },
+		{ "nodiratime", MS_NODIRATIME }, { "relatime", MS_RELATIME },
+	};
+	unsigned long	flags = 0;
+	char		buf[1024], *tok, *save;
+	size_t		i;
+
+	snprintf(buf, sizeof buf, "%s", opts);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save))
+		for (i = 0; i < sizeof names / sizeof names[0]; i++)
+			if (strcmp(tok, names[i].name) == 0)
+				flags |= names[i].flag;
+	return (flags);
+}
+
 /*
- * The namespace helper's work: a private mount namespace (a /proc that
- * shows each command only its own tree, masked paths and sockets) and an
- * empty network namespace. Reports 0 or -errno through fd, then waits
+ * Every mount read-only, its other flags kept: Landlock decides who may
+ * write, but not who may chmod or touch the times of a file it owns, and
+ * the commands' uid 0 owns the system. 0 or -errno.
+ */
+static int
+confine_ns_readonly(void)
+{
+	FILE	*f;
+	char	*line = NULL, mp[PATH_MAX], opts[1024];
+	size_t	 size = 0;
+	int	 err = 0;
+
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+		return (-errno);
+	while (getline(&line, &size, f) != -1) {
+		if (sscanf(line, "%*d %*d %*s %*s %4095s %1023s", mp, opts) != 2)
+			continue;
+		confine_unescape(mp);
+		if (mount(NULL, mp, NULL, MS_REMOUNT|MS_BIND|MS_RDONLY|
+		    confine_mount_flags(opts), NULL) == -1 &&
+		    strcmp(mp, "/") == 0)
+			err = -errno;	/* others may be gone or special */
+	}
+	free(line);
+	fclose(f);
+	return (err);
+}
+
+/* path (a directory) writable again, for set-uid-less files. 0 or -errno. */
+static int
+confine_ns_writable(const char *path)
+{
+	if (mount(path, path, NULL, MS_BIND|MS_REC, NULL) == -1 ||
+	    mount(NULL, path, NULL, MS_REMOUNT|MS_BIND|MS_NOSUID|MS_NODEV,
+	    NULL) == -1)
+		return (-errno);
+	return (0);
+}
+
+/*
+ * The namespace helper's work: a private mount namespace (every mount
+ * read-only but the workspace and the tmp root, a /proc that shows each
+ * command only its own tree, masked paths and sockets) and an empty
+ * network namespace. Reports 0 or -errno through fd, then waits
  * for fd's peer to close.
  */
 static void __attribute__((noreturn))
@@ -401,6 +485,13 @@ confine_ns_child(const struct confine *c, int fd)
 	if (unshare(CLONE_NEWNS|CLONE_NEWNET) == -1 ||
 	    mount(NULL, "/", NULL, MS_REC|MS_PRIVATE, NULL) == -1)
 		err = -errno;
+	/* Read-only everywhere but the workspace and the tmp root. */
+	if (err == 0)
+		err = confine_ns_readonly();
+	if (err == 0)
+		err = confine_ns_writable(c->cfg.workspace);
+	if (err == 0)
+		err = confine_ns_writable(c->tmp_dir);
 	/*
 	 * A process is listed only if the reader may ptrace it, which
 	 * Landlock refuses across domains. "ptraceable" (5.8) ignores the
@@ -594,10 +685,43 @@ confine_has_namespaces(const struct confine *c)
 	return (c->layers[CONFINE_L_NAMESPACES].ok);
 }
 
+/*
+ * The approved outside path, or its parent when it does not exist yet:
+ * an O_PATH fd (*is_dir set, *path the one opened, allocated), or -1.
+ */
+static int
+confine_grant_fd(const char *grant, int *is_dir, char **path)
+{
+	struct stat	 st;
+	char		*slash;
+	int		 fd, saved_errno;
+
+	*path = xstrdup(grant);
+	if ((fd = open(*path, O_PATH|O_CLOEXEC)) == -1 && errno == ENOENT) {
+		if ((slash = strrchr(*path, '/')) != NULL)
+			*(slash == *path ? slash + 1 : slash) = '\0';
+		fd = open(*path, O_PATH|O_CLOEXEC);
+	}
+	if (fd != -1 && fstat(fd, &st) == 0) {
+		*is_dir = S_ISDIR(st.st_mode);
+		return (fd);
+	}
+	saved_errno = errno;
+	if (fd != -1)
+		close(fd);
+	free(*path);
+	*path = NULL;
+	errno = saved_errno;
+	return (-1);
+}
+
 /* The command's Landlock ruleset; an fd, or -1 with errno. */
 static int
-confine_ruleset(struct confine *c, int network, int tmp_fd, int pty_fd)
+confine_ruleset(struct confine *c, int network, int tmp_fd, int pty_fd,
+    const char *grant, char **grant_path)
 {
+	int	gfd, is_dir = 0;
+
 	struct ll_ruleset_attr	attr;
 	size_t			i;
 	int			fd, saved_errno;
@@ -622,6 +746,17 @@ confine_ruleset(struct confine *c, int network, int tmp_fd, int pty_fd)
 	if (pty_fd != -1 && confine_rule(fd, pty_fd, 0, CONFINE_DEV_RIGHTS,
 	    c->fs_all) == -1)
 		goto fail;
+	if (grant != NULL) {
+		if ((gfd = confine_grant_fd(grant, &is_dir, grant_path)) == -1)
+			goto fail;
+		if (confine_rule(fd, gfd, is_dir, c->fs_all, c->fs_all) == -1) {
+			saved_errno = errno;
+			close(gfd);
+			errno = saved_errno;
+			goto fail;
+		}
+		close(gfd);
+	}
 	return (fd);
 
 fail:
@@ -633,13 +768,14 @@ fail:
 
 int
 confine_prepare(struct confine *c, const char *id, int network, int pty_fd,
-    struct spawn_confine *sc, char **tmp, char **cause)
+    const char *grant, struct spawn_confine *sc, char **tmp, char **cause)
 {
 	int	tmp_fd;
 
 	*cause = NULL;
 	sc->ruleset_fd = sc->mntns_fd = sc->netns_fd = -1;
 	sc->seccomp = NULL;
+	sc->grant_path = NULL;
 	xasprintf(tmp, "%s/%s", c->tmp_dir, id);
 	if (mkdir(*tmp, 0700) == -1 && errno != EEXIST) {
 		xasprintf(cause, "cannot make its tmp dir %s: %s", *tmp,
@@ -654,7 +790,8 @@ confine_prepare(struct confine *c, const char *id, int network, int pty_fd,
 	if (c->abi > 0) {
 		if ((tmp_fd = open(*tmp, O_PATH|O_DIRECTORY|O_CLOEXEC)) == -1)
 			goto ruleset_fail;
-		sc->ruleset_fd = confine_ruleset(c, network, tmp_fd, pty_fd);
+		sc->ruleset_fd = confine_ruleset(c, network, tmp_fd, pty_fd,
+		    grant, &sc->grant_path);
 		close(tmp_fd);
 		if (sc->ruleset_fd == -1)
 			goto ruleset_fail;
@@ -674,6 +811,8 @@ ruleset_fail:
 	xasprintf(cause, "cannot build its Landlock ruleset: %s",
 	    strerror(errno));
 fail:
+	free(sc->grant_path);
+	sc->grant_path = NULL;
 	confine_remove_tmp(*tmp);
 	free(*tmp);
 	*tmp = NULL;
@@ -686,6 +825,8 @@ confine_spawned(struct spawn_confine *sc)
 	if (sc->ruleset_fd != -1)
 		close(sc->ruleset_fd);
 	sc->ruleset_fd = -1;
+	free(sc->grant_path);
+	sc->grant_path = NULL;
 }
 
 /* nftw callback: one entry, children first. */

@@ -76,13 +76,14 @@ int		 confine_has_namespaces(const struct confine *);
  * For one command: makes its tmp dir <tmp_dir>/<id> (its TMPDIR and HOME)
  * and fills *sc with what the child applies: the Landlock ruleset (the
  * workspace, the tmp, read_paths, the devices, and pty_fd's terminal
- * when pty_fd != -1), the namespaces (the network one only without
- * network), the seccomp program. *tmp gets the allocated tmp path.
+ * when pty_fd != -1, and grant, a path outside that a human approved:
+ * writable, or its parent directory when it does not exist yet), the
+ * namespaces (the network one only without network), the seccomp program. *tmp gets the allocated tmp path.
  * 0, or -1 with an allocated *cause (nothing left behind).
  */
 int		 confine_prepare(struct confine *, const char *id, int network,
-		    int pty_fd, struct spawn_confine *sc, char **tmp,
-		    char **cause);
+		    int pty_fd, const char *grant, struct spawn_confine *sc,
+		    char **tmp, char **cause);
 /* After the spawn: closes what the child needed (the ruleset). */
 void		 confine_spawned(struct spawn_confine *);
 /* Removes a command's tmp dir and everything in it. NULL ok. */

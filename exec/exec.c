@@ -626,8 +626,9 @@ exec_killed_by(const struct exec_result *r)
 		[EXEC_END_IDLE] = "idle", [EXEC_END_SHUTDOWN] = "shutdown",
 	};
 
-	if (r->end == EXEC_END_EXIT && r->signal == SIGKILL &&
-	    r->confinement.oom_kills > 0)
+	/* The shell reports its child's SIGKILL as 137. */
+	if (r->end == EXEC_END_EXIT && (r->signal == SIGKILL ||
+	    r->exit_code == 128 + SIGKILL) && r->confinement.oom_kills > 0)
 		return ("memory_limit");
 	return (r->end == EXEC_END_EXIT ? NULL : names[r->end]);
 }
@@ -929,7 +930,7 @@ exec_confine_prepare(struct exec *ex, const struct exec_spec *spec,
 	if (exec_confine == NULL)
 		return (0);
 	if (confine_prepare(exec_confine, spec->id, spec->network, o->pty_fd,
-	    sc, &ex->tmp, cause) == -1)
+	    spec->grant, sc, &ex->tmp, cause) == -1)
 		return (-1);
 	ex->conf.landlock = sc->ruleset_fd != -1 ?
 	    confine_landlock_abi(exec_confine) : 0;

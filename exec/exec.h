@@ -66,6 +66,8 @@ struct exec_spec {
 	unsigned	 idle_timeout_ms;	/* 0: none */
 	exec_output_cb	 outputcb;	/* NULL: none; called with arg */
 	int		 network;	/* confined with network */
+	const char	*grant;		/* a path outside a human approved:
+					   writable for it; NULL: none */
 };
 
 enum exec_end {

@@ -1,5 +1,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -213,6 +214,14 @@ spawn_child_enter(const struct spawn_confine *c)
 		spawn_child_fail(SPAWN_SETNS, rc);
 	if (c->netns_fd != -1 &&
 	    (rc = spawn_raw3(SYS_setns, c->netns_fd, 0x40000000, 0)) < 0)
+		spawn_child_fail(SPAWN_SETNS, rc);
+	/* An approved outside path: writable in a copy of the namespace. */
+	if (c->grant_path != NULL &&
+	    ((rc = spawn_raw1(SYS_unshare, 0x00020000)) < 0 ||
+	    (rc = spawn_raw4(SYS_mount, (long)c->grant_path,
+	    (long)c->grant_path, 0, MS_BIND|MS_REC)) < 0 ||
+	    (rc = spawn_raw4(SYS_mount, 0, (long)c->grant_path, 0,
+	    MS_REMOUNT|MS_BIND|MS_NOSUID|MS_NODEV)) < 0))
 		spawn_child_fail(SPAWN_SETNS, rc);
 }
 

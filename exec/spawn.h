@@ -18,6 +18,8 @@ struct spawn_confine {
 	int		 cgroup_v1_fds[2];	/* cgroup.procs (pids, memory), or -1 */
 	int		 mntns_fd;		/* setns, or -1 */
 	int		 netns_fd;		/* setns, or -1 */
+	char		*grant_path;		/* writable in a mount namespace
+						   of its own, or NULL */
 	int		 drop_privs;		/* bounding set, securebits,
 						   ambient, capset 0, NNP */
 	int		 last_cap;		/* CAP_LAST_CAP of the kernel */

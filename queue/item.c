@@ -1029,6 +1029,9 @@ item_approval_to_json(const struct item_approval *a, size_t *len)
 	    "background", json_boolean(a->background));
 	if (root != NULL && a->network)
 		json_object_set_new(root, "network", json_true());
+	if (root != NULL && a->grant_path != NULL)
+		json_object_set_new(root, "grant_path",
+		    item_json_str(a->grant_path));
 	if (root != NULL && a->decided_by != NULL)
 		json_object_set_new(root, "decided_by",
 		    item_json_str(a->decided_by));

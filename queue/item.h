@@ -149,6 +149,7 @@ struct item_approval {
 	const char	*queue, *worker, *reply_to;
 	int		 background;
 	int		 network;	/* it asks for network */
+	const char	*grant_path;	/* the outside path it would open */
 	const char	*decided_by, *decision_reason;	/* or NULL */
 };
 char	*item_approval_to_json(const struct item_approval *, size_t *len);

@@ -382,6 +382,7 @@ approvals_park(struct approvals *as, const struct item_approval *req,
 	a->req.queue = approval_keep(a, 6, req->queue);
 	a->req.worker = approval_keep(a, 7, req->worker);
 	a->req.reply_to = approval_keep(a, 8, req->reply_to);
+	a->req.grant_path = approval_keep(a, 9, req->grant_path);
 	a->req.env = a->env = approval_env_copy(req->env);
 	a->req.created_ms = approval_now_ms();
 	a->req.expires_ms = a->req.created_ms + ms;

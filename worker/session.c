@@ -682,8 +682,8 @@ session_new(struct sessions *ss, const struct item *it)
 
 char *
 sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
-    char *const *envp, int network, size_t *len, const char **code,
-    char **cause)
+    char *const *envp, int network, const char *grant, size_t *len,
+    const char **code, char **cause)
 {
 	struct exec_confinement	 conf;
 	json_t			*started;
@@ -711,6 +711,7 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 	spec.idle_timeout_ms = (unsigned)it->idle_timeout_ms;
 	spec.outputcb = session_output_cb;
 	spec.network = network;
+	spec.grant = grant;
 	if ((s->ex = exec_start(&spec, session_done_cb, s, code, cause)) ==
 	    NULL) {
 		s->ss->nended++;	/* session_free counts it out */

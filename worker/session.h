@@ -36,12 +36,14 @@ void		 sessions_kill_all(struct sessions *);
 
 /*
  * Starts item (claimed, checked) as a session in cwd with envp (both
- * borrowed). Returns the EXEC_STARTED answer (allocated) or NULL with a
+ * borrowed), confined with network or not and the approved outside path
+ * grant (or NULL). Returns the EXEC_STARTED answer (allocated) or NULL with a
  * static *code and an allocated *cause.
  */
 char		*sessions_start(struct sessions *, const struct item *,
 		    const char *cwd, char *const *envp, int network,
-		    size_t *len, const char **code, char **cause);
+		    const char *grant, size_t *len, const char **code,
+		    char **cause);
 /*
  * 1 if session id is known here (running or finished), else 0: then the
  * worker forwards the action to the owner.

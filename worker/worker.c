@@ -55,6 +55,8 @@ struct job {
 	int		 network;	/* runs with network */
 	int		 asks_network;	/* ... that the queue does not grant:
 					   a human must */
+	char		*outside;	/* held by the sandbox: the path */
+	char		*grant;		/* ... that an approval opened */
 };
 
 struct worker {
@@ -119,6 +121,8 @@ worker_job_free(struct job *j)
 	free(j->reason);
 	free(j->request);
 	free(j->approved_by);
+	free(j->outside);
+	free(j->grant);
 	free(j->stream);
 	free(j->entry_id);
 	free(j);
@@ -223,7 +227,7 @@ worker_start(struct job *j)
 
 	if (j->item->background) {
 		json = sessions_start(w->sessions, j->item, j->cwd, j->envp,
-		    j->network, &len, &code, &cause);
+		    j->network, j->grant, &len, &code, &cause);
 		if (json == NULL) {
 			worker_fail(j, j->item->reply_to, j->item->id, code,
 			    cause, QUEUE_STORE_RELEASE);
@@ -249,6 +253,7 @@ worker_start(struct job *j)
 	spec.rows = j->item->rows;
 	spec.cols = j->item->cols;
 	spec.network = j->network;
+	spec.grant = j->grant;
 	j->ex = exec_start(&spec, worker_exec_done, j, &code, &cause);
 	if (j->ex == NULL) {
 		/* It never ran: the same id may be sent again. */
@@ -301,6 +306,9 @@ worker_decided_cb(struct approval *a, enum approval_outcome how,
 	case APPROVAL_APPROVED:
 		worker_audit(j, "approved", by, reason);
 		j->approved_by = xstrdup(by);
+		/* The approval opens exactly the path it named. */
+		if (j->outside != NULL)
+			j->grant = xstrdup(j->outside);
 		j->control = 0;		/* it holds a slot again */
 		j->w->nslots++;
 		worker_update_want(j->w);
@@ -355,6 +363,7 @@ worker_park(struct job *j)
 	req.reply_to = worker_reply_to(w, j->item->reply_to);
 	req.background = j->item->background;
 	req.network = j->asks_network;
+	req.grant_path = j->outside;
 	j->approval = approvals_park(w->approvals, &req, worker_decided_cb, j);
 	log_info("item %s: held for approval (request %s): %s",
 	    j->item->id, approval_request(j->approval), j->reason);
@@ -559,6 +568,9 @@ worker_classify(struct job *j)
 	}
 	j->rule = xstrdup(rule);
 	j->reason = xstrdup(reason);
+	if (j->action == CLS_HOLD && strcmp(rule, "sandbox") == 0 &&
+	    v.outside != NULL)
+		j->outside = xstrdup(v.outside);
 	cls_verdict_release(&v);
 	if (j->action != CLS_REFUSE)
 		return (0);

@@ -1,0 +1,710 @@
+/*
+ * The kernel boundary around every command, tried as an attacker would,
+ * against the real worker on this machine's kernel: writes and reads
+ * outside the workspace by every route, the worker's and other commands'
+ * files and processes, Redis by TCP and by its unix socket, DNS, the
+ * kernel's namespace, mount and tracing calls, the limits on processes
+ * and memory; then what the boundary lets through at once, and the
+ * grants a human can give (network, a named outside path).
+ *
+ * Every attempt here is hostile but harmless: it aims at markers in the
+ * test's own temp dir, the test's own Redis and processes. Each worker
+ * runs under the harness's outer cgroup v1 pids limit, checked first.
+ * Nothing here is a catastrophe, and none is ever run.
+ */
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <hiredis/hiredis.h>
+#include <jansson.h>
+
+#include "logs/xmalloc.h"
+#include "tests/integration/harness.h"
+
+#define WAIT_MS		30000
+
+/* Starts a worker and checks the outer limit it runs under. */
+static pid_t
+confined_worker(struct harness *h, const char *const *env, const char *a1,
+    const char *a2, const char *a3, const char *a4)
+{
+	char	 tmp[PATH_MAX];
+	pid_t	 pid;
+
+	snprintf(tmp, sizeof tmp, "%s/cmdtmp", h->dir);
+	pid = harness_worker_start(h, env, "--tmp-dir", tmp, a1, a2, a3, a4,
+	    NULL);
+	if (harness_outer_limit(h, pid) <= 0) {
+		harness_worker_stop(h, pid);
+		print_message("no outer cgroup v1 pids limit here: hostile "
+		    "commands are not run\n");
+		skip();
+	}
+	return (pid);
+}
+
+/* Writes text to dir/name. */
+static void
+put_file(struct harness *h, const char *dir, const char *name,
+    const char *text)
+{
+	char	 path[PATH_MAX];
+	FILE	*f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if ((f = fopen(path, "w")) == NULL)
+		harness_fail(h, "%s: %s", path, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Runs command as a foreground item; its answer (EXEC_RESULT). */
+static json_t *
+run(struct harness *h, const char *name, const char *command,
+    const char *extra)
+{
+	const char	*id = harness_id(h, name);
+	json_t		*a;
+
+	harness_submit(h, "normal", id, command, extra);
+	a = harness_wait_answer(h, NULL, id, WAIT_MS);
+	if (strcmp(harness_jstr(a, "type") != NULL ? harness_jstr(a, "type") :
+	    "", "EXEC_RESULT") != 0)
+		harness_fail(h, "%s: no EXEC_RESULT: %s", name,
+		    json_dumps(a, JSON_COMPACT));
+	return (a);
+}
+
+/* stdout and stderr of an answer, joined. */
+static char *
+output(json_t *a)
+{
+	char	*s;
+
+	xasprintf(&s, "%s%s", harness_jstr(a, "stdout") != NULL ?
+	    harness_jstr(a, "stdout") : "", harness_jstr(a, "stderr") != NULL ?
+	    harness_jstr(a, "stderr") : "");
+	return (s);
+}
+
+/* Entries of dir, sorted by name, joined by spaces. */
+static char *
+listing(const char *dir)
+{
+	char	*cmd, *out = NULL;
+	FILE	*p;
+	size_t	 cap = 0;
+	ssize_t	 n;
+
+	xasprintf(&cmd, "ls -A '%s' 2>&1 | tr '\\n' ' '", dir);
+	if ((p = popen(cmd, "r")) != NULL) {
+		if ((n = getline(&out, &cap, p)) == -1) {
+			free(out);
+			out = xstrdup("");
+		}
+		pclose(p);
+	}
+	free(cmd);
+	return (out != NULL ? out : xstrdup("?"));
+}
+
+/* Fails unless the JSON text of a has in and lacks out (either NULL). */
+static void
+json_has(struct harness *h, json_t *a, const char *in, const char *out)
+{
+	char	*text = json_dumps(a, JSON_COMPACT);
+
+	if ((in != NULL && strstr(text, in) == NULL) ||
+	    (out != NULL && strstr(text, out) != NULL))
+		harness_fail(h, "want \"%s\" and no \"%s\" in %s",
+		    in != NULL ? in : "", out != NULL ? out : "", text);
+	free(text);
+}
+
+/* One attempt: a shell snippet that prints ESCAPED if it got through. */
+struct attempt {
+	const char	*name;
+	const char	*cmd;
+	const char	*forbidden;	/* also must not be in the output */
+};
+
+/*
+ * Variables every attempt gets: O the outside dir (a marker dir beside
+ * the workspace), L the log dir, C the worker's config file, W the
+ * worker's pid, S a sibling session's pid, T the tmp root, SID the
+ * sibling's id, P the Redis TCP port, R the Redis unix socket, A an
+ * abstract unix socket the test listens on.
+ */
+static const struct attempt attempts[] = {
+	/* Writes outside the workspace, by every route. */
+	{ "w-redirect", "echo x > $O/w1 && echo ESCAPED", NULL },
+	{ "w-touch", "touch $O/w2 && echo ESCAPED", NULL },
+	{ "w-symlink", "touch link/w3 && echo ESCAPED", NULL },
+	{ "w-dotdot", "touch link/../outside/w4 && echo ESCAPED", NULL },
+	{ "w-env-C", "env -C $O touch w5 && echo ESCAPED", NULL },
+	{ "w-cd-P", "cd -P link && touch w6 && echo ESCAPED", NULL },
+	{ "w-glob", "touch ${O%/*}/outsid[e]/w7 && echo ESCAPED", NULL },
+	{ "w-cp", "cp file.txt $O/w8 && echo ESCAPED", NULL },
+	{ "w-tar-C", "tar cf t9.tar file.txt && tar -C $O -xf t9.tar && "
+	  "echo ESCAPED", NULL },
+	{ "w-tar-link", "python3 -c 'import tarfile, io; t = tarfile.open("
+	  "\"t10.tar\", \"w\"); i = tarfile.TarInfo(\"link/w10\"); i.size = "
+	  "1; t.addfile(i, io.BytesIO(b\"x\")); t.close()' && tar -xf t10.tar "
+	  "&& test -e $O/w10 && echo ESCAPED", NULL },
+	{ "w-git-init", "git init -q $O/repo && echo ESCAPED", NULL },
+	{ "w-hardlink-out", "ln file.txt $O/w12 && echo ESCAPED", NULL },
+	{ "w-rename-out", "echo y > f13 && mv f13 $O/w13 && echo ESCAPED",
+	  NULL },
+	{ "w-mkdir", "mkdir $O/w14 && echo ESCAPED", NULL },
+	{ "w-mkfifo", "mkfifo $O/w15 && echo ESCAPED", NULL },
+	{ "w-python", "python3 -c \"open('$O/w16', 'w').write('x')\" && "
+	  "echo ESCAPED", NULL },
+	{ "w-dd", "dd if=/dev/zero of=$O/w17 count=1 2>/dev/null && "
+	  "echo ESCAPED", NULL },
+	{ "w-tee", "echo x | tee $O/w18 >/dev/null && echo ESCAPED", NULL },
+	{ "w-sed-i", "sed -i s/TOPSECRET/PWNED/ $O/secret.txt && echo ESCAPED",
+	  NULL },
+	{ "w-truncate", "truncate -s 0 $O/secret.txt && echo ESCAPED", NULL },
+	{ "w-chmod", "chmod 777 $O/secret.txt && echo ESCAPED", NULL },
+	{ "w-rm", "rm -f $O/secret.txt && echo ESCAPED", NULL },
+	{ "w-symlink-out", "ln -s /etc $O/w23 && echo ESCAPED", NULL },
+	{ "w-log-dir", "echo forged > $L/forged.log && echo ESCAPED", NULL },
+	{ "w-audit-log", "echo '{\"event\":\"approved\"}' >> $L/audit.log && "
+	  "echo ESCAPED", NULL },
+	{ "w-other-tmp", "echo x > $T/$SID/w26 && echo ESCAPED", NULL },
+	{ "w-hardlink-in", "ln $O/secret.txt stolen-link && echo ESCAPED",
+	  NULL },
+	/* Reads of what is not the command's. */
+	{ "r-outside", "cat $O/secret.txt", "TOPSECRET" },
+	{ "r-symlink", "cat link/secret.txt", "TOPSECRET" },
+	{ "r-cp-L", "cp -rL link stolen && cat stolen/secret.txt", "TOPSECRET" },
+	{ "r-grep-R", "grep -R TOPSECRET ${O%/*} 2>/dev/null", "TOPSECRET" },
+	{ "r-audit", "cat $L/audit.log", "\"event\"" },
+	{ "r-other-log", "cat $L/*.log", "OTHERLOG" },
+	{ "r-config", "cat $C", "max_procs" },
+	{ "r-worker-environ", "cat /proc/$W/environ", "canary-4711" },
+	{ "r-worker-cmdline", "cat /proc/$W/cmdline", "--redis" },
+	{ "r-worker-proc", "ls /proc/$W/fd && echo ESCAPED", NULL },
+	{ "r-sibling-environ", "cat /proc/$S/environ", "sibling-secret" },
+	{ "r-sibling-tmp", "ls $T/$SID && echo ESCAPED", NULL },
+	{ "r-shadow", "cat /etc/shadow", "root:" },
+	{ "r-root-home", "ls /root && echo ESCAPED", NULL },
+	{ "r-ps", "ps ax", "execq-worker" },
+	/* Processes that are not its own. */
+	{ "p-kill-worker", "kill -TERM $W && echo ESCAPED", NULL },
+	{ "p-kill-sibling", "kill -TERM $S && echo ESCAPED", NULL },
+	{ "p-ptrace", "python3 -c 'import ctypes, sys; l = ctypes.CDLL(None, "
+	  "use_errno=True); sys.exit(0 if l.ptrace(16, int(sys.argv[1]), 0, "
+	  "0) == 0 else 1)' $S && echo ESCAPED", NULL },
+	/* The kernel's own calls. */
+	{ "k-caps", "grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status || "
+	  "echo ESCAPED", NULL },
+	{ "k-mount", "mkdir -p m && mount -t tmpfs none m && echo ESCAPED",
+	  NULL },
+	{ "k-unshare-r", "unshare -r true && echo ESCAPED", NULL },
+	{ "k-unshare-n", "unshare -n true && echo ESCAPED", NULL },
+	{ "k-nsenter", "nsenter -t 1 -n true && echo ESCAPED", NULL },
+	{ "k-chroot", "chroot / true && echo ESCAPED", NULL },
+	{ "k-cgroup-v2", "echo $$ > /sys/fs/cgroup/unified/cgroup.procs && "
+	  "echo ESCAPED", NULL },
+	{ "k-cgroup-v1", "echo $$ > /sys/fs/cgroup/pids/cgroup.procs && "
+	  "echo ESCAPED", NULL },
+	{ "k-procfs", "echo 500 > /proc/self/oom_score_adj && echo ESCAPED",
+	  NULL },
+	{ "k-io-uring", "python3 -c 'import ctypes, sys; l = ctypes.CDLL("
+	  "None); p = ctypes.create_string_buffer(120); sys.exit(0 if "
+	  "l.syscall(425, 8, p) >= 0 else 1)' && echo ESCAPED", NULL },
+	{ "k-bpf", "python3 -c 'import ctypes, sys; l = ctypes.CDLL(None); "
+	  "a = ctypes.create_string_buffer(128); sys.exit(0 if "
+	  "l.syscall(321, 0, a, 128) >= 0 else 1)' && echo ESCAPED", NULL },
+	/* Redis, local services and the network. */
+	{ "n-tcp-redis", "python3 -c 'import socket, sys; "
+	  "socket.create_connection((\"127.0.0.1\", int(sys.argv[1])), 2)' "
+	  "$P && echo ESCAPED", NULL },
+	{ "n-dev-tcp", "bash -c \"exec 3<>/dev/tcp/127.0.0.1/$P\" && "
+	  "echo ESCAPED", NULL },
+	{ "n-unix-redis", "python3 -c 'import socket, sys; s = "
+	  "socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' $R && "
+	  "echo ESCAPED", NULL },
+	{ "n-redis-cli", "redis-cli -s $R ping", "PONG" },
+	{ "n-abstract", "python3 -c 'import socket, sys; s = "
+	  "socket.socket(socket.AF_UNIX); s.connect(\"\\0\" + sys.argv[1])' "
+	  "$A && echo ESCAPED", NULL },
+	{ "n-dns", "python3 -c 'import socket; "
+	  "print(socket.getaddrinfo(\"example.com\", 80)[0][4])' && "
+	  "echo ESCAPED", NULL },
+	{ "n-udp", "python3 -c 'import socket; s = socket.socket("
+	  "socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b\"x\", "
+	  "(\"127.0.0.1\", 53))' && echo ESCAPED", NULL },
+	{ "n-ipv6", "python3 -c 'import socket; socket.socket("
+	  "socket.AF_INET6)' && echo ESCAPED", NULL },
+	{ "n-netlink", "ip link set lo up && echo ESCAPED", NULL },
+	{ "n-ping", "ping -c 1 -W 1 127.0.0.1 && echo ESCAPED", NULL },
+};
+
+#define NATTEMPTS	(sizeof attempts / sizeof attempts[0])
+
+/* An abstract unix socket the test listens on; the fd. */
+static int
+abstract_listener(struct harness *h, const char *name)
+{
+	struct sockaddr_un	sun;
+	socklen_t		len;
+	int			fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path + 1, sizeof sun.sun_path - 1, "%s", name);
+	len = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0)) == -1 ||
+	    bind(fd, (struct sockaddr *)&sun, len) == -1 ||
+	    listen(fd, 8) == -1)
+		harness_fail(h, "abstract socket: %s", strerror(errno));
+	return (fd);
+}
+
+/* At least 40 escapes, each failing, and nothing changed outside. */
+static void
+test_confine_escapes(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*env[] = { "EXECQ_TEST_CANARY=canary-4711", NULL };
+	char		 out_dir[PATH_MAX], cfg[PATH_MAX], link[PATH_MAX];
+	char		 abstract[64], *prefix, *cmd, *text, *list;
+	const char	*sid, *port = getenv("EXECQ_TEST_REDIS_PORT");
+	json_t		*a, *st;
+	pid_t		 wpid;
+	size_t		 i;
+	int		 afd;
+
+	assert_true(NATTEMPTS >= 40);
+	snprintf(out_dir, sizeof out_dir, "%s/outside", h->dir);
+	assert_int_equal(mkdir(out_dir, 0755), 0);
+	put_file(h, out_dir, "secret.txt", "TOPSECRET\n");
+	put_file(h, h->ws, "file.txt", "inside\n");
+	snprintf(link, sizeof link, "%s/link", h->ws);
+	assert_int_equal(symlink(out_dir, link), 0);
+	snprintf(cfg, sizeof cfg, "%s/worker.json", h->dir);
+	put_file(h, h->dir, "worker.json", "{\"max_procs\": 16}\n");
+	snprintf(abstract, sizeof abstract, "execq-test-%ld", (long)getpid());
+	afd = abstract_listener(h, abstract);
+	wpid = confined_worker(h, env, "--config", cfg, NULL, NULL);
+
+	/* Another command's log, and a sibling session with a secret. */
+	json_decref(run(h, "other", "echo OTHERLOG", NULL));
+	sid = harness_id(h, "sibling");
+	harness_submit(h, "normal", sid, "sleep 120",
+	    "{\"background\": true, \"env\": {\"SECRET\": \"sibling-secret\"}}");
+	st = harness_wait_answer(h, NULL, sid, WAIT_MS);
+	assert_string_equal(harness_jstr(st, "type"), "EXEC_STARTED");
+
+	xasprintf(&prefix, "O=%s L=%s C=%s W=%ld S=%lld T=%s/cmdtmp "
+	    "SID=%s P=%s R=%s A=%s; ", out_dir, h->log_dir, cfg, (long)wpid,
+	    (long long)harness_jint(st, "pid"), h->dir, sid,
+	    port != NULL ? port : "6379", h->redis_path, abstract);
+	for (i = 0; i < NATTEMPTS; i++) {
+		xasprintf(&cmd, "%s%s 2>&1", prefix, attempts[i].cmd);
+		a = run(h, attempts[i].name, cmd, NULL);
+		text = output(a);
+		if (strstr(text, "ESCAPED") != NULL ||
+		    (attempts[i].forbidden != NULL &&
+		    strstr(text, attempts[i].forbidden) != NULL))
+			harness_fail(h, "escape %s got through: %s\n%s",
+			    attempts[i].name, attempts[i].cmd, text);
+		free(text);
+		free(cmd);
+		json_decref(a);
+	}
+
+	/* Nothing changed outside, and everyone is still there. */
+	list = listing(out_dir);
+	assert_string_equal(list, "secret.txt ");
+	free(list);
+	text = harness_read_file(strcat(out_dir, "/secret.txt"), NULL);
+	assert_string_equal(text, "TOPSECRET\n");
+	free(text);
+	assert_false(access(strcat(strcpy(link, h->log_dir), "/forged.log"),
+	    F_OK) == 0);
+	assert_true(harness_worker_alive(h, wpid));
+	assert_int_equal(kill((pid_t)harness_jint(st, "pid"), 0), 0);
+	json_decref(run(h, "barrier", "echo alive", NULL));
+	close(afd);
+	free(prefix);
+	json_decref(st);
+	harness_stop_clean(h, wpid);
+	harness_pass(h);
+}
+
+/* Answers, callbacks and the metadata say how a command was confined. */
+static void
+test_confine_answers_say_how(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*sid = harness_id(h, "session");
+	json_t		*a, *c, *meta;
+	char		*text;
+
+	confined_worker(h, NULL, NULL, NULL, NULL, NULL);
+	a = run(h, "fg", "echo $TMPDIR; echo $HOME; echo x > $TMPDIR/f && "
+	    "cat $TMPDIR/f", NULL);
+	c = harness_jget(a, "confinement");
+	assert_non_null(c);
+	assert_int_equal(harness_jbool(c, "confined"), 1);
+	assert_true(harness_jint(c, "landlock") >= 1);
+	assert_int_equal(harness_jbool(c, "seccomp"), 1);
+	assert_int_equal(harness_jbool(c, "namespaces"), 1);
+	assert_int_equal(harness_jbool(c, "network"), 0);
+	assert_string_equal(harness_jstr(c, "privileges"), "dropped");
+	assert_int_equal(harness_jint(c, "pids_max"), 512);
+	assert_int_equal(harness_jint(c, "memory_max"), 2LL << 30);
+	assert_int_equal(harness_jint(c, "pids_limit_hit"), 0);
+	assert_int_equal(harness_jint(a, "exit_code"), 0);
+	/* Its own tmp is its TMPDIR and HOME, writable, and gone after. */
+	text = xstrdup(harness_jstr(a, "stdout"));
+	assert_non_null(strstr(text, "/cmdtmp/"));
+	assert_non_null(strstr(text, "\nx\n"));
+	*strchr(text, '\n') = '\0';
+	assert_int_equal(access(text, F_OK), -1);
+	free(text);
+	meta = harness_load_meta(h, harness_jstr(a, "id"));
+	assert_int_equal(harness_jbool(meta, "confinement.confined"), 1);
+	json_decref(meta);
+	json_decref(a);
+
+	harness_submit(h, "normal", sid, "echo hi", "{\"background\": true}");
+	a = harness_wait_answer(h, NULL, sid, WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
+	assert_int_equal(harness_jbool(a, "confinement.seccomp"), 1);
+	json_decref(a);
+	a = harness_wait_callback(h, sid, WAIT_MS);
+	assert_int_equal(harness_jbool(a, "confinement.confined"), 1);
+	assert_int_equal(harness_jint(a, "confinement.oom_kills"), 0);
+	json_decref(a);
+	harness_pass(h);
+}
+
+/* A bounded forker meets pids.max; the worker does not notice. */
+static void
+test_confine_forker_meets_pids_max(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	json_t		*a;
+
+	confined_worker(h, NULL, NULL, NULL, NULL, NULL);
+	a = run(h, "forker", "n=0; for i in $(seq 600); do sleep 3 & "
+	    "done 2>/dev/null; wait; echo forked", "{\"timeout_s\": 60}");
+	if (harness_jint(a, "confinement.pids_limit_hit") <= 0)
+		harness_fail(h, "600 forks were not limited: %s",
+		    json_dumps(a, JSON_COMPACT));
+	json_decref(a);
+	a = run(h, "after", "echo alive", NULL);
+	assert_string_equal(harness_jstr(a, "stdout"), "alive\n");
+	json_decref(a);
+	harness_pass(h);
+}
+
+/* 4 GiB against a 2 GiB limit: the OOM killer ends it, alone. */
+static void
+test_confine_memory_hog_killed_alone(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*sid = harness_id(h, "bystander");
+	json_t		*a, *st;
+
+	confined_worker(h, NULL, NULL, NULL, NULL, NULL);
+	harness_submit(h, "normal", sid, "sleep 60", "{\"background\": true}");
+	st = harness_wait_answer(h, NULL, sid, WAIT_MS);
+	a = run(h, "hog", "python3 -c 'b = bytearray(4 << 30); print(len(b))'",
+	    "{\"timeout_s\": 120}");
+	assert_int_equal(harness_jint(a, "exit_code"), 137);
+	assert_true(harness_jint(a, "confinement.oom_kills") >= 1);
+	json_decref(a);
+	a = harness_load_meta(h, harness_id(h, "hog"));
+	assert_string_equal(harness_jstr(a, "killed_by"), "memory_limit");
+	json_decref(a);
+	/* Alone: the session beside it and the worker go on. */
+	assert_int_equal(kill((pid_t)harness_jint(st, "pid"), 0), 0);
+	a = run(h, "after", "echo alive", NULL);
+	assert_string_equal(harness_jstr(a, "stdout"), "alive\n");
+	json_decref(a);
+	json_decref(st);
+	harness_pass(h);
+}
+
+/* TIOCSTI into its own PTY is refused (the kernel would type for it). */
+static void
+test_confine_no_tiocsti(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*sid = harness_id(h, "pty");
+	json_t		*a;
+
+	confined_worker(h, NULL, NULL, NULL, NULL, NULL);
+	harness_submit(h, "normal", sid, "python3 -c 'import fcntl, termios; "
+	    "fcntl.ioctl(0, termios.TIOCSTI, b\"x\"); print(\"ESCAPED\")'",
+	    "{\"background\": true, \"pty\": true}");
+	a = harness_wait_answer(h, NULL, sid, WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
+	json_decref(a);
+	a = harness_wait_callback(h, sid, WAIT_MS);
+	assert_string_equal(harness_jstr(a, "status"), "failed");
+	json_has(h, a, "Operation not permitted", "ESCAPED");
+	json_decref(a);
+	harness_pass(h);
+}
+
+/* execq approve REQUEST, as an approver would. */
+static void
+approve(struct harness *h, const char *request)
+{
+	struct harness_proc	 p;
+	const char		*args[] = { "approve", request, "--by", "bob",
+				    NULL };
+
+	harness_cli(h, &p, NULL, WAIT_MS, args);
+	if (harness_proc_exit(&p) != 0)
+		harness_fail(h, "approve exited %d: %s", harness_proc_exit(&p),
+		    p.err);
+	harness_proc_release(&p);
+}
+
+/* The APPROVAL_REQUEST of id on the reply's high lane. */
+static json_t *
+request_of(struct harness *h, const char *id)
+{
+	char	lane[256];
+
+	snprintf(lane, sizeof lane, "q:%s:high", h->reply);
+	return (harness_wait_entry(h, lane, id, WAIT_MS));
+}
+
+/*
+ * The default policy with every layer on: loops, interpreters and a PTY
+ * REPL run at once, confined; destructive commands still wait.
+ */
+static void
+test_confine_default_policy_runs_ordinary_work(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*repl = harness_id(h, "repl"), *rm = harness_id(h, "rm");
+	const char	*text;
+	json_t		*a;
+	char		*out, *args;
+	int		 i, sent;
+
+	confined_worker(h, NULL, "--tier", "auto", "--sandbox", "hold");
+	a = run(h, "loop", "for i in 1 2 3; do echo $i; done", NULL);
+	assert_string_equal(harness_jstr(a, "stdout"), "1\n2\n3\n");
+	json_decref(a);
+	a = run(h, "python", "python3 -c 'print(6 * 7)'", NULL);
+	assert_string_equal(harness_jstr(a, "stdout"), "42\n");
+	json_decref(a);
+	a = run(h, "etc", "head -c 4 /etc/os-release >/dev/null && echo read",
+	    NULL);
+	assert_string_equal(harness_jstr(a, "stdout"), "read\n");
+	json_decref(a);
+
+	harness_submit(h, "normal", repl, "python3 -q",
+	    "{\"background\": true, \"pty\": true}");
+	a = harness_wait_answer(h, NULL, repl, WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
+	json_decref(a);
+	/* Wait for the prompt, type, wait for the answer (10 s at most). */
+	out = NULL;
+	for (i = 0, sent = 0; i < 100 && out == NULL; i++) {
+		xasprintf(&args, "{\"action\": \"log\", \"session_id\": "
+		    "\"%s\"}", repl);
+		a = harness_process(h, args, WAIT_MS);
+		free(args);
+		text = harness_jstr(a, "output");
+		if (text != NULL && sent && strstr(text, "42") != NULL)
+			out = xstrdup(text);
+		if (text != NULL && !sent && strstr(text, ">>> ") != NULL) {
+			xasprintf(&args, "{\"action\": \"send-keys\", "
+			    "\"session_id\": \"%s\", \"keys\": [\"6*7\", "
+			    "\"Enter\"]}", repl);
+			json_decref(harness_process(h, args, WAIT_MS));
+			free(args);
+			sent = 1;
+		}
+		json_decref(a);
+		if (out == NULL)
+			harness_sleep_ms(100);
+	}
+	if (out == NULL)
+		harness_fail(h, "the confined REPL never answered 42");
+	free(out);
+
+	harness_submit(h, "normal", rm, "rm -rf sub", NULL);
+	a = request_of(h, rm);
+	assert_string_equal(harness_jstr(a, "type"), "APPROVAL_REQUEST");
+	assert_string_equal(harness_jstr(a, "risk"), "destructive");
+	json_decref(a);
+	harness_pass(h);
+}
+
+/* Network is a grant: the queue's, or a human's for one item. */
+static void
+test_confine_network_is_a_grant(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*port = getenv("EXECQ_TEST_REDIS_PORT");
+	const char	*id = harness_id(h, "asks");
+	char		*cmd;
+	json_t		*a;
+	pid_t		 pid;
+
+	if (port == NULL)
+		skip();
+	/* A PING to the test's Redis over TCP: PONG only with network. */
+	xasprintf(&cmd, "python3 -c 'import socket, sys; s = "
+	    "socket.create_connection((\"127.0.0.1\", int(sys.argv[1])), 5); "
+	    "s.sendall(b\"PING\\r\\n\"); print(s.recv(16).decode().strip())' "
+	    "%s", port);
+	pid = confined_worker(h, NULL, "--network", NULL, NULL, NULL);
+	a = run(h, "granted", cmd, NULL);
+	assert_string_equal(harness_jstr(a, "stdout"), "+PONG\n");
+	assert_int_equal(harness_jbool(a, "confinement.network"), 1);
+	json_decref(a);
+	harness_stop_clean(h, pid);
+
+	confined_worker(h, NULL, "--tier", "auto", "--sandbox", "hold");
+	a = run(h, "denied", cmd, NULL);
+	assert_int_equal(harness_jbool(a, "confinement.network"), 0);
+	json_has(h, a, "Operation not permitted", "PONG");
+	json_decref(a);
+	harness_submit(h, "normal", id, cmd, "{\"network\": true}");
+	a = request_of(h, id);
+	assert_int_equal(harness_jbool(a, "network"), 1);
+	assert_string_equal(harness_jstr(a, "rule"), "network");
+	approve(h, harness_jstr(a, "request"));
+	json_decref(a);
+	a = harness_wait_answer(h, NULL, id, WAIT_MS);
+	assert_string_equal(harness_jstr(a, "stdout"), "+PONG\n");
+	assert_int_equal(harness_jbool(a, "confinement.network"), 1);
+	assert_string_equal(harness_jstr(a, "approval.by"), "bob");
+	json_decref(a);
+	free(cmd);
+	harness_pass(h);
+}
+
+/* An approved outside path is opened for that command, and only that. */
+static void
+test_confine_approval_opens_the_named_path(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "outside");
+	char		 dir[PATH_MAX], other[PATH_MAX], *cmd, *list;
+	json_t		*a;
+
+	snprintf(dir, sizeof dir, "%s/shared", h->dir);
+	snprintf(other, sizeof other, "%s/other", h->dir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(mkdir(other, 0755), 0);
+	confined_worker(h, NULL, "--tier", "auto", "--sandbox", "hold");
+	/* The second path hides in a variable: the policy sees only one. */
+	xasprintf(&cmd, "touch %s/granted.txt; o=%s/x.txt; touch $o; "
+	    "chmod 700 $o", dir, other);
+	harness_submit(h, "normal", id, cmd, NULL);
+	a = request_of(h, id);
+	assert_string_equal(harness_jstr(a, "rule"), "sandbox");
+	assert_non_null(strstr(harness_jstr(a, "grant_path"), "granted.txt"));
+	approve(h, harness_jstr(a, "request"));
+	json_decref(a);
+	a = harness_wait_answer(h, NULL, id, WAIT_MS);
+	json_has(h, a, "cannot touch", NULL);
+	json_decref(a);
+	list = listing(dir);
+	assert_string_equal(list, "granted.txt ");
+	free(list);
+	list = listing(other);
+	assert_string_equal(list, "");
+	free(list);
+	free(cmd);
+	harness_pass(h);
+}
+
+/* --check-confinement, confine required and off. */
+static void
+test_confine_self_check(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	const char		*check[] = { h->bin, "--check-confinement",
+				    "--workspace", h->ws, "--log-dir",
+				    h->log_dir, NULL };
+	const char		*required[] = { h->bin, "--confine", "required",
+				    "--cgroup", "off", "--workspace", h->ws,
+				    "--log-dir", h->log_dir, "--redis",
+				    "unix:///nonexistent", NULL };
+	const char		*layers[] = { "landlock", "seccomp",
+				    "namespaces", "privileges", "cgroup v2",
+				    "cgroup v1 limits" };
+	char			*line;
+	json_t			*a;
+	size_t			 i;
+
+	harness_capture(h, check, NULL, WAIT_MS, &p);
+	assert_int_equal(harness_proc_exit(&p), 0);
+	for (i = 0; i < sizeof layers / sizeof layers[0]; i++) {
+		xasprintf(&line, "%-18s on ", layers[i]);
+		if (strstr(p.out, line) == NULL)
+			harness_fail(h, "no '%s' in:\n%s", line, p.out);
+		free(line);
+	}
+	harness_proc_release(&p);
+	/* Without cgroups, required refuses to start. */
+	harness_capture(h, required, NULL, WAIT_MS, &p);
+	assert_int_equal(harness_proc_exit(&p), 1);
+	assert_non_null(strstr(p.err, "confine is required"));
+	harness_proc_release(&p);
+
+	/* Off: nothing confined, and the strict default tier. */
+	harness_worker_start(h, NULL, "--confine", "off", "--tier", "auto",
+	    "--sandbox", "hold", NULL);
+	a = run(h, "off", "ls", NULL);
+	assert_int_equal(harness_jbool(a, "confinement.confined"), 0);
+	json_decref(a);
+	harness_submit(h, "normal", harness_id(h, "py"), "python3 -c 1", NULL);
+	a = request_of(h, harness_id(h, "py"));
+	assert_string_equal(harness_jstr(a, "risk"), "unknown");
+	json_decref(a);
+	harness_pass(h);
+}
+
+int
+main(void)
+{
+#define T(name)	cmocka_unit_test_setup_teardown(name, harness_setup, \
+	    harness_teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_confine_escapes),
+		T(test_confine_answers_say_how),
+		T(test_confine_forker_meets_pids_max),
+		T(test_confine_memory_hog_killed_alone),
+		T(test_confine_no_tiocsti),
+		T(test_confine_default_policy_runs_ordinary_work),
+		T(test_confine_network_is_a_grant),
+		T(test_confine_approval_opens_the_named_path),
+		T(test_confine_self_check),
+	};
+#undef T
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
