@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <linux/capability.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -84,7 +85,7 @@ struct confine {
 	int			 mntns_fd, netns_fd;
 	struct sock_fprog	 prog[2];	/* [network] */
 	int			 last_cap;
-	int			 privs;		/* we can drop (we are root) */
+	int			 privs;		/* we have capabilities to drop */
 	struct confine_layer	 layers[CONFINE_NLAYERS];
 };
 
@@ -191,7 +192,7 @@ confine_landlock_setup(struct confine *c, const char *root)
 	confine_add_path(c, root, c->cfg.workspace, c->fs_all);
 	l->ok = 1;
 	snprintf(l->detail, sizeof l->detail, "ABI %d: writes in the "
-	    "workspace and the command's tmp, reads in %zu paths%s%s",
+	    "workspace and the command's tmp, %zu path rules%s%s",
 	    c->abi, c->npaths, c->abi >= 4 ? ", TCP a grant" : "",
 	    c->abi >= 6 ? ", signals and abstract sockets scoped" : "");
 }
@@ -592,9 +593,13 @@ confine_privs_setup(struct confine *c)
 			c->last_cap = 40;
 		fclose(f);
 	}
-	c->privs = 1;
+	/* Without CAP_SETPCAP there is nothing to drop, only NNP to set. */
+	c->privs = prctl(PR_CAPBSET_READ, CAP_SETPCAP) == 1 && geteuid() == 0;
 	l->ok = 1;
-	if (c->cfg.run_as)
+	if (!c->privs)
+		snprintf(l->detail, sizeof l->detail, "no_new_privs (the worker "
+		    "is not root: it has no capabilities to drop)");
+	else if (c->cfg.run_as)
 		snprintf(l->detail, sizeof l->detail, "no_new_privs, runs as "
 		    "uid %ld gid %ld, no capabilities", (long)c->cfg.uid,
 		    (long)c->cfg.gid);
@@ -627,6 +632,11 @@ confine_create(const struct confine_config *cfg, char **cause)
 		confine_landlock_setup(c, "");
 	confine_seccomp_setup(c);
 	confine_privs_setup(c);
+	if (cfg->run_as && !c->privs) {
+		xasprintf(cause, "run_as needs a worker that runs as root");
+		confine_free(c);
+		return (NULL);
+	}
 	return (c);
 }
 
@@ -801,6 +811,7 @@ confine_prepare(struct confine *c, const char *id, int network, int pty_fd,
 	if (c->layers[CONFINE_L_SECCOMP].ok)
 		sc->seccomp = &c->prog[network ? 1 : 0];
 	sc->drop_privs = c->privs;
+	sc->no_new_privs = 1;
 	sc->last_cap = c->last_cap;
 	sc->set_ids = c->cfg.run_as;
 	sc->uid = c->cfg.uid;

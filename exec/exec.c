@@ -460,29 +460,45 @@ exec_log_finish(struct exec *ex)
 	ex->flags &= ~EXEC_LOG_FULL;
 }
 
-/* Reads what is there: into the capped buffer and the log. */
-static void
-exec_read(struct exec *ex, int is_err)
+/*
+ * Reads what is there into the capped buffer and the log: the bytes read,
+ * 0 at EOF (or EIO: a pty master reads EIO once the slave side is gone),
+ * -1 when nothing is there yet or on an error (logged).
+ */
+static ssize_t
+exec_read_data(struct exec *ex, int is_err)
 {
 	char		 buf[65536];
 	struct outbuf	*ob = is_err ? &ex->err : &ex->out;
 	int		 fd = is_err ? ex->err_fd : ex->out_fd;
 	ssize_t		 n;
 
+	if (fd == -1)
+		return (0);
 	n = read(fd, buf, sizeof buf);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
-		return;
 	if (n > 0) {
 		outbuf_append(ob, buf, n);
 		exec_log(ex, buf, n);
 		exec_idle_arm(ex);
 		if (ex->outputcb != NULL)
 			ex->outputcb(ex, buf, n, ex->arg);
-		return;
+		return (n);
 	}
-	/* EOF, or EIO: a pty master reads EIO once the slave side is gone. */
-	if (n == -1 && errno != EIO)
+	if (n == 0 || errno == EIO)
+		return (0);
+	if (errno != EAGAIN && errno != EINTR) {
 		log_warn("exec %s: read: %s", ex->id, strerror(errno));
+		return (0);
+	}
+	return (-1);
+}
+
+/* A stream is readable: its data, or its end. */
+static void
+exec_read(struct exec *ex, int is_err)
+{
+	if (exec_read_data(ex, is_err) != 0)
+		return;
 	exec_close_stream(ex, is_err);
 	exec_maybe_done(ex);
 }
@@ -514,6 +530,11 @@ exec_drain_cb(evutil_socket_t fd, short what, void *arg)
 	log_warn("exec %s: output still open %u ms after exit, closing it",
 	    ex->id, exec_cfg->drain_ms);
 	exec_signal_tree(ex, SIGKILL);
+	/* What is in the pipes already is the command's: keep it (bounded). */
+	for (int i = 0; i < 64 && exec_read_data(ex, 0) > 0; i++)
+		;
+	for (int i = 0; i < 64 && exec_read_data(ex, 1) > 0; i++)
+		;
 	exec_close_stream(ex, 0);
 	exec_close_stream(ex, 1);
 	exec_maybe_done(ex);

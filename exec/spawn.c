@@ -245,6 +245,8 @@ spawn_child_drop(const struct spawn_confine *c)
 			if (rc < 0 && rc != -EINVAL)
 				spawn_child_fail(SPAWN_PRIVS, rc);
 		}
+	}
+	if (c->no_new_privs) {
 		rc = spawn_raw3(SYS_prctl, SPAWN_PR_CAP_AMBIENT,
 		    SPAWN_PR_CAP_AMBIENT_CLEAR_ALL, 0);
 		if (rc < 0 && rc != -EINVAL)
@@ -258,13 +260,12 @@ spawn_child_drop(const struct spawn_confine *c)
 		    c->uid)) < 0)
 			spawn_child_fail(SPAWN_IDS, rc);
 	}
-	if (c->drop_privs) {
-		if ((rc = spawn_raw3(SYS_capset, (long)&hdr, (long)data,
-		    0)) < 0 ||
-		    (rc = spawn_raw3(SYS_prctl, SPAWN_PR_SET_NO_NEW_PRIVS, 1,
-		    0)) < 0)
-			spawn_child_fail(SPAWN_PRIVS, rc);
-	}
+	if (c->drop_privs &&
+	    (rc = spawn_raw3(SYS_capset, (long)&hdr, (long)data, 0)) < 0)
+		spawn_child_fail(SPAWN_PRIVS, rc);
+	if (c->no_new_privs &&
+	    (rc = spawn_raw3(SYS_prctl, SPAWN_PR_SET_NO_NEW_PRIVS, 1, 0)) < 0)
+		spawn_child_fail(SPAWN_PRIVS, rc);
 	if (c->ruleset_fd != -1 &&
 	    (rc = spawn_raw3(SYS_landlock_restrict_self, c->ruleset_fd, 0,
 	    0)) < 0)

@@ -21,7 +21,8 @@ struct spawn_confine {
 	char		*grant_path;		/* writable in a mount namespace
 						   of its own, or NULL */
 	int		 drop_privs;		/* bounding set, securebits,
-						   ambient, capset 0, NNP */
+						   capset 0 (we have them) */
+	int		 no_new_privs;		/* ambient cleared, NNP */
 	int		 last_cap;		/* CAP_LAST_CAP of the kernel */
 	int		 set_ids;		/* then run as uid/gid */
 	uid_t		 uid;

@@ -124,7 +124,7 @@ bench_client(const char *url, const char *queue, const char *cmd, int id,
     int n, int64_t *lat)
 {
 	redisContext	*rc;
-	redisReply	*r;
+	redisReply	*r, *e;
 	char		 item[1024], reply[64], last[64] = "$", stream[128];
 	int64_t		 t;
 	int		 i;
@@ -147,8 +147,15 @@ bench_client(const char *url, const char *queue, const char *cmd, int id,
 		if (r == NULL || r->type != REDIS_REPLY_ARRAY)
 			return (1);
 		lat[i] = bench_now() - t;
-		snprintf(last, sizeof last, "%s",
-		    r->element[0]->element[1]->element[0]->element[0]->str);
+		e = r->element[0]->element[1]->element[0];
+		snprintf(last, sizeof last, "%s", e->element[0]->str);
+		/* A refusal or an error is fast too: only results count. */
+		if (strstr(e->element[1]->element[1]->str,
+		    "\"type\":\"EXEC_RESULT\"") == NULL) {
+			fprintf(stderr, "execq-bench: %s\n",
+			    e->element[1]->element[1]->str);
+			return (1);
+		}
 		freeReplyObject(r);
 	}
 	redisCommand(rc, "DEL %s", stream);
@@ -433,8 +440,13 @@ bench_conf_setup(struct bench_conf *b, const char *dir)
 	memset(b, 0, sizeof *b);
 	b->null_fd = -1;
 	snprintf(tmpl, sizeof tmpl, "%s/confine.XXXXXX", dir);
-	if (mkdtemp(tmpl) == NULL || realpath(tmpl, b->root) == NULL) {
+	if (mkdtemp(tmpl) == NULL) {
 		fprintf(stderr, "execq-bench: %s: %s\n", tmpl, strerror(errno));
+		return (-1);
+	}
+	if (realpath(tmpl, b->root) == NULL) {	/* the workspace is real */
+		fprintf(stderr, "execq-bench: %s: %s\n", tmpl, strerror(errno));
+		rmdir(tmpl);
 		return (-1);
 	}
 	snprintf(b->ws, sizeof b->ws, "%s/workspace", b->root);
@@ -492,7 +504,8 @@ bench_conf_prepare(struct bench_conf *b, struct cgroup *cg, const char *id,
 	char	*cause;
 	int64_t	 t0 = bench_now();
 
-	if (confine_prepare(b->confine, id, 0, -1, sc, tmp, &cause) == -1) {
+	if (confine_prepare(b->confine, id, 0, -1, NULL, sc, tmp,
+	    &cause) == -1) {
 		fprintf(stderr, "execq-bench: confine %s: %s\n", id, cause);
 		free(cause);
 		return (-1);
@@ -688,8 +701,8 @@ main(int argc, char **argv)
 		default:
 			printf("usage: execq-bench floor|queue|confine|"
 			    "callback|throughput|idle [-n N] [-c C] "
-			    "[--redis URL] "
-			    "[--queue Q] [--label L] [--dir D] [-- CMD]\n");
+			    "[--redis URL] [--queue Q] [--label L] [--dir D] "
+			    "[-- CMD]\n");
 			return (ch == 'h' ? 0 : 2);
 		}
 	}

@@ -1,66 +1,118 @@
 #!/bin/sh
 # make bench: foreground `true` through Redis and the worker at concurrency
-# 1 and 2, next to a bare posix_spawn loop of /bin/sh -c true measured in
-# the same run (N=2000 by default: BENCH_N); then sessions: exit-to-callback
-# latency, 200 MB through a session log next to a shell redirect, and the
-# worker's memory and CPU with 1000 idle PTY sessions.
+# 1 and 2, unconfined (--confine off) and confined (the default), next to a
+# bare posix_spawn loop of /bin/sh -c true, interleaved in the same run (two
+# rounds of N each, N=2000 by default: BENCH_N); the per-command cost of
+# confinement without Redis; then sessions: exit-to-callback latency, 200 MB
+# through a session log next to a shell redirect, and the worker's memory
+# and CPU with 1000 idle PTY sessions; then classify --batch.
 set -eu
 build=${BUILD:-build}
 n=${BENCH_N:-2000}
-exec scripts/with-redis.sh sh -c '
-set -eu
-build=$1; n=$2
+if [ "${1:-}" != --inside-redis ]; then
+	exec scripts/with-redis.sh "$0" --inside-redis
+fi
+url=$EXECQ_TEST_REDIS_URL
 tmp=$(mktemp -d)
-wpid=
-trap "[ -n \"\$wpid\" ] && kill \$wpid 2>/dev/null; rm -rf $tmp" EXIT
+wpids=
+trap 'for p in $wpids; do kill "$p" 2>/dev/null || :; done; rm -rf "$tmp"' \
+    EXIT
+
+# Starts a worker on queue $1 with $2 slots and the rest as options.
+bench_worker() {
+	q=$1
+	slots=$2
+	shift 2
+	ENABLE_EXECUTE=1 "$build/execq-worker" --redis "$url" --queue "$q" \
+	    --max-procs "$slots" --workspace "$tmp" --log-dir "$tmp/logs" \
+	    "$@" 2>"$tmp/worker-$q.log" &
+	wpids="$wpids $!"
+}
+
+# Stops every worker started so far.
+bench_stop() {
+	for p in $wpids; do
+		kill -TERM "$p" 2>/dev/null || true
+		wait "$p" || true
+	done
+	wpids=
+}
+
+# Foreground `true` items through queue $1, $2 of them, labelled $3.
+bench_queue() {
+	"$build/execq-bench" queue -n "$2" -c "$c" --redis "$url" \
+	    --queue "$1" --label "$3"
+}
+
 echo "execq bench: N=$n foreground \`true\`, $(nproc) cores, $(uname -r)"
 for c in 1 2; do
-	ENABLE_EXECUTE=1 "$build/execq-worker" --redis "$EXECQ_TEST_REDIS_URL" \
-	    --queue bench$c --max-procs $c --workspace "$tmp" \
-	    --log-dir "$tmp/logs" 2>"$tmp/worker$c.log" &
-	wpid=$!
-	sleep 0.3
-	"$build/execq-bench" queue -n 200 -c $c --redis "$EXECQ_TEST_REDIS_URL" --queue bench$c >/dev/null
-	floor=$("$build/execq-bench" floor -n "$n" -c $c)
-	q=$("$build/execq-bench" queue -n "$n" -c $c --redis "$EXECQ_TEST_REDIS_URL" --queue bench$c)
-	rss=$(awk "/VmHWM/ {print \$2}" /proc/$wpid/status)
-	kill -TERM $wpid; wait $wpid || true
-	wpid=
-	echo "$floor"
-	echo "$q"
-	fr=$(echo "$floor" | awk "{print \$3}")
-	qr=$(echo "$q" | awk "{print \$3}")
-	awk -v a="$qr" -v b="$fr" -v c=$c -v r="$rss" \
-	    "BEGIN { printf \"ratio  c=%d  %.2f of the floor; worker peak RSS %d KiB\n\", c, a / b, r }"
+	bench_worker "benchoff$c" "$c" --confine off
+	off=$!
+	bench_worker "benchon$c" "$c" --tmp-dir "$tmp/cmdtmp"
+	on=$!
+	sleep 0.5
+	bench_queue "benchoff$c" 200 unconfined >/dev/null
+	bench_queue "benchon$c" 200 confined >/dev/null
+	: > "$tmp/rows"
+	for round in 1 2; do
+		"$build/execq-bench" floor -n "$n" -c "$c" | tee -a "$tmp/rows"
+		bench_queue "benchoff$c" "$n" unconfined | tee -a "$tmp/rows"
+		bench_queue "benchon$c" "$n" confined | tee -a "$tmp/rows"
+	done
+	rss_off=$(awk '/VmHWM/ {print $2}' "/proc/$off/status")
+	rss_on=$(awk '/VmHWM/ {print $2}' "/proc/$on/status")
+	bench_stop
+	# Rows: label c=C RATE items/s p50 MS ms p99 MS ms; means of the rounds.
+	awk -v c="$c" -v ro="$rss_off" -v rc="$rss_on" '
+	{ rate[$1] += $3; p50[$1] += $6; k[$1]++ }
+	$1 == "unconfined" { uo[k[$1]] = $3; po[k[$1]] = $6 }
+	$1 == "confined" { uc[k[$1]] = $3; pc[k[$1]] = $6 }
+	END {
+		for (l in rate) { rate[l] /= k[l]; p50[l] /= k[l] }
+		printf "ratio  c=%d  %.2f of the floor unconfined, %.2f " \
+		    "confined; worker peak RSS %d KiB, %d KiB confined\n", c,
+		    rate["unconfined"] / rate["floor"],
+		    rate["confined"] / rate["floor"], ro, rc
+		printf "confined/unconfined  c=%d  throughput %.2f, p50 " \
+		    "%+.3f ms (rounds:", c,
+		    rate["confined"] / rate["unconfined"],
+		    p50["confined"] - p50["unconfined"]
+		for (i = 1; i <= k["confined"]; i++)
+			printf " %.2f %+.3f ms%s", uc[i] / uo[i], pc[i] - po[i],
+			    i < k["confined"] ? "," : ")\n"
+	}' "$tmp/rows"
 done
+echo "confinement cost:"
+"$build/execq-bench" confine -n "$n" --dir "$tmp" ||
+    echo "(not measured: see above)"
 echo "sessions:"
-ENABLE_EXECUTE=1 "$build/execq-worker" --redis "$EXECQ_TEST_REDIS_URL" \
-    --queue benchs --max-procs 1100 --workspace "$tmp" \
-    --log-dir "$tmp/logs" 2>"$tmp/workers.log" &
+bench_worker benchs 1100 --tmp-dir "$tmp/cmdtmp"
 wpid=$!
 sleep 1
-"$build/execq-bench" callback -n 200 --redis "$EXECQ_TEST_REDIS_URL" --queue benchs
-"$build/execq-bench" throughput --mb 200 --redis "$EXECQ_TEST_REDIS_URL" --queue benchs --dir "$tmp"
-"$build/execq-bench" idle -n 1000 --redis "$EXECQ_TEST_REDIS_URL" --queue benchs --pid $wpid
-kill -TERM $wpid; wait $wpid || true
-wpid=
+"$build/execq-bench" callback -n 200 --redis "$url" --queue benchs
+"$build/execq-bench" throughput --mb 200 --redis "$url" --queue benchs \
+    --dir "$tmp"
+"$build/execq-bench" idle -n 1000 --redis "$url" --queue benchs --pid "$wpid"
+bench_stop
 echo "policy:"
 i=0
 while [ $i -lt 250 ]; do
-	printf "%s\n" "\"ls -la src/$i && git status\"" "\"rm -rf build/$i\"" \
-	    "\"sudo rm -rf --no-preserve-root /\"" \
-	    "\"find . -name \\\"*.c\\\" -exec grep -l foo {} +\"" \
-	    "\"cat /etc/passwd | awk -F: \\\"{print NR}\\\" > users.txt\"" \
-	    "\"sh -c \\\"timeout 5 make test 2>&1 | tail -n 20\\\"\"" \
-	    "\"for f in *.log; do gzip -k f; done\"" \
-	    "\"git log --oneline -n 5 | sed -n 1,3p\""
+	printf '%s\n' "\"ls -la src/$i && git status\"" "\"rm -rf build/$i\"" \
+	    '"sudo rm -rf --no-preserve-root /"' \
+	    '"find . -name \"*.c\" -exec grep -l foo {} +"' \
+	    '"cat /etc/passwd | awk -F: \"{print NR}\" > users.txt"' \
+	    '"sh -c \"timeout 5 make test 2>&1 | tail -n 20\""' \
+	    '"for f in *.log; do gzip -k f; done"' \
+	    '"git log --oneline -n 5 | sed -n 1,3p"'
 	i=$((i + 1))
 done > "$tmp/commands.jsonl"
 lines=$(wc -l < "$tmp/commands.jsonl")
 start=$(date +%s%N)
-"$build/execq" classify --workspace "$tmp" --batch < "$tmp/commands.jsonl" > "$tmp/verdicts.jsonl"
+"$build/execq" classify --workspace "$tmp" --batch < "$tmp/commands.jsonl" \
+    > "$tmp/verdicts.jsonl"
 end=$(date +%s%N)
-bad=$(grep -c "\"error\"" "$tmp/verdicts.jsonl" || true)
-awk -v n="$lines" -v ns=$((end - start)) -v bad="$bad" \
-    "BEGIN { printf \"classify --batch  %d commands in %.1f ms: %.0f commands/s (%d unreadable lines)\n\", n, ns / 1e6, n / (ns / 1e9), bad }"
-' bench "$build" "$n"
+bad=$(grep -c '"error"' "$tmp/verdicts.jsonl" || true)
+awk -v n="$lines" -v ns=$((end - start)) -v bad="$bad" 'BEGIN {
+	printf "classify --batch  %d commands in %.1f ms: %.0f commands/s " \
+	    "(%d unreadable lines)\n", n, ns / 1e6, n / (ns / 1e9), bad
+}'

@@ -688,6 +688,27 @@ test_confine_self_check(void **state)
 	harness_pass(h);
 }
 
+/* run_as: the command is another user, with its tmp its own. */
+static void
+test_confine_run_as(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	json_t		*a;
+
+	/* The user must be able to reach its workspace and tmp dir. */
+	assert_int_equal(chmod(h->dir, 0711), 0);
+	assert_int_equal(chown(h->ws, 65534, 65534), 0);
+	confined_worker(h, NULL, "--run-as", "65534:65534", NULL, NULL);
+	a = run(h, "who", "id -u; id -g; touch mine && stat -c %u mine; "
+	    "echo x > $TMPDIR/t && cat $TMPDIR/t; grep CapEff /proc/self/status",
+	    NULL);
+	assert_string_equal(harness_jstr(a, "stdout"),
+	    "65534\n65534\n65534\nx\nCapEff:\t0000000000000000\n");
+	assert_int_equal(harness_jint(a, "exit_code"), 0);
+	json_decref(a);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -703,6 +724,7 @@ main(void)
 		T(test_confine_network_is_a_grant),
 		T(test_confine_approval_opens_the_named_path),
 		T(test_confine_self_check),
+		T(test_confine_run_as),
 	};
 #undef T
 
