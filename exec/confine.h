@@ -73,7 +73,8 @@ int		 confine_has_seccomp(const struct confine *);
 int		 confine_has_namespaces(const struct confine *);
 
 /*
- * For one command: makes its tmp dir <tmp_dir>/<id> (its TMPDIR and HOME)
+ * For one command: makes its tmp dir <tmp_dir>/<id> (its TMPDIR and HOME;
+ * with the namespace layer <tmp_dir> is a tmpfs only commands see)
  * and fills *sc with what the child applies: the Landlock ruleset (the
  * workspace, the tmp, read_paths, the devices, and pty_fd's terminal
  * when pty_fd != -1, and grant, a path outside that a human approved:
@@ -87,6 +88,6 @@ int		 confine_prepare(struct confine *, const char *id, int network,
 /* After the spawn: closes what the child needed (the ruleset). */
 void		 confine_spawned(struct spawn_confine *);
 /* Removes a command's tmp dir and everything in it. NULL ok. */
-void		 confine_remove_tmp(const char *tmp);
+void		 confine_remove_tmp(struct confine *, const char *tmp);
 
 #endif

@@ -785,7 +785,7 @@ exec_free(struct exec *ex)
 			;
 	}
 	cgroup_put(ex->cg);
-	confine_remove_tmp(ex->tmp);	/* its tree is gone */
+	confine_remove_tmp(exec_confine, ex->tmp);	/* its tree is gone */
 	free(ex->tmp);
 	exec_close_stream(ex, 0);
 	exec_close_stream(ex, 1);

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <spawn.h>
@@ -481,6 +482,26 @@ bench_conf_setup(struct bench_conf *b, const char *dir)
 	return (0);
 }
 
+/* nftw callback: one entry, children first. */
+static int
+bench_rm_cb(const char *path, const struct stat *st, int type,
+    struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if ((type == FTW_DP ? rmdir(path) : unlink(path)) == -1)
+		fprintf(stderr, "execq-bench: remove %s: %s\n", path,
+		    strerror(errno));
+	return (0);
+}
+
+/* rm -rf of the bench's own temp dir. */
+static void
+bench_rm_tree(const char *path)
+{
+	nftw(path, bench_rm_cb, 16, FTW_DEPTH|FTW_PHYS);
+}
+
 /* Undoes bench_conf_setup, whatever part of it was done. */
 static void
 bench_conf_teardown(struct bench_conf *b)
@@ -490,7 +511,7 @@ bench_conf_teardown(struct bench_conf *b)
 	if (b->null_fd != -1)
 		close(b->null_fd);
 	if (b->root[0] != '\0')
-		confine_remove_tmp(b->root);
+		bench_rm_tree(b->root);
 }
 
 /*
@@ -557,7 +578,7 @@ bench_conf_one(struct bench_conf *b, int confined, int64_t *lat)
 	while (pid != -1 && waitpid(pid, &st, 0) == -1 && errno == EINTR)
 		;
 	t1 = bench_now();
-	confine_remove_tmp(tmp);
+	confine_remove_tmp(b->confine, tmp);
 	free(tmp);
 	if (confined)
 		b->parent_ns += bench_now() - t1;
