@@ -599,6 +599,7 @@ confine_privs_setup(struct confine *c)
 {
 	struct confine_layer	*l = &c->layers[CONFINE_L_PRIVS];
 	FILE			*f;
+	int			 cap;
 
 	l->name = "privileges";
 	c->last_cap = 40;
@@ -609,6 +610,18 @@ confine_privs_setup(struct confine *c)
 	}
 	/* Without CAP_SETPCAP there is nothing to drop, only NNP to set. */
 	c->privs = prctl(PR_CAPBSET_READ, CAP_SETPCAP) == 1 && geteuid() == 0;
+	/*
+	 * The bounding set only limits what an exec can gain, and this
+	 * process never execs: emptied here once, every child inherits it
+	 * empty instead of dropping 41 capabilities itself (~1 us each).
+	 */
+	if (c->privs) {
+		for (cap = 0; cap <= c->last_cap; cap++)
+			if (prctl(PR_CAPBSET_DROP, cap) == -1 && errno != EINVAL)
+				break;
+		if (cap > c->last_cap)
+			c->last_cap = -1;	/* the children have none left */
+	}
 	l->ok = 1;
 	if (!c->privs)
 		snprintf(l->detail, sizeof l->detail, "no_new_privs (the worker "

@@ -55,7 +55,10 @@ struct confine_layer {
 #define CONFINE_NLAYERS	4	/* landlock, seccomp, namespaces, privileges */
 
 /*
- * Probes the kernel and prepares what every command shares. Never NULL
+ * Probes the kernel and prepares what every command shares; as root it
+ * also empties the calling process's capability bounding set (it limits
+ * only what an exec gains: the caller must never exec anything but
+ * confined commands, which then inherit it empty). Never NULL
  * unless the mode is off (then NULL and *cause NULL) or something that
  * must work failed (NULL, allocated *cause). A layer the kernel lacks is
  * reported by confine_layers() and left out.
