@@ -90,7 +90,10 @@ cgroup_self(void)
 	return (self);
 }
 
-/* Kills and removes one leaf folder of a dead worker, then the parent. */
+/*
+ * Kills (v2: cgroup.kill; v1 has none) and removes a folder and its leaves,
+ * children first.
+ */
 static void
 cgroup_remove_tree(const char *path)
 {
@@ -121,7 +124,7 @@ cgroup_remove_tree(const char *path)
 
 /* Removes execq-<pid> folders whose worker is gone. */
 static void
-cgroup_sweep_stale(const char *base, void (*remove)(const char *))
+cgroup_sweep_stale(const char *base)
 {
 	DIR		*d;
 	struct dirent	*de;
@@ -138,7 +141,7 @@ cgroup_sweep_stale(const char *base, void (*remove)(const char *))
 			continue;
 		snprintf(path, sizeof path, "%s/%s", base, de->d_name);
 		log_info("cgroup: removing %s of a dead worker", path);
-		remove(path);
+		cgroup_remove_tree(path);
 	}
 	closedir(d);
 }
@@ -246,30 +249,6 @@ cgroup_v1_close(struct cgroup *cg)
 			close(cg->v1_events[i]);
 		cg->v1_procs[i] = cg->v1_events[i] = -1;
 	}
-}
-
-/*
- * Removes a v1 folder and its leaves. Their members are gone by now (the
- * v2 leaves were killed); a v1 folder cannot be removed while one lives.
- */
-static void
-cgroup_v1_remove(const char *path)
-{
-	DIR		*d;
-	struct dirent	*de;
-	char		 sub[PATH_MAX];
-
-	if ((d = opendir(path)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			if (de->d_type != DT_DIR || de->d_name[0] == '.')
-				continue;
-			snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
-			cgroup_v1_remove(sub);
-		}
-		closedir(d);
-	}
-	for (int i = 0; i < 100 && rmdir(path) == -1 && errno == EBUSY; i++)
-		usleep(10000);
 }
 
 /* Where the v1 controller name is mounted, and this process's group in it. */
@@ -380,7 +359,7 @@ cgroup_pool_limit(struct cgroup_pool *pool, unsigned max_pids,
 			    cgroup_v1_names[k]);
 			return (-1);
 		}
-		cgroup_sweep_stale(base, cgroup_v1_remove);
+		cgroup_sweep_stale(base);
 		xasprintf(&pool->v1_path[k], "%s/execq-%ld", base,
 		    (long)getpid());
 		free(base);
@@ -445,7 +424,7 @@ cgroup_pool_create(const char *spec, unsigned n, char **cause)
 		return (NULL);
 	if ((base = cgroup_base(spec, cause)) == NULL)
 		return (NULL);
-	cgroup_sweep_stale(base, cgroup_remove_tree);
+	cgroup_sweep_stale(base);
 	pool = xcalloc(1, sizeof *pool);
 	pool->n = n;
 	pool->leaves = xcalloc(n, sizeof *pool->leaves);
@@ -493,7 +472,7 @@ cgroup_pool_free(struct cgroup_pool *pool)
 	cgroup_remove_tree(pool->path);
 	for (i = 0; i < 2; i++) {
 		if (pool->v1_path[i] != NULL)
-			cgroup_v1_remove(pool->v1_path[i]);
+			cgroup_remove_tree(pool->v1_path[i]);
 		free(pool->v1_path[i]);
 	}
 	free(pool->leaves);
