@@ -190,11 +190,16 @@ confine_landlock_setup(struct confine *c, const char *root)
 	for (p = confine_devices; *p != NULL; p++)
 		confine_add_path(c, root, *p, CONFINE_DEV_RIGHTS);
 	confine_add_path(c, root, c->cfg.workspace, c->fs_all);
-	l->ok = 1;
+	/*
+	 * Below ABI 6 commands that keep uid 0 could signal the worker and
+	 * each other: applied, but the layer does not count as whole.
+	 */
+	l->ok = c->abi >= 6;
 	snprintf(l->detail, sizeof l->detail, "ABI %d: writes in the "
 	    "workspace and the command's tmp, %zu path rules%s%s",
 	    c->abi, c->npaths, c->abi >= 4 ? ", TCP a grant" : "",
-	    c->abi >= 6 ? ", signals and abstract sockets scoped" : "");
+	    c->abi >= 6 ? ", signals and abstract sockets scoped" :
+	    " (below 6: signals not scoped)");
 }
 
 /* Syscalls no command needs, denied with EPERM. */
@@ -218,6 +223,51 @@ static const unsigned long confine_ns_flags[] = {
 	CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
 	CLONE_NEWNET, CLONE_NEWCGROUP, 0
 };
+
+/*
+ * Which argument of each call that sets a file's mode carries the mode:
+ * a command's uid 0 owns what it makes in the workspace, and a set-uid
+ * file there would be root for anyone on the host who runs it.
+ */
+static const struct {
+	const char	*name;
+	unsigned	 arg;
+} confine_mode_args[] = {
+	{ "chmod", 1 }, { "fchmod", 1 }, { "fchmodat", 2 },
+	{ "fchmodat2", 2 }, { "open", 2 }, { "openat", 3 }, { "creat", 1 },
+	{ "mknod", 1 }, { "mknodat", 2 },
+};
+
+/* No set-uid or set-gid bit from any call that sets a mode; 0 or -1. */
+static int
+confine_seccomp_modes(scmp_filter_ctx ctx)
+{
+	const unsigned long	 bits[] = { S_ISUID, S_ISGID };
+	struct scmp_arg_cmp	 cmp;
+	size_t			 i, b;
+	int			 nr;
+
+	for (i = 0; i < sizeof confine_mode_args /
+	    sizeof confine_mode_args[0]; i++) {
+		nr = seccomp_syscall_resolve_name(confine_mode_args[i].name);
+		if (nr == __NR_SCMP_ERROR)
+			continue;
+		for (b = 0; b < 2; b++) {
+			cmp.arg = confine_mode_args[i].arg;
+			cmp.op = SCMP_CMP_MASKED_EQ;
+			cmp.datum_a = bits[b];
+			cmp.datum_b = bits[b];
+			if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM),
+			    nr, 1, &cmp) < 0)
+				return (-1);
+		}
+	}
+	/* Its mode is in memory the filter cannot read. */
+	if ((nr = seccomp_syscall_resolve_name("openat2")) != __NR_SCMP_ERROR &&
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0) < 0)
+		return (-1);
+	return (0);
+}
 
 /* The filter's rules; 0 or -1. */
 static int
@@ -252,7 +302,7 @@ confine_seccomp_rules(scmp_filter_ctx ctx, int network)
 	if (!network && seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1,
 	    SCMP_A0(SCMP_CMP_NE, AF_UNIX)) < 0)
 		return (-1);
-	return (0);
+	return (confine_seccomp_modes(ctx));
 }
 
 /* Builds one program as BPF in memory; 0 or -1. */
@@ -315,9 +365,9 @@ confine_seccomp_setup(struct confine *c)
 	}
 	l->ok = 1;
 	snprintf(l->detail, sizeof l->detail, "%d denied syscalls, "
-	    "namespaces in clone, clone3, TIOCSTI/TIOCLINUX; sockets but "
-	    "AF_UNIX without network", (int)(sizeof confine_denied /
-	    sizeof confine_denied[0]) - 1);
+	    "namespaces in clone, clone3, TIOCSTI/TIOCLINUX, set-uid/gid "
+	    "modes; sockets but AF_UNIX without network",
+	    (int)(sizeof confine_denied / sizeof confine_denied[0]) - 1);
 }
 
 /* 1 if path is a unix socket. */

@@ -948,6 +948,11 @@ worker_confine_decide(struct worker *w, struct worker_boundary *b)
 	for (i = 0; i < b->n; i++)
 		log_info("confinement: %s: %s (%s)", b->layers[i].name,
 		    b->layers[i].ok ? "on" : "OFF", b->layers[i].detail);
+	if (cfg->run_as_set && b->confine == NULL) {
+		log_warn("run_as needs the confinement (confine auto or "
+		    "required): not starting");
+		return (-1);
+	}
 	if (!b->full && cfg->confine_mode == CONFINE_REQUIRED) {
 		log_warn("confine is required and a layer is off: not "
 		    "starting (execq-worker --check-confinement shows them)");

@@ -190,6 +190,16 @@ static const struct attempt attempts[] = {
 	{ "w-other-tmp", "echo x > $T/$SID/w26 && echo ESCAPED", NULL },
 	{ "w-hardlink-in", "ln $O/secret.txt stolen-link && echo ESCAPED",
 	  NULL },
+	/* A set-uid file of uid 0 in the workspace: root for the host. */
+	{ "w-setuid-chmod", "cp /bin/true suid && chmod u+s suid; "
+	  "test -u suid && echo ESCAPED", NULL },
+	{ "w-setgid-chmod", "cp /bin/true sgid && chmod g+s sgid; "
+	  "test -g sgid && echo ESCAPED", NULL },
+	{ "w-setuid-open", "python3 -c 'import os; os.umask(0); os.close("
+	  "os.open(\"suid2\", os.O_CREAT | os.O_WRONLY, 0o4755))'; "
+	  "test -u suid2 && echo ESCAPED", NULL },
+	{ "w-setuid-install", "install -m 4755 /bin/true suid3; "
+	  "test -u suid3 && echo ESCAPED", NULL },
 	/* Reads of what is not the command's. */
 	{ "r-outside", "cat $O/secret.txt", "TOPSECRET" },
 	{ "r-symlink", "cat link/secret.txt", "TOPSECRET" },
