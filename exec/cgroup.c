@@ -375,6 +375,8 @@ cgroup_pool_limit(struct cgroup_pool *pool, unsigned max_pids,
 
 fail:
 	xasprintf(cause, "%s: %s", pool->v1_path[k], strerror(errno));
+	for (i = 0; i < pool->n; i++)	/* all leaves, or none */
+		cgroup_v1_close(&pool->leaves[i]);
 	return (-1);
 }
 

@@ -214,7 +214,8 @@ static const char *const confine_denied[] = {
 	"acct", "quotactl", "lookup_dcookie", "name_to_handle_at",
 	"open_by_handle_at", "chroot", "vhangup", "syslog",
 	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
-	"personality", "uselib", "nfsservctl", "fanotify_init",
+	"personality", "uselib", "nfsservctl", "fanotify_init", "kcmp",
+	"pidfd_getfd", "process_madvise", "process_mrelease",
 	NULL
 };
 
@@ -301,6 +302,13 @@ confine_seccomp_rules(scmp_filter_ctx ctx, int network)
 		return (-1);
 	if (!network && seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1,
 	    SCMP_A0(SCMP_CMP_NE, AF_UNIX)) < 0)
+		return (-1);
+	/*
+	 * Another process's limits: the kernel only compares uids, so uid 0
+	 * could cap the worker's CPU time and have the kernel kill it.
+	 */
+	if (seccomp_rule_add(ctx, deny, SCMP_SYS(prlimit64), 1,
+	    SCMP_A0(SCMP_CMP_NE, 0)) < 0)
 		return (-1);
 	return (confine_seccomp_modes(ctx));
 }
@@ -402,6 +410,31 @@ confine_mask(const char *path)
 	if (mount("/dev/null", path, NULL, MS_BIND, NULL) == -1)
 		return (-errno);
 	return (1);
+}
+
+/*
+ * Masks path, or when it lies inside the workspace, its first component
+ * below the workspace: a mount point cannot be renamed, but its parent
+ * could be, and the worker would then write its logs where the command
+ * can reach them. 1, 0 or -errno as confine_mask.
+ */
+static int
+confine_mask_top(const char *ws, const char *path)
+{
+	char	top[PATH_MAX];
+	size_t	len = strlen(ws), n;
+
+	while (len > 0 && ws[len - 1] == '/')
+		len--;
+	if (strncmp(path, ws, len) != 0 || path[len] != '/' ||
+	    path[len + 1] == '\0')
+		return (confine_mask(path));
+	n = len + 1 + strcspn(path + len + 1, "/");
+	if (n >= sizeof top)
+		return (-ENAMETOOLONG);
+	memcpy(top, path, n);
+	top[n] = '\0';
+	return (confine_mask(top));
 }
 
 /*
@@ -561,10 +594,10 @@ confine_ns_child(const struct confine *c, int fd)
 	 * gid= exemption that hidepid=2 grants gid 0, our commands' group.
 	 */
 	if (err == 0 && mount("proc", "/proc", "proc",
-	    MS_NOSUID|MS_NODEV|MS_NOEXEC, "hidepid=ptraceable") == -1)
+	    MS_NOSUID|MS_NODEV|MS_NOEXEC|MS_RDONLY, "hidepid=ptraceable") == -1)
 		err = -errno;
 	for (p = c->cfg.hide; err >= 0 && p != NULL && *p != NULL; p++)
-		if ((err = confine_mask(*p)) > 0)
+		if ((err = confine_mask_top(c->cfg.workspace, *p)) > 0)
 			n++;
 	err = err > 0 ? 0 : err;
 	for (p = confine_socket_dirs; err == 0 && *p != NULL; p++)
@@ -672,10 +705,13 @@ confine_privs_setup(struct confine *c)
 		if (cap > c->last_cap)
 			c->last_cap = -1;	/* the children have none left */
 	}
-	l->ok = 1;
-	if (!c->privs)
-		snprintf(l->detail, sizeof l->detail, "no_new_privs (the worker "
-		    "is not root: it has no capabilities to drop)");
+	l->ok = !(geteuid() == 0 && !c->privs);
+	if (!l->ok)
+		snprintf(l->detail, sizeof l->detail, "root without "
+		    "CAP_SETPCAP: the bounding set cannot be emptied");
+	else if (!c->privs)
+		snprintf(l->detail, sizeof l->detail, "no_new_privs, no "
+		    "capabilities (the worker is not root)");
 	else if (c->cfg.run_as)
 		snprintf(l->detail, sizeof l->detail, "no_new_privs, runs as "
 		    "uid %ld gid %ld, no capabilities", (long)c->cfg.uid,
@@ -684,6 +720,24 @@ confine_privs_setup(struct confine *c)
 		snprintf(l->detail, sizeof l->detail, "no_new_privs, every "
 		    "capability dropped (bounding set too), securebits "
 		    "locked");
+}
+
+/* 1 if path (resolved) is dir (a realpath) or below it. */
+static int
+confine_inside(const char *dir, const char *path)
+{
+	char	*real;
+	size_t	 len = strlen(dir);
+	int	 in;
+
+	if ((real = realpath(path, NULL)) == NULL)
+		return (0);
+	while (len > 0 && dir[len - 1] == '/')
+		len--;
+	in = strncmp(real, dir, len) == 0 &&
+	    (real[len] == '/' || real[len] == '\0');
+	free(real);
+	return (in);
 }
 
 struct confine *
@@ -701,6 +755,14 @@ confine_create(const struct confine_config *cfg, char **cause)
 	if (execlog_mkdir(c->tmp_dir) == -1) {
 		xasprintf(cause, "tmp_dir %s: %s", c->tmp_dir,
 		    strerror(errno));
+		confine_free(c);
+		return (NULL);
+	}
+	if (confine_inside(cfg->workspace, c->tmp_dir)) {
+		xasprintf(cause, "tmp_dir %s is inside the workspace %s: "
+		    "Landlock's grant of the workspace would let every command "
+		    "into every other's tmp; put it elsewhere", c->tmp_dir,
+		    cfg->workspace);
 		confine_free(c);
 		return (NULL);
 	}
@@ -781,21 +843,31 @@ confine_has_namespaces(const struct confine *c)
 }
 
 /*
- * The approved outside path, or its parent when it does not exist yet:
- * an O_PATH fd (*is_dir set, *path the one opened, allocated), or -1.
+ * The approved outside path: an O_PATH fd (*is_dir set, *path the path,
+ * allocated), or -1. A file that does not exist yet is made (empty, the
+ * command's), so that exactly it is granted, never its directory.
  */
 static int
-confine_grant_fd(const char *grant, int *is_dir, char **path)
+confine_grant_fd(struct confine *c, const char *grant, int *is_dir,
+    char **path)
 {
 	struct stat	 st;
-	char		*slash;
 	int		 fd, saved_errno;
 
 	*path = xstrdup(grant);
-	if ((fd = open(*path, O_PATH|O_CLOEXEC)) == -1 && errno == ENOENT) {
-		if ((slash = strrchr(*path, '/')) != NULL)
-			*(slash == *path ? slash + 1 : slash) = '\0';
-		fd = open(*path, O_PATH|O_CLOEXEC);
+	if ((fd = open(*path, O_PATH|O_NOFOLLOW|O_CLOEXEC)) == -1 &&
+	    errno == ENOENT) {
+		fd = open(*path, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC,
+		    0644);
+		if (fd != -1 && c->cfg.run_as &&
+		    fchown(fd, c->cfg.uid, c->cfg.gid) == -1) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd != -1) {
+			close(fd);
+			fd = open(*path, O_PATH|O_NOFOLLOW|O_CLOEXEC);
+		}
 	}
 	if (fd != -1 && fstat(fd, &st) == 0) {
 		*is_dir = S_ISDIR(st.st_mode);
@@ -842,7 +914,8 @@ confine_ruleset(struct confine *c, int network, int tmp_fd, int pty_fd,
 	    c->fs_all) == -1)
 		goto fail;
 	if (grant != NULL) {
-		if ((gfd = confine_grant_fd(grant, &is_dir, grant_path)) == -1)
+		if ((gfd = confine_grant_fd(c, grant, &is_dir,
+		    grant_path)) == -1)
 			goto fail;
 		if (confine_rule(fd, gfd, is_dir, c->fs_all, c->fs_all) == -1) {
 			saved_errno = errno;
@@ -865,34 +938,39 @@ int
 confine_prepare(struct confine *c, const char *id, int network, int pty_fd,
     const char *grant, struct spawn_confine *sc, char **tmp, char **cause)
 {
-	int	tmp_fd;
+	int	tmp_fd, saved_errno;
 
 	*cause = NULL;
 	sc->ruleset_fd = sc->mntns_fd = sc->netns_fd = -1;
 	sc->seccomp = NULL;
 	sc->grant_path = NULL;
 	xasprintf(tmp, "%s/%s", c->tmp_dir, id);
-	if (mkdirat(c->tmp_fd, id, 0700) == -1 && errno != EEXIST) {
+	/* Never one that was there: it would not be the command's own. */
+	if (mkdirat(c->tmp_fd, id, 0700) == -1) {
 		xasprintf(cause, "cannot make its tmp dir %s: %s", *tmp,
 		    strerror(errno));
-		goto fail;
+		free(*tmp);
+		*tmp = NULL;
+		return (-1);
 	}
-	if (c->cfg.run_as &&
-	    fchownat(c->tmp_fd, id, c->cfg.uid, c->cfg.gid, 0) == -1) {
+	tmp_fd = openat(c->tmp_fd, id, O_RDONLY|O_DIRECTORY|O_NOFOLLOW|
+	    O_CLOEXEC);
+	if (tmp_fd == -1 || (c->cfg.run_as &&
+	    fchown(tmp_fd, c->cfg.uid, c->cfg.gid) == -1)) {
 		xasprintf(cause, "cannot give its tmp dir %s to uid %ld: %s",
 		    *tmp, (long)c->cfg.uid, strerror(errno));
+		if (tmp_fd != -1)
+			close(tmp_fd);
 		goto fail;
 	}
-	if (c->abi > 0) {
-		if ((tmp_fd = openat(c->tmp_fd, id,
-		    O_PATH|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC)) == -1)
-			goto ruleset_fail;
+	if (c->abi > 0)
 		sc->ruleset_fd = confine_ruleset(c, network, tmp_fd, pty_fd,
 		    grant, &sc->grant_path);
-		close(tmp_fd);
-		if (sc->ruleset_fd == -1)
-			goto ruleset_fail;
-	}
+	saved_errno = errno;
+	close(tmp_fd);
+	errno = saved_errno;
+	if (c->abi > 0 && sc->ruleset_fd == -1)
+		goto ruleset_fail;
 	sc->mntns_fd = c->mntns_fd;
 	sc->netns_fd = network ? -1 : c->netns_fd;
 	if (c->layers[CONFINE_L_SECCOMP].ok)

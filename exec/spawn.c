@@ -260,7 +260,8 @@ spawn_child_drop(const struct spawn_confine *c)
 		    c->uid)) < 0)
 			spawn_child_fail(SPAWN_IDS, rc);
 	}
-	if (c->drop_privs &&
+	/* Giving up capabilities needs none: whoever we are, none left. */
+	if ((c->drop_privs || c->no_new_privs) &&
 	    (rc = spawn_raw3(SYS_capset, (long)&hdr, (long)data, 0)) < 0)
 		spawn_child_fail(SPAWN_PRIVS, rc);
 	if (c->no_new_privs &&

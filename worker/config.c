@@ -170,9 +170,10 @@ static const struct config_opt config_opts[] = {
 	  "every command (required: refuse to start\n"
 	  "without every layer)", config_check_confine },
 	{ "tmp_dir", "tmp-dir", NULL, "EXECQ_TMP_DIR", CONFIG_STRING,
-	  OFF(tmp_dir), 0, 0, ".tmp/cmd", "DIR",
+	  OFF(tmp_dir), 0, 0, "/var/tmp/execq", "DIR",
 	  "each confined command gets DIR/<id> as its\n"
-	  "TMPDIR and HOME, removed when it ends",
+	  "TMPDIR and HOME (a tmpfs only commands see),\n"
+	  "removed when it ends; outside the workspace",
 	  config_check_nonempty },
 	{ "network", "network", "no-network", "EXECQ_NETWORK", CONFIG_BOOL,
 	  OFF(network), 0, 0, "off", NULL,
@@ -913,6 +914,11 @@ config_finish_run_as(struct config_state *st, char **cause)
 	}
 	if (c->run_uid == 0) {
 		xasprintf(cause, "%s: run_as must not be root",
+		    st->where[config_find("run_as")]);
+		return (-1);
+	}
+	if (c->run_uid == (uid_t)-1 || c->run_gid == (gid_t)-1) {
+		xasprintf(cause, "%s: run_as: -1 is not a user or group",
 		    st->where[config_find("run_as")]);
 		return (-1);
 	}

@@ -537,6 +537,22 @@ worker_tier(struct job *j)
 	return (0);
 }
 
+/*
+ * 1 if an approval may open path: absolute, without . or .. parts, and
+ * not / nor a directory right below it (/etc, /usr: too much at once).
+ */
+static int
+worker_grantable(const char *path)
+{
+	if (path == NULL || path[0] != '/' || strstr(path, "/./") != NULL ||
+	    strstr(path, "/../") != NULL || strcmp(path + strlen(path) -
+	    (strlen(path) >= 2 ? 2 : 0), "/.") == 0 ||
+	    (strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0))
+		return (0);
+	return (strchr(path + 1, '/') != NULL &&
+	    path[strlen(path) - 1] != '/');
+}
+
 /* The command policy: run, hold for approval, or refuse (answered). */
 static int
 worker_classify(struct job *j)
@@ -569,7 +585,7 @@ worker_classify(struct job *j)
 	j->rule = xstrdup(rule);
 	j->reason = xstrdup(reason);
 	if (j->action == CLS_HOLD && strcmp(rule, "sandbox") == 0 &&
-	    v.outside != NULL)
+	    worker_grantable(v.outside))
 		j->outside = xstrdup(v.outside);
 	cls_verdict_release(&v);
 	if (j->action != CLS_REFUSE)
@@ -771,7 +787,10 @@ worker_cleanup_logs(const struct config *cfg)
 /* What a command may read besides the workspace and its tmp. */
 static const char *const worker_read_paths[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-	"/etc", "/opt", "/dev", "/proc", "/sys", "/run", NULL
+	"/etc", "/opt", "/proc", "/sys", "/run",
+	/* Devices one by one: uid 0 may read a raw disk it owns. */
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+	"/dev/urandom", "/dev/tty", NULL
 };
 
 /*
@@ -804,8 +823,8 @@ worker_boundary(const struct config *cfg, const struct rurl *url,
 	struct confine_layer	*l;
 	const char		*hide[sizeof worker_secrets /
 				    sizeof worker_secrets[0] + 4];
-	char			*cause, *cfgpath = NULL;
-	size_t			 n = 0, i;
+	char			*cause, *cfgpath = NULL, *logpath;
+	size_t			 n = 0, i, len;
 
 	memset(b, 0, sizeof *b);
 	memset(&cc, 0, sizeof cc);
@@ -814,7 +833,19 @@ worker_boundary(const struct config *cfg, const struct rurl *url,
 	cc.tmp_dir = cfg->tmp_dir;
 	cc.read_paths = policyconf_read_paths(cfg->policy) != NULL ?
 	    policyconf_read_paths(cfg->policy) : worker_read_paths;
-	hide[n++] = cfg->log_dir;
+	/* As the kernel sees it: masks compare it with the workspace. */
+	logpath = realpath(cfg->log_dir, NULL);
+	hide[n++] = logpath != NULL ? logpath : cfg->log_dir;
+	len = strlen(hide[0]);
+	if (cfg->confine_mode != CONFINE_OFF &&
+	    strncmp(cfg->workspace, hide[0], len) == 0 &&
+	    (cfg->workspace[len] == '/' || cfg->workspace[len] == '\0')) {
+		log_warn("the workspace %s is inside the log dir %s: commands "
+		    "could read and forge the logs; not starting",
+		    cfg->workspace, hide[0]);
+		free(logpath);
+		return (-1);
+	}
 	if (cfg->config_file != NULL &&
 	    (cfgpath = realpath(cfg->config_file, NULL)) != NULL)
 		hide[n++] = cfgpath;
@@ -829,6 +860,7 @@ worker_boundary(const struct config *cfg, const struct rurl *url,
 	cc.gid = cfg->run_gid;
 	b->confine = confine_create(&cc, &cause);
 	free(cfgpath);
+	free(logpath);
 	if (b->confine == NULL && cause != NULL) {
 		log_warn("confinement: %s", cause);
 		free(cause);

@@ -219,6 +219,9 @@ static const struct attempt attempts[] = {
 	/* Processes that are not its own. */
 	{ "p-kill-worker", "kill -TERM $W && echo ESCAPED", NULL },
 	{ "p-kill-sibling", "kill -TERM $S && echo ESCAPED", NULL },
+	{ "p-prlimit", "prlimit --pid $S --core=0:0 && echo ESCAPED", NULL },
+	{ "r-raw-device", "for d in /dev/zram0 /dev/vda /dev/sda /dev/loop0; "
+	  "do head -c 1 $d >/dev/null 2>&1 && echo ESCAPED $d; done", NULL },
 	{ "p-ptrace", "python3 -c 'import ctypes, sys; l = ctypes.CDLL(None, "
 	  "use_errno=True); sys.exit(0 if l.ptrace(16, int(sys.argv[1]), 0, "
 	  "0) == 0 else 1)' $S && echo ESCAPED", NULL },
@@ -358,6 +361,40 @@ test_confine_escapes(void **state)
 	free(prefix);
 	json_decref(st);
 	harness_stop_clean(h, wpid);
+	harness_pass(h);
+}
+
+/*
+ * The default layout keeps the logs inside the workspace (.tmp/exec):
+ * their top folder is masked, so a command can neither read them nor
+ * move the folder away and make the worker write where it can reach.
+ */
+static void
+test_confine_logs_inside_workspace(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	char		 logs[PATH_MAX], moved[PATH_MAX];
+	json_t		*a;
+	char		*text;
+
+	snprintf(logs, sizeof logs, "%s/.state/logs", h->ws);
+	snprintf(moved, sizeof moved, "%s/moved", h->ws);
+	confined_worker(h, NULL, "--log-dir", logs, NULL, NULL);
+	json_decref(run(h, "first", "echo FIRSTLOG", NULL));
+	a = run(h, "moves", "mv .state moved; ls -A .state; "
+	    "cat .state/logs/*.log; mkdir -p .state/logs && "
+	    "echo forged > .state/logs/forged.log && echo ESCAPED", NULL);
+	text = output(a);
+	if (strstr(text, "ESCAPED") != NULL || strstr(text, "FIRSTLOG") != NULL)
+		harness_fail(h, "the logs were reachable: %s", text);
+	free(text);
+	json_decref(a);
+	assert_int_equal(access(moved, F_OK), -1);
+	strcat(logs, "/forged.log");
+	assert_int_equal(access(logs, F_OK), -1);
+	a = run(h, "after", "echo alive", NULL);
+	assert_string_equal(harness_jstr(a, "stdout"), "alive\n");
+	json_decref(a);
 	harness_pass(h);
 }
 
@@ -726,6 +763,7 @@ main(void)
 	    harness_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_confine_escapes),
+		T(test_confine_logs_inside_workspace),
 		T(test_confine_answers_say_how),
 		T(test_confine_forker_meets_pids_max),
 		T(test_confine_memory_hog_killed_alone),

@@ -809,7 +809,7 @@ test_config_confinement(void **state)
 	assert_int_equal(fx->c.max_memory, 2ULL << 30);
 	assert_int_equal(fx->c.run_as_set, 0);
 	assert_true(fx->c.tmp_dir[0] == '/');	/* made absolute */
-	assert_non_null(strstr(fx->c.tmp_dir, "/.tmp/cmd"));
+	assert_string_equal(fx->c.tmp_dir, "/var/tmp/execq");
 	assert_null(policyconf_read_paths(fx->c.policy));
 	assert_int_equal(load(fx, ARGS("--confine", "required", "--network",
 	    "--max-pids", "64", "--max-memory", "256m", "--run-as",
