@@ -14,6 +14,7 @@ if [ "${1:-}" != --inside-redis ]; then
 fi
 url=$EXECQ_TEST_REDIS_URL
 tmp=$(mktemp -d)
+mkdir "$tmp/ws"		# tmp_dir must be outside the workspace
 wpids=
 trap 'for p in $wpids; do kill "$p" 2>/dev/null || :; done; rm -rf "$tmp"' \
     EXIT
@@ -24,7 +25,7 @@ bench_worker() {
 	slots=$2
 	shift 2
 	ENABLE_EXECUTE=1 "$build/execq-worker" --redis "$url" --queue "$q" \
-	    --max-procs "$slots" --workspace "$tmp" --log-dir "$tmp/logs" \
+	    --max-procs "$slots" --workspace "$tmp/ws" --log-dir "$tmp/logs" \
 	    "$@" 2>"$tmp/worker-$q.log" &
 	wpids="$wpids $!"
 }
