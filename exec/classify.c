@@ -46,6 +46,7 @@ struct cls_res {
 	char		 rule[CLS_RULE_MAX];
 	char		 reason[CLS_REASON_MAX];
 	int		 set;
+	int		 network;	/* raised to network once */
 };
 
 /* A word list being peeled: borrowed from a parsed command. */
@@ -67,8 +68,8 @@ struct cls_ctx {
 	size_t			 cmdcap;
 };
 
-static const char *cls_risk_names[] = { "read_only", "write", "unknown",
-    "destructive", "blocked" };
+static const char *cls_risk_names[] = { "read_only", "write", "network",
+    "unknown", "destructive", "blocked" };
 static const char *cls_tier_names[] = { "read_only", "read_write", "confined",
     "admin" };
 static const char *cls_action_names[] = { "run", "hold", "refuse" };
@@ -89,6 +90,8 @@ cls_raise(struct cls_res *r, enum cls_risk risk, const char *rule,
 {
 	va_list	ap;
 
+	if (risk == CLS_NETWORK)
+		r->network = 1;
 	if (r->set && risk <= r->risk)
 		return;
 	r->risk = risk;
@@ -106,6 +109,7 @@ cls_set(struct cls_res *r, enum cls_risk risk, const char *rule,
 {
 	r->risk = risk;
 	r->set = 1;
+	r->network = risk == CLS_NETWORK;
 	snprintf(r->rule, sizeof r->rule, "%s", rule);
 	snprintf(r->reason, sizeof r->reason, "%s", reason);
 }
@@ -973,7 +977,7 @@ cls_wrapper(struct cls_ctx *ctx, struct cls_words *ws, const char *name,
 		i = cls_skip_opts(ws, 1, (const char *const[]){ "-n", "-p",
 		    "-i", "-l", "-o", "-F", "-J", "-L", "-R", NULL });
 		if (strcmp(name, "ssh") == 0) {
-			cls_raise(r, CLS_UNKNOWN, "unknown:ssh", "ssh runs "
+			cls_raise(r, CLS_NETWORK, "network:ssh", "ssh runs "
 			    "on another machine");
 			i++;	/* the host */
 		}
@@ -1006,7 +1010,7 @@ cls_git(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
 {
 	static const char *const ro[] = { "status", "log", "diff", "show",
 	    "blame", "annotate", "shortlog", "describe", "rev-parse",
-	    "rev-list", "ls-files", "ls-tree", "ls-remote", "cat-file",
+	    "rev-list", "ls-files", "ls-tree", "cat-file",
 	    "grep", "merge-base", "name-rev", "for-each-ref", "show-ref",
 	    "count-objects", "whatchanged", "version", "help", "var",
 	    "check-ignore", "cherry", "range-diff", "diff-tree", "diff-files",
@@ -1074,6 +1078,14 @@ cls_git(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
 			    "writes a file", cmd);
 			return;
 		}
+	}
+	if (cls_in(cmd, (const char *const[]){ "fetch", "pull", "push",
+	    "clone", "ls-remote", NULL })) {
+		/* Then on: push --force is still destructive. */
+		cls_raise(r, CLS_NETWORK, "network:git", "git %s talks to a "
+		    "remote", cmd);
+		if (strcmp(cmd, "ls-remote") == 0)
+			return;
 	}
 	if (cls_in(cmd, ro)) {
 		cls_raise(r, CLS_READ_ONLY, "read_only:git", "git %s only "
@@ -1335,25 +1347,33 @@ struct cls_sub {
 	const char	*const *ro;		/* read-only subcommands */
 	const char	*const *bad;		/* destructive ones */
 	enum cls_risk	 other;			/* everything else */
+	const char	*const *net;		/* ones that use the network */
 };
 
 #define L(...)	((const char *const []){ __VA_ARGS__, NULL })
 static const struct cls_sub cls_subs[] = {
-	{ "npm", L("ls", "list", "view", "info", "outdated", "--version",
-	    "-v", "help", "search", "root", "prefix"),
-	    L("uninstall", "rm", "remove", "unpublish", "prune"), CLS_WRITE },
-	{ "yarn", L("list", "info", "--version", "why", "outdated"),
-	    L("remove"), CLS_WRITE },
-	{ "pnpm", L("list", "ls", "outdated", "--version", "why"),
-	    L("remove", "rm", "prune"), CLS_WRITE },
-	{ "pip", L("list", "show", "freeze", "--version", "check", "search",
-	    "help", "index"), L("uninstall"), CLS_WRITE },
+	{ "npm", L("ls", "list", "--version", "-v", "help", "root",
+	    "prefix"), L("uninstall", "rm", "remove", "unpublish", "prune"),
+	    CLS_WRITE, L("install", "i", "ci", "update", "add", "view",
+	    "info", "outdated", "search", "publish", "audit", "login") },
+	{ "yarn", L("list", "--version", "why"), L("remove"), CLS_WRITE,
+	    L("install", "add", "upgrade", "info", "outdated", "publish") },
+	{ "pnpm", L("list", "ls", "--version", "why"),
+	    L("remove", "rm", "prune"), CLS_WRITE, L("install", "i", "add",
+	    "update", "outdated", "publish") },
+	{ "pip", L("list", "show", "freeze", "--version", "check", "help"),
+	    L("uninstall"), CLS_WRITE, L("install", "download", "search",
+	    "index") },
 	{ "pip3", L("list", "show", "freeze", "--version", "check", "help"),
-	    L("uninstall"), CLS_WRITE },
+	    L("uninstall"), CLS_WRITE, L("install", "download", "search",
+	    "index") },
 	{ "apt", L("list", "search", "show", "policy", "depends", "rdepends",
-	    "--version"), L("remove", "purge", "autoremove"), CLS_WRITE },
+	    "--version"), L("remove", "purge", "autoremove"), CLS_WRITE,
+	    L("install", "update", "upgrade", "full-upgrade", "download",
+	    "source") },
 	{ "apt-get", L("--version", "check", "changelog"), L("remove",
-	    "purge", "autoremove", "clean"), CLS_WRITE },
+	    "purge", "autoremove", "clean"), CLS_WRITE, L("install", "update",
+	    "upgrade", "dist-upgrade", "download", "source") },
 	{ "apt-cache", L("search", "show", "policy", "depends", "rdepends",
 	    "madison", "pkgnames", "stats"), L("__none__"), CLS_READ_ONLY },
 	{ "dpkg", L("-l", "-L", "-s", "-S", "--list", "--listfiles",
@@ -1365,9 +1385,9 @@ static const struct cls_sub cls_subs[] = {
 	    L("stop", "disable", "mask", "kill", "isolate", "reset-failed"),
 	    CLS_WRITE },
 	{ "docker", L("ps", "images", "inspect", "logs", "version", "info",
-	    "stats", "top", "history", "port", "diff", "--version", "search"),
+	    "stats", "top", "history", "port", "diff", "--version"),
 	    L("rm", "rmi", "kill", "stop", "prune", "system", "volume",
-	    "network"), CLS_WRITE },
+	    "network"), CLS_WRITE, L("pull", "push", "search", "login") },
 	{ "podman", L("ps", "images", "inspect", "logs", "version", "info",
 	    "--version"), L("rm", "rmi", "kill", "stop", "system", "volume"),
 	    CLS_WRITE },
@@ -1375,9 +1395,10 @@ static const struct cls_sub cls_subs[] = {
 	    "api-resources", "top", "cluster-info", "diff"), L("delete",
 	    "drain", "cordon", "replace"), CLS_WRITE },
 	{ "go", L("version", "list", "doc", "help"), L("clean"),
-	    CLS_WRITE },
-	{ "cargo", L("--version", "-V", "tree", "metadata", "search",
-	    "help"), L("clean", "uninstall", "yank"), CLS_WRITE },
+	    CLS_WRITE, L("get", "install", "mod") },
+	{ "cargo", L("--version", "-V", "tree", "metadata", "help"),
+	    L("clean", "uninstall", "yank"), CLS_WRITE, L("search", "fetch",
+	    "install", "update", "publish", "login") },
 	{ "crontab", L("-l"), L("-r"), CLS_WRITE },
 	{ "iptables", L("-L", "-S", "--list", "-V"), L("-F", "-X", "-D",
 	    "--flush", "--delete", "-P"), CLS_WRITE },
@@ -1420,6 +1441,9 @@ cls_subcommand(const struct cls_words *ws, const char *name,
 	else if (cmd != NULL && cls_in(cmd, s->ro))
 		cls_raise(r, CLS_READ_ONLY, "read_only:subcommand", "%s %s only "
 		    "reads", name, cmd);
+	else if (cmd != NULL && s->net != NULL && cls_in(cmd, s->net))
+		cls_raise(r, CLS_NETWORK, "network:subcommand", "%s %s talks to "
+		    "the network", name, cmd);
 	else
 		cls_raise(r, s->other, s->other == CLS_WRITE ? "write:subcommand" :
 		    "unknown:subcommand", "%s %s %s", name, cmd != NULL ? cmd :
@@ -1444,7 +1468,7 @@ static const char *const cls_read_only[] = { "ls", "cat", "head", "tail",
     "set", "shift", "wait", "read", "local", "declare", "typeset",
     "readonly", "hash", "getopts", "umask", "ulimit", "times", "jobs",
     "let", "break", "continue", "shopt", "nm", "objdump", "readelf",
-    "size", "host", "dig", "nslookup", "ping", "tput", "clear",
+    "size", "tput", "clear",
     "apropos", "whatis", "pidof", "vmstat", "iostat", "mpstat", "sum", "expand", "unexpand", "shuf", "factor", "sha1", "md5", "sort",
     "uniq", "xxd", "tee", NULL };
 
@@ -1475,9 +1499,28 @@ static const struct {
 	{ "split", CLS_WRITE, "writes files" },
 	{ "csplit", CLS_WRITE, "writes files" },
 	{ "rsync", CLS_WRITE, "copies files (and may overwrite)" },
-	{ "scp", CLS_WRITE, "copies files over the network" },
-	{ "curl", CLS_WRITE, "talks to the network" },
-	{ "wget", CLS_WRITE, "downloads files" },
+	{ "scp", CLS_NETWORK, "copies files over the network" },
+	{ "sftp", CLS_NETWORK, "copies files over the network" },
+	{ "curl", CLS_NETWORK, "talks to the network" },
+	{ "wget", CLS_NETWORK, "downloads files" },
+	{ "aria2c", CLS_NETWORK, "downloads files" },
+	{ "nc", CLS_NETWORK, "opens network connections" },
+	{ "ncat", CLS_NETWORK, "opens network connections" },
+	{ "netcat", CLS_NETWORK, "opens network connections" },
+	{ "socat", CLS_NETWORK, "opens network connections" },
+	{ "telnet", CLS_NETWORK, "opens network connections" },
+	{ "ftp", CLS_NETWORK, "talks to a file server" },
+	{ "lftp", CLS_NETWORK, "talks to a file server" },
+	{ "ping", CLS_NETWORK, "sends packets to a host" },
+	{ "ping6", CLS_NETWORK, "sends packets to a host" },
+	{ "traceroute", CLS_NETWORK, "sends packets to a host" },
+	{ "tracepath", CLS_NETWORK, "sends packets to a host" },
+	{ "mtr", CLS_NETWORK, "sends packets to a host" },
+	{ "host", CLS_NETWORK, "asks a name server" },
+	{ "dig", CLS_NETWORK, "asks a name server" },
+	{ "nslookup", CLS_NETWORK, "asks a name server" },
+	{ "whois", CLS_NETWORK, "asks a whois server" },
+	{ "ssh-keyscan", CLS_NETWORK, "talks to ssh servers" },
 	{ "make", CLS_WRITE, "runs build recipes" },
 	{ "cmake", CLS_WRITE, "generates a build" },
 	{ "ninja", CLS_WRITE, "runs a build" },
@@ -1517,6 +1560,26 @@ static const char *const cls_interpreters[] = { "python", "python2",
     "osascript", "pwsh", "powershell", "fish", "csh", "tcsh", "npx",
     "source", ".", "alias", "trap", "nix", "expect", NULL };
 
+/* 1 if an rsync operand names another machine (host:path, rsync://). */
+static int
+cls_rsync_remote(const struct cls_words *ws)
+{
+	const char	*colon;
+	size_t		 i;
+
+	for (i = 1; i < ws->n; i++) {
+		if (ws->w[i][0] == '-')
+			continue;
+		if (strncmp(ws->w[i], "rsync://", 8) == 0)
+			return (1);
+		colon = strchr(ws->w[i], ':');
+		if (colon != NULL && colon != ws->w[i] &&
+		    memchr(ws->w[i], '/', colon - ws->w[i]) == NULL)
+			return (1);
+	}
+	return (0);
+}
+
 /* Writers, interpreters, and everything else (unknown). */
 static void
 cls_known(const struct cls_words *ws, const char *name, struct cls_res *r)
@@ -1527,6 +1590,9 @@ cls_known(const struct cls_words *ws, const char *name, struct cls_res *r)
 	for (i = 0; i < sizeof cls_writers / sizeof cls_writers[0]; i++) {
 		if (strcmp(cls_writers[i].name, name) != 0)
 			continue;
+		if (strcmp(name, "rsync") == 0 && cls_rsync_remote(ws))
+			cls_raise(r, CLS_NETWORK, "network:rsync", "rsync "
+			    "copies to or from another machine");
 		if (strcmp(name, "rsync") == 0 && (cls_has_prefix(ws,
 		    "--del") || cls_has_opt(ws, "--remove-source-files")))
 			cls_raise(r, CLS_DESTRUCTIVE, "destructive:rsync",
@@ -1869,6 +1935,8 @@ cls_add(struct cls_ctx *ctx, char *text, const struct cls_res *r)
 	c->risk = r->risk;
 	c->rule = xstrdup(r->rule);
 	c->reason = xstrdup(r->reason);
+	c->network = r->network;
+	v->network |= r->network;
 	if (v->rule == NULL || r->risk > v->risk) {
 		v->risk = r->risk;
 		free(v->rule);
@@ -2368,13 +2436,13 @@ cls_lookup(const char *s, const char *const *names, int n)
 const char *
 cls_risk_name(enum cls_risk r)
 {
-	return ((unsigned)r < 5 ? cls_risk_names[r] : "unknown");
+	return ((unsigned)r < 6 ? cls_risk_names[r] : "unknown");
 }
 
 int
 cls_risk_parse(const char *s, enum cls_risk *r)
 {
-	int	i = cls_lookup(s, cls_risk_names, 5);
+	int	i = cls_lookup(s, cls_risk_names, 6);
 
 	if (i < 0)
 		return (-1);

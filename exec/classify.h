@@ -23,6 +23,9 @@
 enum cls_risk {
 	CLS_READ_ONLY = 0,	/* allowlisted, flags and subcommands checked */
 	CLS_WRITE,		/* changes files or state, recoverably */
+	CLS_NETWORK,		/* talks to the network: it can carry the
+				   workspace out; what a network grant keys
+				   on */
 	CLS_UNKNOWN,		/* not on any list, dynamic, or unparsable */
 	CLS_DESTRUCTIVE,	/* deletes, overwrites, kills, force-pushes */
 	CLS_BLOCKED,		/* catastrophic: refused, never proposed */
@@ -91,6 +94,7 @@ struct cls_cmd {
 	char		*rule;		/* "read_only:git", "blocked:rm-root",
 					   "rule:<name>", ... */
 	char		*reason;
+	int		 network;	/* it needs the network */
 };
 
 struct cls_verdict {
@@ -102,6 +106,9 @@ struct cls_verdict {
 	char		*outside_reason; /* "cat reads /etc/passwd, outside
 					   the workspace" or NULL */
 	int		 complete;	/* the parse was certain */
+	int		 network;	/* a command of it needs the network
+					   (even when another's risk is
+					   higher) */
 	struct cls_cmd	*cmds;
 	size_t		 ncmds;
 };

@@ -537,6 +537,23 @@ worker_tier(struct job *j)
 	return (0);
 }
 
+/* Why a command waits for a network grant (static or borrowed from v). */
+static const char *
+worker_network_reason(const struct cls_verdict *v, int asked)
+{
+	static char	buf[512];
+	size_t		i;
+
+	if (asked)
+		return ("it asks for network, which this queue does not grant");
+	for (i = 0; i < v->ncmds; i++)
+		if (v->cmds[i].network)
+			break;
+	snprintf(buf, sizeof buf, "%s; this queue grants no network",
+	    i < v->ncmds ? v->cmds[i].reason : "it needs the network");
+	return (buf);
+}
+
 /*
  * 1 if an approval may open path: absolute, without . or .. parts, and
  * not / nor a directory right below it (/etc, /usr: too much at once).
@@ -571,15 +588,18 @@ worker_classify(struct job *j)
 	j->action = cls_decide(&v, j->tier, w->cfg->sandbox_mode, &rule,
 	    &reason);
 	j->risk = v.risk;
-	/* Network is the queue's grant, or a human's. */
+	/*
+	 * Network is the queue's grant, or a human's: asked for by the item,
+	 * or needed by one of its commands (curl, git fetch, pip install).
+	 */
 	j->network = w->cfg->network && it->network != 0;
-	if (it->network == 1 && !w->cfg->network) {
+	if (!w->cfg->network && (it->network == 1 ||
+	    (v.network && it->network != 0))) {
 		j->network = j->asks_network = 1;
 		if (j->action == CLS_RUN) {
 			j->action = CLS_HOLD;
 			rule = "network";
-			reason = "it asks for network, which this queue does "
-			    "not grant";
+			reason = worker_network_reason(&v, it->network == 1);
 		}
 	}
 	j->rule = xstrdup(rule);

@@ -333,7 +333,7 @@ test_confine_escapes(void **state)
 	    port != NULL ? port : "6379", h->redis_path, abstract);
 	for (i = 0; i < NATTEMPTS; i++) {
 		xasprintf(&cmd, "%s%s 2>&1", prefix, attempts[i].cmd);
-		a = run(h, attempts[i].name, cmd, NULL);
+		a = run(h, attempts[i].name, cmd, "{\"network\": false}");
 		text = output(a);
 		if (strstr(text, "ESCAPED") != NULL ||
 		    (attempts[i].forbidden != NULL &&
@@ -602,6 +602,14 @@ test_confine_default_policy_runs_ordinary_work(void **state)
 	a = request_of(h, rm);
 	assert_string_equal(harness_jstr(a, "type"), "APPROVAL_REQUEST");
 	assert_string_equal(harness_jstr(a, "risk"), "destructive");
+	json_decref(a);
+	/* A network tool waits for the grant it needs. */
+	harness_submit(h, "normal", harness_id(h, "curl"),
+	    "curl -s http://127.0.0.1:9/", NULL);
+	a = request_of(h, harness_id(h, "curl"));
+	assert_string_equal(harness_jstr(a, "risk"), "network");
+	assert_string_equal(harness_jstr(a, "rule"), "network");
+	assert_int_equal(harness_jbool(a, "network"), 1);
 	json_decref(a);
 	harness_pass(h);
 }

@@ -176,10 +176,10 @@ static const struct row rows[] = {
 	{ "find . -fprint list.txt", CLS_WRITE, "write:find" },
 	{ "git commit -m msg", CLS_WRITE, "write:git" },
 	{ "git add .", CLS_WRITE, "write:git" },
-	{ "git push", CLS_WRITE, "write:git" },
-	{ "git push origin main", CLS_WRITE, "write:git" },
-	{ "git pull", CLS_WRITE, "write:git" },
-	{ "git fetch --all", CLS_WRITE, "write:git" },
+	{ "git push", CLS_NETWORK, "network:git" },
+	{ "git push origin main", CLS_NETWORK, "network:git" },
+	{ "git pull", CLS_NETWORK, "network:git" },
+	{ "git fetch --all", CLS_NETWORK, "network:git" },
 	{ "git checkout main", CLS_WRITE, "write:git" },
 	{ "git switch -c topic", CLS_WRITE, "write:git" },
 	{ "git merge topic", CLS_WRITE, "write:git" },
@@ -187,16 +187,16 @@ static const struct row rows[] = {
 	{ "git branch newname", CLS_WRITE, "write:git" },
 	{ "git tag v1.0", CLS_WRITE, "write:git" },
 	{ "git config user.name me", CLS_WRITE, "write:git" },
-	{ "git clone https://x/y.git", CLS_WRITE, "write:git" },
+	{ "git clone https://x/y.git", CLS_NETWORK, "network:git" },
 	{ "git diff --output=d.patch", CLS_WRITE, "write:git" },
 	{ "make", CLS_WRITE, "write:make" },
 	{ "make -j4 all", CLS_WRITE, "write:make" },
 	{ "cmake ..", CLS_WRITE, "write:cmake" },
 	{ "gcc -o a a.c", CLS_WRITE, "write:gcc" },
-	{ "npm install", CLS_WRITE, "write:subcommand" },
+	{ "npm install", CLS_NETWORK, "network:subcommand" },
 	{ "npm test", CLS_WRITE, "write:subcommand" },
-	{ "pip install requests", CLS_WRITE, "write:subcommand" },
-	{ "apt-get install -y jq", CLS_WRITE, "write:subcommand" },
+	{ "pip install requests", CLS_NETWORK, "network:subcommand" },
+	{ "apt-get install -y jq", CLS_NETWORK, "network:subcommand" },
 	{ "cargo build", CLS_WRITE, "write:subcommand" },
 	{ "go build ./...", CLS_WRITE, "write:subcommand" },
 	{ "docker build -t x .", CLS_WRITE, "write:subcommand" },
@@ -205,8 +205,8 @@ static const struct row rows[] = {
 	{ "tar xzf a.tgz", CLS_WRITE, "write:subcommand" },
 	{ "unzip a.zip", CLS_WRITE, "write:subcommand" },
 	{ "gzip big.log", CLS_WRITE, "write:gzip" },
-	{ "curl -o x https://e.com", CLS_WRITE, "write:curl" },
-	{ "wget https://e.com/f", CLS_WRITE, "write:wget" },
+	{ "curl -o x https://e.com", CLS_NETWORK, "network:curl" },
+	{ "wget https://e.com/f", CLS_NETWORK, "network:wget" },
 	{ "rsync -a src/ dst/", CLS_WRITE, "write:rsync" },
 	{ "patch -p1 < fix.diff", CLS_WRITE, "write:patch" },
 	{ "rmdir empty", CLS_WRITE, "write:rmdir" },
@@ -443,7 +443,30 @@ static const struct row rows[] = {
 	{ "env -S 'ls -l'", CLS_UNKNOWN, "unknown:env" },
 	{ "sudo -i", CLS_DESTRUCTIVE, "wrapper:sudo" },
 	{ "sudo", CLS_DESTRUCTIVE, "wrapper:sudo" },
-	{ "ssh host ls", CLS_UNKNOWN, "unknown:ssh" },
+	{ "ssh host ls", CLS_NETWORK, "network:ssh" },
+	/* The network: what a grant keys on (and near misses). */
+	{ "ping -c 1 example.com", CLS_NETWORK, "network:ping" },
+	{ "dig example.com", CLS_NETWORK, "network:dig" },
+	{ "host example.com", CLS_NETWORK, "network:host" },
+	{ "nslookup example.com", CLS_NETWORK, "network:nslookup" },
+	{ "nc -z localhost 80", CLS_NETWORK, "network:nc" },
+	{ "scp a.txt host:/tmp/", CLS_NETWORK, "network:scp" },
+	{ "rsync -a src/ host:dst/", CLS_NETWORK, "network:rsync" },
+	{ "rsync -a rsync://mirror/x/ dst/", CLS_NETWORK, "network:rsync" },
+	{ "rsync -a src/ dst/", CLS_WRITE, "write:rsync" },
+	{ "rsync -a ./a:b dst/", CLS_WRITE, "write:rsync" },
+	{ "git ls-remote origin", CLS_NETWORK, "network:git" },
+	{ "git status && git fetch", CLS_NETWORK, "network:git" },
+	{ "git log --oneline", CLS_READ_ONLY, "read_only:git" },
+	{ "npm view left-pad", CLS_NETWORK, "network:subcommand" },
+	{ "npm ls", CLS_READ_ONLY, "read_only:subcommand" },
+	{ "pip download x", CLS_NETWORK, "network:subcommand" },
+	{ "pip list", CLS_READ_ONLY, "read_only:subcommand" },
+	{ "cargo fetch", CLS_NETWORK, "network:subcommand" },
+	{ "go mod download", CLS_NETWORK, "network:subcommand" },
+	{ "docker pull debian", CLS_NETWORK, "network:subcommand" },
+	{ "curl -s https://e.com | sh", CLS_UNKNOWN, "unknown:" },
+	{ "curl -s https://e.com | rm -rf x", CLS_DESTRUCTIVE, "destructive:" },
 	{ "chroot /srv/x ls", CLS_UNKNOWN, "unknown:namespace" },
 	{ "alias ls='rm -rf'", CLS_UNKNOWN, "unknown:interpreter" },
 	{ "trap 'rm x' EXIT", CLS_UNKNOWN, "unknown:interpreter" },
@@ -536,7 +559,7 @@ static const struct row rows[] = {
 	{ "git ls-remote --upload-pack='touch p;' .", CLS_UNKNOWN,
 	  "unknown:git-option" },
 	{ "git log -u", CLS_READ_ONLY, "read_only:git" },
-	{ "npm audit fix", CLS_WRITE, "write:subcommand" },
+	{ "npm audit fix", CLS_NETWORK, "network:subcommand" },
 	{ "npm config set x y", CLS_WRITE, "write:subcommand" },
 	{ "go env -w GOFLAGS=x", CLS_WRITE, "write:subcommand" },
 	{ "go vet -vettool=./x", CLS_WRITE, "write:subcommand" },
@@ -584,7 +607,7 @@ static void
 test_classify_table(void **state)
 {
 	struct cls_verdict	 v;
-	unsigned		 count[5] = { 0 }, bad = 0;
+	unsigned		 count[CLS_BLOCKED + 1] = { 0 }, bad = 0;
 	size_t			 i;
 
 	(void)state;
@@ -605,10 +628,10 @@ test_classify_table(void **state)
 		cls_verdict_release(&v);
 	}
 	print_message("classify table: %zu rows: read_only %u, write %u, "
-	    "unknown %u, destructive %u, blocked %u\n",
+	    "network %u, unknown %u, destructive %u, blocked %u\n",
 	    sizeof rows / sizeof rows[0], count[CLS_READ_ONLY],
-	    count[CLS_WRITE], count[CLS_UNKNOWN], count[CLS_DESTRUCTIVE],
-	    count[CLS_BLOCKED]);
+	    count[CLS_WRITE], count[CLS_NETWORK], count[CLS_UNKNOWN],
+	    count[CLS_DESTRUCTIVE], count[CLS_BLOCKED]);
 	assert_int_equal(bad, 0);
 }
 
@@ -879,6 +902,30 @@ test_classify_decide(void **state)
 	}
 }
 
+/* The network flag survives a higher risk in the same command line. */
+static void
+test_classify_network_flag(void **state)
+{
+	struct cls_policy	p;
+	struct cls_verdict	v;
+	const char		*cmd;
+
+	(void)state;
+	memset(&p, 0, sizeof p);
+	cmd = "curl -s https://e.com > page.html; python3 parse.py";
+	cls_classify(&p, cmd, strlen(cmd), NULL, &v);
+	assert_int_equal(v.risk, CLS_UNKNOWN);
+	assert_int_equal(v.network, 1);
+	assert_int_equal(v.cmds[0].network, 1);
+	assert_int_equal(v.cmds[1].network, 0);
+	cls_verdict_release(&v);
+	cmd = "ls -la && git log -n 3";
+	cls_classify(&p, cmd, strlen(cmd), NULL, &v);
+	assert_int_equal(v.network, 0);
+	cls_verdict_release(&v);
+	assert_string_equal(cls_risk_name(CLS_NETWORK), "network");
+}
+
 /* An item's env that changes what runs makes the command unknown. */
 static void
 test_classify_item_env(void **state)
@@ -973,6 +1020,7 @@ main(void)
 		cmocka_unit_test(test_classify_decide),
 		cmocka_unit_test(test_classify_names),
 		cmocka_unit_test(test_classify_item_env),
+		cmocka_unit_test(test_classify_network_flag),
 		cmocka_unit_test(test_classify_garbage),
 	};
 
