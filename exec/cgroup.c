@@ -257,7 +257,7 @@ cgroup_v1_base(const char *name)
 {
 	FILE	*f;
 	char	*line = NULL, *mnt = NULL, *self = NULL, *base = NULL, *p;
-	char	 field[PATH_MAX], opts[1024];
+	char	 field[PATH_MAX], opts[1024], *save;
 	size_t	 size = 0;
 
 	if ((f = fopen("/proc/self/mountinfo", "re")) != NULL) {
@@ -265,8 +265,8 @@ cgroup_v1_base(const char *name)
 			if ((p = strstr(line, " - cgroup ")) == NULL ||
 			    sscanf(p, " - cgroup %*s %1023s", opts) != 1)
 				continue;
-			for (p = strtok(opts, ","); p != NULL;
-			    p = strtok(NULL, ","))
+			for (p = strtok_r(opts, ",", &save); p != NULL;
+			    p = strtok_r(NULL, ",", &save))
 				if (strcmp(p, name) == 0 &&
 				    sscanf(line, "%*s %*s %*s %*s %4095s",
 				    field) == 1)
@@ -277,7 +277,7 @@ cgroup_v1_base(const char *name)
 	if (mnt != NULL && (f = fopen("/proc/self/cgroup", "re")) != NULL) {
 		/* "N:ctrl[,ctrl]:/path" */
 		while (self == NULL && getline(&line, &size, f) != -1) {
-			char	*ctrls, *path, *tok, *save;
+			char	*ctrls, *path, *tok;
 
 			line[strcspn(line, "\n")] = '\0';
 			if ((ctrls = strchr(line, ':')) == NULL ||

@@ -81,8 +81,9 @@ int		 confine_has_namespaces(const struct confine *);
  * and fills *sc with what the child applies: the Landlock ruleset (the
  * workspace, the tmp, read_paths, the devices, and pty_fd's terminal
  * when pty_fd != -1, and grant, a path outside that a human approved:
- * writable, or its parent directory when it does not exist yet), the
- * namespaces (the network one only without network), the seccomp program. *tmp gets the allocated tmp path.
+ * writable; made as an empty file when it does not exist yet), the
+ * namespaces (the network one only without network), the seccomp
+ * program. *tmp gets the allocated tmp path.
  * 0, or -1 with an allocated *cause (nothing left behind).
  */
 int		 confine_prepare(struct confine *, const char *id, int network,

@@ -524,6 +524,7 @@ static void
 exec_drain_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct exec	*ex = arg;
+	int		 i;
 
 	(void)fd;
 	(void)what;
@@ -531,9 +532,9 @@ exec_drain_cb(evutil_socket_t fd, short what, void *arg)
 	    ex->id, exec_cfg->drain_ms);
 	exec_signal_tree(ex, SIGKILL);
 	/* What is in the pipes already is the command's: keep it (bounded). */
-	for (int i = 0; i < 64 && exec_read_data(ex, 0) > 0; i++)
+	for (i = 0; i < 64 && exec_read_data(ex, 0) > 0; i++)
 		;
-	for (int i = 0; i < 64 && exec_read_data(ex, 1) > 0; i++)
+	for (i = 0; i < 64 && exec_read_data(ex, 1) > 0; i++)
 		;
 	exec_close_stream(ex, 0);
 	exec_close_stream(ex, 1);

@@ -187,8 +187,9 @@ spawn_child_limits(const struct spawn_confine *c)
 #define SPAWN_PR_CAP_AMBIENT		47
 #define SPAWN_PR_CAP_AMBIENT_CLEAR_ALL	4
 /*
- * SECBIT_NOROOT, NO_SETUID_FIXUP and KEEP_CAPS locked off, no ambient
- * raise: uid 0 gains nothing at exec, and a uid change clears the rest.
+ * SECBIT_NOROOT set and locked (uid 0 gains nothing at exec), KEEP_CAPS
+ * and NO_SETUID_FIXUP locked clear (a uid change drops the rest), no
+ * ambient raise, locked.
  */
 #define SPAWN_SECUREBITS		0xeb
 #define SPAWN_CAP_VERSION_3		0x20080522

@@ -1114,6 +1114,7 @@ void
 worker_free(struct worker *w)
 {
 	struct job	*j;
+	size_t		 i;
 
 	if (w == NULL)
 		return;
@@ -1135,7 +1136,7 @@ worker_free(struct worker *w)
 		event_free(w->ev_stop);
 	rurl_release(&w->url);
 	audit_close(w->audit);
-	for (size_t i = 0; w->allow != NULL && w->allow[i] != NULL; i++)
+	for (i = 0; w->allow != NULL && w->allow[i] != NULL; i++)
 		free(w->allow[i]);
 	free(w->allow);
 	free(w);
