@@ -32,6 +32,7 @@
 #include <seccomp.h>
 
 #include "exec/confine.h"
+#include "exec/policy.h"
 #include "exec/spawn.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
@@ -426,7 +427,7 @@ confine_mask_top(const char *ws, const char *path)
 
 	while (len > 0 && ws[len - 1] == '/')
 		len--;
-	if (strncmp(path, ws, len) != 0 || path[len] != '/' ||
+	if (!policy_inside(ws, path) || path[len] != '/' ||
 	    path[len + 1] == '\0')
 		return (confine_mask(path));
 	n = len + 1 + strcspn(path + len + 1, "/");
@@ -722,20 +723,16 @@ confine_privs_setup(struct confine *c)
 		    "locked");
 }
 
-/* 1 if path (resolved) is dir (a realpath) or below it. */
+/* 1 if path, resolved, is dir (a realpath) or below it. */
 static int
 confine_inside(const char *dir, const char *path)
 {
 	char	*real;
-	size_t	 len = strlen(dir);
 	int	 in;
 
 	if ((real = realpath(path, NULL)) == NULL)
 		return (0);
-	while (len > 0 && dir[len - 1] == '/')
-		len--;
-	in = strncmp(real, dir, len) == 0 &&
-	    (real[len] == '/' || real[len] == '\0');
+	in = policy_inside(dir, real);
 	free(real);
 	return (in);
 }

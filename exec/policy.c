@@ -328,8 +328,8 @@ policy_env_free(char **env)
 }
 
 /* 1 if path (a realpath) is workspace (a realpath) or below it. */
-static int
-policy_cwd_inside(const char *workspace, const char *path)
+int
+policy_inside(const char *workspace, const char *path)
 {
 	size_t	len;
 
@@ -378,7 +378,7 @@ policy_resolve_cwd(const char *workspace, const char *cwd, const char **code,
 		if (errno == ENOMEM)
 			fatal("out of memory");
 		policy_cwd_error(cwd, errno, code, cause);
-	} else if (!policy_cwd_inside(workspace, real)) {
+	} else if (!policy_inside(workspace, real)) {
 		/* Name the workspace, never where a symlink led. */
 		*code = "cwd_outside_workspace";
 		xasprintf(cause, "cwd '%s' resolves outside the workspace %s",

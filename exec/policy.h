@@ -35,6 +35,11 @@ void	 policy_env_free(char **);	/* NULL ok */
  * replacing the variable of that name, or added. Both NULL-terminated.
  */
 char	**policy_env_with(char *const *env, char *const *set);
+/*
+ * 1 if path is dir or below it (both realpaths; /srv/ws2 is not inside
+ * /srv/ws).
+ */
+int	 policy_inside(const char *dir, const char *path);
 /* 1 if an item may not set this variable. */
 int	 policy_env_forbidden(const char *name);
 

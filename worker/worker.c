@@ -844,7 +844,7 @@ worker_boundary(const struct config *cfg, const struct rurl *url,
 	const char		*hide[sizeof worker_secrets /
 				    sizeof worker_secrets[0] + 4];
 	char			*cause, *cfgpath = NULL, *logpath;
-	size_t			 n = 0, i, len;
+	size_t			 n = 0, i;
 
 	memset(b, 0, sizeof *b);
 	memset(&cc, 0, sizeof cc);
@@ -856,10 +856,8 @@ worker_boundary(const struct config *cfg, const struct rurl *url,
 	/* As the kernel sees it: masks compare it with the workspace. */
 	logpath = realpath(cfg->log_dir, NULL);
 	hide[n++] = logpath != NULL ? logpath : cfg->log_dir;
-	len = strlen(hide[0]);
 	if (cfg->confine_mode != CONFINE_OFF &&
-	    strncmp(cfg->workspace, hide[0], len) == 0 &&
-	    (cfg->workspace[len] == '/' || cfg->workspace[len] == '\0')) {
+	    policy_inside(hide[0], cfg->workspace)) {
 		log_warn("the workspace %s is inside the log dir %s: commands "
 		    "could read and forge the logs; not starting",
 		    cfg->workspace, hide[0]);
