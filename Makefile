@@ -15,7 +15,7 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS)
 LDLIBS    += $(PKG_LIBS) -lutil -lm -lpthread
 
 LOGS_SRC  = logs/log.c logs/xmalloc.c logs/execlog.c logs/syncer.c logs/tail.c logs/cleanup.c
-EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/confine.c exec/exec.c exec/keys.c exec/shparse.c exec/classify.c
+EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/confine.c exec/exec.c exec/keys.c exec/shparse.c exec/cls_words.c exec/cls_path.c exec/cls_env.c exec/cls_block.c exec/cls_tools.c exec/cls_wrap.c exec/classify.c
 QUEUE_SRC = queue/item.c queue/rurl.c queue/queue.c
 WORKER_SRC = worker/config.c worker/policyconf.c worker/audit.c worker/approval.c worker/session.c worker/worker.c
 LIB_SRC   = $(LOGS_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)
@@ -91,7 +91,7 @@ fuzz: deps
 	$(FUZZ_CC) -o $(BUILD)/fuzz/fuzz_shparse tests/fuzz/fuzz_shparse.c \
 	    exec/shparse.c logs/xmalloc.c logs/log.c
 	$(FUZZ_CC) -o $(BUILD)/fuzz/fuzz_classify tests/fuzz/fuzz_classify.c \
-	    exec/classify.c exec/shparse.c logs/xmalloc.c logs/log.c
+	    exec/classify.c exec/cls_*.c exec/shparse.c logs/xmalloc.c logs/log.c
 	$(BUILD)/fuzz/fuzz_shparse -max_total_time=$(FUZZ_SECONDS) \
 	    -max_len=4096 $(BUILD)/fuzz/corpus || exit 1
 	$(BUILD)/fuzz/fuzz_classify -max_total_time=$(FUZZ_SECONDS) \

@@ -1,0 +1,114 @@
+#ifndef EXECQ_CLS_H
+#define EXECQ_CLS_H
+
+/*
+ * The classifier's insides, shared by its files (exec/classify.h is the
+ * API; nothing outside exec/cls_*.c and exec/classify.c includes this).
+ * The files, in the order they depend on each other:
+ *
+ *   cls_words.c	results, word lists, options as GNU getopt reads them
+ *   cls_path.c		catastrophic targets, devices, the path sandbox
+ *   cls_env.c		which variable names a command may set
+ *   cls_block.c	catastrophes, refused whatever the tier
+ *   cls_tools.c	per-tool handlers and the tool lists
+ *   cls_wrap.c		wrappers peeled off (sudo, env, sh -c, ...)
+ *   classify.c		the driver: parse, classify each command, decide
+ *
+ * Wrappers and find -exec classify what they run through the driver
+ * (cls_words, cls_source): that recursion is the one back edge.
+ */
+
+#include <sys/types.h>
+
+#include <stddef.h>
+
+struct cls_policy;
+struct cls_verdict;
+struct sh_cmd;
+
+#define CLS_DEPTH_MAX	16	/* sh -c inside sh -c ... */
+#define CLS_SCAN_MAX	64	/* argument positions and function
+				   definitions looked at by the raw scans,
+				   so a 1 MiB command stays linear */
+#define CLS_RULE_MAX	64
+#define CLS_REASON_MAX	256
+
+/* A risk with the rule that set it and why. */
+struct cls_res {
+	enum cls_risk	 risk;
+	char		 rule[CLS_RULE_MAX];
+	char		 reason[CLS_REASON_MAX];
+	int		 set;
+	int		 network;	/* raised to network once */
+};
+
+/* A word list being peeled: borrowed from a parsed command. */
+struct cls_words {
+	char		**w;
+	unsigned	 *f;
+	size_t		  n;
+	const char	 *cwd;		/* where relative words point, or NULL */
+};
+
+/* One classification. */
+struct cls_ctx {
+	const struct cls_policy	*p;
+	struct cls_verdict	*v;
+	char			*cwd;		/* for relative paths; NULL:
+						   unknown (after "cd -") */
+	int			 depth;
+	int			 privileged;	/* sudo/doas/su seen */
+	size_t			 cmdcap;
+};
+
+/* cls_words.c */
+void	 cls_raise(struct cls_res *, enum cls_risk, const char *rule,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void	 cls_set(struct cls_res *, enum cls_risk, const char *rule,
+	    const char *reason);
+const char *cls_base(const char *);
+int	 cls_in(const char *, const char *const *list);
+void	 cls_shift(struct cls_words *, size_t k);
+char	*cls_join(char *const *w, size_t n);
+int	 cls_is_opt(const char *);
+int	 cls_opt_match(const char *w, const char *opt);
+int	 cls_has_opt(const struct cls_words *, const char *opt);
+int	 cls_has_prefix(const struct cls_words *, const char *prefix);
+int	 cls_has_flag(const struct cls_words *, char c, const char *lng);
+int	 cls_flag_before(const struct cls_words *, size_t end, char c,
+	    const char *lng);
+size_t	 cls_skip_opts(const struct cls_words *, size_t i,
+	    const char *const *with_arg);
+
+/* cls_path.c */
+char	*cls_norm(const char *path);
+const char *cls_root_target(const char *w, unsigned f, const char *cwd);
+int	 cls_block_device(const char *path);
+int	 cls_harmless_device(const char *path);
+void	 cls_check_path(struct cls_ctx *, const char *w, unsigned f,
+	    const char *what);
+void	 cls_check_args(struct cls_ctx *, const struct cls_words *);
+
+/* cls_env.c */
+const char *cls_risky_assign(char *const *w, size_t n);
+
+/* cls_block.c */
+int	 cls_block_targets(const struct cls_words *, size_t from,
+	    const char *verb, const char *rule, struct cls_res *);
+int	 cls_blocked(const struct cls_words *, const char *name,
+	    struct cls_res *);
+
+/* cls_tools.c */
+void	 cls_command(struct cls_ctx *, const struct cls_words *,
+	    struct cls_res *);
+
+/* cls_wrap.c */
+ssize_t	 cls_wrapper(struct cls_ctx *, struct cls_words *, const char *name,
+	    struct cls_res *);
+
+/* classify.c */
+void	 cls_words(struct cls_ctx *, struct cls_words *, struct cls_res *,
+	    char **inner);
+void	 cls_source(struct cls_ctx *, const char *, size_t);
+
+#endif
