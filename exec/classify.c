@@ -191,8 +191,15 @@ cls_track_cd(struct cls_ctx *ctx, const struct sh_cmd *c)
 {
 	char	*next;
 
-	if (c->depth != 0 || c->argc == 0 || strcmp(c->argv[0], "cd") != 0)
+	if (c->depth != 0 || c->argc == 0 || c->kind != SH_K_SIMPLE ||
+	    strcmp(c->argv[0], "cd") != 0)
 		return;
+	if (c->flags & (SH_CONTROL|SH_IN_FUNC)) {
+		/* It may run or not: the cwd after it is not known. */
+		free(ctx->cwd);
+		ctx->cwd = NULL;
+		return;
+	}
 	if (c->argc < 2 || (c->argflags[1] & SH_W_DYNAMIC) ||
 	    strcmp(c->argv[1], "-") == 0 || c->argv[1][0] == '~' ||
 	    (ctx->cwd == NULL && c->argv[1][0] != '/')) {
@@ -252,38 +259,6 @@ cls_bare_text(const struct sh_cmd *c)
 }
 
 
-/*
- * Bash evaluates array subscripts and arithmetic in places that look
- * harmless: "let 'x=a[$(cmd)]'", "test -v 'a[$(cmd)]'", "read 'a[$(cmd)]'",
- * "printf -v 'a[$(cmd)]'", "declare 'a[$(cmd)]=1'", "$((x))" with x set
- * to such a string, "${x@P}". Such words make the command unknown.
- */
-static int
-cls_bash_eval(const struct sh_cmd *c)
-{
-	static const char *const names[] = { "let", "test", "[", "read",
-	    "printf", "declare", "typeset", "local", "readonly", "export",
-	    "unset", "shift", "return", "exit", "wait", "mapfile",
-	    "readarray", NULL };
-	const char	*w, *p;
-	size_t		 i;
-
-	for (i = 0; i < c->argc; i++) {
-		w = c->argv[i];
-		if ((c->argflags[i] & SH_W_DYNAMIC) && ((p = strstr(w,
-		    "$((")) != NULL && strpbrk(p, "abcdefghijklmnopqrstuvwxyz"
-		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") != NULL))
-			return (1);
-		if ((c->argflags[i] & SH_W_DYNAMIC) && strstr(w, "@P}") != NULL)
-			return (1);
-		if (i > 0 && cls_in(c->argv[0], names) && strchr(w, '[') &&
-		    (strstr(w, "$(") != NULL || strchr(w, '`') != NULL))
-			return (1);
-	}
-	return (c->argc > 0 && strcmp(c->argv[0], "let") == 0 && c->argc > 1 &&
-	    strpbrk(c->argv[1], "[$`") != NULL);
-}
-
 /* Variables a command sets by name: read NAME, printf -v NAME. */
 static const char *
 cls_risky_target(const struct sh_cmd *c)
@@ -326,13 +301,18 @@ cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
 	ws.cwd = ctx->cwd;
 	ctx->privileged = 0;
 	text = c->argc > 0 ? cls_join(c->argv, c->argc) : cls_bare_text(c);
-	if (c->argc == 0)
+	if (c->kind != SH_K_SIMPLE)
+		cls_vars_construct(ctx, c, &r);
+	else if (c->argc == 0)
 		cls_raise(&r, CLS_READ_ONLY, "read_only:assignment", "only "
 		    "sets variables");
+	else if (cls_vars_is_func(ctx, c))
+		cls_raise(&r, CLS_READ_ONLY, "read_only:function", "calls "
+		    "the function %.40s (its body is classified)", c->argv[0]);
 	else
 		cls_words(ctx, &ws, &r, &inner);
 	/* A rule decides the command; nothing below may be lowered by it. */
-	if (c->argc > 0 && (rule = cls_rule_match(ctx->p, text, inner)) !=
+	if (c->kind == SH_K_SIMPLE && c->argc > 0 && (rule = cls_rule_match(ctx->p, text, inner)) !=
 	    NULL && r.risk != CLS_BLOCKED) {
 		snprintf(name, sizeof name, "rule:%s", rule->name);
 		cls_set(&r, rule->risk, name, rule->reason);
@@ -348,9 +328,10 @@ cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
 	    c->argc - 1)) != NULL) || (risky = cls_risky_target(c)) != NULL)
 		cls_raise(&r, CLS_UNKNOWN, "unknown:environment", "%.40s "
 		    "changes which programs run or what they load", risky);
-	if (cls_bash_eval(c))
+	if (cls_vars_eval(ctx, c))
 		cls_raise(&r, CLS_UNKNOWN, "unknown:bash-eval", "bash evaluates "
 		    "this subscript or arithmetic, which can run commands");
+	cls_vars_track(ctx, c);
 	cls_redirs(ctx, c, &r);
 	cls_add(ctx, text, &r);
 	cls_track_cd(ctx, c);
@@ -403,7 +384,7 @@ cls_salvage(struct cls_ctx *ctx, const char *src, size_t len)
 		piece = xstrndup(src + start, i - start);
 		start = i + 1;
 		q = cls_skip_keywords(piece);
-		sh_parse(q, strlen(q), &ps);
+		sh_parse(q, strlen(q), ctx->dialect, &ps);
 		for (k = 0; k < ps.ncmds; k++) {
 			memset(&r, 0, sizeof r);
 			ws.w = ps.cmds[k].argv;
@@ -421,15 +402,18 @@ cls_salvage(struct cls_ctx *ctx, const char *src, size_t len)
 	}
 }
 
-/* Parses and classifies src (also the strings of sh -c and eval). */
-void
-cls_source(struct cls_ctx *ctx, const char *src, size_t len)
+/* Parses src as the shell dialect reads it and classifies it. */
+static unsigned
+cls_source_as(struct cls_ctx *ctx, const char *src, size_t len, int dialect)
 {
 	struct sh_parse	 ps;
 	struct cls_res	 r;
 	size_t		 i;
+	int		 saved = ctx->dialect;
+	unsigned	 ops;
 
-	sh_parse(src, len, &ps);
+	ctx->dialect = dialect;
+	sh_parse(src, len, dialect, &ps);
 	if (!ps.complete) {
 		ctx->v->complete = 0;
 		memset(&r, 0, sizeof r);
@@ -445,7 +429,33 @@ cls_source(struct cls_ctx *ctx, const char *src, size_t len)
 		cls_salvage(ctx, src, len);
 		ctx->depth--;
 	}
+	ops = ps.ops;
 	sh_parse_release(&ps);
+	ctx->dialect = saved;
+	return (ops);
+}
+
+/*
+ * Parses and classifies src (also the strings of sh -c and eval) as
+ * shell reads it; when the shell is not known and bash and dash would
+ * read src differently, both readings are classified (the worst wins).
+ */
+void
+cls_source(struct cls_ctx *ctx, const char *src, size_t len,
+    enum cls_shell shell)
+{
+	char		*cwd = ctx->cwd != NULL ? xstrdup(ctx->cwd) : NULL;
+	unsigned	 ops;
+
+	ops = cls_source_as(ctx, src, len, shell == CLS_SHELL_POSIX ?
+	    SH_POSIX : SH_BASH);
+	if (shell == CLS_SHELL_ANY && (ops & SH_OP_DIALECT)) {
+		free(ctx->cwd);		/* the second reading starts over */
+		ctx->cwd = cwd;
+		cwd = NULL;
+		cls_source_as(ctx, src, len, SH_POSIX);
+	}
+	free(cwd);
 }
 
 /* 1 if name occurs in z at a word start, followed by what. */
@@ -544,7 +554,7 @@ cls_classify(const struct cls_policy *p, const char *cmd, size_t len,
 		    "that starts copies of itself until the machine stops");
 		cls_add(&ctx, xstrndup(cmd, len > 80 ? 80 : len), &r);
 	}
-	cls_source(&ctx, cmd, len);
+	cls_source(&ctx, cmd, len, p->shell);
 	if (out->ncmds == 0) {
 		memset(&r, 0, sizeof r);
 		cls_raise(&r, CLS_UNKNOWN, "unknown:empty", "the command is "
@@ -552,6 +562,7 @@ cls_classify(const struct cls_policy *p, const char *cmd, size_t len,
 		cls_add(&ctx, xstrdup(""), &r);
 	}
 	free(ctx.cwd);
+	cls_vars_release(&ctx);
 }
 
 void
@@ -753,4 +764,21 @@ cls_sandbox_parse(const char *s, enum cls_sandbox *sb)
 		return (-1);
 	*sb = (enum cls_sandbox)i;
 	return (0);
+}
+
+enum cls_shell
+cls_shell_of(const char *path)
+{
+	char		*rp = path != NULL ? realpath(path, NULL) : NULL;
+	const char	*base = cls_base(rp != NULL ? rp : (path != NULL ? path :
+			    ""));
+	enum cls_shell	 shell = CLS_SHELL_ANY;
+
+	if (strcmp(base, "bash") == 0)
+		shell = CLS_SHELL_BASH;
+	else if (cls_in(base, (const char *const[]){ "dash", "ash", "posh",
+	    "busybox", NULL }))
+		shell = CLS_SHELL_POSIX;
+	free(rp);
+	return (shell);
 }

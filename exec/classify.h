@@ -76,6 +76,13 @@ struct cls_rule {
 					   NULL-terminated, may be empty */
 };
 
+/* How the worker's shell reads a command (bash and dash differ). */
+enum cls_shell {
+	CLS_SHELL_ANY = 0,	/* not known: where they differ, both */
+	CLS_SHELL_BASH,
+	CLS_SHELL_POSIX,	/* dash, ash, busybox sh */
+};
+
 struct cls_policy {
 	const struct cls_rule	 *rules;
 	size_t			  nrules;
@@ -83,6 +90,7 @@ struct cls_policy {
 	const char *const	 *allow_paths;	/* more roots counted as inside
 						   (realpath'd), e.g. "/usr" */
 	size_t			  nallow;
+	enum cls_shell		  shell;
 };
 
 /* One simple command found, in the parser's order. */
@@ -147,6 +155,12 @@ enum cls_action	 cls_decide(const struct cls_verdict *v, enum cls_tier,
  * 0, or -1 with an allocated *cause naming the rule and the example.
  */
 int		 cls_rules_check(const struct cls_policy *, char **cause);
+
+/*
+ * The dialect of a shell program (the worker's "shell"): resolved with
+ * realpath(3), so /bin/sh -> dash is posix. Unknown shells are ANY.
+ */
+enum cls_shell	 cls_shell_of(const char *path);
 
 /* Names, as in the JSON: "read_only", "write", ...; parse: 0 or -1. */
 const char	*cls_risk_name(enum cls_risk);

@@ -9,6 +9,7 @@
  *   cls_words.c	results, word lists, options as GNU getopt reads them
  *   cls_path.c		catastrophic targets, devices, the path sandbox
  *   cls_env.c		which variable names a command may set
+ *   cls_vars.c		variables from outside, for/case/[[/((, functions
  *   cls_block.c	catastrophes, refused whatever the tier
  *   cls_tools.c	per-tool handlers and the tool lists
  *   cls_wrap.c		wrappers peeled off (sudo, env, sh -c, ...)
@@ -30,6 +31,7 @@ struct sh_cmd;
 #define CLS_SCAN_MAX	64	/* argument positions and function
 				   definitions looked at by the raw scans,
 				   so a 1 MiB command stays linear */
+#define CLS_NAMES_MAX	64	/* variables and functions remembered */
 #define CLS_RULE_MAX	64
 #define CLS_REASON_MAX	256
 
@@ -59,6 +61,14 @@ struct cls_ctx {
 	int			 depth;
 	int			 privileged;	/* sudo/doas/su seen */
 	size_t			 cmdcap;
+	int			 dialect;	/* SH_BASH or SH_POSIX */
+	char			*tainted[CLS_NAMES_MAX]; /* variables
+						   from outside */
+	size_t			 ntainted;
+	int			 taint_all;	/* too many, or a nameref */
+	char			*funcs[CLS_NAMES_MAX];	/* defined */
+	size_t			 nfuncs;
+	int			 funcs_full;
 };
 
 /* cls_words.c */
@@ -92,6 +102,14 @@ void	 cls_check_args(struct cls_ctx *, const struct cls_words *);
 /* cls_env.c */
 const char *cls_risky_assign(char *const *w, size_t n);
 
+/* cls_vars.c */
+int	 cls_vars_eval(const struct cls_ctx *, const struct sh_cmd *);
+void	 cls_vars_track(struct cls_ctx *, const struct sh_cmd *);
+int	 cls_vars_is_func(const struct cls_ctx *, const struct sh_cmd *);
+void	 cls_vars_construct(struct cls_ctx *, const struct sh_cmd *,
+	    struct cls_res *);
+void	 cls_vars_release(struct cls_ctx *);
+
 /* cls_block.c */
 int	 cls_block_targets(const struct cls_words *, size_t from,
 	    const char *verb, const char *rule, struct cls_res *);
@@ -109,6 +127,7 @@ ssize_t	 cls_wrapper(struct cls_ctx *, struct cls_words *, const char *name,
 /* classify.c */
 void	 cls_words(struct cls_ctx *, struct cls_words *, struct cls_res *,
 	    char **inner);
-void	 cls_source(struct cls_ctx *, const char *, size_t);
+void	 cls_source(struct cls_ctx *, const char *, size_t,
+	    enum cls_shell);
 
 #endif

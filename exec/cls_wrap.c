@@ -19,6 +19,21 @@
 #include "exec/shparse.h"
 #include "logs/xmalloc.h"
 
+/* How the shell named who reads a string: eval as the one around it. */
+static enum cls_shell
+cls_wrap_dialect(const struct cls_ctx *ctx, const char *who)
+{
+	if (strcmp(who, "eval") == 0)
+		return (ctx->dialect == SH_POSIX ? CLS_SHELL_POSIX :
+		    CLS_SHELL_BASH);
+	if (cls_in(who, (const char *const[]){ "bash", "zsh", "ksh", "mksh",
+	    NULL }))
+		return (CLS_SHELL_BASH);
+	if (cls_in(who, (const char *const[]){ "dash", "ash", "posh", NULL }))
+		return (CLS_SHELL_POSIX);
+	return (CLS_SHELL_ANY);		/* sh, su, ssh, watch: not known */
+}
+
 /* Parses str as a shell command of its own (sh -c, eval, ssh, watch). */
 static void
 cls_nested(struct cls_ctx *ctx, const char *str, unsigned f,
@@ -37,7 +52,7 @@ cls_nested(struct cls_ctx *ctx, const char *str, unsigned f,
 	cls_raise(r, CLS_READ_ONLY, "wrapper:shell", "%s runs its string as "
 	    "a shell command (classified with it)", who);
 	ctx->depth++;
-	cls_source(ctx, str, strlen(str));
+	cls_source(ctx, str, strlen(str), cls_wrap_dialect(ctx, who));
 	ctx->depth--;
 }
 

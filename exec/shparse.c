@@ -28,6 +28,8 @@ struct sp {
 	int			 depth;
 	unsigned		 ctx;		/* SH_SUBSTITUTED|SH_SUBSHELL */
 	unsigned		 pflags;	/* ! and time, next cmd */
+	int			 posix;		/* SH_POSIX */
+	int			 kwdepth;	/* compound commands around */
 	int			 stop;
 	int			 absurd;
 	struct sp_heredoc	*hd;		/* pending here-docs */
@@ -47,7 +49,14 @@ struct sp_word {
 	int		 bracesep;	/* then , or .. */
 };
 
+/* What ends a list (sp_list's term), besides the end of input. */
+#define SP_T_PAREN	0x01	/* ) */
+#define SP_T_BRACE	0x02	/* } as a word of its own */
+#define SP_T_KW		0x04	/* then else elif fi do done esac */
+#define SP_T_CASE	0x08	/* ;; ;& ;;& */
+
 static void	sp_list(struct sp *, int);
+static void	sp_nested(struct sp *, unsigned);
 static void	sp_dollar(struct sp *, struct sp_word *, int);
 static void	sp_backtick(struct sp *, struct sp_word *, int);
 static void	sp_dquote_body(struct sp *, struct sp_word *, int);
@@ -139,7 +148,7 @@ sp_blank(struct sp *sp)
 static int
 sp_enter(struct sp *sp)
 {
-	if (sp->depth >= SH_PARSE_DEPTH) {
+	if (sp->depth + sp->kwdepth >= SH_PARSE_DEPTH) {
 		sp->absurd = 1;
 		sp_fail(sp, "nested too deeply", 1);
 		return (-1);
@@ -234,46 +243,186 @@ sp_redir_add(struct sh_cmd *cmd, int fd, enum sh_redir_op op, char *target,
 	return (cmd->nredirs++);
 }
 
-/* Parses "$'": dash keeps it literal, bash decodes it; never guess. */
-static void
-sp_dollar_quote(struct sp *sp)
+/* UTF-8 of code point v into buf; its length, or 0 if invalid. */
+static size_t
+sp_utf8(unsigned long v, char *buf)
 {
-	sp_fail(sp, "$'...' quoting differs between sh and bash", 1);
+	if (v < 0x80) {
+		buf[0] = (char)v;
+		return (1);
+	}
+	if (v < 0x800) {
+		buf[0] = (char)(0xc0 | (v >> 6));
+		buf[1] = (char)(0x80 | (v & 0x3f));
+		return (2);
+	}
+	if (v < 0x10000) {
+		buf[0] = (char)(0xe0 | (v >> 12));
+		buf[1] = (char)(0x80 | ((v >> 6) & 0x3f));
+		buf[2] = (char)(0x80 | (v & 0x3f));
+		return (3);
+	}
+	if (v > 0x10ffff)
+		return (0);
+	buf[0] = (char)(0xf0 | (v >> 18));
+	buf[1] = (char)(0x80 | ((v >> 12) & 0x3f));
+	buf[2] = (char)(0x80 | ((v >> 6) & 0x3f));
+	buf[3] = (char)(0x80 | (v & 0x3f));
+	return (4);
 }
 
-/* $(( ... )): arithmetic, not a command, unless it hides one. */
+/* One escape of $'...' at pos (a backslash) into buf: its length. */
+static size_t
+sp_ansi_escape(struct sp *sp, char *buf)
+{
+	static const char	 from[] = "abeEfnrtv\\'\"?";
+	static const char	 to[] = "\a\b\033\033\f\n\r\t\v\\'\"?";
+	const char		*p;
+	unsigned long		 v;
+	int			 c = sp_at(sp, 1), d, max, base, i;
+
+	sp->pos += 2;
+	if (c != 0 && (p = strchr(from, c)) != NULL) {
+		buf[0] = to[p - from];
+		return (1);
+	}
+	if (c == 'c' && sp_at(sp, 0) != 0) {
+		buf[0] = (char)(sp_at(sp, 0) & 0x1f);
+		sp->pos++;
+		return (buf[0] != 0 ? 1 : 0);
+	}
+	base = c >= '0' && c <= '7' ? 8 : 16;
+	max = c == 'x' ? 2 : c == 'u' ? 4 : c == 'U' ? 8 : base == 8 ? 2 : 0;
+	if (max == 0) {			/* not an escape: kept as it is */
+		buf[0] = '\\';
+		buf[1] = (char)c;
+		sp->pos -= c == 0 ? 1 : 0;
+		return (c == 0 ? 1 : 2);
+	}
+	v = base == 8 ? (unsigned long)(c - '0') : 0;
+	for (i = 0; i < max; i++) {
+		d = sp_at(sp, 0);
+		if (base == 8 && d >= '0' && d <= '7')
+			v = v * 8 + (d - '0');
+		else if (base == 16 && d >= '0' && d <= '9')
+			v = v * 16 + (d - '0');
+		else if (base == 16 && ((d | 0x20) >= 'a' && (d | 0x20) <= 'f'))
+			v = v * 16 + ((d | 0x20) - 'a' + 10);
+		else
+			break;
+		sp->pos++;
+	}
+	if (base == 16 && i == 0) {	/* "\x" with no digit */
+		buf[0] = '\\';
+		buf[1] = (char)c;
+		return (2);
+	}
+	if (c == 'u' || c == 'U')
+		return (sp_utf8(v, buf));
+	buf[0] = (char)(v & 0xff);
+	return (buf[0] != 0 ? 1 : 0);
+}
+
+/* $'...': bash decodes escapes; dash reads a $ and a quoted string. */
+static void
+sp_dollar_quote(struct sp *sp, struct sp_word *w)
+{
+	char	buf[8];
+	size_t	n;
+
+	sp->out->ops |= SH_OP_DIALECT;
+	if (sp->posix) {
+		sp_word_add(w, "$", 1);
+		sp->pos++;
+		return;
+	}
+	sp->pos += 2;
+	sp_word_addq(w, "", 0);
+	while (!sp->stop) {
+		if (sp->pos >= sp->len) {
+			sp_fail(sp, "unterminated $'", 1);
+			return;
+		}
+		if (sp_at(sp, 0) == '\'') {
+			sp->pos++;
+			return;
+		}
+		if (sp_at(sp, 0) != '\\') {
+			sp_word_addq(w, sp->s + sp->pos, 1);
+			sp->pos++;
+			continue;
+		}
+		if ((n = sp_ansi_escape(sp, buf)) == 0)
+			sp_fail(sp, "NUL or invalid character in $'...'", 1);
+		else
+			sp_word_addq(w, buf, n);
+	}
+}
+
+/*
+ * The inside of (( )) or $(( )), pos just past the two (: substitutions
+ * in it are listed. 1 at a closing "))" (pos past it); 0 when the
+ * parentheses close otherwise ("((a) b)" is not arithmetic) or on a
+ * failure (sp->stop).
+ */
+static int
+sp_arith_body(struct sp *sp)
+{
+	struct sp_word	scratch;
+	int		depth = 0, c, closed = 0;
+
+	memset(&scratch, 0, sizeof scratch);
+	scratch.qfirst = (size_t)-1;
+	while (!sp->stop && sp->pos < sp->len) {
+		c = sp_at(sp, 0);
+		if (c == ')' && depth == 0) {
+			closed = sp_at(sp, 1) == ')' ? 1 : -1;
+			sp->pos += closed == 1 ? 2 : 0;
+			break;
+		}
+		if (c == '(' || c == ')') {
+			depth += c == '(' ? 1 : -1;
+			sp->pos++;
+		} else if (c == '$')
+			sp_dollar(sp, &scratch, 1);
+		else if (c == '`')
+			sp_backtick(sp, &scratch, 1);
+		else if (c == '"') {
+			sp->pos++;
+			sp_dquote_body(sp, &scratch, 0);
+		} else if (c == '\\' && sp_at(sp, 1) == '\n')
+			sp->pos += 2;
+		else if (c == '\'' || c == '\\')
+			sp_fail(sp, "quote in arithmetic", 1);
+		else
+			sp->pos++;
+	}
+	free(scratch.p);
+	if (closed == 0 && !sp->stop)
+		sp_fail(sp, "unterminated ((", 1);
+	return (closed == 1);
+}
+
+static void	sp_drop_cmds(struct sp *, size_t);
+
+/* $(( ... )): arithmetic; "$((a) b)" is a substitution of a subshell. */
 static void
 sp_arith(struct sp *sp, struct sp_word *w, size_t start)
 {
-	int	depth = 0, c, prev = 0;
+	size_t	ncmds = sp->out->ncmds;
 
-	sp->pos = start + 1;			/* at the first ( */
-	while (sp->pos < sp->len) {
-		c = sp_at(sp, 0);
-		if (c == '(')
-			depth++;
-		else if (c == ')') {
-			if (--depth == 0)
-				break;
-		} else if (c == '`' || c == '\'' || c == '"' || c == '\\' ||
-		    (c == '$' && (sp_at(sp, 1) == '(' ||
-		    sp_at(sp, 1) == '{'))) {
-			sp_fail(sp, "substitution or quote in $(( ))", 1);
-			return;
-		}
-		prev = c;
-		sp->pos++;
-	}
-	if (sp->pos >= sp->len) {
-		sp_fail(sp, "unterminated $((", 1);
+	sp->pos = start + 3;
+	if (sp_arith_body(sp)) {
+		sp_word_adddyn(sp, w, start);
 		return;
 	}
-	if (prev != ')') {	/* $((a) b): a substitution of a subshell */
-		sp_fail(sp, "ambiguous $((", 1);
+	if (sp->stop)
 		return;
-	}
-	sp->pos++;
-	sp_word_adddyn(sp, w, start);
+	sp_drop_cmds(sp, ncmds);
+	sp->pos = start + 2;
+	sp_nested(sp, SH_SUBSTITUTED);
+	if (!sp->stop)
+		sp_word_adddyn(sp, w, start);
 }
 
 /* ${...}: nested ${ } only; anything that could run a command fails. */
@@ -317,7 +466,7 @@ sp_nested(struct sp *sp, unsigned ctx)
 	if (sp_enter(sp) == -1)
 		return;
 	sp->ctx |= ctx;
-	sp_list(sp, ')');
+	sp_list(sp, SP_T_PAREN);
 	sp->ctx = saved;
 	sp->depth--;
 	if (sp->stop)
@@ -352,9 +501,13 @@ sp_dollar(struct sp *sp, struct sp_word *w, int in_dq)
 	else if (c == '[')
 		sp_fail(sp, "$[ ] arithmetic", 1);
 	else if (c == '\'' && !in_dq)
-		sp_dollar_quote(sp);
-	else if (c == '"' && !in_dq)
-		sp->pos++;			/* $"..." is "..." */
+		sp_dollar_quote(sp, w);
+	else if (c == '"' && !in_dq) {
+		sp->out->ops |= SH_OP_DIALECT;	/* bash: "..."; dash: $"..." */
+		if (sp->posix)
+			sp_word_add(w, "$", 1);
+		sp->pos++;
+	}
 	else if (c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
 		sp->pos++;
 		while ((c = sp_at(sp, 0)) == '_' || (c >= 'a' && c <= 'z') ||
@@ -385,6 +538,8 @@ sp_sub(struct sp *sp, const char *s, size_t len, size_t base, int heredoc)
 	sub.base = base;
 	sub.out = sp->out;
 	sub.depth = sp->depth;
+	sub.kwdepth = sp->kwdepth;
+	sub.posix = sp->posix;
 	sub.ctx = sp->ctx;
 	if (heredoc)
 		sp_dquote_body(&sub, &w, 1);
@@ -780,24 +935,164 @@ sp_cmd_drop_empty(struct sp *sp, size_t ci)
 	out->ncmds--;
 }
 
+/* Removes every command listed from index n on (a parse taken back). */
+static void
+sp_drop_cmds(struct sp *sp, size_t n)
+{
+	size_t	i, k = 0;
+
+	while (sp->out->ncmds > n)
+		sp_cmd_release(&sp->out->cmds[--sp->out->ncmds]);
+	for (i = 0; i < sp->nhd; i++)
+		if (sp->hd[i].cmd < n)
+			sp->hd[k++] = sp->hd[i];
+	sp->nhd = k;
+}
+
+/* 1 if pos is at the reserved word kw (a word of its own). */
+static int
+sp_at_word(const struct sp *sp, const char *kw)
+{
+	size_t	n = strlen(kw);
+
+	return (sp->pos + n <= sp->len && memcmp(sp->s + sp->pos, kw, n) ==
+	    0 && sp_meta(sp_at(sp, n)));
+}
+
+/* 1 if w is a shell name: [A-Za-z_][A-Za-z0-9_]*, unquoted. */
+static int
+sp_is_name(const struct sp_word *w)
+{
+	size_t	i;
+	int	c;
+
+	if (w->p == NULL || w->flags != 0)
+		return (0);
+	for (i = 0; i < w->len; i++) {
+		c = (unsigned char)w->p[i];
+		if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' &&
+		    c <= 'Z') || (i > 0 && c >= '0' && c <= '9')))
+			return (0);
+	}
+	return (w->len > 0);
+}
+
+/* Reads one word at pos into a fresh w; 0 if there is none. */
+static int
+sp_read_word(struct sp *sp, struct sp_word *w)
+{
+	memset(w, 0, sizeof *w);
+	w->qfirst = (size_t)-1;
+	sp_blank(sp);
+	sp_word(sp, w);
+	if (!sp->stop && w->started)
+		return (1);
+	free(w->p);
+	w->p = NULL;
+	return (0);
+}
+
+/* bash's a=(x y z): the words up to ) are the value. */
+static void
+sp_array(struct sp *sp, size_t ci)
+{
+	struct sh_cmd	*cmd;
+	struct sp_word	 w;
+	char		*val;
+	unsigned	 f = SH_W_QUOTED;
+
+	sp->out->ops |= SH_OP_DIALECT;
+	if (sp->posix) {
+		sp_fail(sp, "array assignment in sh", 1);
+		return;
+	}
+	sp->pos++;
+	for (;;) {
+		sp_linebreak(sp);
+		if (sp->stop || sp_at(sp, 0) == ')' || sp->pos >= sp->len)
+			break;
+		if (!sp_read_word(sp, &w)) {
+			sp_fail(sp, "syntax error in array", 1);
+			break;
+		}
+		f |= w.flags;
+		free(w.p);
+	}
+	if (sp->stop)
+		return;
+	if (sp_at(sp, 0) != ')') {
+		sp_fail(sp, "unterminated array", 1);
+		return;
+	}
+	sp->pos++;
+	cmd = &sp->out->cmds[ci];
+	xasprintf(&val, "%s(...)", cmd->assigns[cmd->nassigns - 1]);
+	free(cmd->assigns[cmd->nassigns - 1]);
+	cmd->assigns[cmd->nassigns - 1] = val;
+	cmd->assignflags[cmd->nassigns - 1] |= f;
+	if (f & SH_W_DYNAMIC)
+		cmd->flags |= SH_DYNAMIC;
+}
+
+static void	sp_command(struct sp *);
+static int	sp_enter_kw(struct sp *);
+
+/* NAME() BODY: the name's command becomes the definition. */
+static void
+sp_funcdef(struct sp *sp, size_t ci)
+{
+	struct sh_cmd	*cmd = &sp->out->cmds[ci];
+	unsigned	 saved = sp->ctx;
+
+	if (cmd->argc != 1 || cmd->nassigns > 0 || cmd->nredirs > 0 ||
+	    (cmd->argflags[0] & (SH_W_DYNAMIC|SH_W_QUOTED))) {
+		sp_fail(sp, "syntax error near (", 1);
+		return;
+	}
+	sp->pos++;
+	sp_blank(sp);
+	if (sp_at(sp, 0) != ')') {
+		sp_fail(sp, "syntax error in a function definition", 1);
+		return;
+	}
+	sp->pos++;
+	cmd->kind = SH_K_FUNC;
+	sp->out->cmds[ci].argflags[0] = 0;
+	sp_linebreak(sp);
+	if (sp->stop || sp_enter_kw(sp) == -1)
+		return;
+	sp->ctx |= SH_IN_FUNC;
+	sp_command(sp);
+	sp->kwdepth--;
+	sp->ctx = saved;
+}
+
 /* A simple command: assignments, words and redirections in any order. */
 static void
 sp_simple(struct sp *sp)
 {
 	struct sp_word	w;
-	size_t		ci;
+	size_t		ci, before;
 	int		c;
 
 	ci = sp_cmd_new(sp);
 	while (!sp->stop) {
+		before = sp->pos;
 		sp_blank(sp);
 		c = sp_at(sp, 0);
 		if (sp->pos >= sp->len || c == '\n' || c == ';' || c == '|' ||
 		    c == ')' || (c == '&' && sp_at(sp, 1) != '>'))
 			break;
 		if (c == '(') {
-			sp_fail(sp, "function definition or array", 1);
-			break;
+			if (sp->pos == before && sp->out->cmds[ci].argc == 0 &&
+			    sp->out->cmds[ci].nassigns > 0 &&
+			    sp->s[sp->pos - 1] == '=')
+				sp_array(sp, ci);
+			else {
+				sp_funcdef(sp, ci);
+				break;
+			}
+			continue;
 		}
 		if (sp_is_redir(sp)) {
 			sp_redir(sp, ci);
@@ -815,15 +1110,19 @@ sp_simple(struct sp *sp)
 	sp_cmd_drop_empty(sp, ci);
 }
 
-/* Reserved words at command start, by how they are handled. */
+/* Reserved words at command start. */
 enum sp_kw {
 	SP_KW_NONE,
-	SP_KW_PREFIX,		/* ! time: skipped, flagged */
-	SP_KW_OPEN,		/* if then else elif while until do: skipped */
-	SP_KW_CLOSE,		/* fi done: skipped, ends the command */
-	SP_KW_STOP,		/* for case esac select function coproc [[ ]] */
+	SP_KW_PREFIX,		/* ! time */
+	SP_KW_IF,
+	SP_KW_LOOP,		/* while until */
+	SP_KW_FOR,		/* for select */
+	SP_KW_CASE,
+	SP_KW_FUNCTION,
+	SP_KW_COPROC,
+	SP_KW_COND,		/* [[ */
 	SP_KW_LBRACE,
-	SP_KW_RBRACE
+	SP_KW_CLOSE,		/* then else elif fi do done esac } ]] */
 };
 
 /* Peeks an unquoted reserved word at pos; *n is its length. */
@@ -833,18 +1132,19 @@ sp_keyword(const struct sp *sp, size_t *n)
 	static const struct {
 		const char	*word;
 		enum sp_kw	 kw;
+		int		 bash;		/* only in bash */
 	} kws[] = {
-		{ "!", SP_KW_PREFIX }, { "time", SP_KW_PREFIX },
-		{ "if", SP_KW_OPEN }, { "then", SP_KW_OPEN },
-		{ "else", SP_KW_OPEN }, { "elif", SP_KW_OPEN },
-		{ "while", SP_KW_OPEN }, { "until", SP_KW_OPEN },
-		{ "do", SP_KW_OPEN }, { "fi", SP_KW_CLOSE },
-		{ "done", SP_KW_CLOSE }, { "for", SP_KW_STOP },
-		{ "case", SP_KW_STOP }, { "esac", SP_KW_STOP },
-		{ "select", SP_KW_STOP }, { "function", SP_KW_STOP },
-		{ "coproc", SP_KW_STOP }, { "[[", SP_KW_STOP },
-		{ "]]", SP_KW_STOP }, { "{", SP_KW_LBRACE },
-		{ "}", SP_KW_RBRACE },
+		{ "!", SP_KW_PREFIX, 0 }, { "time", SP_KW_PREFIX, 1 },
+		{ "if", SP_KW_IF, 0 }, { "while", SP_KW_LOOP, 0 },
+		{ "until", SP_KW_LOOP, 0 }, { "for", SP_KW_FOR, 0 },
+		{ "select", SP_KW_FOR, 1 }, { "case", SP_KW_CASE, 0 },
+		{ "function", SP_KW_FUNCTION, 1 },
+		{ "coproc", SP_KW_COPROC, 1 }, { "[[", SP_KW_COND, 1 },
+		{ "{", SP_KW_LBRACE, 0 }, { "then", SP_KW_CLOSE, 0 },
+		{ "else", SP_KW_CLOSE, 0 }, { "elif", SP_KW_CLOSE, 0 },
+		{ "fi", SP_KW_CLOSE, 0 }, { "do", SP_KW_CLOSE, 0 },
+		{ "done", SP_KW_CLOSE, 0 }, { "esac", SP_KW_CLOSE, 0 },
+		{ "}", SP_KW_CLOSE, 0 }, { "]]", SP_KW_CLOSE, 1 },
 	};
 	size_t	i, len;
 	int	c;
@@ -859,6 +1159,8 @@ sp_keyword(const struct sp *sp, size_t *n)
 	for (i = 0; i < sizeof kws / sizeof kws[0]; i++) {
 		if (strlen(kws[i].word) == len &&
 		    memcmp(kws[i].word, sp->s + sp->pos, len) == 0) {
+			if (kws[i].bash && sp->posix)
+				return (SP_KW_NONE);
 			*n = len;
 			return (kws[i].kw);
 		}
@@ -866,36 +1168,416 @@ sp_keyword(const struct sp *sp, size_t *n)
 	return (SP_KW_NONE);
 }
 
-/* ( list ) or { list; }: redirections after it go to every inner command. */
-static void
-sp_compound(struct sp *sp, int brace)
+/* Enters a compound command's body; fails beyond SH_PARSE_DEPTH. */
+static int
+sp_enter_kw(struct sp *sp)
 {
-	size_t		first = sp->out->ncmds, i, j, ci;
-	struct sh_cmd	*cmd;
+	if (sp->depth + sp->kwdepth >= SH_PARSE_DEPTH) {
+		sp->absurd = 1;
+		sp_fail(sp, "nested too deeply", 1);
+		return (-1);
+	}
+	sp->kwdepth++;
+	return (0);
+}
+
+/* Consumes reserved word kw where a list stopped; fails without it. */
+static int
+sp_expect(struct sp *sp, const char *kw)
+{
+	if (sp->stop)
+		return (-1);
+	if (!sp_at_word(sp, kw)) {
+		sp_fail(sp, kw[0] == 'd' && kw[1] == 'o' && kw[2] == '\0' ?
+		    "missing do" : "unterminated compound command", 1);
+		return (-1);
+	}
+	sp->pos += strlen(kw);
+	return (0);
+}
+
+/* A list inside a compound command: its commands get SH_CONTROL. */
+static void
+sp_body(struct sp *sp, int term)
+{
 	unsigned	saved = sp->ctx;
 
-	sp->pos++;
-	if (brace) {
-		if (sp_enter(sp) == -1)
+	sp->ctx |= SH_CONTROL;
+	sp_list(sp, term);
+	sp->ctx = saved;
+}
+
+/* if LIST then LIST [elif LIST then LIST]... [else LIST] fi */
+static void
+sp_if(struct sp *sp)
+{
+	for (;;) {
+		sp_body(sp, SP_T_KW);
+		if (sp_expect(sp, "then") == -1)
 			return;
-		sp->ctx |= SH_SUBSHELL;
-		sp_list(sp, '}');
-		sp->ctx = saved;
-		sp->depth--;
-		if (!sp->stop && sp_at(sp, 0) != '}')
-			sp_fail(sp, "unterminated {", 1);
-		else if (!sp->stop)
+		sp_body(sp, SP_T_KW);
+		if (sp->stop)
+			return;
+		if (sp_at_word(sp, "elif")) {
+			sp->pos += 4;
+			continue;
+		}
+		if (sp_at_word(sp, "else")) {
+			sp->pos += 4;
+			sp_body(sp, SP_T_KW);
+		}
+		sp_expect(sp, "fi");
+		return;
+	}
+}
+
+/* while/until LIST do LIST done */
+static void
+sp_loop(struct sp *sp)
+{
+	sp_body(sp, SP_T_KW);
+	if (sp_expect(sp, "do") == -1)
+		return;
+	sp_body(sp, SP_T_KW);
+	sp_expect(sp, "done");
+}
+
+/* The words of for/select after "in", up to ; or a newline. */
+static void
+sp_for_words(struct sp *sp, size_t ci)
+{
+	struct sp_word	w;
+	struct sh_cmd	*cmd;
+	int		c;
+
+	for (;;) {
+		sp_blank(sp);
+		c = sp_at(sp, 0);
+		if (sp->stop || sp->pos >= sp->len || c == ';' || c == '\n')
+			return;
+		if (sp_meta(c)) {
+			sp_fail(sp, "syntax error in a for list", 1);
+			return;
+		}
+		if (!sp_read_word(sp, &w))
+			return;
+		cmd = &sp->out->cmds[ci];
+		if (w.flags & SH_W_DYNAMIC)
+			cmd->flags |= SH_DYNAMIC;
+		if (w.flags & SH_W_GLOB)
+			cmd->flags |= SH_GLOB;
+		sp_push(&cmd->argv, &cmd->argflags, &cmd->argc, &cmd->argcap,
+		    w.p != NULL ? w.p : xstrdup(""), w.flags);
+	}
+}
+
+/* for (( E1; E2; E3 )) (bash), pos at the first (. */
+static void
+sp_for_arith(struct sp *sp)
+{
+	size_t	ci = sp_cmd_new(sp), start = sp->pos + 2;
+	char	*text;
+
+	sp->out->cmds[ci].kind = SH_K_ARITH;
+	sp->pos += 2;
+	if (!sp_arith_body(sp)) {
+		if (!sp->stop)
+			sp_fail(sp, "syntax error in for ((", 1);
+		return;
+	}
+	text = xstrndup(sp->s + start, sp->pos - 2 - start);
+	sp_push(&sp->out->cmds[ci].argv, &sp->out->cmds[ci].argflags,
+	    &sp->out->cmds[ci].argc, &sp->out->cmds[ci].argcap, text,
+	    strpbrk(text, "$`") != NULL ? SH_W_DYNAMIC : 0);
+	if (strpbrk(text, "$`") != NULL)
+		sp->out->cmds[ci].flags |= SH_DYNAMIC;
+	sp_blank(sp);
+	if (sp_at(sp, 0) == ';')
+		sp->pos++;
+	sp_linebreak(sp);
+}
+
+/* for/select NAME [in WORDS] ; do LIST done */
+static void
+sp_for(struct sp *sp, int select)
+{
+	struct sp_word	w;
+	size_t		ci;
+	int		c;
+
+	if (select)
+		sp->out->ops |= SH_OP_DIALECT;
+	sp_blank(sp);
+	if (!sp->posix && !select && sp_at(sp, 0) == '(' &&
+	    sp_at(sp, 1) == '(') {
+		sp->out->ops |= SH_OP_DIALECT;
+		sp_for_arith(sp);
+	} else {
+		ci = sp_cmd_new(sp);
+		sp->out->cmds[ci].kind = select ? SH_K_SELECT : SH_K_FOR;
+		if (!sp_read_word(sp, &w) || !sp_is_name(&w)) {
+			free(w.p);
+			sp_fail(sp, "for without a name", 1);
+			return;
+		}
+		sp_push(&sp->out->cmds[ci].argv, &sp->out->cmds[ci].argflags,
+		    &sp->out->cmds[ci].argc, &sp->out->cmds[ci].argcap, w.p,
+		    0);
+		sp_linebreak(sp);
+		if (sp_at_word(sp, "in")) {
+			sp->pos += 2;
+			sp_for_words(sp, ci);
+		} else
+			sp->out->cmds[ci].flags |= SH_DYNAMIC;	/* "$@" */
+		sp_blank(sp);
+		c = sp_at(sp, 0);
+		if (c == ';')
 			sp->pos++;
-	} else
-		sp_nested(sp, SH_SUBSHELL);
+		else if (c == '\n')
+			sp_newline(sp);
+		sp_linebreak(sp);
+	}
+	if (sp_expect(sp, "do") == -1)
+		return;
+	sp_body(sp, SP_T_KW);
+	sp_expect(sp, "done");
+}
+
+/* One case item's patterns: [(] PATTERN [| PATTERN]... ) */
+static void
+sp_case_patterns(struct sp *sp, size_t ci)
+{
+	struct sp_word	w;
+	struct sh_cmd	*cmd;
+
+	sp_blank(sp);
+	if (sp_at(sp, 0) == '(')
+		sp->pos++;
+	for (;;) {
+		if (!sp_read_word(sp, &w)) {
+			sp_fail(sp, "case item without a pattern", 1);
+			return;
+		}
+		cmd = &sp->out->cmds[ci];
+		if (w.flags & SH_W_DYNAMIC)
+			cmd->flags |= SH_DYNAMIC;
+		sp_push(&cmd->argv, &cmd->argflags, &cmd->argc, &cmd->argcap,
+		    w.p != NULL ? w.p : xstrdup(""), w.flags);
+		sp_blank(sp);
+		if (sp_at(sp, 0) == '|' && sp_at(sp, 1) != '|') {
+			sp->pos++;
+			continue;
+		}
+		if (sp_at(sp, 0) != ')') {
+			sp_fail(sp, "syntax error in a case pattern", 1);
+			return;
+		}
+		sp->pos++;
+		return;
+	}
+}
+
+/* case WORD in [PATTERNS) LIST ;;]... esac */
+static void
+sp_case(struct sp *sp)
+{
+	struct sp_word	w;
+	size_t		ci = sp_cmd_new(sp);
+
+	sp->out->cmds[ci].kind = SH_K_CASE;
+	if (!sp_read_word(sp, &w)) {
+		sp_fail(sp, "case without a word", 1);
+		return;
+	}
+	if (w.flags & SH_W_DYNAMIC)
+		sp->out->cmds[ci].flags |= SH_DYNAMIC;
+	sp_push(&sp->out->cmds[ci].argv, &sp->out->cmds[ci].argflags,
+	    &sp->out->cmds[ci].argc, &sp->out->cmds[ci].argcap,
+	    w.p != NULL ? w.p : xstrdup(""), w.flags);
+	sp_linebreak(sp);
+	if (sp_expect(sp, "in") == -1)
+		return;
+	for (;;) {
+		sp_linebreak(sp);
+		if (sp->stop)
+			return;
+		if (sp_at_word(sp, "esac")) {
+			sp->pos += 4;
+			return;
+		}
+		sp_case_patterns(sp, ci);
+		sp_body(sp, SP_T_KW|SP_T_CASE);
+		if (sp->stop)
+			return;
+		if (sp_at(sp, 0) == ';') {
+			if (sp_at(sp, 1) == '&')
+				sp->out->ops |= SH_OP_DIALECT;
+			sp->pos += sp_at(sp, 2) == '&' ? 3 : 2;
+		} else if (!sp_at_word(sp, "esac")) {
+			sp_fail(sp, "unterminated case", 1);
+			return;
+		}
+	}
+}
+
+/* function NAME [()] BODY (bash) */
+static void
+sp_function(struct sp *sp)
+{
+	struct sp_word	w;
+	size_t		ci = sp_cmd_new(sp);
+	unsigned	saved = sp->ctx;
+
+	sp->out->ops |= SH_OP_DIALECT;
+	sp->out->cmds[ci].kind = SH_K_FUNC;
+	if (!sp_read_word(sp, &w) || (w.flags & (SH_W_DYNAMIC|SH_W_QUOTED))) {
+		free(w.p);
+		sp_fail(sp, "function without a name", 1);
+		return;
+	}
+	sp_push(&sp->out->cmds[ci].argv, &sp->out->cmds[ci].argflags,
+	    &sp->out->cmds[ci].argc, &sp->out->cmds[ci].argcap, w.p, 0);
+	sp_blank(sp);
+	if (sp_at(sp, 0) == '(') {
+		sp->pos++;
+		sp_blank(sp);
+		if (sp_at(sp, 0) != ')') {
+			sp_fail(sp, "syntax error in a function definition", 1);
+			return;
+		}
+		sp->pos++;
+	}
+	sp_linebreak(sp);
+	if (sp->stop || sp_enter_kw(sp) == -1)
+		return;
+	sp->ctx |= SH_IN_FUNC;
+	sp_command(sp);
+	sp->kwdepth--;
+	sp->ctx = saved;
+}
+
+/* The word after =~ in [[ ]]: ( ) and | are part of it. */
+static void
+sp_cond_regex(struct sp *sp, struct sp_word *w)
+{
+	int	depth = 0, c;
+
+	while (!sp->stop && sp->pos < sp->len) {
+		c = sp_at(sp, 0);
+		if (c == '(')
+			depth++;
+		else if (c == ')' && depth > 0)
+			depth--;
+		else if ((c == ' ' || c == '\t' || c == '\n') && depth == 0)
+			break;
+		else if (c != '|' && c != ' ' && c != '\t' && sp_meta(c))
+			break;
+		else if (c != '|' && c != ' ' && c != '\t') {
+			sp_word(sp, w);
+			continue;
+		}
+		sp_word_add(w, sp->s + sp->pos, 1);
+		sp->pos++;
+	}
+}
+
+/* [[ ... ]] (bash): words and operators, none of them redirections. */
+static void
+sp_cond(struct sp *sp)
+{
+	struct sp_word	 w;
+	struct sh_cmd	*cmd;
+	size_t		 ci = sp_cmd_new(sp);
+	char		 op[3];
+	int		 c, regex = 0;
+
+	sp->out->ops |= SH_OP_DIALECT;
+	sp->out->cmds[ci].kind = SH_K_COND;
+	for (;;) {
+		sp_linebreak(sp);
+		c = sp_at(sp, 0);
+		if (sp->stop || sp->pos >= sp->len) {
+			if (!sp->stop)
+				sp_fail(sp, "unterminated [[", 1);
+			return;
+		}
+		if (sp_at_word(sp, "]]")) {
+			sp->pos += 2;
+			return;
+		}
+		memset(&w, 0, sizeof w);
+		w.qfirst = (size_t)-1;
+		if (regex)
+			sp_cond_regex(sp, &w);
+		else if (strchr("()!<>&|", c) != NULL && sp_meta(c == '!' ?
+		    sp_at(sp, 1) : ' ')) {
+			op[0] = (char)c;
+			op[1] = (c == '&' || c == '|') && sp_at(sp, 1) == c ?
+			    (char)c : '\0';
+			op[2] = '\0';
+			if ((c == '&' || c == '|') && op[1] == '\0') {
+				sp_fail(sp, "syntax error in [[", 1);
+				return;
+			}
+			sp->pos += strlen(op);
+			sp_word_add(&w, op, strlen(op));
+		} else
+			sp_word(sp, &w);
+		if (sp->stop || !w.started) {
+			free(w.p);
+			if (!sp->stop)
+				sp_fail(sp, "syntax error in [[", 1);
+			return;
+		}
+		regex = strcmp(w.p, "=~") == 0 && !(w.flags & SH_W_QUOTED);
+		cmd = &sp->out->cmds[ci];
+		if (w.flags & SH_W_DYNAMIC)
+			cmd->flags |= SH_DYNAMIC;
+		sp_push(&cmd->argv, &cmd->argflags, &cmd->argc, &cmd->argcap,
+		    w.p, w.flags);
+	}
+}
+
+/* coproc [NAME] COMMAND (bash): COMMAND runs in the background. */
+static void
+sp_coproc(struct sp *sp)
+{
+	size_t	i;
+	int	c;
+
+	sp->out->ops |= SH_OP_DIALECT|SH_OP_BG;
+	sp_blank(sp);
+	/* "coproc NAME { ...; }": NAME is skipped when a compound follows. */
+	for (i = 0; (c = sp_at(sp, i)) == '_' || (c >= 'a' && c <= 'z') ||
+	    (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9'); i++)
+		;
+	if (i > 0 && (c == ' ' || c == '\t')) {
+		while ((c = sp_at(sp, i)) == ' ' || c == '\t')
+			i++;
+		if (c == '{' || c == '(')
+			sp->pos += i;
+	}
+	sp_command(sp);
+}
+
+/*
+ * Redirections after a compound command (its commands are from first
+ * on): each goes to every command inside; a here-doc only to the first,
+ * which reads its body.
+ */
+static void
+sp_compound_tail(struct sp *sp, size_t first)
+{
+	struct sh_cmd	*cmd;
+	size_t		 i, j, ci, nhd = sp->nhd, k;
+
 	if (sp->stop)
 		return;
 	if (sp->out->ncmds == first) {
-		sp_fail(sp, "empty subshell or group", 1);
+		sp_fail(sp, "empty compound command", 1);
 		return;
 	}
-	/* Parse trailing redirections into a scratch command, then copy. */
-	ci = sp_cmd_new(sp);
+	ci = sp_cmd_new(sp);		/* scratch: parsed into, then copied */
 	for (;;) {
 		sp_blank(sp);
 		if (sp->stop || !sp_is_redir(sp))
@@ -903,32 +1585,132 @@ sp_compound(struct sp *sp, int brace)
 		sp_redir(sp, ci);
 	}
 	if (!sp->stop && !sp_meta(sp_at(sp, 0)))
-		sp_fail(sp, "word after ) or }", 1);
+		sp_fail(sp, "word after a compound command", 1);
 	cmd = &sp->out->cmds[ci];
 	for (i = first; i < ci; i++) {
 		for (j = 0; j < cmd->nredirs; j++) {
-			sp_redir_add(&sp->out->cmds[i], cmd->redirs[j].fd,
+			if (cmd->redirs[j].op == SH_R_HEREDOC && i != first)
+				continue;
+			k = sp_redir_add(&sp->out->cmds[i], cmd->redirs[j].fd,
 			    cmd->redirs[j].op, xstrdup(cmd->redirs[j].target),
 			    cmd->redirs[j].dynamic);
 			cmd = &sp->out->cmds[ci];
+			for (nhd = 0; nhd < sp->nhd; nhd++)
+				if (sp->hd[nhd].cmd == ci &&
+				    sp->hd[nhd].redir == j) {
+					sp->hd[nhd].cmd = i;
+					sp->hd[nhd].redir = k;
+				}
 		}
 	}
-	if (cmd->nredirs > 0 && sp->nhd > 0) {
-		/* A pending here-doc may point at it: keep it. */
-		sp_fail(sp, "here-doc on a subshell or group", 1);
+	sp_cmd_release(cmd);
+	sp->out->ncmds--;
+}
+
+/* ( list ) or { list; } */
+static void
+sp_group(struct sp *sp, int brace)
+{
+	unsigned	saved = sp->ctx;
+
+	sp->pos++;
+	if (!brace) {
+		sp_nested(sp, SH_SUBSHELL);
 		return;
 	}
-	sp_cmd_release(cmd);
-	memmove(cmd, cmd + 1, (sp->out->ncmds - ci - 1) * sizeof *cmd);
-	sp->out->ncmds--;
+	if (sp_enter(sp) == -1)
+		return;
+	sp->ctx |= SH_SUBSHELL;
+	sp_list(sp, SP_T_BRACE);
+	sp->ctx = saved;
+	sp->depth--;
+	if (!sp->stop && !sp_at_word(sp, "}"))
+		sp_fail(sp, "unterminated {", 1);
+	else if (!sp->stop)
+		sp->pos++;
+}
+
+/* (( EXPR )) (bash); "((a) b)" is a subshell in a subshell. */
+static void
+sp_arith_cmd(struct sp *sp)
+{
+	size_t	start = sp->pos, ci = sp_cmd_new(sp);
+	char	*text;
+
+	sp->out->ops |= SH_OP_DIALECT;
+	sp->out->cmds[ci].kind = SH_K_ARITH;
+	sp->pos += 2;
+	if (!sp_arith_body(sp)) {
+		if (sp->stop)
+			return;
+		sp_drop_cmds(sp, ci);
+		sp->pos = start;
+		sp_group(sp, 0);
+		return;
+	}
+	text = xstrndup(sp->s + start + 2, sp->pos - start - 4);
+	if (strpbrk(text, "$`") != NULL)
+		sp->out->cmds[ci].flags |= SH_DYNAMIC;
+	sp_push(&sp->out->cmds[ci].argv, &sp->out->cmds[ci].argflags,
+	    &sp->out->cmds[ci].argc, &sp->out->cmds[ci].argcap, text,
+	    strpbrk(text, "$`") != NULL ? SH_W_DYNAMIC : 0);
+}
+
+/* A compound command by its reserved word (pos past it). */
+static void
+sp_compound(struct sp *sp, enum sp_kw kw, size_t n)
+{
+	size_t	first = sp->out->ncmds;
+	int	select = sp->s[sp->pos] == 's';
+	int	kwlevel = kw != SP_KW_NONE && kw != SP_KW_LBRACE;
+
+	if (kwlevel && sp_enter_kw(sp) == -1)
+		return;
+	sp->pos += n;
+	switch (kw) {
+	case SP_KW_IF:
+		sp_if(sp);
+		break;
+	case SP_KW_LOOP:
+		sp_loop(sp);
+		break;
+	case SP_KW_FOR:
+		sp_for(sp, select);
+		break;
+	case SP_KW_CASE:
+		sp_case(sp);
+		break;
+	case SP_KW_FUNCTION:
+		sp_function(sp);
+		break;
+	case SP_KW_COND:
+		sp_cond(sp);
+		break;
+	case SP_KW_LBRACE:
+		sp->pos -= n;
+		sp_group(sp, 1);
+		break;
+	default:
+		sp->pos -= n;
+		if (sp_at(sp, 1) == '(' && !sp->posix)
+			sp_arith_cmd(sp);
+		else
+			sp_group(sp, 0);
+		break;
+	}
+	if (kwlevel)
+		sp->kwdepth--;
+	if (kw != SP_KW_FUNCTION)
+		sp_compound_tail(sp, first);
 }
 
 /* One command of a pipeline, after any reserved words. */
 static void
 sp_command(struct sp *sp)
 {
-	size_t	n = 0;
-	int	c;
+	size_t		n = 0;
+	enum sp_kw	kw;
+	int		c;
 
 	for (;;) {
 		sp_blank(sp);
@@ -940,39 +1722,25 @@ sp_command(struct sp *sp)
 			sp_fail(sp, "missing command", 1);
 			return;
 		}
-		switch (sp_keyword(sp, &n)) {
-		case SP_KW_PREFIX:
-			sp->pflags |= c == '!' ? SH_NEGATED : SH_TIMED;
-			sp->pos += n;
-			sp_blank(sp);
-			if (c == 't' && sp_at(sp, 0) == '-' &&
-			    sp_at(sp, 1) == 'p' && sp_meta(sp_at(sp, 2)))
-				sp->pos += 2;
-			continue;
-		case SP_KW_OPEN:
-			sp_fail(sp, "control structure", 0);
-			sp->pos += n;
-			continue;
-		case SP_KW_CLOSE:
-		case SP_KW_RBRACE:
-			sp_fail(sp, "control structure", 0);
-			sp->pos += n;
-			return;
-		case SP_KW_STOP:
-			sp_fail(sp, "unsupported control structure", 1);
-			return;
-		case SP_KW_LBRACE:
-			sp_compound(sp, 1);
-			return;
-		case SP_KW_NONE:
+		kw = sp_keyword(sp, &n);
+		if (kw != SP_KW_PREFIX)
 			break;
-		}
-		break;
+		if (c == 't')
+			sp->out->ops |= SH_OP_DIALECT;
+		sp->pflags |= c == '!' ? SH_NEGATED : SH_TIMED;
+		sp->pos += n;
+		sp_blank(sp);
+		if (c == 't' && sp_at(sp, 0) == '-' && sp_at(sp, 1) == 'p' &&
+		    sp_meta(sp_at(sp, 2)))
+			sp->pos += 2;
 	}
-	if (c == '(' && sp_at(sp, 1) == '(')
-		sp_fail(sp, "(( )) arithmetic command", 1);
-	else if (c == '(')
-		sp_compound(sp, 0);
+	if (kw == SP_KW_CLOSE)
+		sp_fail(sp, "unexpected reserved word", 1);
+	else if (kw == SP_KW_COPROC) {
+		sp->pos += n;
+		sp_coproc(sp);
+	} else if (kw != SP_KW_NONE || c == '(')
+		sp_compound(sp, kw, n);
 	else
 		sp_simple(sp);
 }
@@ -1014,16 +1782,27 @@ sp_and_or(struct sp *sp)
 	}
 }
 
-/* 1 if pos is a } that closes a group: a word of its own. */
+/* 1 if pos is where a list ending in term stops (a command position). */
 static int
-sp_at_rbrace(const struct sp *sp)
+sp_list_end(struct sp *sp, int term, int any)
 {
-	return (sp_at(sp, 0) == '}' && sp_meta(sp_at(sp, 1)));
+	size_t	n;
+
+	if (sp_at(sp, 0) == '}' && sp_meta(sp_at(sp, 1)))
+		return ((term & SP_T_BRACE) && any);
+	if (sp_keyword(sp, &n) != SP_KW_CLOSE || sp_at(sp, 0) == '}')
+		return (0);
+	if (term & SP_T_KW)
+		return (1);
+	sp_fail(sp, "unexpected reserved word", 1);
+	return (1);
 }
 
 /*
  * A list of and-or lists separated by ; & or newlines, up to the end of
- * input, or up to ')' (term ')') or a closing '}' (term '}'), left unread.
+ * input or to what term allows (left unread): ')' (SP_T_PAREN), a
+ * closing '}' (SP_T_BRACE), then/else/elif/fi/do/done/esac (SP_T_KW),
+ * ;; ;& ;;& (SP_T_CASE).
  */
 static void
 sp_list(struct sp *sp, int term)
@@ -1036,11 +1815,14 @@ sp_list(struct sp *sp, int term)
 			return;
 		c = sp_at(sp, 0);
 		if (c == ')') {
-			if (term != ')')
+			if (!(term & SP_T_PAREN))
 				sp_fail(sp, "unexpected )", 1);
 			return;
 		}
-		if (term == '}' && sp_at_rbrace(sp) && any && !after)
+		if ((term & SP_T_CASE) && c == ';' && (sp_at(sp, 1) == ';' ||
+		    sp_at(sp, 1) == '&'))
+			return;
+		if (!after && sp_list_end(sp, term, any))
 			return;
 		if (c == '\n') {
 			sp_newline(sp);
@@ -1071,7 +1853,7 @@ sp_list(struct sp *sp, int term)
 
 /* Entry point: see shparse.h. */
 int
-sh_parse(const char *src, size_t len, struct sh_parse *out)
+sh_parse(const char *src, size_t len, int dialect, struct sh_parse *out)
 {
 	struct sp	sp;
 
@@ -1081,6 +1863,7 @@ sh_parse(const char *src, size_t len, struct sh_parse *out)
 	sp.s = src != NULL ? src : "";
 	sp.len = src != NULL ? len : 0;
 	sp.out = out;
+	sp.posix = dialect == SH_POSIX;
 	if (sp.len > SH_PARSE_MAX) {
 		sp_fail(&sp, "input too long", 1);
 		return (-1);

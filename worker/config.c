@@ -991,7 +991,7 @@ config_finish_policy(struct config_state *st, char **cause)
 	    strncmp(st->where[config_find("network")], "config file", 11) ==
 	    0))
 		c->network = policyconf_queue_network(c->policy, c->queue);
-	if (policyconf_finish(c->policy, c->workspace, cause) != 0) {
+	if (policyconf_finish(c->policy, c->workspace, c->shell, cause) != 0) {
 		if (c->config_file != NULL) {
 			where = *cause;
 			xasprintf(cause, "config file %s: %s", c->config_file,

@@ -366,7 +366,8 @@ policyconf_resolve_allow(struct policyconf *pc, char **cause)
 }
 
 int
-policyconf_finish(struct policyconf *pc, const char *workspace, char **cause)
+policyconf_finish(struct policyconf *pc, const char *workspace,
+    const char *shell, char **cause)
 {
 	char	*why;
 
@@ -377,6 +378,7 @@ policyconf_finish(struct policyconf *pc, const char *workspace, char **cause)
 	pc->policy.workspace = workspace;
 	pc->policy.allow_paths = (const char *const *)pc->allow;
 	pc->policy.nallow = pc->nallow;
+	pc->policy.shell = cls_shell_of(shell);
 	if (cls_rules_check(&pc->policy, &why) != 0) {
 		xasprintf(cause, "rules: %s", why);
 		free(why);

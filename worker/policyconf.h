@@ -25,11 +25,13 @@ int			 policyconf_key(struct policyconf *, const char *where,
 			    const char *key, const struct json_t *, char **cause);
 /*
  * After every layer: realpaths allow_paths, builds the policy for
- * workspace, and checks every rule's examples against it (a rule whose
- * examples fail stops the worker). 0, or -1 with an allocated *cause.
+ * workspace and the shell that runs commands (its dialect), and checks
+ * every rule's examples against it (a rule whose examples fail stops the
+ * worker). 0, or -1 with an allocated *cause.
  */
 int			 policyconf_finish(struct policyconf *,
-			    const char *workspace, char **cause);
+			    const char *workspace, const char *shell,
+			    char **cause);
 /* The tier queue_tiers gives queue, or NULL. */
 const char		*policyconf_queue_tier(const struct policyconf *,
 			    const char *queue);

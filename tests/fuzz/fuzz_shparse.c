@@ -14,7 +14,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct sh_parse	p;
 
-	sh_parse((const char *)data, len, &p);
+	sh_parse((const char *)data, len, len > 0 ? data[0] & 1 : 0, &p);
 	sh_parse_release(&p);
 	return (0);
 }

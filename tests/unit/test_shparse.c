@@ -22,7 +22,10 @@
  * whether the parse is complete. A command renders as its assignments
  * (each followed by a space), its argv joined by "|", each redirection as
  * " <fd><op><target>", then "[flags]" when any is set: D dynamic, G glob,
- * S substituted, P subshell or group, N negated, T timed, "@n" depth.
+ * S substituted, P subshell or group, N negated, T timed, C control
+ * structure, F function body, "@n" depth. A command of another kind than
+ * simple starts with "for:", "select:", "case:", "arith:", "cond:" or
+ * "func:".
  * Commands are joined by " ; ".
  */
 struct row {
@@ -66,7 +69,7 @@ static const struct row rows[] = {
 	{ "echo a$", 1, "echo|a$", 1 },
 	{ "echo \"$\"", 1, "echo|$", 1 },
 	{ "echo $\"hi\"", 1, "echo|hi", 1 },
-	{ "echo $'a\\nb'", 1, "echo", 0 },
+	{ "echo $'a\\nb'", 1, "echo|a\nb", 1 },
 	{ "echo \"$'x'\"", 1, "echo|$'x'", 1 },
 	{ "echo $1 $@ $? $$", 1, "echo|$1|$@|$?|$$[D]", 1 },
 	{ "echo ${HOME}/x", 1, "echo|${HOME}/x[D]", 1 },
@@ -76,8 +79,8 @@ static const struct row rows[] = {
 	{ "echo ${a", 1, "echo", 0 },
 	{ "echo $((1 + 2))", 1, "echo|$((1 + 2))[D]", 1 },
 	{ "echo $(( (1+2)*3 ))", 1, "echo|$(( (1+2)*3 ))[D]", 1 },
-	{ "echo $(( $(id) ))", 1, "echo", 0 },
-	{ "echo $((1+2)", 1, "echo", 0 },
+	{ "echo $(( $(id) ))", 2, "echo|$(( $(id) ))[D] ; id[S@1]", 1 },
+	{ "echo $((1+2)", 2, "echo ; 1+2[SP@2]", 0 },
 	{ "echo $[1+2]", 1, "echo", 0 },
 	{ "echo ~", 1, "echo|~[D]", 1 },
 	{ "echo ~/x", 1, "echo|~/x[D]", 1 },
@@ -169,7 +172,7 @@ static const struct row rows[] = {
 	{ "\"A\"=1 cmd", 1, "A=1|cmd", 1 },
 	{ "1A=1 cmd", 1, "1A=1|cmd", 1 },
 	{ "=x cmd", 1, "=x|cmd", 1 },
-	{ "a=(1 2)", 1, "a= ", 0 },
+	{ "a=(1 2)", 1, "a=(...) ", 1 },
 	{ "echo $(whoami)", 2, "echo|$(whoami)[D] ; whoami[S@1]", 1 },
 	{ "echo $(echo $(id -u))", 3, "echo|$(echo $(id -u))[D] ; echo|$(id -u)[DS@1] ; id|-u[S@2]", 1 },
 	{ "echo `id`", 2, "echo|`id`[D] ; id[S@1]", 1 },
@@ -200,7 +203,7 @@ static const struct row rows[] = {
 	{ "( ls", 1, "ls[P@1]", 0 },
 	{ "ls )", 1, "ls", 0 },
 	{ "( )", 0, "", 0 },
-	{ "((x++))", 0, "", 0 },
+	{ "((x++))", 1, "arith:x++", 1 },
 	{ "( (ls) )", 1, "ls[P@2]", 1 },
 	{ "(ls) x", 1, "ls[P@1]", 0 },
 	{ "echo a}", 1, "echo|a}", 1 },
@@ -219,16 +222,16 @@ static const struct row rows[] = {
 	{ "time -p ls", 1, "ls[T]", 1 },
 	{ "! time ls | wc", 2, "ls[NT] ; wc", 1 },
 	{ "echo !", 1, "echo|!", 1 },
-	{ "if true; then rm -rf /; fi", 2, "true ; rm|-rf|/", 0 },
-	{ "while true; do ls; done", 2, "true ; ls", 0 },
-	{ "until false; do ls; done", 2, "false ; ls", 0 },
-	{ "for f in *; do rm $f; done", 0, "", 0 },
-	{ "case x in a) ls;; esac", 0, "", 0 },
-	{ "select x in a; do ls; done", 0, "", 0 },
-	{ "function f { ls; }", 0, "", 0 },
-	{ "f() { ls; }", 1, "f", 0 },
-	{ "coproc ls", 0, "", 0 },
-	{ "[[ -f x ]]", 0, "", 0 },
+	{ "if true; then rm -rf /; fi", 2, "true[C] ; rm|-rf|/[C]", 1 },
+	{ "while true; do ls; done", 2, "true[C] ; ls[C]", 1 },
+	{ "until false; do ls; done", 2, "false[C] ; ls[C]", 1 },
+	{ "for f in *; do rm $f; done", 2, "for:f|*[DG] ; rm|$f[DC]", 1 },
+	{ "case x in a) ls;; esac", 2, "case:x|a ; ls[C]", 1 },
+	{ "select x in a; do ls; done", 2, "select:x|a ; ls[C]", 1 },
+	{ "function f { ls; }", 2, "func:f ; ls[PF@1]", 1 },
+	{ "f() { ls; }", 2, "func:f ; ls[PF@1]", 1 },
+	{ "coproc ls", 1, "ls", 1 },
+	{ "[[ -f x ]]", 1, "cond:-f|x", 1 },
 	{ "echo if then fi", 1, "echo|if|then|fi", 1 },
 	{ "'if' x", 1, "if|x", 1 },
 	{ "\\if x", 1, "if|x", 1 },
@@ -241,7 +244,7 @@ static const struct row rows[] = {
 	{ "xargs rm < list", 1, "xargs|rm 0<list", 1 },
 	{ "git log --oneline | head -n 5", 2, "git|log|--oneline ; head|-n|5", 1 },
 	{ "curl -s http://x | sh", 2, "curl|-s|http://x ; sh", 1 },
-	{ ":(){ :|:& };:", 1, ":", 0 },
+	{ ":(){ :|:& };:", 4, "func:: ; :[PF@1] ; :[PF@1] ; :", 1 },
 	{ "echo a\\\n", 1, "echo|a", 1 },
 	{ "ls \\\n| wc", 2, "ls ; wc", 1 },
 	{ "dd if=/dev/zero of=/dev/sda", 1, "dd|if=/dev/zero|of=/dev/sda", 1 },
@@ -249,6 +252,144 @@ static const struct row rows[] = {
 	{ "X=~/a", 1, "X=~/a [D]", 1 },
 	{ "nohup ls &", 1, "nohup|ls", 1 },
 	{ "echo \"$(echo \"in\")\"", 2, "echo|$(echo \"in\")[D] ; echo|in[S@1]", 1 },
+	/* The whole grammar (bash). */
+	{ "if a; then b; elif c; then d; else e; fi", 5, "a[C] ; b[C] ; c[C] ; d[C] ; e[C]", 1 },
+	{ "if a\nthen\n  b\nfi", 2, "a[C] ; b[C]", 1 },
+	{ "if a\nthen b\nelif c\nthen d\nfi", 4, "a[C] ; b[C] ; c[C] ; d[C]", 1 },
+	{ "if ! grep -q x f; then echo no; fi", 2, "grep|-q|x|f[NC] ; echo|no[C]", 1 },
+	{ "if [ -f x ]; then cat x; fi > out", 2, "[|-f|x|] 1>out[C] ; cat|x 1>out[C]", 1 },
+	{ "if a; then b; fi | sort", 3, "a[C] ; b[C] ; sort", 1 },
+	{ "if a; then b; fi && c", 3, "a[C] ; b[C] ; c", 1 },
+	{ "if if a; then b; fi; then c; fi", 3, "a[C] ; b[C] ; c[C]", 1 },
+	{ "if a; then b fi", 2, "a[C] ; b|fi[C]", 0 },
+	{ "if a; then b; fi fi", 2, "a[C] ; b[C]", 0 },
+	{ "if a; b; fi", 2, "a[C] ; b[C]", 0 },
+	{ "if; then a; fi", 0, "", 0 },
+	{ "fi", 0, "", 0 },
+	{ "then ls", 0, "", 0 },
+	{ "else", 0, "", 0 },
+	{ "echo fi then else done", 1, "echo|fi|then|else|done", 1 },
+	{ "while read -r l; do echo \"$l\"; done < in.txt", 2, "read|-r|l 0<in.txt[C] ; echo|$l 0<in.txt[DC]", 1 },
+	{ "while read l; do echo $l; done <<EOF\nx\nEOF\n", 2, "read|l 0<<EOF[C] ; echo|$l[DC]", 1 },
+	{ "while :; do sleep 1; done &", 2, ":[C] ; sleep|1[C]", 1 },
+	{ "until [ -f done ]; do sleep 1; done", 2, "[|-f|done|][C] ; sleep|1[C]", 1 },
+	{ "while true; do break; done; ls", 3, "true[C] ; break[C] ; ls", 1 },
+	{ "while a; do b", 2, "a[C] ; b[C]", 0 },
+	{ "while a; do b; done; done", 2, "a[C] ; b[C]", 0 },
+	{ "for i in 1 2 3; do echo $i; done", 2, "for:i|1|2|3 ; echo|$i[DC]", 1 },
+	{ "for i in 1 2 3\ndo\n  echo $i\ndone", 2, "for:i|1|2|3 ; echo|$i[DC]", 1 },
+	{ "for i\nin a b\ndo echo $i\ndone", 2, "for:i|a|b ; echo|$i[DC]", 1 },
+	{ "for i; do echo $i; done", 2, "for:i[D] ; echo|$i[DC]", 1 },
+	{ "for i do echo $i; done", 2, "for:i[D] ; echo|$i[DC]", 1 },
+	{ "for i in; do ls; done", 2, "for:i ; ls[C]", 1 },
+	{ "for i in $(ls); do cat $i; done", 3, "for:i|$(ls)[D] ; ls[S@1] ; cat|$i[DC]", 1 },
+	{ "for i in a b; do for j in c d; do echo $i$j; done; done", 3, "for:i|a|b ; for:j|c|d[C] ; echo|$i$j[DC]", 1 },
+	{ "for 1 in a; do ls; done", 1, "for:", 0 },
+	{ "for i in a b do echo; done", 1, "for:i|a|b|do|echo", 0 },
+	{ "for i in a (b); do ls; done", 1, "for:i|a", 0 },
+	{ "for ((i = 0; i < 3; i++)); do echo $i; done", 2, "arith:i = 0; i < 3; i++ ; echo|$i[DC]", 1 },
+	{ "for ((;;)); do ls; done", 2, "arith:;; ; ls[C]", 1 },
+	{ "for ((i = 0; i < $(nproc); i++)); do ls; done", 3, "arith:i = 0; i < $(nproc); i++[D] ; nproc[S@1] ; ls[C]", 1 },
+	{ "case $x in a|b) ls;; *) pwd;; esac", 3, "case:$x|a|b|*[D] ; ls[C] ; pwd[C]", 1 },
+	{ "case x in (a) ls ;; esac", 2, "case:x|a ; ls[C]", 1 },
+	{ "case x in\n  a) ls\n  ;;\n  b) pwd\nesac", 3, "case:x|a|b ; ls[C] ; pwd[C]", 1 },
+	{ "case x in a) ls;& b) pwd;;& esac", 3, "case:x|a|b ; ls[C] ; pwd[C]", 1 },
+	{ "case x in esac", 1, "case:x", 1 },
+	{ "case x in a) ;; esac", 1, "case:x|a", 1 },
+	{ "case $(id) in a) ls;; esac", 3, "case:$(id)|a[D] ; id[S@1] ; ls[C]", 1 },
+	{ "case x in $(whoami)) ls;; esac", 3, "case:x|$(whoami)[D] ; whoami[S@1] ; ls[C]", 1 },
+	{ "case x a) ls;; esac", 1, "case:x", 0 },
+	{ "case x in a) ls", 2, "case:x|a ; ls[C]", 0 },
+	{ "case x in a) case y in b) ls;; esac;; esac", 3, "case:x|a ; case:y|b[C] ; ls[C]", 1 },
+	{ "case x in a) rm -rf /;; esac", 2, "case:x|a ; rm|-rf|/[C]", 1 },
+	{ "f() { ls; }; f", 3, "func:f ; ls[PF@1] ; f", 1 },
+	{ "f () { ls; }", 2, "func:f ; ls[PF@1]", 1 },
+	{ "f()\n{\n  ls\n}", 2, "func:f ; ls[PF@1]", 1 },
+	{ "f() ( cd /tmp; ls )", 3, "func:f ; cd|/tmp[PF@1] ; ls[PF@1]", 1 },
+	{ "function f() { rm x; }", 2, "func:f ; rm|x[PF@1]", 1 },
+	{ "function f { ls; } > out", 2, "func:f ; ls 1>out[PF@1]", 1 },
+	{ "function f\n{\n  ls\n}", 2, "func:f ; ls[PF@1]", 1 },
+	{ "f() { ls; } >out; f", 3, "func:f ; ls 1>out[PF@1] ; f", 1 },
+	{ "f() if a; then b; fi", 3, "func:f ; a[CF] ; b[CF]", 1 },
+	{ "'f'() { ls; }", 1, "f", 0 },
+	{ "$f() { ls; }", 1, "$f[D]", 0 },
+	{ "f()", 1, "func:f", 0 },
+	{ "f() { f; }; f", 3, "func:f ; f[PF@1] ; f", 1 },
+	{ "(( i = 1 + 2 ))", 1, "arith: i = 1 + 2 ", 1 },
+	{ "(( $(id) ))", 2, "arith: $(id) [D] ; id[S@1]", 1 },
+	{ "((a) b)", 1, "a[P@2]", 0 },
+	{ "(( (1 + 2) * 3 ))", 1, "arith: (1 + 2) * 3 ", 1 },
+	{ "(( x = `id` ))", 2, "arith: x = `id` [D] ; id[S@1]", 1 },
+	{ "(( \"1\" + 2 ))", 1, "arith: \"1\" + 2 ", 1 },
+	{ "(( '1' ))", 1, "arith:", 0 },
+	{ "(( 1 + 2 )) > f", 1, "arith: 1 + 2  1>f", 1 },
+	{ "echo $(( (1 + 2) ))", 1, "echo|$(( (1 + 2) ))[D]", 1 },
+	{ "echo $((x[$(id)]))", 2, "echo|$((x[$(id)]))[D] ; id[S@1]", 1 },
+	{ "echo $(( \"$x\" + 1 ))", 1, "echo|$(( \"$x\" + 1 ))[D]", 1 },
+	{ "[[ -f x && -d y ]]", 1, "cond:-f|x|&&|-d|y", 1 },
+	{ "[[ $a == b* ]]", 1, "cond:$a|==|b*[D]", 1 },
+	{ "[[ $a =~ ^(a|b)$ ]]", 1, "cond:$a|=~|^(a|b)$[D]", 1 },
+	{ "[[ $a =~ x\\ y ]] && ls", 2, "cond:$a|=~|x y[D] ; ls", 1 },
+	{ "[[ $a < $b ]]", 1, "cond:$a|<|$b[D]", 1 },
+	{ "[[ ! -e x || ( -f y ) ]]", 1, "cond:!|-e|x||||(|-f|y|)", 1 },
+	{ "[[ $(id) = x ]]", 2, "cond:$(id)|=|x[D] ; id[S@1]", 1 },
+	{ "[[ -f x ]] && cat x", 2, "cond:-f|x ; cat|x", 1 },
+	{ "[[ -f x\n]]", 1, "cond:-f|x", 1 },
+	{ "[[ -f x", 1, "cond:-f|x", 0 },
+	{ "[[ x & y ]]", 1, "cond:x", 0 },
+	{ "echo $'\\x41\\102\\u00e9\\t'", 1, "echo|ABé\t", 1 },
+	{ "echo $'it\\'s'", 1, "echo|it's", 1 },
+	{ "echo $'a\\0b'", 1, "echo|a", 0 },
+	{ "echo $'\\q'", 1, "echo|\\q", 1 },
+	{ "echo $'\\x'", 1, "echo|\\x", 1 },
+	{ "echo $'abc", 1, "echo|abc", 0 },
+	{ "echo \"$'x'\"", 1, "echo|$'x'", 1 },
+	{ "echo $\"hello\"", 1, "echo|hello", 1 },
+	{ "r$'m' -rf /", 1, "rm|-rf|/", 1 },
+	{ "select x in a b; do echo $x; break; done", 3, "select:x|a|b ; echo|$x[DC] ; break[C]", 1 },
+	{ "coproc cat", 1, "cat", 1 },
+	{ "coproc NAME { cat; }", 1, "cat[P@1]", 1 },
+	{ "coproc ( ls )", 1, "ls[P@1]", 1 },
+	{ "time ls | wc -l", 2, "ls[T] ; wc|-l", 1 },
+	{ "time -p ls", 1, "ls[T]", 1 },
+	{ "! ls", 1, "ls[N]", 1 },
+	{ "! ! ls", 1, "ls[N]", 1 },
+	{ "! if a; then b; fi", 2, "a[NC] ; b[C]", 1 },
+	{ "{ ls; pwd; } > out", 2, "ls 1>out[P@1] ; pwd 1>out[P@1]", 1 },
+	{ "{ ls; }; { pwd; }", 2, "ls[P@1] ; pwd[P@1]", 1 },
+	{ "{ ls }", 1, "ls|}[P@1]", 0 },
+	{ "a=(1 $(id) 3) ls", 2, "a=(...) ls[D] ; id[S@1]", 1 },
+	{ "arr+=(x y)", 1, "arr+=(...) ", 1 },
+	{ "a=( 1\n2 )", 1, "a=(...) ", 1 },
+	{ "a=( 1", 1, "a= ", 0 },
+	{ "echo a=(1)", 1, "echo|a=", 0 },
+	{ "x=1 f() { :; }", 1, "x=1 f", 0 },
+	{ "while read l; do rm \"$l\"; done < list", 2, "read|l 0<list[C] ; rm|$l 0<list[DC]", 1 },
+	{ "for f in *.txt; do mv \"$f\" \"${f%.txt}.md\"; done", 2, "for:f|*.txt[DG] ; mv|$f|${f%.txt}.md[DC]", 1 },
+	{ "if true; then cd /; fi; ls", 3, "true[C] ; cd|/[C] ; ls", 1 },
+	{ "{ echo; } <<EOF\nbody $(id)\nEOF\n", 2, "echo 0<<EOF[DP@1] ; id[S@1]", 1 },
+	{ "for i in 1 2; do echo $i; done <<EOF\nx\nEOF\n", 2, "for:i|1|2 0<<EOF ; echo|$i[DC]", 1 },
+};
+
+/* The same constructs as dash reads them: (( is two subshells, [[ a
+ * command, $'x' the word $x; function, select and coproc plain words. */
+static const struct row posix_rows[] = {
+	{ "((reboot))", 1, "reboot[P@2]", 1 },
+	{ "((a) b)", 1, "a[P@2]", 0 },
+	{ "(( i++ ))", 1, "i++[P@2]", 1 },
+	{ "[[ -f x ]]", 1, "[[|-f|x|]]", 1 },
+	{ "echo $'rm'", 1, "echo|$rm", 1 },
+	{ "echo $\"x\"", 1, "echo|$x", 1 },
+	{ "function f { ls; }", 1, "function|f|{|ls", 0 },
+	{ "select x in a; do ls; done", 1, "select|x|in|a", 0 },
+	{ "coproc ls", 1, "coproc|ls", 1 },
+	{ "time ls", 1, "time|ls", 1 },
+	{ "a=(1 2)", 1, "a= ", 0 },
+	{ "f() { ls; }; f", 3, "func:f ; ls[PF@1] ; f", 1 },
+	{ "for i in 1 2; do echo $i; done", 2, "for:i|1|2 ; echo|$i[DC]", 1 },
+	{ "case x in a) ls;; esac", 2, "case:x|a ; ls[C]", 1 },
+	{ "if a; then b; fi", 2, "a[C] ; b[C]", 1 },
+	{ "echo $((1 + 2))", 1, "echo|$((1 + 2))[D]", 1 },
 };
 
 /* The operator's spelling in a rendering. */
@@ -291,6 +432,12 @@ test_shparse_render(const struct sh_parse *p)
 			test_shparse_cat(&buf, &len, c->assigns[j]);
 			test_shparse_cat(&buf, &len, " ");
 		}
+		if (c->kind != SH_K_SIMPLE) {
+			static const char *const kinds[] = { "", "for:",
+			    "select:", "case:", "arith:", "cond:", "func:" };
+
+			test_shparse_cat(&buf, &len, kinds[c->kind]);
+		}
 		for (j = 0; j < c->argc; j++) {
 			if (j > 0)
 				test_shparse_cat(&buf, &len, "|");
@@ -304,13 +451,15 @@ test_shparse_render(const struct sh_parse *p)
 			free(tmp);
 		}
 		if (c->flags != 0 || c->depth != 0) {
-			xasprintf(&tmp, "[%s%s%s%s%s%s",
+			xasprintf(&tmp, "[%s%s%s%s%s%s%s%s",
 			    (c->flags & SH_DYNAMIC) ? "D" : "",
 			    (c->flags & SH_GLOB) ? "G" : "",
 			    (c->flags & SH_SUBSTITUTED) ? "S" : "",
 			    (c->flags & SH_SUBSHELL) ? "P" : "",
 			    (c->flags & SH_NEGATED) ? "N" : "",
-			    (c->flags & SH_TIMED) ? "T" : "");
+			    (c->flags & SH_TIMED) ? "T" : "",
+			    (c->flags & SH_CONTROL) ? "C" : "",
+			    (c->flags & SH_IN_FUNC) ? "F" : "");
 			test_shparse_cat(&buf, &len, tmp);
 			free(tmp);
 			if (c->depth != 0) {
@@ -344,19 +493,19 @@ test_shparse_invariants(const struct sh_parse *p)
 	}
 }
 
-/* Every row of the table. */
+/* Every row of a table, parsed as dialect. */
 static void
-test_shparse_table(void **state)
+test_shparse_rows(const struct row *table, size_t n, int dialect)
 {
 	struct sh_parse	 p;
 	const struct row *r;
 	char		*got;
 	size_t		 i, bad = 0;
 
-	(void)state;
-	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		r = &rows[i];
-		assert_int_equal(sh_parse(r->src, strlen(r->src), &p), 0);
+	for (i = 0; i < n; i++) {
+		r = &table[i];
+		assert_int_equal(sh_parse(r->src, strlen(r->src), dialect, &p),
+		    0);
 		test_shparse_invariants(&p);
 		got = test_shparse_render(&p);
 		if (p.ncmds != r->ncmds || strcmp(got, r->expect) != 0 ||
@@ -372,6 +521,23 @@ test_shparse_table(void **state)
 		sh_parse_release(&p);
 	}
 	assert_int_equal(bad, 0);
+}
+
+/* Every row of the bash table. */
+static void
+test_shparse_table(void **state)
+{
+	(void)state;
+	test_shparse_rows(rows, sizeof rows / sizeof rows[0], SH_BASH);
+}
+
+/* Every row of the dash table. */
+static void
+test_shparse_posix(void **state)
+{
+	(void)state;
+	test_shparse_rows(posix_rows, sizeof posix_rows / sizeof posix_rows[0],
+	    SH_POSIX);
 }
 
 /* Operators are reported wherever they appear. */
@@ -405,7 +571,7 @@ test_shparse_ops(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
-		assert_int_equal(sh_parse(t[i].src, strlen(t[i].src), &p), 0);
+		assert_int_equal(sh_parse(t[i].src, strlen(t[i].src), SH_BASH, &p), 0);
 		if (p.ops != t[i].ops)
 			fail_msg("%s: ops %#x, want %#x", t[i].src, p.ops,
 			    t[i].ops);
@@ -422,7 +588,7 @@ test_shparse_word_flags(void **state)
 	const char	*src = "rm \"$HOME\" '$HOME' a\\b * 'x'";
 
 	(void)state;
-	assert_int_equal(sh_parse(src, strlen(src), &p), 0);
+	assert_int_equal(sh_parse(src, strlen(src), SH_BASH, &p), 0);
 	assert_int_equal(p.ncmds, 1);
 	assert_int_equal(p.cmds[0].argc, 6);
 	assert_int_equal(p.cmds[0].argflags[0], 0);
@@ -443,7 +609,7 @@ test_shparse_heredoc_body(void **state)
 	    "bash <<'X'\nrm -rf /\nX\n";
 
 	(void)state;
-	assert_int_equal(sh_parse(src, strlen(src), &p), 0);
+	assert_int_equal(sh_parse(src, strlen(src), SH_BASH, &p), 0);
 	assert_true(p.complete);
 	assert_int_equal(p.ncmds, 2);
 	assert_int_equal(p.cmds[0].nredirs, 2);
@@ -465,7 +631,7 @@ test_shparse_incomplete_reason(void **state)
 	const char	*src = "ls; echo 'x";
 
 	(void)state;
-	assert_int_equal(sh_parse(src, strlen(src), &p), 0);
+	assert_int_equal(sh_parse(src, strlen(src), SH_BASH, &p), 0);
 	assert_false(p.complete);
 	assert_string_equal(p.why, "unterminated '");
 	assert_int_equal(p.where, strlen(src));
@@ -479,11 +645,11 @@ test_shparse_nul_byte(void **state)
 	struct sh_parse	p;
 
 	(void)state;
-	assert_int_equal(sh_parse("ls\0rm -rf /", 11, &p), 0);
+	assert_int_equal(sh_parse("ls\0rm -rf /", 11, SH_BASH, &p), 0);
 	assert_false(p.complete);
 	assert_int_equal(p.ncmds, 0);
 	sh_parse_release(&p);
-	assert_int_equal(sh_parse(NULL, 5, &p), 0);
+	assert_int_equal(sh_parse(NULL, 5, SH_BASH, &p), 0);
 	assert_true(p.complete);
 	assert_int_equal(p.ncmds, 0);
 	sh_parse_release(&p);
@@ -503,7 +669,7 @@ test_shparse_long_input(void **state)
 	for (i = 0; i < n; i++)
 		memcpy(buf + i * 5, "ls;\n ", 5);
 	buf[n * 5] = '\0';
-	assert_int_equal(sh_parse(buf, n * 5, &p), 0);
+	assert_int_equal(sh_parse(buf, n * 5, SH_BASH, &p), 0);
 	assert_true(p.complete);
 	assert_int_equal(p.ncmds, n);
 	sh_parse_release(&p);
@@ -512,11 +678,11 @@ test_shparse_long_input(void **state)
 	n = SH_PARSE_MAX + 1;
 	buf = xmalloc(n);
 	memset(buf, 'a', n);
-	assert_int_equal(sh_parse(buf, n, &p), -1);
+	assert_int_equal(sh_parse(buf, n, SH_BASH, &p), -1);
 	assert_false(p.complete);
 	sh_parse_release(&p);
 	memset(buf, 'a', SH_PARSE_MAX);		/* one long word is fine */
-	assert_int_equal(sh_parse(buf, SH_PARSE_MAX, &p), 0);
+	assert_int_equal(sh_parse(buf, SH_PARSE_MAX, SH_BASH, &p), 0);
 	assert_true(p.complete);
 	assert_int_equal(p.ncmds, 1);
 	assert_int_equal(strlen(p.cmds[0].argv[0]), SH_PARSE_MAX);
@@ -559,7 +725,7 @@ test_shparse_deep_nesting(void **state)
 	for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		buf = test_shparse_nest(SH_PARSE_DEPTH, kinds[k][0],
 		    kinds[k][1]);
-		assert_int_equal(sh_parse(buf, strlen(buf), &p), 0);
+		assert_int_equal(sh_parse(buf, strlen(buf), SH_BASH, &p), 0);
 		if (!p.complete)
 			fail_msg("%s: %s", kinds[k][0], p.why);
 		assert_int_equal(p.cmds[p.ncmds - 1].depth, SH_PARSE_DEPTH);
@@ -568,13 +734,13 @@ test_shparse_deep_nesting(void **state)
 
 		buf = test_shparse_nest(SH_PARSE_DEPTH + 1, kinds[k][0],
 		    kinds[k][1]);
-		assert_int_equal(sh_parse(buf, strlen(buf), &p), -1);
+		assert_int_equal(sh_parse(buf, strlen(buf), SH_BASH, &p), -1);
 		assert_false(p.complete);
 		sh_parse_release(&p);
 		free(buf);
 
 		buf = test_shparse_nest(100000, kinds[k][0], kinds[k][1]);
-		assert_int_equal(sh_parse(buf, strlen(buf), &p), -1);
+		assert_int_equal(sh_parse(buf, strlen(buf), SH_BASH, &p), -1);
 		sh_parse_release(&p);
 		free(buf);
 	}
@@ -588,7 +754,7 @@ test_shparse_backtick_nesting(void **state)
 	const char	*src = "echo `a \\`b \\\\\\`c\\\\\\`\\``";
 
 	(void)state;
-	assert_int_equal(sh_parse(src, strlen(src), &p), 0);
+	assert_int_equal(sh_parse(src, strlen(src), SH_BASH, &p), 0);
 	assert_true(p.complete);
 	assert_int_equal(p.ncmds, 4);
 	assert_string_equal(p.cmds[3].argv[0], "c");
@@ -618,6 +784,9 @@ test_shparse_random_no_crash(void **state)
 		"2>&1", "&>", "<(", ">(", "${", "$((", "#", "=", "A=", "*",
 		"~", "if ", "then ", "fi", "for ", "case ", "!", "time ",
 		"\\\n", "\t", "$'", "\xff", "[[", "-", "x", "<&", ">|", "<>",
+		"while ", "until ", "do ", "done", "in ", "esac", "elif ",
+		"else ", "select ", "function ", "coproc ", "]]", "f()", "))",
+		"=~", "\\x41", "a=(", ";&", ";;&", "{ ", "for ((", " in ",
 	};
 	struct sh_parse	 p;
 	char		 buf[256];
@@ -630,7 +799,7 @@ test_shparse_random_no_crash(void **state)
 		len = test_shparse_rand(&seed) % sizeof buf;
 		for (i = 0; i < len; i++)
 			buf[i] = (char)test_shparse_rand(&seed);
-		sh_parse(buf, len, &p);
+		sh_parse(buf, len, iter & 1, &p);
 		test_shparse_invariants(&p);
 		sh_parse_release(&p);
 	}
@@ -642,7 +811,7 @@ test_shparse_random_no_crash(void **state)
 			memcpy(buf + len, toks[seed % ntok], tl);
 			len += tl;
 		}
-		sh_parse(buf, len, &p);
+		sh_parse(buf, len, iter & 1, &p);
 		test_shparse_invariants(&p);
 		sh_parse_release(&p);
 	}
@@ -653,6 +822,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shparse_table),
+		cmocka_unit_test(test_shparse_posix),
 		cmocka_unit_test(test_shparse_ops),
 		cmocka_unit_test(test_shparse_word_flags),
 		cmocka_unit_test(test_shparse_heredoc_body),
