@@ -259,31 +259,6 @@ cls_bare_text(const struct sh_cmd *c)
 }
 
 
-/* Variables a command sets by name: read NAME, printf -v NAME. */
-static const char *
-cls_risky_target(const struct sh_cmd *c)
-{
-	const char	*one[2];
-	size_t		 i;
-
-	if (c->argc < 2)
-		return (NULL);
-	for (i = 1; i < c->argc; i++) {
-		if (strcmp(c->argv[0], "read") == 0 ||
-		    strcmp(c->argv[0], "mapfile") == 0 ||
-		    strcmp(c->argv[0], "readarray") == 0 ||
-		    (strcmp(c->argv[0], "printf") == 0 && i > 1 &&
-		    strcmp(c->argv[i - 1], "-v") == 0)) {
-			xasprintf((char **)&one[0], "%s=", c->argv[i]);
-			one[1] = cls_risky_assign((char *const *)one, 1);
-			free((char *)one[0]);
-			if (one[1] != NULL)
-				return (c->argv[i]);
-		}
-	}
-	return (NULL);
-}
-
 /* One simple command of the parse. */
 static void
 cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
@@ -291,7 +266,6 @@ cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
 	struct cls_words	 ws;
 	struct cls_res		 r;
 	const struct cls_rule	*rule;
-	const char		*risky;
 	char			*text, *inner = NULL, name[CLS_RULE_MAX];
 
 	memset(&r, 0, sizeof r);
@@ -321,13 +295,7 @@ cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
 	if (ctx->privileged)
 		cls_raise(&r, CLS_DESTRUCTIVE, "wrapper:sudo", "runs as root "
 		    "or another user");
-	if ((risky = cls_risky_assign(c->assigns, c->nassigns)) != NULL ||
-	    (c->argc > 1 && cls_in(c->argv[0], (const char *const[]){
-	    "export", "declare", "typeset", "readonly", "local", "env",
-	    NULL }) && (risky = cls_risky_assign(c->argv + 1,
-	    c->argc - 1)) != NULL) || (risky = cls_risky_target(c)) != NULL)
-		cls_raise(&r, CLS_UNKNOWN, "unknown:environment", "%.40s "
-		    "changes which programs run or what they load", risky);
+	cls_env_check(ctx, c, &r);
 	if (cls_vars_eval(ctx, c))
 		cls_raise(&r, CLS_UNKNOWN, "unknown:bash-eval", "bash evaluates "
 		    "this subscript or arithmetic, which can run commands");
@@ -566,22 +534,40 @@ cls_classify(const struct cls_policy *p, const char *cmd, size_t len,
 }
 
 void
-cls_classify_env(struct cls_verdict *v, char *const *env)
+cls_classify_env(const struct cls_policy *p, struct cls_verdict *v,
+    char *const *env)
 {
-	const char	*risky;
-	size_t		 n = 0;
+	const char	*bad, *val;
+	size_t		 n = 0, i;
 
 	while (env != NULL && env[n] != NULL)
 		n++;
-	if ((risky = cls_risky_assign(env, n)) == NULL ||
-	    v->risk >= CLS_UNKNOWN)
+	if (v->risk >= CLS_UNKNOWN)
+		return;
+	for (i = 0; i < n; i++) {
+		val = strchr(env[i], '=');
+		if (val != NULL && strchr(val, '[') != NULL &&
+		    (strstr(val, "$(") != NULL || strchr(val, '`') != NULL))
+			break;		/* "$((NAME))" would run it */
+	}
+	bad = cls_env_unsafe(p, env, n, 1, 0);
+	if (bad == NULL && i == n)
 		return;
 	v->risk = CLS_UNKNOWN;
 	free(v->rule);
 	free(v->reason);
-	v->rule = xstrdup("unknown:environment");
-	xasprintf(&v->reason, "the item's env sets %.*s, which changes which "
-	    "programs run or what they load", (int)strcspn(risky, "="), risky);
+	if (bad != NULL) {
+		v->rule = xstrdup("unknown:environment");
+		xasprintf(&v->reason, "the item's env sets %.*s, which is not "
+		    "on the environment's safe list (a program may read it to "
+		    "decide what to run, load or write)",
+		    (int)strcspn(bad, "="), bad);
+	} else {
+		v->rule = xstrdup("unknown:bash-eval");
+		xasprintf(&v->reason, "the item's env value of %.*s holds a "
+		    "subscript with a substitution, which bash arithmetic "
+		    "would run", (int)strcspn(env[i], "="), env[i]);
+	}
 }
 
 void

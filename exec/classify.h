@@ -91,6 +91,10 @@ struct cls_policy {
 						   (realpath'd), e.g. "/usr" */
 	size_t			  nallow;
 	enum cls_shell		  shell;
+	const char *const	 *env_allow;	/* fnmatch patterns of more
+						   names an item or command
+						   may export */
+	size_t			  nenv_allow;
 };
 
 /* One simple command found, in the parser's order. */
@@ -132,10 +136,12 @@ void		 cls_classify(const struct cls_policy *, const char *cmd,
 void		 cls_verdict_release(struct cls_verdict *);	/* NULL ok */
 /*
  * The environment an item adds (NAME=value, NULL-terminated; NULL ok):
- * a variable that changes which programs run or what they load (PATH,
- * LD_*, GIT_SSH_COMMAND, GIT_CONFIG_*, EDITOR, ...) raises v to unknown.
+ * a name not on the safe list (LANG, LC_*, TZ, CI, COLUMNS, LINES,
+ * NO_COLOR, ... and the policy's env_allow patterns) raises v to unknown,
+ * and so does a value bash arithmetic would run ("a[$(cmd)]").
  */
-void		 cls_classify_env(struct cls_verdict *v, char *const *env);
+void		 cls_classify_env(const struct cls_policy *,
+		    struct cls_verdict *v, char *const *env);
 
 /*
  * The one decision: blocked is refused; a path outside the sandbox is held

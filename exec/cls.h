@@ -100,7 +100,12 @@ void	 cls_check_path(struct cls_ctx *, const char *w, unsigned f,
 void	 cls_check_args(struct cls_ctx *, const struct cls_words *);
 
 /* cls_env.c */
-const char *cls_risky_assign(char *const *w, size_t n);
+int	 cls_env_safe(const struct cls_policy *, const char *name,
+	    size_t len);
+const char *cls_env_unsafe(const struct cls_policy *, char *const *w,
+	    size_t n, int names, int shell);
+void	 cls_env_check(struct cls_ctx *, const struct sh_cmd *,
+	    struct cls_res *);
 
 /* cls_vars.c */
 int	 cls_vars_eval(const struct cls_ctx *, const struct sh_cmd *);

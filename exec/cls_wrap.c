@@ -138,9 +138,11 @@ cls_wrapper(struct cls_ctx *ctx, struct cls_words *ws, const char *name,
 		}
 		while (i < ws->n && strchr(ws->w[i], '=') != NULL)
 			i++;
-		if (cls_risky_assign(ws->w + 1, i - 1) != NULL) {
+		if ((s = (char *)cls_env_unsafe(ctx->p, ws->w + 1, i - 1, 0,
+		    0)) != NULL) {
 			cls_raise(r, CLS_UNKNOWN, "unknown:environment", "env "
-			    "sets a variable that changes which programs run");
+			    "sets %.*s, which is not on the environment's safe "
+			    "list", (int)strcspn(s, "="), s);
 			return (-1);
 		}
 		if (i >= ws->n) {

@@ -31,6 +31,8 @@ struct policyconf {
 	char			**allow;
 	size_t			 nallow;
 	char			**read;		/* read_paths, or NULL: default */
+	char			**env_allow;	/* fnmatch patterns of names */
+	size_t			  nenv_allow;
 	size_t			 nread;
 	json_t			*queue_tiers;	/* {queue: tier}, checked */
 	json_t			*queue_network;	/* {queue: bool}, checked */
@@ -95,6 +97,7 @@ policyconf_free(struct policyconf *pc)
 	policyconf_rules_free(pc);
 	policyconf_paths_free(&pc->allow, &pc->nallow);
 	policyconf_paths_free(&pc->read, &pc->nread);
+	policyconf_paths_free(&pc->env_allow, &pc->nenv_allow);
 	json_decref(pc->queue_tiers);
 	json_decref(pc->queue_network);
 	free(pc);
@@ -105,7 +108,7 @@ policyconf_owns(const char *key)
 {
 	return (strcmp(key, "rules") == 0 || strcmp(key, "queue_tiers") == 0 ||
 	    strcmp(key, "allow_paths") == 0 || strcmp(key, "read_paths") == 0 ||
-	    strcmp(key, "queue_network") == 0);
+	    strcmp(key, "queue_network") == 0 || strcmp(key, "env_allow") == 0);
 }
 
 /* A non-empty string member, or NULL and *cause. */
@@ -274,6 +277,42 @@ policyconf_paths(const char *file, const char *key, const json_t *a,
 	return (0);
 }
 
+/*
+ * "env_allow": fnmatch(3) patterns of variable names ("MYAPP_*") an item
+ * or a command may export besides the safe list. Only name characters
+ * and * ? [ ]: a pattern cannot reach "PATH" by accident unless it says
+ * so, and "*" alone is refused (it would end the allowlist).
+ */
+static int
+policyconf_env_allow(struct policyconf *pc, const char *file,
+    const json_t *a, char **cause)
+{
+	const json_t	*v;
+	const char	*s;
+	size_t		 i;
+
+	if (!json_is_array(a) || json_array_size(a) > POLICYCONF_ALLOW_MAX) {
+		xasprintf(cause, "%s: env_allow must be an array of at most "
+		    "%d name patterns", file, POLICYCONF_ALLOW_MAX);
+		return (-1);
+	}
+	policyconf_paths_free(&pc->env_allow, &pc->nenv_allow);
+	pc->env_allow = xcalloc(json_array_size(a) + 1, sizeof *pc->env_allow);
+	json_array_foreach(a, i, v) {
+		s = json_is_string(v) ? json_string_value(v) : "";
+		if (*s == '\0' || strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789_*?[]") != strlen(s) ||
+		    strspn(s, "*?") == strlen(s)) {
+			xasprintf(cause, "%s: env_allow[%zu] must be a variable "
+			    "name or a pattern of one (letters, digits, _, * ? "
+			    "[ ]), not only wildcards", file, i);
+			return (-1);
+		}
+		pc->env_allow[pc->nenv_allow++] = xstrdup(s);
+	}
+	return (0);
+}
+
 /* "queue_network": {queue: true|false}. */
 static int
 policyconf_network(struct policyconf *pc, const char *file, const json_t *o,
@@ -340,6 +379,8 @@ policyconf_key(struct policyconf *pc, const char *where, const char *key,
 		    cause));
 	if (strcmp(key, "queue_network") == 0)
 		return (policyconf_network(pc, where, v, cause));
+	if (strcmp(key, "env_allow") == 0)
+		return (policyconf_env_allow(pc, where, v, cause));
 	return (policyconf_tiers(pc, where, v, cause));
 }
 
@@ -379,6 +420,8 @@ policyconf_finish(struct policyconf *pc, const char *workspace,
 	pc->policy.allow_paths = (const char *const *)pc->allow;
 	pc->policy.nallow = pc->nallow;
 	pc->policy.shell = cls_shell_of(shell);
+	pc->policy.env_allow = (const char *const *)pc->env_allow;
+	pc->policy.nenv_allow = pc->nenv_allow;
 	if (cls_rules_check(&pc->policy, &why) != 0) {
 		xasprintf(cause, "rules: %s", why);
 		free(why);

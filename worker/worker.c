@@ -584,7 +584,7 @@ worker_classify(struct job *j)
 		return (-1);
 	cls_classify(&w->policy, it->command,
 	    strlen(it->command), j->cwd, &v);
-	cls_classify_env(&v, it->env);
+	cls_classify_env(&w->policy, &v, it->env);
 	j->action = cls_decide(&v, j->tier, w->cfg->sandbox_mode, &rule,
 	    &reason);
 	j->risk = v.risk;

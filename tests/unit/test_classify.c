@@ -113,7 +113,7 @@ static const struct row rows[] = {
 	{ "echo $(whoami)", CLS_READ_ONLY, "read_only:" },
 	{ "echo `date`", CLS_READ_ONLY, "read_only:" },
 	{ "diff <(sort a) <(sort b)", CLS_READ_ONLY, "read_only:" },
-	{ "X=1 ls", CLS_READ_ONLY, "read_only:ls" },
+	{ "X=1 ls", CLS_UNKNOWN, "unknown:environment" },
 	{ "FOO=bar", CLS_READ_ONLY, "read_only:assignment" },
 	{ "ls 2>/dev/null", CLS_READ_ONLY, "read_only:ls" },
 	{ "ls >/dev/null 2>&1", CLS_READ_ONLY, "read_only:ls" },
@@ -135,7 +135,7 @@ static const struct row rows[] = {
 	{ "eval ls -la", CLS_READ_ONLY, "read_only:" },
 	{ "exit 3", CLS_READ_ONLY, "read_only:exit" },
 	{ "cd sub", CLS_READ_ONLY, "read_only:cd" },
-	{ "export X=1; echo $X", CLS_READ_ONLY, "read_only:" },
+	{ "export X=1; echo $X", CLS_UNKNOWN, "unknown:environment" },
 	{ "tee /dev/null", CLS_READ_ONLY, "read_only:tee" },
 	{ "python3 --version", CLS_READ_ONLY, "read_only:version" },
 	{ "npm ls", CLS_READ_ONLY, "read_only:subcommand" },
@@ -937,17 +937,17 @@ test_classify_item_env(void **state)
 
 	(void)state;
 	cls_classify(&no_policy, "git diff", 8, NULL, &v);
-	cls_classify_env(&v, fine);
+	cls_classify_env(&no_policy, &v, fine);
 	assert_int_equal(v.risk, CLS_READ_ONLY);
-	cls_classify_env(&v, NULL);
+	cls_classify_env(&no_policy, &v, NULL);
 	assert_int_equal(v.risk, CLS_READ_ONLY);
-	cls_classify_env(&v, risky);
+	cls_classify_env(&no_policy, &v, risky);
 	assert_int_equal(v.risk, CLS_UNKNOWN);
 	assert_string_equal(v.rule, "unknown:environment");
 	assert_non_null(strstr(v.reason, "GIT_EXTERNAL_DIFF"));
 	cls_verdict_release(&v);
 	cls_classify(&no_policy, "rm -rf /", 8, NULL, &v);
-	cls_classify_env(&v, risky);
+	cls_classify_env(&no_policy, &v, risky);
 	assert_int_equal(v.risk, CLS_BLOCKED);		/* never lowered */
 	cls_verdict_release(&v);
 }
