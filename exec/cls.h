@@ -11,6 +11,7 @@
  *   cls_env.c		which variable names a command may set
  *   cls_vars.c		variables from outside, for/case/[[/((, functions
  *   cls_block.c	catastrophes, refused whatever the tier
+ *   cls_table.c	every read-only tool's options (data)
  *   cls_tools.c	per-tool handlers and the tool lists
  *   cls_wrap.c		wrappers peeled off (sudo, env, sh -c, ...)
  *   classify.c		the driver: parse, classify each command, decide
@@ -70,6 +71,17 @@ struct cls_ctx {
 	size_t			 nfuncs;
 	int			 funcs_full;
 };
+
+/* A tool's options (exec/cls_table.c, sorted by name). */
+#define CLS_T_DIGITS	0x01	/* -NUM is an option ("head -20") */
+struct cls_tool {
+	const char	*name;
+	const char	*shorts;	/* getopt-style; NULL: not checked */
+	const char	*longs;		/* "name name= name=2 name?" */
+	int		 flags;
+};
+extern const struct cls_tool	cls_tools[];
+extern const size_t		cls_ntools;
 
 /* cls_words.c */
 void	 cls_raise(struct cls_res *, enum cls_risk, const char *rule,

@@ -597,6 +597,184 @@ cls_rsync_remote(const struct cls_words *ws)
 	return (0);
 }
 
+/* ---- options ------------------------------------------------------------ */
+
+/* Options that raise a known tool's risk: tools, both spellings, why. */
+static const struct {
+	const char	*tools;
+	const char	*opts;
+	enum cls_risk	 risk;
+	const char	*why;
+} cls_options[] = {
+	{ "grep egrep fgrep zgrep", "-R --dereference-recursive",
+	    CLS_UNKNOWN, "follows symlinks while it recurses, which can lead "
+	    "out of the workspace" },
+	{ "rg", "-L --follow", CLS_UNKNOWN, "follows symlinks, which can lead "
+	    "out of the workspace" },
+	{ "rg", "--pre --pre-glob --hostname-bin", CLS_UNKNOWN, "runs another "
+	    "program" },
+	{ "rg ag", "-z --search-zip", CLS_UNKNOWN, "runs decompression "
+	    "programs" },
+	{ "ag", "-f --follow", CLS_UNKNOWN, "follows symlinks, which can lead "
+	    "out of the workspace" },
+	{ "du", "-L --dereference", CLS_UNKNOWN, "follows symlinks, which can "
+	    "lead out of the workspace" },
+	{ "tree", "-l", CLS_UNKNOWN, "follows symlinks, which can lead out of "
+	    "the workspace" },
+	{ "du wc sort", "--files0-from", CLS_UNKNOWN, "reads the paths to look "
+	    "at from a file, which the sandbox cannot check" },
+	{ "file", "-f --files-from", CLS_UNKNOWN, "reads the paths to look at "
+	    "from a file, which the sandbox cannot check" },
+	{ "md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum",
+	    "-c --check", CLS_UNKNOWN, "reads the files a list names, which "
+	    "the sandbox cannot check" },
+	{ "sort", "--compress-program", CLS_UNKNOWN, "runs another program" },
+	{ "file", "-z -Z --uncompress --uncompress-noreport", CLS_UNKNOWN,
+	    "runs decompression programs" },
+	{ "nm objdump", "--plugin", CLS_UNKNOWN, "loads a shared library" },
+	{ "file", "-C --compile", CLS_WRITE, "writes a compiled magic file" },
+	{ "sort", "-o --output -T --temporary-directory", CLS_WRITE, "writes "
+	    "a file" },
+	{ "tree shuf", "-o --output", CLS_WRITE, "writes a file" },
+};
+
+/* The option table's row for a tool, or NULL. */
+static const struct cls_tool *
+cls_tool_find(const char *name)
+{
+	size_t	lo = 0, hi = cls_ntools, mid;
+	int	c;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if ((c = strcmp(name, cls_tools[mid].name)) == 0)
+			return (&cls_tools[mid]);
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return (NULL);
+}
+
+/* 1 if word (n bytes) is one of the space-separated words of list. */
+static int
+cls_listed(const char *list, const char *word, size_t n)
+{
+	const char	*p = list;
+	size_t		 len;
+
+	while (*p != '\0') {
+		len = strcspn(p, " ");
+		if (len == n && strncmp(p, word, n) == 0)
+			return (1);
+		p += len + (p[len] == ' ');
+	}
+	return (0);
+}
+
+/* Raises r if option opt ("-R", "--name"; n bytes) of tool is special. */
+static void
+cls_option(const char *tool, const char *opt, size_t n, struct cls_res *r)
+{
+	char	rule[CLS_RULE_MAX];
+	size_t	i;
+
+	for (i = 0; i < sizeof cls_options / sizeof cls_options[0]; i++) {
+		if (!cls_listed(cls_options[i].tools, tool, strlen(tool)) ||
+		    !cls_listed(cls_options[i].opts, opt, n))
+			continue;
+		snprintf(rule, sizeof rule, "%s:option",
+		    cls_risk_name(cls_options[i].risk));
+		cls_raise(r, cls_options[i].risk, rule, "%s %.*s %s", tool,
+		    (int)n, opt, cls_options[i].why);
+	}
+}
+
+/*
+ * A long option word ("--name[=v]") in longs, also abbreviated as GNU
+ * getopt allows: its full name into *name and *len and how many values it
+ * takes in the next words (0 when "=v" is attached). -1 if unknown.
+ */
+static int
+cls_long(const char *longs, const char *w, const char **name, size_t *len)
+{
+	const char	*p = longs, *hit = NULL;
+	size_t		 n = strcspn(w, "="), tl, nl;
+	int		 hits = 0;
+
+	while (*p != '\0') {
+		tl = strcspn(p, " ");
+		nl = strcspn(p, "=? ");
+		if (nl >= n && strncmp(p, w, n) == 0) {
+			if (nl == n) {
+				hit = p;
+				hits = 1;
+				break;
+			}
+			hit = p;
+			hits++;
+		}
+		p += tl + (p[tl] == ' ');
+	}
+	if (hits != 1)
+		return (-1);
+	*name = hit;
+	*len = strcspn(hit, "=? ");
+	if (w[n] == '=' || hit[*len] != '=')
+		return (0);
+	return (hit[*len + 1] == '2' ? 2 : 1);
+}
+
+/*
+ * Checks every option of a read-only tool against its row: an unknown
+ * one makes it unknown, a special one raises r. Returns 1 if it did not
+ * stay read-only.
+ */
+static int
+cls_options_check(const struct cls_tool *t, const struct cls_words *ws,
+    struct cls_res *r)
+{
+	const char	*w, *name, *spec;
+	char		 opt[64];
+	size_t		 i, k, len;
+	int		 vals;
+
+	for (i = 1; i < ws->n && t->shorts != NULL; i++) {
+		w = ws->w[i];
+		if (strcmp(w, "--") == 0)
+			break;
+		if (w[0] != '-' || w[1] == '\0' || ((t->flags & CLS_T_DIGITS) &&
+		    strspn(w + 1, "0123456789") == strlen(w + 1)))
+			continue;
+		if (w[1] == '-') {
+			if ((vals = cls_long(t->longs, w + 2, &name, &len)) < 0)
+				goto unknown;
+			snprintf(opt, sizeof opt, "--%.*s", (int)len, name);
+			cls_option(t->name, opt, strlen(opt), r);
+			i += (size_t)vals;
+			continue;
+		}
+		for (k = 1; w[k] != '\0'; k++) {
+			if (w[k] == ':' || (spec = strchr(t->shorts, w[k])) ==
+			    NULL)
+				goto unknown;
+			snprintf(opt, sizeof opt, "-%c", w[k]);
+			cls_option(t->name, opt, 2, r);
+			if (spec[1] == ':') {
+				i += w[k + 1] == '\0';
+				break;
+			}
+		}
+	}
+	return (r->risk != CLS_READ_ONLY);
+unknown:
+	cls_raise(r, CLS_UNKNOWN, "unknown:option", "%s option %.40s is not "
+	    "one execq knows (it may run a program or write a file)", t->name,
+	    w);
+	return (1);
+}
+
 /* Writers, interpreters, and everything else (unknown). */
 static void
 cls_known(const struct cls_words *ws, const char *name, struct cls_res *r)
@@ -640,10 +818,6 @@ cls_known(const struct cls_words *ws, const char *name, struct cls_res *r)
 static int
 cls_runs_program(const struct cls_words *ws, const char *name)
 {
-	if (strcmp(name, "rg") == 0)
-		return (cls_has_opt(ws, "--pre"));
-	if (strcmp(name, "sort") == 0)
-		return (cls_has_opt(ws, "--compress-program"));
 	if (strcmp(name, "tar") == 0)
 		return (cls_has_opt(ws, "--to-command") ||
 		    cls_has_opt(ws, "--use-compress-program") ||
@@ -688,14 +862,51 @@ cls_system_path(const char *path)
 	return (0);
 }
 
+/* tee: read-only when it writes no file but devices. */
+static void
+cls_tee(const struct cls_words *ws, struct cls_res *r)
+{
+	size_t	i;
+
+	for (i = 1; i < ws->n; i++) {
+		if (strcmp(ws->w[i], "--") == 0) {
+			i++;	/* everything after is a file */
+			break;
+		}
+		if (!cls_is_opt(ws->w[i]) && !cls_harmless_device(ws->w[i]))
+			break;
+	}
+	while (i < ws->n && cls_harmless_device(ws->w[i]))
+		i++;
+	if (i < ws->n)
+		cls_raise(r, CLS_WRITE, "write:tee", "tee writes %s", ws->w[i]);
+}
+
+/* A read-only tool: its options checked, then what it writes. */
+static void
+cls_reader(const struct cls_words *ws, const char *name, struct cls_res *r)
+{
+	const struct cls_tool	*t = cls_tool_find(name);
+	char			 rule[CLS_RULE_MAX];
+
+	if (t != NULL && cls_options_check(t, ws, r))
+		return;
+	if ((strcmp(name, "uniq") == 0 || strcmp(name, "xxd") == 0) &&
+	    cls_operands(ws) > 1)
+		cls_raise(r, CLS_WRITE, "write:output-file", "%s writes its "
+		    "second operand", name);
+	else if (strcmp(name, "tee") == 0)
+		cls_tee(ws, r);
+	snprintf(rule, sizeof rule, "read_only:%s", name);
+	cls_raise(r, CLS_READ_ONLY, rule, "%s only reads or prints", name);
+}
+
 /* The command itself, wrappers gone: blocked, handlers, lists. */
 void
 cls_command(struct cls_ctx *ctx, const struct cls_words *ws,
     struct cls_res *r)
 {
 	const char	*name = cls_base(ws->w[0]);
-	char		 rule[CLS_RULE_MAX];
-	size_t		 i;
 
 	if (cls_blocked(ws, name, r))
 		return;
@@ -718,50 +929,18 @@ cls_command(struct cls_ctx *ctx, const struct cls_words *ws,
 		    "runs another program", name);
 	else if (cls_subcommand(ws, name, r))
 		;
-	else if (strcmp(name, "sort") == 0 && (cls_has_flag(ws, 'o', NULL) ||
-	    cls_has_opt(ws, "--output")))
-		cls_raise(r, CLS_WRITE, "write:sort", "sort -o writes a file");
-	else if ((strcmp(name, "uniq") == 0 || strcmp(name, "xxd") == 0) &&
-	    cls_operands(ws) > 1)
-		cls_raise(r, CLS_WRITE, "write:output-file", "%s writes its "
-		    "second operand", name);
-	else if (strcmp(name, "tee") == 0) {
-		for (i = 1; i < ws->n; i++) {
-			if (strcmp(ws->w[i], "--") == 0) {
-				i++;	/* everything after is a file */
-				break;
-			}
-			if (!cls_is_opt(ws->w[i]) &&
-			    !cls_harmless_device(ws->w[i]))
-				break;
-		}
-		while (i < ws->n && cls_harmless_device(ws->w[i]))
-			i++;
-		if (i < ws->n)
-			cls_raise(r, CLS_WRITE, "write:tee", "tee writes %s",
-			    ws->w[i]);
-		else
-			cls_raise(r, CLS_READ_ONLY, "read_only:tee", "tee "
-			    "writes no file");
-	} else if ((strcmp(name, "date") == 0 && (cls_has_flag(ws, 's',
+	else if ((strcmp(name, "date") == 0 && (cls_has_flag(ws, 's',
 	    "--set") || cls_has_opt(ws, "--set"))) ||
 	    (strcmp(name, "hostname") == 0 && cls_operands(ws) > 0))
 		cls_raise(r, CLS_DESTRUCTIVE, "destructive:system", "%s with an "
 		    "argument changes the system", name);
 	else if (strcmp(name, "ip") == 0)
 		cls_ip(ws, r);
-	else if ((strcmp(name, "tree") == 0 || strcmp(name, "shuf") == 0) &&
-	    cls_has_flag(ws, 'o', "--output"))
-		cls_raise(r, CLS_WRITE, "write:output-file", "%s -o writes a "
-		    "file", name);
 	else if (strcmp(name, "date") == 0 || strcmp(name, "hostname") == 0)
 		cls_raise(r, CLS_READ_ONLY, "read_only:system", "%s only "
 		    "prints", name);
-	else if (cls_in(name, cls_read_only)) {
-		snprintf(rule, sizeof rule, "read_only:%s", name);
-		cls_raise(r, CLS_READ_ONLY, rule, "%s only reads or prints",
-		    name);
-	}
+	else if (cls_in(name, cls_read_only))
+		cls_reader(ws, name, r);
 	else
 		cls_known(ws, name, r);
 }
