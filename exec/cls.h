@@ -12,6 +12,7 @@
  *   cls_vars.c		variables from outside, for/case/[[/((, functions
  *   cls_block.c	catastrophes, refused whatever the tier
  *   cls_table.c	every read-only tool's options (data)
+ *   cls_git.c		git, its options and its repository's config
  *   cls_tools.c	per-tool handlers and the tool lists
  *   cls_wrap.c		wrappers peeled off (sudo, env, sh -c, ...)
  *   classify.c		the driver: parse, classify each command, decide
@@ -131,6 +132,10 @@ void	 cls_vars_release(struct cls_ctx *);
 int	 cls_block_targets(const struct cls_words *, size_t from,
 	    const char *verb, const char *rule, struct cls_res *);
 int	 cls_blocked(const struct cls_words *, const char *name,
+	    struct cls_res *);
+
+/* cls_git.c */
+void	 cls_git(struct cls_ctx *, const struct cls_words *,
 	    struct cls_res *);
 
 /* cls_tools.c */

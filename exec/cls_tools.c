@@ -21,169 +21,6 @@
 
 /* ---- per-command handlers ---------------------------------------------- */
 
-/* git: read-only subcommands, destructive ones, the rest write. */
-static void
-cls_git(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
-{
-	static const char *const ro[] = { "status", "log", "diff", "show",
-	    "blame", "annotate", "shortlog", "describe", "rev-parse",
-	    "rev-list", "ls-files", "ls-tree", "cat-file",
-	    "grep", "merge-base", "name-rev", "for-each-ref", "show-ref",
-	    "count-objects", "whatchanged", "version", "help", "var",
-	    "check-ignore", "cherry", "range-diff", "diff-tree", "diff-files",
-	    "diff-index", "show-branch", "verify-commit", "verify-tag",
-	    "--version", "--help", NULL };
-	static const char *const hard[] = { "--hard", "--merge", "--keep",
-	    NULL };
-	struct cls_words	 sub = *ws;
-	const char		*cmd;
-	size_t			 i = 1;
-
-	while (i < ws->n && ws->w[i][0] == '-' && !cls_in(ws->w[i], ro)) {
-		if (strcmp(ws->w[i], "-c") == 0 ||
-		    strncmp(ws->w[i], "--config-env", 12) == 0 ||
-		    strncmp(ws->w[i], "--exec-path", 11) == 0) {
-			cls_raise(r, CLS_UNKNOWN, "unknown:git-config", "git %s "
-			    "can change what git runs", ws->w[i]);
-			return;
-		}
-		if (!cls_in(ws->w[i], (const char *const[]){ "-C", "-P",
-		    "-p", "--no-pager", "--paginate", "--bare",
-		    "--no-optional-locks", "--no-replace-objects",
-		    "--literal-pathspecs", "--glob-pathspecs",
-		    "--noglob-pathspecs", "--icase-pathspecs", "--git-dir",
-		    "--work-tree", "--namespace", NULL }) &&
-		    strncmp(ws->w[i], "--git-dir=", 10) != 0 &&
-		    strncmp(ws->w[i], "--work-tree=", 12) != 0 &&
-		    strncmp(ws->w[i], "--namespace=", 12) != 0) {
-			cls_raise(r, CLS_UNKNOWN, "unknown:git-option", "git "
-			    "option %s is not followed", ws->w[i]);
-			return;
-		}
-		if (cls_in(ws->w[i], (const char *const[]){ "--git-dir",
-		    "--work-tree", "--namespace", NULL }) && i + 1 < ws->n)
-			i++;	/* its value */
-		if (strcmp(ws->w[i], "-C") == 0 && i + 1 < ws->n) {
-			cls_check_path(ctx, ws->w[i + 1], ws->f[i + 1],
-			    "git -C uses");
-			i++;
-		}
-		i++;
-	}
-	if (i >= ws->n) {
-		cls_raise(r, CLS_READ_ONLY, "read_only:git", "git alone prints "
-		    "its help");
-		return;
-	}
-	cls_shift(&sub, i);
-	cmd = sub.w[0];
-	if (cls_has_prefix(&sub, "--upload-pack") ||
-	    cls_has_prefix(&sub, "--receive-pack") ||
-	    cls_has_prefix(&sub, "--exec") || (cls_has_opt(&sub, "-u") &&
-	    cls_in(cmd, (const char *const[]){ "ls-remote", "fetch", "clone",
-	    "pull", "archive", NULL })) ||
-	    cls_has_opt(&sub, "--open-files-in-pager") ||
-	    (strcmp(cmd, "grep") == 0 && cls_has_flag(&sub, 'O', NULL)) ||
-	    cls_has_opt(&sub, "--ext-diff")) {
-		cls_raise(r, CLS_UNKNOWN, "unknown:git-option", "git %s with "
-		    "this option runs another program", cmd);
-		return;
-	}
-	if (cls_has_opt(&sub, "--output") || cls_has_opt(&sub, "-o")) {
-		if (cls_in(cmd, ro)) {
-			cls_raise(r, CLS_WRITE, "write:git", "git %s --output "
-			    "writes a file", cmd);
-			return;
-		}
-	}
-	if (cls_in(cmd, (const char *const[]){ "fetch", "pull", "push",
-	    "clone", "ls-remote", NULL })) {
-		/* Then on: push --force is still destructive. */
-		cls_raise(r, CLS_NETWORK, "network:git", "git %s talks to a "
-		    "remote", cmd);
-		if (strcmp(cmd, "ls-remote") == 0)
-			return;
-	}
-	if (cls_in(cmd, ro)) {
-		cls_raise(r, CLS_READ_ONLY, "read_only:git", "git %s only "
-		    "reads", cmd);
-		return;
-	}
-	if ((strcmp(cmd, "reset") == 0 && (cls_has_opt(&sub, "--hard") ||
-	    cls_has_opt(&sub, "--merge") || cls_has_opt(&sub, "--keep"))) ||
-	    (strcmp(cmd, "clean") == 0 && (cls_has_flag(&sub, 'f', "--force"))) ||
-	    (strcmp(cmd, "push") == 0 && (cls_has_flag(&sub, 'f', "--force") ||
-	    cls_has_opt(&sub, "--force-with-lease") ||
-	    cls_has_opt(&sub, "--force-if-includes") ||
-	    cls_has_flag(&sub, 'd', "--delete") || cls_has_opt(&sub, "--mirror")
-	    || cls_has_opt(&sub, "--prune"))) ||
-	    (strcmp(cmd, "branch") == 0 && (cls_has_flag(&sub, 'D', NULL) ||
-	    cls_has_flag(&sub, 'd', "--delete") || cls_has_flag(&sub, 'M',
-	    NULL))) ||
-	    (strcmp(cmd, "tag") == 0 && cls_has_flag(&sub, 'd', "--delete")) ||
-	    (strcmp(cmd, "stash") == 0 && sub.n > 1 && (strcmp(sub.w[1],
-	    "drop") == 0 || strcmp(sub.w[1], "clear") == 0)) ||
-	    (strcmp(cmd, "checkout") == 0 && (cls_has_opt(&sub, "--") ||
-	    cls_has_flag(&sub, 'f', "--force") || (sub.n > 1 &&
-	    strcmp(sub.w[sub.n - 1], ".") == 0))) ||
-	    (strcmp(cmd, "restore") == 0 && !(sub.n > 1 &&
-	    cls_has_opt(&sub, "--staged") && !cls_has_opt(&sub, "--worktree")))
-	    || (strcmp(cmd, "reflog") == 0 && sub.n > 1 &&
-	    (strcmp(sub.w[1], "expire") == 0 || strcmp(sub.w[1], "delete") ==
-	    0)) || strcmp(cmd, "filter-branch") == 0 ||
-	    strcmp(cmd, "filter-repo") == 0 || strcmp(cmd, "rebase") == 0 ||
-	    strcmp(cmd, "rm") == 0 || strcmp(cmd, "prune") == 0 ||
-	    (strcmp(cmd, "gc") == 0 && cls_has_opt(&sub, "--prune")) ||
-	    (strcmp(cmd, "update-ref") == 0 && cls_has_flag(&sub, 'd', NULL))) {
-		cls_raise(r, CLS_DESTRUCTIVE, "destructive:git", "git %s can "
-		    "lose work or rewrite history", cmd);
-		return;
-	}
-	(void)hard;
-	if (cls_in(cmd, (const char *const[]){ "branch", "tag", "remote",
-	    "config", "stash", "worktree", "notes", "reflog", "symbolic-ref",
-	    NULL })) {
-		for (i = 1; i < sub.n; i++) {
-			if (cls_in(sub.w[i], (const char *const[]){ "-a", "-r",
-			    "-v", "-vv", "-l", "--list", "--show-current",
-			    "--get", "--get-all", "--get-regexp", "--show-origin",
-			    "list", "show", "get-url", "-n", "--all", NULL }) ||
-			    strncmp(sub.w[i], "--sort=", 7) == 0 ||
-			    strncmp(sub.w[i], "--format=", 9) == 0 ||
-			    strncmp(sub.w[i], "--color", 7) == 0)
-				continue;
-			if (strcmp(cmd, "config") == 0 && i > 1 && cls_in(
-			    sub.w[1], (const char *const[]){ "--get",
-			    "--get-all", "--get-regexp", NULL }))
-				continue;
-			if (strcmp(cmd, "symbolic-ref") == 0 && sub.n == 2)
-				continue;
-			break;
-		}
-		if (i == sub.n && (sub.n > 1 || cls_in(cmd,
-		    (const char *const[]){ "branch", "tag", "remote", "reflog",
-		    NULL }))) {
-			cls_raise(r, CLS_READ_ONLY, "read_only:git", "git %s "
-			    "only lists", cmd);
-			return;
-		}
-	}
-	if (cls_in(cmd, (const char *const[]){ "push", "pull", "fetch",
-	    "commit", "add", "merge", "checkout", "switch", "clone", "init",
-	    "am", "apply", "cherry-pick", "revert", "stash", "mv", "submodule",
-	    "branch", "tag", "remote", "config", "worktree", "notes", "gc",
-	    "restore", "format-patch", "bisect", "archive", "bundle",
-	    "update-index", "symbolic-ref", "lfs", "maintenance", "sparse-checkout",
-	    "reflog", "replace", "fsck", "repack", "pack-refs", NULL })) {
-		cls_raise(r, CLS_WRITE, "write:git", "git %s changes the "
-		    "repository%s", cmd, strcmp(cmd, "push") == 0 ?
-		    " and the remote" : "");
-		return;
-	}
-	cls_raise(r, CLS_UNKNOWN, "unknown:git", "git %s is not a known git "
-	    "command (an alias?)", cmd);
-}
-
 /* find: read-only without actions that write, delete or run. */
 static void
 cls_find(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
@@ -195,7 +32,12 @@ cls_find(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
 
 	cls_raise(r, CLS_READ_ONLY, "read_only:find", "find only lists");
 	for (i = 1; i < ws->n; i++) {
-		if (strcmp(ws->w[i], "-delete") == 0)
+		if (cls_in(ws->w[i], (const char *const[]){ "-L", "-H",
+		    "-follow", NULL }))
+			cls_raise(r, CLS_UNKNOWN, "unknown:option", "find %s "
+			    "follows symlinks, which can lead out of the "
+			    "workspace", ws->w[i]);
+		else if (strcmp(ws->w[i], "-delete") == 0)
 			cls_raise(r, CLS_DESTRUCTIVE, "destructive:find",
 			    "find -delete deletes what it finds");
 		else if (strncmp(ws->w[i], "-fprint", 7) == 0 ||
@@ -419,8 +261,6 @@ static const struct cls_sub cls_subs[] = {
 	{ "crontab", L("-l"), L("-r"), CLS_WRITE },
 	{ "iptables", L("-L", "-S", "--list", "-V"), L("-F", "-X", "-D",
 	    "--flush", "--delete", "-P"), CLS_WRITE },
-	{ "tar", L("t", "-t", "tf", "-tf", "tvf", "-tvf", "tzf", "-tzf",
-	    "tvzf", "-tvzf", "--list"), L("__none__"), CLS_WRITE },
 	{ "unzip", L("-l", "-v", "-t", "-Z"), L("__none__"), CLS_WRITE },
 };
 #undef L
@@ -636,6 +476,22 @@ static const struct {
 	{ "sort", "-o --output -T --temporary-directory", CLS_WRITE, "writes "
 	    "a file" },
 	{ "tree shuf", "-o --output", CLS_WRITE, "writes a file" },
+	{ "cp rsync", "-L -H --dereference --copy-links --copy-unsafe-links",
+	    CLS_UNKNOWN, "follows symlinks, which can lead out of the "
+	    "workspace" },
+	{ "rsync", "-e --rsh --rsync-path", CLS_UNKNOWN, "runs another "
+	    "program" },
+	{ "scp sftp", "-S -o -F", CLS_UNKNOWN, "can run another program "
+	    "(ProxyCommand, an ssh program or config)" },
+	{ "zip", "-TT --unzip-command", CLS_UNKNOWN, "runs another program" },
+	{ "split", "--filter", CLS_UNKNOWN, "runs a shell command on each "
+	    "piece" },
+	{ "install", "--strip-program", CLS_UNKNOWN, "runs another program" },
+	{ "wget", "--use-askpass -e --execute", CLS_UNKNOWN, "runs another "
+	    "program or a wgetrc command" },
+	{ "curl", "-K --config", CLS_UNKNOWN, "reads options from a file "
+	    "that is not classified" },
+	{ "make", "--eval -E", CLS_WRITE, "runs make code" },
 };
 
 /* The option table's row for a tool, or NULL. */
@@ -688,6 +544,28 @@ cls_option(const char *tool, const char *opt, size_t n, struct cls_res *r)
 		    cls_risk_name(cls_options[i].risk));
 		cls_raise(r, cls_options[i].risk, rule, "%s %.*s %s", tool,
 		    (int)n, opt, cls_options[i].why);
+	}
+}
+
+/* Raises r for every special option of a tool with no option table. */
+static void
+cls_options_any(const char *tool, const struct cls_words *ws,
+    struct cls_res *r)
+{
+	const char	*w;
+	char		 opt[3] = "-?";
+	size_t		 i, k;
+
+	for (i = 1; i < ws->n && strcmp(ws->w[i], "--") != 0; i++) {
+		w = ws->w[i];
+		if (w[0] == '-' && w[1] == '-')
+			cls_option(tool, w, strcspn(w, "="), r);
+		else if (w[0] == '-')
+			for (k = 1; w[k] != '\0' && isalpha((unsigned char)w[k]);
+			    k++) {
+				opt[1] = w[k];
+				cls_option(tool, opt, 2, r);
+			}
 	}
 }
 
@@ -785,6 +663,7 @@ cls_known(const struct cls_words *ws, const char *name, struct cls_res *r)
 	for (i = 0; i < sizeof cls_writers / sizeof cls_writers[0]; i++) {
 		if (strcmp(cls_writers[i].name, name) != 0)
 			continue;
+		cls_options_any(name, ws, r);
 		if (strcmp(name, "rsync") == 0 && cls_rsync_remote(ws))
 			cls_raise(r, CLS_NETWORK, "network:rsync", "rsync "
 			    "copies to or from another machine");
@@ -818,12 +697,6 @@ cls_known(const struct cls_words *ws, const char *name, struct cls_res *r)
 static int
 cls_runs_program(const struct cls_words *ws, const char *name)
 {
-	if (strcmp(name, "tar") == 0)
-		return (cls_has_opt(ws, "--to-command") ||
-		    cls_has_opt(ws, "--use-compress-program") ||
-		    cls_has_opt(ws, "-I") || cls_has_opt(ws, "--info-script") ||
-		    cls_has_opt(ws, "-F") || cls_has_opt(ws, "--new-volume-script") ||
-		    cls_has_opt(ws, "--checkpoint-action"));
 	if (strcmp(name, "hash") == 0)
 		return (cls_has_flag(ws, 'p', NULL));
 	return (0);
@@ -860,6 +733,124 @@ cls_system_path(const char *path)
 		    strchr(path + strlen(dirs[i]), '/') == NULL)
 			return (1);
 	return (0);
+}
+
+/* tar's options that run a program or write a file besides the archive. */
+static const struct {
+	const char	*opts;
+	enum cls_risk	 risk;
+	const char	*why;
+} cls_tar_opts[] = {
+	{ "-I --use-compress-program --to-command --rsh-command --rmt-command "
+	    "-F --info-script --new-volume-script --checkpoint-action",
+	    CLS_UNKNOWN, "runs another program" },
+	{ "-g --listed-incremental --index-file --volno-file", CLS_WRITE,
+	    "writes a file" },
+};
+
+/* tar's short options that take a value, and its long ones. */
+#define CLS_TAR_SHORT_ARGS	"bCfFgHIKLNTVX"
+static const char cls_tar_longs[] = "list create extract get append update "
+    "diff compare delete concatenate catenate test-label file= gzip gunzip "
+    "ungzip bzip2 xz lzma lzip lzop zstd compress uncompress "
+    "auto-compress verbose wildcards no-wildcards wildcards-match-slash "
+    "no-wildcards-match-slash exclude= exclude-from= exclude-vcs "
+    "exclude-caches anchored no-anchored ignore-case no-ignore-case "
+    "numeric-owner full-time utc quoting-style= show-transformed-names "
+    "force-local ignore-zeros occurrence? strip-components= directory= "
+    "null no-null to-stdout blocking-factor= record-size= totals? label= "
+    "checkpoint? warning= no-recursion recursion block-number "
+    "files-from= transform= xform= format= owner= group= mode= mtime= "
+    "sort= keep-old-files skip-old-files overwrite "
+    "keep-newer-files no-same-owner no-same-permissions preserve-permissions "
+    "same-owner touch unlink-first recursive-unlink remove-files "
+    "one-file-system dereference hard-dereference absolute-names "
+    "use-compress-program= to-command= rsh-command= rmt-command= "
+    "info-script= new-volume-script= checkpoint-action= listed-incremental= "
+    "index-file= volno-file= help version";
+
+/* Raises r for one tar option (short "-x" or long "--name"). */
+static void
+cls_tar_opt(const char *opt, size_t n, struct cls_res *r)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof cls_tar_opts / sizeof cls_tar_opts[0]; i++)
+		if (cls_listed(cls_tar_opts[i].opts, opt, n))
+			cls_raise(r, cls_tar_opts[i].risk, cls_tar_opts[i].risk ==
+			    CLS_WRITE ? "write:option" : "unknown:option", "tar "
+			    "%.*s %s", (int)n, opt, cls_tar_opts[i].why);
+}
+
+/*
+ * The letters of a short cluster (old style "tvf" or "-tvf"): the mode,
+ * specials; returns how many later words they take as values, or -1 for
+ * an unknown letter.
+ */
+static int
+cls_tar_cluster(const char *c, char *mode, struct cls_res *r)
+{
+	char	opt[3] = "-?";
+	int	vals = 0;
+
+	for (; *c != '\0'; c++) {
+		if (strchr("ctxruAd", *c) != NULL)
+			*mode = *mode == '\0' || *mode == *c ? *c : '?';
+		else if (strchr("vzjJaZpPhkmOiSWwlMGnB" CLS_TAR_SHORT_ARGS,
+		    *c) == NULL)
+			return (-1);
+		opt[1] = *c;
+		cls_tar_opt(opt, 2, r);
+		vals += strchr(CLS_TAR_SHORT_ARGS, *c) != NULL;
+	}
+	return (vals);
+}
+
+/* tar: listing is read-only; other modes write; some options run things. */
+static void
+cls_tar(const struct cls_words *ws, struct cls_res *r)
+{
+	const char	*w, *name;
+	char		 mode = '\0', opt[64];
+	size_t		 i, len;
+	int		 vals = 0;
+
+	for (i = 1; i < ws->n; i++) {
+		w = ws->w[i];
+		if (strcmp(w, "--") == 0)
+			break;
+		if (w[0] == '-' && w[1] == '-') {
+			if ((vals = cls_long(cls_tar_longs, w + 2, &name,
+			    &len)) < 0)
+				goto unknown;
+			snprintf(opt, sizeof opt, "--%.*s", (int)len, name);
+			cls_tar_opt(opt, strlen(opt), r);
+			if (cls_in(opt + 2, (const char *const[]){ "list",
+			    "create", "extract", "get", "append", "update",
+			    "diff", "compare", "delete", "concatenate",
+			    "catenate", NULL }))
+				mode = mode == '\0' || mode == opt[2] ? opt[2] :
+				    '?';
+			i += (size_t)vals;
+		} else if ((w[0] == '-' && w[1] != '\0') || i == 1) {
+			if ((vals = cls_tar_cluster(w + (w[0] == '-'), &mode,
+			    r)) < 0)
+				goto unknown;
+			if (w[0] != '-' || strlen(w) == 2 || vals > 1)
+				i += (size_t)vals;	/* values follow */
+		}
+	}
+	if (mode == 'l')
+		mode = 't';
+	if (mode == 't')
+		cls_raise(r, CLS_READ_ONLY, "read_only:tar", "tar -t only lists");
+	else
+		cls_raise(r, CLS_WRITE, "write:tar", "tar writes files or an "
+		    "archive");
+	return;
+unknown:
+	cls_raise(r, CLS_UNKNOWN, "unknown:option", "tar option %.40s is not "
+	    "one execq knows", w);
 }
 
 /* tee: read-only when it writes no file but devices. */
@@ -924,6 +915,8 @@ cls_command(struct cls_ctx *ctx, const struct cls_words *ws,
 	else if (cls_in(name, (const char *const[]){ "awk", "gawk", "mawk",
 	    "nawk", NULL }))
 		cls_awk(ws, name, r);
+	else if (strcmp(name, "tar") == 0)
+		cls_tar(ws, r);
 	else if (cls_runs_program(ws, name))
 		cls_raise(r, CLS_UNKNOWN, "unknown:option", "an option of %s "
 		    "runs another program", name);

@@ -115,6 +115,9 @@ cls_wrapper(struct cls_ctx *ctx, struct cls_words *ws, const char *name,
 		    "root", name, ws->w[i]);
 		return ((ssize_t)i);
 	}
+	if (strcmp(name, "nohup") == 0)
+		cls_raise(r, CLS_WRITE, "write:nohup", "nohup writes nohup.out "
+		    "when its output is a terminal (a PTY session)");
 	if (cls_in(name, plain))
 		return (cls_skip_opts(ws, 1, (const char *const[]){ "-a",
 		    NULL }));
