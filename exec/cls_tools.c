@@ -483,7 +483,8 @@ static const struct {
 	    "program" },
 	{ "scp sftp", "-S -o -F", CLS_UNKNOWN, "can run another program "
 	    "(ProxyCommand, an ssh program or config)" },
-	{ "zip", "-TT --unzip-command", CLS_UNKNOWN, "runs another program" },
+	{ "zip", "-T --test -TT --unzip-command", CLS_UNKNOWN, "runs another "
+	    "program (unzip, or the one named)" },
 	{ "split", "--filter", CLS_UNKNOWN, "runs a shell command on each "
 	    "piece" },
 	{ "install", "--strip-program", CLS_UNKNOWN, "runs another program" },
@@ -599,6 +600,8 @@ cls_long(const char *longs, const char *w, const char **name, size_t *len)
 		return (-1);
 	*name = hit;
 	*len = strcspn(hit, "=? ");
+	if (w[n] == '=' && hit[*len] != '=' && hit[*len] != '?')
+		return (-1);		/* "--lines=3": takes no value */
 	if (w[n] == '=' || hit[*len] != '=')
 		return (0);
 	return (hit[*len + 1] == '2' ? 2 : 1);
@@ -783,12 +786,14 @@ cls_tar_opt(const char *opt, size_t n, struct cls_res *r)
 }
 
 /*
- * The letters of a short cluster (old style "tvf" or "-tvf"): the mode,
- * specials; returns how many later words they take as values, or -1 for
- * an unknown letter.
+ * The letters of a short cluster: old style "tvf" (each letter that takes
+ * a value takes the next word) or "-tvf" (the first such letter takes
+ * the rest of the cluster, or the next word when it is last). The mode
+ * goes to *mode, specials raise r. How many later words are values, or
+ * -1 for an unknown letter.
  */
 static int
-cls_tar_cluster(const char *c, char *mode, struct cls_res *r)
+cls_tar_cluster(const char *c, int dash, char *mode, struct cls_res *r)
 {
 	char	opt[3] = "-?";
 	int	vals = 0;
@@ -801,7 +806,11 @@ cls_tar_cluster(const char *c, char *mode, struct cls_res *r)
 			return (-1);
 		opt[1] = *c;
 		cls_tar_opt(opt, 2, r);
-		vals += strchr(CLS_TAR_SHORT_ARGS, *c) != NULL;
+		if (strchr(CLS_TAR_SHORT_ARGS, *c) == NULL)
+			continue;
+		if (dash)
+			return (c[1] == '\0' ? 1 : 0);
+		vals++;
 	}
 	return (vals);
 }
@@ -833,11 +842,10 @@ cls_tar(const struct cls_words *ws, struct cls_res *r)
 				    '?';
 			i += (size_t)vals;
 		} else if ((w[0] == '-' && w[1] != '\0') || i == 1) {
-			if ((vals = cls_tar_cluster(w + (w[0] == '-'), &mode,
-			    r)) < 0)
+			if ((vals = cls_tar_cluster(w + (w[0] == '-'),
+			    w[0] == '-', &mode, r)) < 0)
 				goto unknown;
-			if (w[0] != '-' || strlen(w) == 2 || vals > 1)
-				i += (size_t)vals;	/* values follow */
+			i += (size_t)vals;		/* values follow */
 		}
 	}
 	if (mode == 'l')
@@ -851,6 +859,29 @@ cls_tar(const struct cls_words *ws, struct cls_res *r)
 unknown:
 	cls_raise(r, CLS_UNKNOWN, "unknown:option", "tar option %.40s is not "
 	    "one execq knows", w);
+}
+
+/* Operands of a tool with an option table (option values skipped). */
+static size_t
+cls_tool_operands(const struct cls_tool *t, const struct cls_words *ws)
+{
+	const char	*spec, *name;
+	size_t		 i, n = 0, len;
+	int		 vals;
+
+	if (t == NULL)
+		return (cls_operands(ws));
+	for (i = 1; i < ws->n; i++) {
+		if (!cls_is_opt(ws->w[i]))
+			n++;
+		else if (ws->w[i][1] == '-') {
+			vals = cls_long(t->longs, ws->w[i] + 2, &name, &len);
+			i += vals > 0 ? (size_t)vals : 0;
+		} else if ((spec = strchr(t->shorts, ws->w[i][1])) != NULL &&
+		    spec[1] == ':' && ws->w[i][2] == '\0')
+			i++;
+	}
+	return (n);
 }
 
 /* tee: read-only when it writes no file but devices. */
@@ -883,7 +914,7 @@ cls_reader(const struct cls_words *ws, const char *name, struct cls_res *r)
 	if (t != NULL && cls_options_check(t, ws, r))
 		return;
 	if ((strcmp(name, "uniq") == 0 || strcmp(name, "xxd") == 0) &&
-	    cls_operands(ws) > 1)
+	    cls_tool_operands(t, ws) > 1)
 		cls_raise(r, CLS_WRITE, "write:output-file", "%s writes its "
 		    "second operand", name);
 	else if (strcmp(name, "tee") == 0)
