@@ -91,6 +91,7 @@ void	 cls_set(struct cls_res *, enum cls_risk, const char *rule,
 	    const char *reason);
 const char *cls_base(const char *);
 int	 cls_in(const char *, const char *const *list);
+int	 cls_listed(const char *list, const char *word, size_t n);
 void	 cls_shift(struct cls_words *, size_t k);
 char	*cls_join(char *const *w, size_t n);
 int	 cls_is_opt(const char *);

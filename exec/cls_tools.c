@@ -514,22 +514,6 @@ cls_tool_find(const char *name)
 	return (NULL);
 }
 
-/* 1 if word (n bytes) is one of the space-separated words of list. */
-static int
-cls_listed(const char *list, const char *word, size_t n)
-{
-	const char	*p = list;
-	size_t		 len;
-
-	while (*p != '\0') {
-		len = strcspn(p, " ");
-		if (len == n && strncmp(p, word, n) == 0)
-			return (1);
-		p += len + (p[len] == ' ');
-	}
-	return (0);
-}
-
 /* Raises r if option opt ("-R", "--name"; n bytes) of tool is special. */
 static void
 cls_option(const char *tool, const char *opt, size_t n, struct cls_res *r)

@@ -69,6 +69,22 @@ cls_in(const char *s, const char *const *list)
 	return (0);
 }
 
+/* 1 if word (n bytes) is one of the space-separated words of list. */
+int
+cls_listed(const char *list, const char *word, size_t n)
+{
+	const char	*p = list;
+	size_t		 len;
+
+	while (*p != '\0') {
+		len = strcspn(p, " ");
+		if (len == n && strncmp(p, word, n) == 0)
+			return (1);
+		p += len + (p[len] == ' ');
+	}
+	return (0);
+}
+
 /* Drops the first k words. */
 void
 cls_shift(struct cls_words *ws, size_t k)
