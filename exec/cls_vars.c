@@ -5,7 +5,8 @@
  * command's output). bash evaluates a variable's value as arithmetic in
  * (( )), $(( )), [[ -eq ]], let and array subscripts, and a value such as
  * "a[$(cmd)]" runs cmd there: arithmetic on such a variable is unknown.
- * Arithmetic on loop counters and literals stays read-only.
+ * Arithmetic on loop counters and literals stays read-only. dash reads
+ * such a value as an illegal number, so the rule is bash's only.
  */
 
 #include <stdio.h>
@@ -120,6 +121,8 @@ cls_vars_eval(const struct cls_ctx *ctx, const struct sh_cmd *c)
 	const char	*w, *cmd = c->argc > 0 ? c->argv[0] : "";
 	size_t		 i;
 
+	if (ctx->dialect == SH_POSIX)
+		return (0);	/* dash: "Illegal number", never code */
 	if (c->kind == SH_K_ARITH)
 		return (c->argc > 0 && cls_vars_arith(ctx, c->argv[0]));
 	if (c->kind == SH_K_COND)

@@ -127,6 +127,8 @@ static const struct row rows[] = {
 	{ "read -r l; [[ $l == y ]] && echo yes", B, RO, "read_only:" },
 	{ "read x; (( x ))", B, UNK, "unknown:bash-eval" },
 	{ "read x; echo $((x + 1))", A, UNK, "unknown:bash-eval" },
+	{ "read x; echo $((x + 1))", P, RO, "read_only:" },
+	{ "n=$(wc -l < f); [ $((n)) -gt 1 ]", P, RO, "read_only:" },
 	{ "read -r x; [[ $x -eq 1 ]]", B, UNK, "unknown:bash-eval" },
 	{ "for f in *; do (( f )); done", B, UNK, "unknown:bash-eval" },
 	{ "select x in a; do echo $((x)); done", B, UNK,
