@@ -882,6 +882,14 @@ test_config_policy_bad_values(void **state)
 	write_config(fx, "{\"allow_paths\": [\"/nonexistent/dir\"]}");
 	load_fails(fx, ARGS("--config", fx->file), NULL,
 	    "allow_paths: '/nonexistent/dir'");
+	write_config(fx, "{\"env_allow\": [\"*\"]}");
+	load_fails(fx, ARGS("--config", fx->file), NULL,
+	    "env_allow[0] must be a variable name or a pattern");
+	write_config(fx, "{\"env_allow\": [\"A\", \"B=1\"]}");
+	load_fails(fx, ARGS("--config", fx->file), NULL, "env_allow[1]");
+	write_config(fx, "{\"env_allow\": \"A\"}");
+	load_fails(fx, ARGS("--config", fx->file), NULL,
+	    "env_allow must be an array");
 }
 
 /* Every malformed rule is named with its index and what is wrong. */
@@ -940,7 +948,8 @@ test_config_rules_loaded(void **state)
 	    "[\"make install\"]}, {\"match\": \"terraform apply*\", "
 	    "\"risk\": \"blocked\", \"reason\": \"not from agents\", "
 	    "\"examples\": [\"terraform apply -auto-approve\"]}], "
-	    "\"allow_paths\": [\"/usr/../usr\"]}");
+	    "\"allow_paths\": [\"/usr/../usr\"], \"env_allow\": "
+	    "[\"MYAPP_*\"]}");
 	assert_int_equal(load(fx, ARGS("--config", fx->file), NULL), 0);
 	p = policyconf_policy(fx->c.policy);
 	assert_int_equal(p->nrules, 2);
@@ -954,6 +963,9 @@ test_config_rules_loaded(void **state)
 	assert_null(p->rules[1].no_match[0]);
 	assert_int_equal(p->nallow, 1);
 	assert_string_equal(p->allow_paths[0], "/usr");
+	assert_int_equal(p->nenv_allow, 1);
+	assert_string_equal(p->env_allow[0], "MYAPP_*");
+	assert_int_equal(p->shell, CLS_SHELL_POSIX);	/* /bin/sh: dash */
 }
 
 #define T(name)	cmocka_unit_test_setup_teardown(name, setup, teardown)
