@@ -1529,6 +1529,8 @@ sp_cond(struct sp *sp)
 				sp_fail(sp, "syntax error in [[", 1);
 			return;
 		}
+		if (w.p == NULL)		/* "" */
+			w.p = xstrdup("");
 		regex = strcmp(w.p, "=~") == 0 && !(w.flags & SH_W_QUOTED);
 		cmd = &sp->out->cmds[ci];
 		if (w.flags & SH_W_DYNAMIC)

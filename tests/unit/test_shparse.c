@@ -334,6 +334,8 @@ static const struct row rows[] = {
 	{ "[[ ! -e x || ( -f y ) ]]", 1, "cond:!|-e|x||||(|-f|y|)", 1 },
 	{ "[[ $(id) = x ]]", 2, "cond:$(id)|=|x[D] ; id[S@1]", 1 },
 	{ "[[ -f x ]] && cat x", 2, "cond:-f|x ; cat|x", 1 },
+	{ "[[ \"\" = x ]]", 1, "cond:|=|x", 1 },
+	{ "[[ > \"\" ]]", 1, "cond:>|", 1 },
 	{ "[[ -f x\n]]", 1, "cond:-f|x", 1 },
 	{ "[[ -f x", 1, "cond:-f|x", 0 },
 	{ "[[ x & y ]]", 1, "cond:x", 0 },
