@@ -31,6 +31,7 @@ struct sh_cmd;
 				   definitions looked at by the raw scans,
 				   so a 1 MiB command stays linear */
 #define CLS_RULE_MAX	64
+#define CLS_DIRS_MAX	8	/* pushd's stack, as far as it is followed */
 #define CLS_REASON_MAX	256
 
 /* A risk with the rule that set it and why. */
@@ -59,6 +60,21 @@ struct cls_ctx {
 	int			 depth;
 	int			 privileged;	/* sudo/doas/su seen */
 	size_t			 cmdcap;
+	char			*dirs[CLS_DIRS_MAX]; /* pushd's stack (an
+						   entry NULL: unknown) */
+	size_t			 ndirs;
+	size_t			 dirslost;	/* pushed past the end */
+	size_t			 lookups;	/* lstat calls, and */
+	size_t			 globbed;	/* directory entries read
+						   by globs: both capped */
+};
+
+/* The cwd and pushd's stack of an outer shell, while sh -c runs. */
+struct cls_scope {
+	char		*cwd;
+	char		*dirs[CLS_DIRS_MAX];
+	size_t		 ndirs;
+	size_t		 dirslost;
 };
 
 /* cls_words.c */
@@ -88,6 +104,12 @@ int	 cls_harmless_device(const char *path);
 void	 cls_check_path(struct cls_ctx *, const char *w, unsigned f,
 	    const char *what);
 void	 cls_check_args(struct cls_ctx *, const struct cls_words *);
+char	*cls_wrapper_dir(struct cls_ctx *, const struct cls_words *,
+	    size_t end, int *moved);
+void	 cls_cd(struct cls_ctx *, const struct sh_cmd *);
+void	 cls_scope_enter(struct cls_ctx *, struct cls_scope *);
+void	 cls_scope_leave(struct cls_ctx *, struct cls_scope *);
+void	 cls_dirs_release(struct cls_ctx *);
 
 /* cls_env.c */
 const char *cls_risky_assign(char *const *w, size_t n);
