@@ -741,9 +741,26 @@ cls_check_pattern(struct cls_ctx *ctx, const char *pcwd, const char *w,
 }
 
 /*
+ * dash (/bin/sh) does no brace expansion: the word as it stands, if it
+ * resolves (names with { and , that do not exist are no escape).
+ */
+static void
+cls_check_unbraced(struct cls_ctx *ctx, const char *pcwd, const char *w,
+    const char *what)
+{
+	char	*res;
+
+	if (ctx->v->outside != NULL || (w[0] != '/' && pcwd == NULL) ||
+	    (res = cls_walk(ctx, w[0] == '/' ? "/" : pcwd, w)) == NULL)
+		return;
+	if (!cls_inside(ctx->p, res))
+		cls_outside(ctx, what, res, NULL);
+	free(res);
+}
+
+/*
  * A word with unquoted * ? [..] or {..}: brace expansion, then each word
- * globbed against the file system. dash (/bin/sh) does no brace
- * expansion, so the word as it stands is checked too.
+ * globbed against the file system.
  */
 static void
 cls_check_glob(struct cls_ctx *ctx, const char *pcwd, const char *w,
@@ -751,17 +768,19 @@ cls_check_glob(struct cls_ctx *ctx, const char *pcwd, const char *w,
 {
 	struct cls_braces	 b;
 	size_t			 i;
+	int			 braced;
 
 	memset(&b, 0, sizeof b);
 	b.left = 64 * PATH_MAX;
 	if (strlen(w) >= PATH_MAX || cls_brace(w, &b) == -1)
 		cls_outside(ctx, what, w, "expands to too many words to check");
-	else if (b.n != 1 || strcmp(b.w[0], w) != 0)
-		cls_check_pattern(ctx, pcwd, w, what);
+	braced = b.n > 1 || (b.n == 1 && strcmp(b.w[0], w) != 0);
 	for (i = 0; i < b.n; i++) {
 		cls_check_pattern(ctx, pcwd, b.w[i], what);
 		free(b.w[i]);
 	}
+	if (braced)
+		cls_check_unbraced(ctx, pcwd, w, what);
 	free(b.w);
 }
 
