@@ -462,7 +462,8 @@ cls_check_literal(struct cls_ctx *ctx, const char *pcwd, const char *w,
 	if (w[0] != '/' && strchr(w, '/') == NULL && strcmp(w, "..") != 0) {
 		/* A plain word that names nothing here cannot leave. */
 		xasprintf(&abs, "%s/%s", pcwd, w);
-		plain = ++ctx->lookups <= CLS_LOOKUP_MAX && lstat(abs, &sb) != 0;
+		plain = ++ctx->lookups <= CLS_LOOKUP_MAX &&
+		    lstat(abs, &sb) != 0;
 		free(abs);
 		if (plain)
 			return;

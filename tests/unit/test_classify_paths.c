@@ -324,7 +324,7 @@ setup(void **state)
 	static struct cls_policy	 p;
 	static const char		*allow[1];
 	static char			 ws[PATH_MAX];
-	char				 tmpl[] = "/tmp/test_classify_paths.XXXXXX";
+	char				 tmpl[] = "/tmp/test_cp.XXXXXX";
 
 	if (mkdtemp(tmpl) == NULL || (tdir = realpath(tmpl, NULL)) == NULL)
 		return (-1);
@@ -375,6 +375,9 @@ test_classify_paths_table(void **state)
 			    v.outside, want);
 			bad++;
 		}
+		if (getenv("TEST_VERBOSE") != NULL)
+			print_message("%s -> %s\n", src, v.outside_reason ?
+			    v.outside_reason : "inside");
 		if (v.outside != NULL)
 			assert_non_null(strstr(v.outside_reason,
 			    p->workspace));
