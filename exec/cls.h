@@ -7,7 +7,8 @@
  * The files, in the order they depend on each other:
  *
  *   cls_words.c	results, word lists, options as GNU getopt reads them
- *   cls_path.c		catastrophic targets, devices, the path sandbox
+ *   cls_path.c		catastrophic targets, devices, the path sandbox,
+ *			directory options, cd/pushd/popd
  *   cls_env.c		which variable names a command may set
  *   cls_block.c	catastrophes, refused whatever the tier
  *   cls_tools.c	per-tool handlers and the tool lists
