@@ -48,15 +48,16 @@ static void	cls_embedded(struct cls_ctx *, const struct cls_words *,
 /* ---- one simple command ------------------------------------------------ */
 
 /*
- * Classifies a word list: peels wrappers into r (they may raise it), then
- * the command. *inner is the peeled text (allocated).
+ * cls_words with the directory a wrapper moved to (env -C, sudo -D) in
+ * *dir, which ws->cwd then points to.
  */
-void
-cls_words(struct cls_ctx *ctx, struct cls_words *ws, struct cls_res *r,
-    char **inner)
+static void
+cls_words_in(struct cls_ctx *ctx, struct cls_words *ws, struct cls_res *r,
+    char **inner, char **dir)
 {
 	ssize_t		 k;
-	int		 peel;
+	char		*moved;
+	int		 peel, was;
 
 	*inner = NULL;
 	for (peel = 0; peel < CLS_DEPTH_MAX; peel++) {
@@ -80,6 +81,12 @@ cls_words(struct cls_ctx *ctx, struct cls_words *ws, struct cls_res *r,
 			return;
 		if (k == 0)
 			break;
+		moved = cls_wrapper_dir(ctx, ws, (size_t)k, &was);
+		if (was) {
+			free(*dir);
+			*dir = moved;
+			ws->cwd = moved;
+		}
 		cls_shift(ws, (size_t)k);
 	}
 	if (ws->n == 0) {
@@ -94,6 +101,22 @@ cls_words(struct cls_ctx *ctx, struct cls_words *ws, struct cls_res *r,
 	    "crictl", "lxc", "lxc-attach", "vagrant", "parallel", NULL }))
 		cls_embedded(ctx, ws, r);
 	cls_check_args(ctx, ws);
+}
+
+/*
+ * Classifies a word list: peels wrappers into r (they may raise it), then
+ * the command. *inner is the peeled text (allocated).
+ */
+void
+cls_words(struct cls_ctx *ctx, struct cls_words *ws, struct cls_res *r,
+    char **inner)
+{
+	const char	*cwd = ws->cwd;
+	char		*dir = NULL;
+
+	cls_words_in(ctx, ws, r, inner, &dir);
+	ws->cwd = cwd;
+	free(dir);
 }
 
 /*
@@ -185,41 +208,12 @@ cls_redirs(struct cls_ctx *ctx, const struct sh_cmd *c, struct cls_res *r)
 	}
 }
 
-/* "cd DIR" at the top level moves the cwd later commands use. */
+/* cd, pushd and popd move the cwd later commands use. */
 static void
 cls_track_cd(struct cls_ctx *ctx, const struct sh_cmd *c)
 {
-	char	*next;
-
-	if (c->depth != 0 || c->argc == 0 || c->kind != SH_K_SIMPLE ||
-	    strcmp(c->argv[0], "cd") != 0)
-		return;
-	if (c->flags & (SH_CONTROL|SH_IN_FUNC)) {
-		/* It may run or not: the cwd after it is not known. */
-		free(ctx->cwd);
-		ctx->cwd = NULL;
-		return;
-	}
-	if (c->argc < 2 || (c->argflags[1] & SH_W_DYNAMIC) ||
-	    strcmp(c->argv[1], "-") == 0 || c->argv[1][0] == '~' ||
-	    (ctx->cwd == NULL && c->argv[1][0] != '/')) {
-		free(ctx->cwd);
-		ctx->cwd = NULL;
-		if (c->argc < 2 || c->argv[1][0] == '~')
-			cls_check_path(ctx, "~", 0, "cd goes to");
-		return;
-	}
-	if (c->argv[1][0] == '/')
-		next = cls_norm(c->argv[1]);
-	else {
-		xasprintf(&next, "%s/%s", ctx->cwd, c->argv[1]);
-		free(ctx->cwd);
-		ctx->cwd = cls_norm(next);
-		free(next);
-		return;
-	}
-	free(ctx->cwd);
-	ctx->cwd = next;
+	if (c->kind == SH_K_SIMPLE)
+		cls_cd(ctx, c);
 }
 
 /* Appends one classified command to the verdict and raises it. */
@@ -529,6 +523,7 @@ cls_classify(const struct cls_policy *p, const char *cmd, size_t len,
 		    "empty");
 		cls_add(&ctx, xstrdup(""), &r);
 	}
+	cls_dirs_release(&ctx);
 	free(ctx.cwd);
 	cls_vars_release(&ctx);
 }

@@ -9,9 +9,10 @@
  * takes the worst. The verdict always names the rule that decided it and
  * why, so a human reading an approval request knows what they approve.
  *
- * Pure code apart from the path sandbox, which follows symlinks with
- * realpath(3) (only when cls_policy.workspace is set). No globals: one
- * cls_policy may be shared by any number of calls.
+ * Pure code apart from the path sandbox, which resolves paths as the
+ * kernel does with lstat(2), readlink(2) and glob(3) (only when
+ * cls_policy.workspace is set). No globals: one cls_policy may be shared
+ * by any number of calls (glob's callbacks count in a thread-local).
  */
 
 #include <stddef.h>

@@ -7,7 +7,8 @@
  * The files, in the order they depend on each other:
  *
  *   cls_words.c	results, word lists, options as GNU getopt reads them
- *   cls_path.c		catastrophic targets, devices, the path sandbox
+ *   cls_path.c		catastrophic targets, devices, the path sandbox,
+ *			directory options, cd/pushd/popd
  *   cls_env.c		which variable names a command may set
  *   cls_vars.c		variables from outside, for/case/[[/((, functions
  *   cls_block.c	catastrophes, refused whatever the tier
@@ -35,6 +36,7 @@ struct sh_cmd;
 				   so a 1 MiB command stays linear */
 #define CLS_NAMES_MAX	64	/* variables and functions remembered */
 #define CLS_RULE_MAX	64
+#define CLS_DIRS_MAX	8	/* pushd's stack, as far as it is followed */
 #define CLS_REASON_MAX	256
 
 /* A risk with the rule that set it and why. */
@@ -71,6 +73,21 @@ struct cls_ctx {
 	char			*funcs[CLS_NAMES_MAX];	/* defined */
 	size_t			 nfuncs;
 	int			 funcs_full;
+	char			*dirs[CLS_DIRS_MAX]; /* pushd's stack (an
+						   entry NULL: unknown) */
+	size_t			 ndirs;
+	size_t			 dirslost;	/* pushed past the end */
+	size_t			 lookups;	/* lstat calls, and */
+	size_t			 globbed;	/* directory entries read
+						   by globs: both capped */
+};
+
+/* The cwd and pushd's stack of an outer shell, while sh -c runs. */
+struct cls_scope {
+	char		*cwd;
+	char		*dirs[CLS_DIRS_MAX];
+	size_t		 ndirs;
+	size_t		 dirslost;
 };
 
 /* A tool's options (exec/cls_table.c, sorted by name). */
@@ -112,6 +129,12 @@ int	 cls_harmless_device(const char *path);
 void	 cls_check_path(struct cls_ctx *, const char *w, unsigned f,
 	    const char *what);
 void	 cls_check_args(struct cls_ctx *, const struct cls_words *);
+char	*cls_wrapper_dir(struct cls_ctx *, const struct cls_words *,
+	    size_t end, int *moved);
+void	 cls_cd(struct cls_ctx *, const struct sh_cmd *);
+void	 cls_scope_enter(struct cls_ctx *, struct cls_scope *);
+void	 cls_scope_leave(struct cls_ctx *, struct cls_scope *);
+void	 cls_dirs_release(struct cls_ctx *);
 
 /* cls_env.c */
 int	 cls_env_safe(const struct cls_policy *, const char *name,

@@ -39,6 +39,9 @@ static void
 cls_nested(struct cls_ctx *ctx, const char *str, unsigned f,
     const char *who, struct cls_res *r)
 {
+	struct cls_scope	 sc;
+	int			 own;
+
 	if (f & SH_W_DYNAMIC) {
 		cls_raise(r, CLS_UNKNOWN, "unknown:dynamic", "%s runs a "
 		    "command string computed at run time", who);
@@ -52,7 +55,12 @@ cls_nested(struct cls_ctx *ctx, const char *str, unsigned f,
 	cls_raise(r, CLS_READ_ONLY, "wrapper:shell", "%s runs its string as "
 	    "a shell command (classified with it)", who);
 	ctx->depth++;
+	own = strcmp(who, "eval") != 0;	/* eval's cd stays; a shell's not */
+	if (own)
+		cls_scope_enter(ctx, &sc);
 	cls_source(ctx, str, strlen(str), cls_wrap_dialect(ctx, who));
+	if (own)
+		cls_scope_leave(ctx, &sc);
 	ctx->depth--;
 }
 
