@@ -1605,8 +1605,13 @@ sp_compound_tail(struct sp *sp, size_t first)
 				}
 		}
 	}
+	/* Commands of a substitution in a target may follow the scratch. */
 	sp_cmd_release(cmd);
+	memmove(cmd, cmd + 1, (sp->out->ncmds - ci - 1) * sizeof *cmd);
 	sp->out->ncmds--;
+	for (k = 0; k < sp->nhd; k++)
+		if (sp->hd[k].cmd > ci)
+			sp->hd[k].cmd--;
 }
 
 /* ( list ) or { list; } */

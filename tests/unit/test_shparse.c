@@ -336,6 +336,11 @@ static const struct row rows[] = {
 	{ "[[ -f x ]] && cat x", 2, "cond:-f|x ; cat|x", 1 },
 	{ "[[ \"\" = x ]]", 1, "cond:|=|x", 1 },
 	{ "[[ > \"\" ]]", 1, "cond:>|", 1 },
+	/* A substitution in a compound command's redirection (fuzzer). */
+	{ "{ ls; } > `echo f`", 2, "ls 1>`echo f`[DP@1] ; echo|f[S@1]", 1 },
+	{ "( ls ) > $(echo f) 2>&1", 2, "ls 1>$(echo f) 2>&1[DP@1] ; echo|f[S@1]", 1 },
+	{ "{ ls; } > >(cat) <<EOF\nx\nEOF\n", 2, "ls 1>>(cat) 0<<EOF[DP@1] ; cat[S@1]", 1 },
+	{ "for i in a; do ls; done > $(echo f)", 3, "for:i|a 1>$(echo f)[D] ; ls 1>$(echo f)[DC] ; echo|f[S@1]", 1 },
 	{ "[[ -f x\n]]", 1, "cond:-f|x", 1 },
 	{ "[[ -f x", 1, "cond:-f|x", 0 },
 	{ "[[ x & y ]]", 1, "cond:x", 0 },
