@@ -233,6 +233,8 @@ cls_vars_construct(struct cls_ctx *ctx, const struct sh_cmd *c,
 	    c->kind == SH_K_CASE ? "only matches patterns" :
 	    c->kind == SH_K_COND ? "only tests" : "a loop that only sets "
 	    "a variable");
+	if (c->argc == 0)
+		return;		/* "for" or "function" alone: incomplete */
 	if ((c->kind == SH_K_FOR && (c->flags & (SH_DYNAMIC|SH_GLOB))) ||
 	    c->kind == SH_K_SELECT)
 		cls_vars_taint(ctx, c->argv[0], strlen(c->argv[0]));

@@ -151,6 +151,12 @@ static const struct row rows[] = {
 	{ "case x in a) ls", A, UNK, "parse:incomplete" },
 	{ "while true; do ls; done; done", A, UNK, "parse:incomplete" },
 	{ "fi", A, UNK, "parse:incomplete" },
+	{ "function", B, UNK, "parse:incomplete" },
+	{ "for", A, UNK, "parse:incomplete" },
+	{ "case", A, UNK, "parse:incomplete" },
+	{ "select", B, UNK, "parse:incomplete" },
+	{ "[[", B, UNK, "parse:incomplete" },
+	{ "((", B, UNK, "parse:incomplete" },
 	{ "if true; then ls; fi fi", A, UNK, "parse:incomplete" },
 };
 
