@@ -42,6 +42,7 @@ static const char *cls_action_names[] = { "run", "hold", "refuse" };
 static const char *cls_sandbox_names[] = { "hold", "refuse", "off" };
 
 static void	cls_salvage(struct cls_ctx *, const char *, size_t);
+static int	cls_fork_bomb(const char *, size_t);
 static void	cls_embedded(struct cls_ctx *, const struct cls_words *,
 		    struct cls_res *);
 
@@ -212,8 +213,28 @@ cls_redirs(struct cls_ctx *ctx, const struct sh_cmd *c, struct cls_res *r)
 static void
 cls_track_cd(struct cls_ctx *ctx, const struct sh_cmd *c)
 {
-	if (c->kind == SH_K_SIMPLE)
-		cls_cd(ctx, c);
+	const char	*to;
+	size_t		 i;
+
+	if (c->kind != SH_K_SIMPLE || c->argc == 0)
+		return;
+	if (!cls_in(c->argv[0], (const char *const[]){ "cd", "pushd", NULL })) {
+		cls_cd(ctx, c);		/* popd */
+		return;
+	}
+	for (i = 1; i < c->argc && c->argv[i][0] == '-' && c->argv[i][1] !=
+	    '\0'; i++)
+		;
+	to = i < c->argc ? c->argv[i] : NULL;
+	/* Home, for "cd ~ && rm -rf *"; kept through an if, as it may be. */
+	if ((to == NULL && strcmp(c->argv[0], "cd") == 0) || (to != NULL &&
+	    (strcmp(to, "~") == 0 || strcmp(to, "~/") == 0 ||
+	    ((c->argflags[i] & SH_W_DYNAMIC) && (strcmp(to, "$HOME") == 0 ||
+	    strcmp(to, "${HOME}") == 0)))))
+		ctx->home = 1;
+	else if (!(c->flags & (SH_CONTROL|SH_IN_FUNC)) && c->depth == 0)
+		ctx->home = 0;
+	cls_cd(ctx, c);
 }
 
 /* Appends one classified command to the verdict and raises it. */
@@ -253,10 +274,11 @@ cls_bare_text(const struct sh_cmd *c)
 }
 
 
-/* One simple command of the parse. */
+/* Command i of the parse. */
 static void
-cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
+cls_simple(struct cls_ctx *ctx, const struct sh_parse *ps, size_t i)
 {
+	const struct sh_cmd	*c = &ps->cmds[i];
 	struct cls_words	 ws;
 	struct cls_res		 r;
 	const struct cls_rule	*rule;
@@ -286,6 +308,8 @@ cls_simple(struct cls_ctx *ctx, const struct sh_cmd *c)
 		cls_set(&r, rule->risk, name, rule->reason);
 	}
 	free(inner);
+	cls_flow_delete(ctx, ps, i, &r);
+	cls_flow_bomb(ps, i, &r);
 	if (ctx->privileged)
 		cls_raise(&r, CLS_DESTRUCTIVE, "wrapper:sudo", "runs as root "
 		    "or another user");
@@ -384,8 +408,14 @@ cls_source_as(struct cls_ctx *ctx, const char *src, size_t len, int dialect)
 		    ps.why : "unknown", ps.where);
 		cls_add(ctx, xstrndup(src, len > 80 ? 80 : len), &r);
 	}
+	if (cls_fork_bomb(src, len)) {
+		memset(&r, 0, sizeof r);
+		cls_raise(&r, CLS_BLOCKED, "blocked:fork-bomb", "a function "
+		    "that starts copies of itself until the machine stops");
+		cls_add(ctx, xstrndup(src, len > 80 ? 80 : len), &r);
+	}
 	for (i = 0; i < ps.ncmds; i++)
-		cls_simple(ctx, &ps.cmds[i]);
+		cls_simple(ctx, &ps, i);
 	if (!ps.complete && ctx->depth < CLS_DEPTH_MAX) {
 		ctx->depth++;
 		cls_salvage(ctx, src, len);
@@ -418,6 +448,27 @@ cls_source(struct cls_ctx *ctx, const char *src, size_t len,
 		cls_source_as(ctx, src, len, SH_POSIX);
 	}
 	free(cwd);
+}
+
+/*
+ * 1 (and *i at the closing quote) if the quoted region at *i holds a
+ * blank or an operator: it is data here (an echo's text, a commit
+ * message); if it is a command (sh -c, eval), it is scanned where it is
+ * parsed on its own. A quoted name (':' or "f") is kept.
+ */
+static int
+cls_bomb_quoted(const char *src, size_t len, size_t *i)
+{
+	size_t	end;
+
+	for (end = *i + 1; end < len && src[end] != src[*i]; end++)
+		if (src[*i] == '"' && src[end] == '\\')
+			end++;
+	if (end >= len || strcspn(src + *i + 1, " \t\n(){}|&;") >=
+	    end - *i - 1)
+		return (0);
+	*i = end;
+	return (1);
 }
 
 /* 1 if name occurs in z at a word start, followed by what. */
@@ -456,6 +507,9 @@ cls_fork_bomb(const char *src, size_t len)
 	int		 bomb = 0;
 
 	for (i = 0; i < len; i++) {
+		if ((src[i] == '\'' || src[i] == '"') && cls_bomb_quoted(src,
+		    len, &i))
+			continue;
 		if (src[i] == '\'' || src[i] == '"' || src[i] == '\\' ||
 		    src[i] == '\0')
 			continue;
@@ -510,12 +564,6 @@ cls_classify(const struct cls_policy *p, const char *cmd, size_t len,
 	ctx.v = out;
 	cwd = cwd != NULL ? cwd : p->workspace;
 	ctx.cwd = cwd != NULL ? xstrdup(cwd) : NULL;
-	if (cls_fork_bomb(cmd, len)) {
-		memset(&r, 0, sizeof r);
-		cls_raise(&r, CLS_BLOCKED, "blocked:fork-bomb", "a function "
-		    "that starts copies of itself until the machine stops");
-		cls_add(&ctx, xstrndup(cmd, len > 80 ? 80 : len), &r);
-	}
 	cls_source(&ctx, cmd, len, p->shell);
 	if (out->ncmds == 0) {
 		memset(&r, 0, sizeof r);

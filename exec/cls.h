@@ -11,6 +11,7 @@
  *			directory options, cd/pushd/popd
  *   cls_env.c		which variable names a command may set
  *   cls_vars.c		variables from outside, for/case/[[/((, functions
+ *   cls_flow.c		deletes fed by pipes and substitutions, fork loops
  *   cls_block.c	catastrophes, refused whatever the tier
  *   cls_table.c	every read-only tool's options (data)
  *   cls_git.c		git, its options and its repository's config
@@ -73,6 +74,7 @@ struct cls_ctx {
 	char			*funcs[CLS_NAMES_MAX];	/* defined */
 	size_t			 nfuncs;
 	int			 funcs_full;
+	int			 home;		/* a cd went to a home dir */
 	char			*dirs[CLS_DIRS_MAX]; /* pushd's stack (an
 						   entry NULL: unknown) */
 	size_t			 ndirs;
@@ -151,6 +153,12 @@ int	 cls_vars_is_func(const struct cls_ctx *, const struct sh_cmd *);
 void	 cls_vars_construct(struct cls_ctx *, const struct sh_cmd *,
 	    struct cls_res *);
 void	 cls_vars_release(struct cls_ctx *);
+
+/* cls_flow.c */
+struct sh_parse;
+void	 cls_flow_delete(struct cls_ctx *, const struct sh_parse *, size_t,
+	    struct cls_res *);
+void	 cls_flow_bomb(const struct sh_parse *, size_t, struct cls_res *);
 
 /* cls_block.c */
 int	 cls_block_targets(const struct cls_words *, size_t from,

@@ -126,6 +126,73 @@ cls_block_find(const struct cls_words *ws, struct cls_res *r)
 	return (1);
 }
 
+/* 1 if an absolute path is a system directory or inside one. */
+static int
+cls_block_sysdir(const char *path)
+{
+	static const char *const dirs[] = { "/bin/", "/boot/", "/dev/",
+	    "/etc/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/opt/",
+	    "/proc/", "/root/", "/run/", "/sbin/", "/srv/", "/sys/", "/usr/",
+	    "/var/", NULL };
+	size_t	i;
+
+	if (path[0] != '/')
+		return (0);
+	if (cls_root_target(path, 0, NULL) != NULL)
+		return (1);
+	for (i = 0; dirs[i] != NULL; i++)
+		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+			return (1);
+	return (0);
+}
+
+/*
+ * mv: moving the root, a system directory or a home is catastrophic;
+ * moving files into a system directory is destructive (it may replace
+ * a program), not blocked. The destination is -t DIR, or the last operand.
+ */
+static int
+cls_block_mv(const struct cls_words *ws, struct cls_res *r)
+{
+	const char	*dest = NULL, *why;
+	size_t		 i, last = 0, ops = 0;
+	int		 opts = 1;
+
+	for (i = 1; i < ws->n; i++) {
+		if (opts && strcmp(ws->w[i], "--") == 0)
+			opts = 0;
+		else if (opts && (strcmp(ws->w[i], "-t") == 0 ||
+		    cls_opt_match(ws->w[i], "--target-directory")) &&
+		    strchr(ws->w[i], '=') == NULL && i + 1 < ws->n)
+			dest = ws->w[++i];
+		else if (opts && strncmp(ws->w[i], "--target-directory=",
+		    19) == 0)
+			dest = ws->w[i] + 19;
+		else if (opts && strncmp(ws->w[i], "-t", 2) == 0)
+			dest = ws->w[i] + 2;
+		else if (!opts || !cls_is_opt(ws->w[i])) {
+			last = i;
+			ops++;
+		}
+	}
+	if (dest == NULL && ops >= 2)
+		dest = ws->w[last];
+	for (i = 1; i < ws->n; i++) {
+		if (ws->w[i] == dest || cls_is_opt(ws->w[i]))
+			continue;
+		if ((why = cls_root_target(ws->w[i], ws->f[i], ws->cwd)) !=
+		    NULL) {
+			cls_raise(r, CLS_BLOCKED, "blocked:mv-root", "mv of "
+			    "%s: %s", ws->w[i], why);
+			return (1);
+		}
+	}
+	if (dest != NULL && cls_block_sysdir(dest))
+		cls_raise(r, CLS_DESTRUCTIVE, "destructive:mv", "mv moves files "
+		    "into the system directory %s", dest);
+	return (0);
+}
+
 /* Every catastrophe by name and arguments; 1 if blocked. */
 int
 cls_blocked(const struct cls_words *ws, const char *name, struct cls_res *r)
@@ -183,7 +250,7 @@ cls_blocked(const struct cls_words *ws, const char *name, struct cls_res *r)
 		return (cls_block_targets(ws, 1, "rm", "blocked:rm-root", r));
 	}
 	if (strcmp(name, "mv") == 0)
-		return (cls_block_targets(ws, 1, "mv", "blocked:mv-root", r));
+		return (cls_block_mv(ws, r));
 	if (strcmp(name, "chmod") == 0 || strcmp(name, "chown") == 0 ||
 	    strcmp(name, "chgrp") == 0)
 		return (cls_block_targets(ws, 2, name, "blocked:perm-root", r));

@@ -935,6 +935,20 @@ sp_cmd_drop_empty(struct sp *sp, size_t ci)
 	out->ncmds--;
 }
 
+/* Flags commands [from, ncmds) (at depth, unless depth is -1). */
+static void
+sp_mark(struct sp *sp, size_t from, int depth, unsigned flags,
+    unsigned pipepos)
+{
+	for (; from < sp->out->ncmds; from++) {
+		if (depth != -1 && sp->out->cmds[from].depth != depth)
+			continue;
+		sp->out->cmds[from].flags |= flags;
+		if (pipepos > 0)
+			sp->out->cmds[from].pipepos = pipepos;
+	}
+}
+
 /* Removes every command listed from index n on (a parse taken back). */
 static void
 sp_drop_cmds(struct sp *sp, size_t n)
@@ -1231,14 +1245,40 @@ sp_if(struct sp *sp)
 	}
 }
 
+/* 1 if the commands [from, ncmds) are one that always succeeds (fails). */
+static int
+sp_endless(struct sp *sp, size_t from, int until)
+{
+	const struct sh_cmd	*c = &sp->out->cmds[from];
+
+	if (sp->out->ncmds != from + 1 || c->kind != SH_K_SIMPLE ||
+	    c->argc == 0 || c->nredirs > 0 || (c->flags & SH_NEGATED))
+		return (0);
+	if (until)
+		return (c->argc == 1 && strcmp(c->argv[0], "false") == 0);
+	return ((c->argc == 1 && (strcmp(c->argv[0], ":") == 0 ||
+	    strcmp(c->argv[0], "true") == 0)) || (c->argc == 3 &&
+	    strcmp(c->argv[0], "[") == 0 && strcmp(c->argv[2], "]") == 0 &&
+	    !(c->argflags[1] & SH_W_DYNAMIC)) || (c->argc == 2 &&
+	    strcmp(c->argv[0], "test") == 0 &&
+	    !(c->argflags[1] & SH_W_DYNAMIC)));
+}
+
 /* while/until LIST do LIST done */
 static void
-sp_loop(struct sp *sp)
+sp_loop(struct sp *sp, int until)
 {
+	size_t	first = sp->out->ncmds, body;
+	int	endless;
+
 	sp_body(sp, SP_T_KW);
+	endless = !sp->stop && sp_endless(sp, first, until);
 	if (sp_expect(sp, "do") == -1)
 		return;
+	body = sp->out->ncmds;
 	sp_body(sp, SP_T_KW);
+	if (endless)
+		sp_mark(sp, body, -1, SH_ENDLESS, 0);
 	sp_expect(sp, "done");
 }
 
@@ -1271,21 +1311,27 @@ sp_for_words(struct sp *sp, size_t ci)
 	}
 }
 
-/* for (( E1; E2; E3 )) (bash), pos at the first (. */
-static void
+/*
+ * for (( E1; E2; E3 )) (bash), pos at the first (. 1 if E2 is empty (the
+ * loop never ends by its condition).
+ */
+static int
 sp_for_arith(struct sp *sp)
 {
 	size_t	ci = sp_cmd_new(sp), start = sp->pos + 2;
-	char	*text;
+	char	*text, *semi;
+	int	 endless;
 
 	sp->out->cmds[ci].kind = SH_K_ARITH;
 	sp->pos += 2;
 	if (!sp_arith_body(sp)) {
 		if (!sp->stop)
 			sp_fail(sp, "syntax error in for ((", 1);
-		return;
+		return (0);
 	}
 	text = xstrndup(sp->s + start, sp->pos - 2 - start);
+	semi = strchr(text, ';');
+	endless = semi != NULL && semi[1 + strspn(semi + 1, " \t\n")] == ';';
 	sp_push(&sp->out->cmds[ci].argv, &sp->out->cmds[ci].argflags,
 	    &sp->out->cmds[ci].argc, &sp->out->cmds[ci].argcap, text,
 	    strpbrk(text, "$`") != NULL ? SH_W_DYNAMIC : 0);
@@ -1295,6 +1341,7 @@ sp_for_arith(struct sp *sp)
 	if (sp_at(sp, 0) == ';')
 		sp->pos++;
 	sp_linebreak(sp);
+	return (endless);
 }
 
 /* for/select NAME [in WORDS] ; do LIST done */
@@ -1302,8 +1349,8 @@ static void
 sp_for(struct sp *sp, int select)
 {
 	struct sp_word	w;
-	size_t		ci;
-	int		c;
+	size_t		ci, body;
+	int		c, endless = 0;
 
 	if (select)
 		sp->out->ops |= SH_OP_DIALECT;
@@ -1311,7 +1358,7 @@ sp_for(struct sp *sp, int select)
 	if (!sp->posix && !select && sp_at(sp, 0) == '(' &&
 	    sp_at(sp, 1) == '(') {
 		sp->out->ops |= SH_OP_DIALECT;
-		sp_for_arith(sp);
+		endless = sp_for_arith(sp);
 	} else {
 		ci = sp_cmd_new(sp);
 		sp->out->cmds[ci].kind = select ? SH_K_SELECT : SH_K_FOR;
@@ -1339,7 +1386,10 @@ sp_for(struct sp *sp, int select)
 	}
 	if (sp_expect(sp, "do") == -1)
 		return;
+	body = sp->out->ncmds;
 	sp_body(sp, SP_T_KW);
+	if (endless)
+		sp_mark(sp, body, -1, SH_ENDLESS, 0);
 	sp_expect(sp, "done");
 }
 
@@ -1544,10 +1594,11 @@ sp_cond(struct sp *sp)
 static void
 sp_coproc(struct sp *sp)
 {
-	size_t	i;
+	size_t	i, first;
 	int	c;
 
 	sp->out->ops |= SH_OP_DIALECT|SH_OP_BG;
+	first = sp->out->ncmds;
 	sp_blank(sp);
 	/* "coproc NAME { ...; }": NAME is skipped when a compound follows. */
 	for (i = 0; (c = sp_at(sp, i)) == '_' || (c >= 'a' && c <= 'z') ||
@@ -1560,6 +1611,7 @@ sp_coproc(struct sp *sp)
 			sp->pos += i;
 	}
 	sp_command(sp);
+	sp_mark(sp, first, -1, SH_BACKGROUND, 0);
 }
 
 /*
@@ -1669,6 +1721,7 @@ sp_compound(struct sp *sp, enum sp_kw kw, size_t n)
 {
 	size_t	first = sp->out->ncmds;
 	int	select = sp->s[sp->pos] == 's';
+	int	until = sp->s[sp->pos] == 'u';
 	int	kwlevel = kw != SP_KW_NONE && kw != SP_KW_LBRACE;
 
 	if (kwlevel && sp_enter_kw(sp) == -1)
@@ -1679,7 +1732,7 @@ sp_compound(struct sp *sp, enum sp_kw kw, size_t n)
 		sp_if(sp);
 		break;
 	case SP_KW_LOOP:
-		sp_loop(sp);
+		sp_loop(sp, until);
 		break;
 	case SP_KW_FOR:
 		sp_for(sp, select);
@@ -1756,8 +1809,13 @@ sp_command(struct sp *sp)
 static void
 sp_pipeline(struct sp *sp)
 {
-	for (;;) {
+	size_t		first;
+	unsigned	stage;
+
+	for (stage = 0;; stage++) {
+		first = sp->out->ncmds;
 		sp_command(sp);
+		sp_mark(sp, first, sp->depth, 0, stage);
 		sp_blank(sp);
 		if (sp->stop || sp_at(sp, 0) != '|' || sp_at(sp, 1) == '|')
 			return;
@@ -1814,6 +1872,7 @@ sp_list_end(struct sp *sp, int term, int any)
 static void
 sp_list(struct sp *sp, int term)
 {
+	size_t	last = sp->out->ncmds;
 	int	after = 0, seq = 0, any = 0, c;
 
 	while (!sp->stop) {
@@ -1840,8 +1899,10 @@ sp_list(struct sp *sp, int term)
 				sp_fail(sp, "unexpected ; or &", 1);
 				return;
 			}
-			if (c == '&')
+			if (c == '&') {
 				sp->out->ops |= SH_OP_BG;
+				sp_mark(sp, last, -1, SH_BACKGROUND, 0);
+			}
 			seq = c == ';';
 			after = 0;
 			sp->pos++;
@@ -1852,6 +1913,7 @@ sp_list(struct sp *sp, int term)
 			if (seq)
 				sp->out->ops |= SH_OP_SEQ;
 			seq = 0;
+			last = sp->out->ncmds;
 			sp_and_or(sp);
 			after = any = 1;
 		}

@@ -48,6 +48,10 @@
 				   may run never, once or many times */
 #define SH_IN_FUNC	0x80	/* inside a function body: it runs when the
 				   function is called */
+#define SH_BACKGROUND	0x100	/* its list ends with & (or coproc) */
+#define SH_ENDLESS	0x200	/* in the body of a loop that never ends by
+				   its condition: while : / while true /
+				   until false / for (( ; ; )) */
 
 /* What a listed command is (struct sh_cmd.kind). */
 enum sh_kind {
@@ -132,7 +136,10 @@ struct sh_cmd {
 	struct sh_redir	 *redirs;	/* NULL when nredirs is 0 */
 	size_t		  nredirs;
 	enum sh_kind	  kind;
-	unsigned	  flags;	/* SH_DYNAMIC ... SH_IN_FUNC */
+	unsigned	  flags;	/* SH_DYNAMIC ... SH_ENDLESS */
+	unsigned	  pipepos;	/* stage in its pipeline (0: first or
+					   alone); set for the commands at the
+					   pipeline's own depth */
 	int		  depth;	/* substitutions and subshells around
 					   this command; 0 at top level */
 	size_t		  argcap, assigncap, redircap;	/* private */

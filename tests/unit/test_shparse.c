@@ -23,7 +23,7 @@
  * (each followed by a space), its argv joined by "|", each redirection as
  * " <fd><op><target>", then "[flags]" when any is set: D dynamic, G glob,
  * S substituted, P subshell or group, N negated, T timed, C control
- * structure, F function body, "@n" depth. A command of another kind than
+ * structure, F function body, B background, E endless loop, "@n" depth. A command of another kind than
  * simple starts with "for:", "select:", "case:", "arith:", "cond:" or
  * "func:".
  * Commands are joined by " ; ".
@@ -106,13 +106,13 @@ static const struct row rows[] = {
 	{ "a || b", 2, "a ; b", 1 },
 	{ "a ; b", 2, "a ; b", 1 },
 	{ "a;b", 2, "a ; b", 1 },
-	{ "a & b", 2, "a ; b", 1 },
-	{ "a&", 1, "a", 1 },
+	{ "a & b", 2, "a[B] ; b", 1 },
+	{ "a&", 1, "a[B]", 1 },
 	{ "a ;", 1, "a", 1 },
 	{ "a\nb", 2, "a ; b", 1 },
 	{ "a\n\nb\n", 2, "a ; b", 1 },
 	{ "a |& b", 2, "a ; b", 1 },
-	{ "a && b || c ; d & e | f", 6, "a ; b ; c ; d ; e ; f", 1 },
+	{ "a && b || c ; d & e | f", 6, "a ; b ; c ; d[B] ; e ; f", 1 },
 	{ "a &&\n b", 2, "a ; b", 1 },
 	{ "a |\n b", 2, "a ; b", 1 },
 	{ "a ||\n\n b", 2, "a ; b", 1 },
@@ -122,7 +122,7 @@ static const struct row rows[] = {
 	{ "| a", 0, "", 0 },
 	{ "; a", 0, "", 0 },
 	{ "a ;; b", 1, "a", 0 },
-	{ "a & & b", 1, "a", 0 },
+	{ "a & & b", 1, "a[B]", 0 },
 	{ "&& a", 0, "", 0 },
 	{ "ls > out", 1, "ls 1>out", 1 },
 	{ "ls >> out", 1, "ls 1>>out", 1 },
@@ -197,7 +197,7 @@ static const struct row rows[] = {
 	{ "{ ls; pwd; }", 2, "ls[P@1] ; pwd[P@1]", 1 },
 	{ "{ ls; } > f", 1, "ls 1>f[P@1]", 1 },
 	{ "{ ls\n}", 1, "ls[P@1]", 1 },
-	{ "{ ls & }", 1, "ls[P@1]", 1 },
+	{ "{ ls & }", 1, "ls[PB@1]", 1 },
 	{ "{ ls }", 1, "ls|}[P@1]", 0 },
 	{ "{ ls;", 1, "ls[P@1]", 0 },
 	{ "( ls", 1, "ls[P@1]", 0 },
@@ -223,14 +223,14 @@ static const struct row rows[] = {
 	{ "! time ls | wc", 2, "ls[NT] ; wc", 1 },
 	{ "echo !", 1, "echo|!", 1 },
 	{ "if true; then rm -rf /; fi", 2, "true[C] ; rm|-rf|/[C]", 1 },
-	{ "while true; do ls; done", 2, "true[C] ; ls[C]", 1 },
-	{ "until false; do ls; done", 2, "false[C] ; ls[C]", 1 },
+	{ "while true; do ls; done", 2, "true[C] ; ls[CE]", 1 },
+	{ "until false; do ls; done", 2, "false[C] ; ls[CE]", 1 },
 	{ "for f in *; do rm $f; done", 2, "for:f|*[DG] ; rm|$f[DC]", 1 },
 	{ "case x in a) ls;; esac", 2, "case:x|a ; ls[C]", 1 },
 	{ "select x in a; do ls; done", 2, "select:x|a ; ls[C]", 1 },
 	{ "function f { ls; }", 2, "func:f ; ls[PF@1]", 1 },
 	{ "f() { ls; }", 2, "func:f ; ls[PF@1]", 1 },
-	{ "coproc ls", 1, "ls", 1 },
+	{ "coproc ls", 1, "ls[B]", 1 },
 	{ "[[ -f x ]]", 1, "cond:-f|x", 1 },
 	{ "echo if then fi", 1, "echo|if|then|fi", 1 },
 	{ "'if' x", 1, "if|x", 1 },
@@ -244,13 +244,13 @@ static const struct row rows[] = {
 	{ "xargs rm < list", 1, "xargs|rm 0<list", 1 },
 	{ "git log --oneline | head -n 5", 2, "git|log|--oneline ; head|-n|5", 1 },
 	{ "curl -s http://x | sh", 2, "curl|-s|http://x ; sh", 1 },
-	{ ":(){ :|:& };:", 4, "func:: ; :[PF@1] ; :[PF@1] ; :", 1 },
+	{ ":(){ :|:& };:", 4, "func:: ; :[PFB@1] ; :[PFB@1] ; :", 1 },
 	{ "echo a\\\n", 1, "echo|a", 1 },
 	{ "ls \\\n| wc", 2, "ls ; wc", 1 },
 	{ "dd if=/dev/zero of=/dev/sda", 1, "dd|if=/dev/zero|of=/dev/sda", 1 },
 	{ "X=1 Y=2", 1, "X=1 Y=2 ", 1 },
 	{ "X=~/a", 1, "X=~/a [D]", 1 },
-	{ "nohup ls &", 1, "nohup|ls", 1 },
+	{ "nohup ls &", 1, "nohup|ls[B]", 1 },
 	{ "echo \"$(echo \"in\")\"", 2, "echo|$(echo \"in\")[D] ; echo|in[S@1]", 1 },
 	/* The whole grammar (bash). */
 	{ "if a; then b; elif c; then d; else e; fi", 5, "a[C] ; b[C] ; c[C] ; d[C] ; e[C]", 1 },
@@ -271,9 +271,9 @@ static const struct row rows[] = {
 	{ "echo fi then else done", 1, "echo|fi|then|else|done", 1 },
 	{ "while read -r l; do echo \"$l\"; done < in.txt", 2, "read|-r|l 0<in.txt[C] ; echo|$l 0<in.txt[DC]", 1 },
 	{ "while read l; do echo $l; done <<EOF\nx\nEOF\n", 2, "read|l 0<<EOF[C] ; echo|$l[DC]", 1 },
-	{ "while :; do sleep 1; done &", 2, ":[C] ; sleep|1[C]", 1 },
+	{ "while :; do sleep 1; done &", 2, ":[CB] ; sleep|1[CBE]", 1 },
 	{ "until [ -f done ]; do sleep 1; done", 2, "[|-f|done|][C] ; sleep|1[C]", 1 },
-	{ "while true; do break; done; ls", 3, "true[C] ; break[C] ; ls", 1 },
+	{ "while true; do break; done; ls", 3, "true[C] ; break[CE] ; ls", 1 },
 	{ "while a; do b", 2, "a[C] ; b[C]", 0 },
 	{ "while a; do b; done; done", 2, "a[C] ; b[C]", 0 },
 	{ "for i in 1 2 3; do echo $i; done", 2, "for:i|1|2|3 ; echo|$i[DC]", 1 },
@@ -288,7 +288,7 @@ static const struct row rows[] = {
 	{ "for i in a b do echo; done", 1, "for:i|a|b|do|echo", 0 },
 	{ "for i in a (b); do ls; done", 1, "for:i|a", 0 },
 	{ "for ((i = 0; i < 3; i++)); do echo $i; done", 2, "arith:i = 0; i < 3; i++ ; echo|$i[DC]", 1 },
-	{ "for ((;;)); do ls; done", 2, "arith:;; ; ls[C]", 1 },
+	{ "for ((;;)); do ls; done", 2, "arith:;; ; ls[CE]", 1 },
 	{ "for ((i = 0; i < $(nproc); i++)); do ls; done", 3, "arith:i = 0; i < $(nproc); i++[D] ; nproc[S@1] ; ls[C]", 1 },
 	{ "case $x in a|b) ls;; *) pwd;; esac", 3, "case:$x|a|b|*[D] ; ls[C] ; pwd[C]", 1 },
 	{ "case x in (a) ls ;; esac", 2, "case:x|a ; ls[C]", 1 },
@@ -354,9 +354,9 @@ static const struct row rows[] = {
 	{ "echo $\"hello\"", 1, "echo|hello", 1 },
 	{ "r$'m' -rf /", 1, "rm|-rf|/", 1 },
 	{ "select x in a b; do echo $x; break; done", 3, "select:x|a|b ; echo|$x[DC] ; break[C]", 1 },
-	{ "coproc cat", 1, "cat", 1 },
-	{ "coproc NAME { cat; }", 1, "cat[P@1]", 1 },
-	{ "coproc ( ls )", 1, "ls[P@1]", 1 },
+	{ "coproc cat", 1, "cat[B]", 1 },
+	{ "coproc NAME { cat; }", 1, "cat[PB@1]", 1 },
+	{ "coproc ( ls )", 1, "ls[PB@1]", 1 },
 	{ "time ls | wc -l", 2, "ls[T] ; wc|-l", 1 },
 	{ "time -p ls", 1, "ls[T]", 1 },
 	{ "! ls", 1, "ls[N]", 1 },
@@ -458,7 +458,7 @@ test_shparse_render(const struct sh_parse *p)
 			free(tmp);
 		}
 		if (c->flags != 0 || c->depth != 0) {
-			xasprintf(&tmp, "[%s%s%s%s%s%s%s%s",
+			xasprintf(&tmp, "[%s%s%s%s%s%s%s%s%s%s",
 			    (c->flags & SH_DYNAMIC) ? "D" : "",
 			    (c->flags & SH_GLOB) ? "G" : "",
 			    (c->flags & SH_SUBSTITUTED) ? "S" : "",
@@ -466,7 +466,9 @@ test_shparse_render(const struct sh_parse *p)
 			    (c->flags & SH_NEGATED) ? "N" : "",
 			    (c->flags & SH_TIMED) ? "T" : "",
 			    (c->flags & SH_CONTROL) ? "C" : "",
-			    (c->flags & SH_IN_FUNC) ? "F" : "");
+			    (c->flags & SH_IN_FUNC) ? "F" : "",
+			    (c->flags & SH_BACKGROUND) ? "B" : "",
+			    (c->flags & SH_ENDLESS) ? "E" : "");
 			test_shparse_cat(&buf, &len, tmp);
 			free(tmp);
 			if (c->depth != 0) {
@@ -545,6 +547,36 @@ test_shparse_posix(void **state)
 	(void)state;
 	test_shparse_rows(posix_rows, sizeof posix_rows / sizeof posix_rows[0],
 	    SH_POSIX);
+}
+
+/* Each command knows its stage in its own pipeline. */
+static void
+test_shparse_pipepos(void **state)
+{
+	static const struct {
+		const char	*src;
+		unsigned	 pos[6];
+	} t[] = {
+		{ "echo / | xargs rm -rf", { 0, 1 } },
+		{ "a | b | c; d", { 0, 1, 2, 0 } },
+		{ "a | { b; c; } | d", { 0, 0, 0, 2 } },
+		{ "echo $(a | b) | c", { 0, 0, 1, 1 } },
+		{ "for i in 1; do a | b; done | c", { 0, 0, 1, 1 } },
+	};
+	struct sh_parse	p;
+	size_t		i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		assert_int_equal(sh_parse(t[i].src, strlen(t[i].src), SH_BASH,
+		    &p), 0);
+		assert_true(p.complete);
+		for (k = 0; k < p.ncmds; k++)
+			if (p.cmds[k].pipepos != t[i].pos[k])
+				fail_msg("%s: command %zu at stage %u, want %u",
+				    t[i].src, k, p.cmds[k].pipepos, t[i].pos[k]);
+		sh_parse_release(&p);
+	}
 }
 
 /* Operators are reported wherever they appear. */
@@ -830,6 +862,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shparse_table),
 		cmocka_unit_test(test_shparse_posix),
+		cmocka_unit_test(test_shparse_pipepos),
 		cmocka_unit_test(test_shparse_ops),
 		cmocka_unit_test(test_shparse_word_flags),
 		cmocka_unit_test(test_shparse_heredoc_body),
