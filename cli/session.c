@@ -226,6 +226,7 @@ execq_status_ended(const char *status)
 {
 	static const char * const	 ended[] = { "completed", "failed",
 					    "timed_out", "killed", "lost",
+					    "rejected", "expired", "cancelled",
 					    NULL };
 	const char * const		*p;
 

@@ -414,6 +414,12 @@ approval_published(const struct approval *a)
 	return (a->published);
 }
 
+const struct item_approval *
+approval_info(const struct approval *a)
+{
+	return (&a->req);
+}
+
 const char *
 approval_request(const struct approval *a)
 {

@@ -47,6 +47,8 @@ struct approval		*approvals_park(struct approvals *,
 void			 approval_cancel(struct approval *);
 /* 1 once Redis has been asked to publish it (0: Redis was away). */
 int			 approval_published(const struct approval *);
+/* What it asks, as parked (request, state, created and expiry filled). */
+const struct item_approval *approval_info(const struct approval *);
 /* Its request id (32 hex digits). */
 const char		*approval_request(const struct approval *);
 unsigned		 approvals_count(const struct approvals *);

@@ -80,6 +80,8 @@ struct sessions {
 	unsigned		 nrunning, nended;
 	sessions_slot_cb	 slotcb;
 	void			*arg;
+	sessions_held_cb	 heldcb;	/* list: held items */
+	void			*heldarg;
 };
 
 static void	session_wake(struct session *);
@@ -781,6 +783,8 @@ session_act_list(struct sessions *ss, const struct item *it,
 			    json_integer(s->ended_ms));
 		json_array_append_new(a, o);
 	}
+	if (ss->heldcb != NULL)
+		ss->heldcb(a, ss->heldarg);
 	session_answer(it->id, "list", NULL, json_pack("{s:o}", "sessions", a),
 	    cb, arg);
 }
@@ -1035,4 +1039,116 @@ sessions_free(struct sessions *ss)
 		session_free(s);
 	}
 	free(ss);
+}
+
+void
+sessions_on_held(struct sessions *ss, sessions_held_cb cb, void *arg)
+{
+	ss->heldcb = cb;
+	ss->heldarg = arg;
+}
+
+json_t *
+sessions_held_json(const struct session_held *h)
+{
+	return (json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, "
+	    "s:s?, s:n, s:b}", "session_id", h->id, "status", h->state,
+	    "request", h->request, "command", h->command, "risk", h->risk,
+	    "rule", h->rule, "reason", h->reason, "created_ms",
+	    (json_int_t)h->created_ms, "expires_ms", (json_int_t)h->expires_ms,
+	    "decided_by", h->decided_by, "exit_code", "ran", 0));
+}
+
+void
+sessions_act_held(const struct item *it, const struct session_held *h,
+    sessions_answer_cb cb, void *arg)
+{
+	json_t	*o;
+
+	switch (it->action) {
+	case ITEM_ACTION_POLL:
+	case ITEM_ACTION_LOG:
+	case ITEM_ACTION_WAIT:
+		o = sessions_held_json(h);
+		json_object_del(o, "session_id");
+		if (it->action == ITEM_ACTION_WAIT)
+			json_object_set_new(o, "waited_out", json_false());
+		else {
+			session_put_output(o, "", 0, it->base64);
+			if (it->action == ITEM_ACTION_LOG)
+				json_object_set_new(o, "size", json_integer(0));
+			json_object_set_new(o, "offset", json_integer(0));
+			json_object_set_new(o, "next_offset", json_integer(0));
+			json_object_set_new(o, "eof", json_boolean(
+			    strcmp(h->state, "held") != 0));
+		}
+		session_answer(it->id, it->action == ITEM_ACTION_POLL ? "poll" :
+		    it->action == ITEM_ACTION_LOG ? "log" : "wait", h->id, o,
+		    cb, arg);
+		break;
+	default:
+		session_error("held", cb, arg, "%s is %s (approval request "
+		    "%s): it has no process%s", h->id, strcmp(h->state,
+		    "held") == 0 ? "held for approval" : h->state, h->request,
+		    strcmp(h->state, "held") == 0 ? " until a human approves it"
+		    : "");
+		break;
+	}
+}
+
+void
+sessions_mirror_held(struct sessions *ss, const struct session_held *h,
+    const char *reply_to, int drop)
+{
+	char		 key[192], started[24], expires[24], ttl[24];
+	const char	*argv[24];
+	int		 n = 0;
+
+	snprintf(key, sizeof key, "execq:session:%s", h->id);
+	if (drop) {
+		argv[0] = "DEL";
+		argv[1] = key;
+		session_send(ss, 2, argv, NULL);
+		argv[0] = "ZREM";
+		argv[1] = "execq:sessions";
+		argv[2] = h->id;
+		session_send(ss, 3, argv, NULL);
+		return;
+	}
+	snprintf(started, sizeof started, "%lld", h->created_ms);
+	snprintf(expires, sizeof expires, "%lld", h->expires_ms);
+	argv[n++] = "HSET";
+	argv[n++] = key;
+	argv[n++] = "worker";
+	argv[n++] = queue_consumer(ss->q);
+	argv[n++] = "status";
+	argv[n++] = h->state;
+	argv[n++] = "command";
+	argv[n++] = h->command;
+	argv[n++] = "request";
+	argv[n++] = h->request;
+	argv[n++] = "risk";
+	argv[n++] = h->risk;
+	argv[n++] = "reason";
+	argv[n++] = h->reason;
+	argv[n++] = "started_ms";
+	argv[n++] = started;
+	argv[n++] = "expires_ms";
+	argv[n++] = expires;
+	argv[n++] = "reply_to";
+	argv[n++] = reply_to;
+	session_send(ss, n, argv, NULL);
+	/* Held: until its request expires, then as long as an ended one. */
+	snprintf(ttl, sizeof ttl, "%lld", (long long)ss->cfg->session_ttl_s +
+	    (strcmp(h->state, "held") == 0 ? (h->expires_ms -
+	    h->created_ms) / 1000 : 0));
+	argv[0] = "EXPIRE";
+	argv[1] = key;
+	argv[2] = ttl;
+	session_send(ss, 3, argv, NULL);
+	argv[0] = "ZADD";
+	argv[1] = "execq:sessions";
+	argv[2] = started;
+	argv[3] = h->id;
+	session_send(ss, 4, argv, NULL);
 }

@@ -59,6 +59,15 @@ struct job {
 	char		*grant;		/* ... that an approval opened */
 };
 
+#define WORKER_HELD_KEEP	64	/* ended held items remembered */
+
+/* An item whose approval request ended without running it. */
+struct held_end {
+	char		*id, *state, *request, *command, *risk, *rule, *reason,
+			*by;
+	long long	 created_ms, expires_ms;
+};
+
 struct worker {
 	struct event_base	*base;
 	const struct config	*cfg;
@@ -81,6 +90,8 @@ struct worker {
 	struct event		*ev_chld, *ev_term, *ev_int;
 	struct event		*ev_stop;	/* shutdown steps */
 	int			 stop_step;
+	struct held_end		 ended[WORKER_HELD_KEEP];	/* a ring */
+	unsigned		 nended;
 };
 
 /* Tells the queue how many more items fit. */
@@ -291,20 +302,137 @@ worker_audit(struct job *j, const char *event, const char *by,
 	audit_write(w->audit, &e);
 }
 
+/* A held job's state as PROCESS actions show it (strings borrowed). */
+static void
+worker_held_view(const struct job *j, const struct approval *a,
+    const char *state, struct session_held *h)
+{
+	const struct item_approval	*req = approval_info(a);
+
+	memset(h, 0, sizeof *h);
+	h->id = j->item->id;
+	h->state = state;
+	h->request = approval_request(a);
+	h->command = j->item->command;
+	h->risk = req->risk;
+	h->rule = req->rule;
+	h->reason = req->reason;
+	h->decided_by = req->decided_by;
+	h->created_ms = req->created_ms;
+	h->expires_ms = req->expires_ms;
+}
+
+/* Frees one remembered entry. */
+static void
+worker_held_forget(struct held_end *e)
+{
+	free(e->id);
+	free(e->state);
+	free(e->request);
+	free(e->command);
+	free(e->risk);
+	free(e->rule);
+	free(e->reason);
+	free(e->by);
+	memset(e, 0, sizeof *e);
+}
+
+/*
+ * A held job's request ended (state) without running it: mirrored for
+ * "execq ps" and remembered for PROCESS actions.
+ */
+static void
+worker_held_ended(struct job *j, const struct approval *a,
+    const char *state)
+{
+	struct worker		*w = j->w;
+	struct session_held	 h;
+	struct held_end		*e = &w->ended[w->nended++ % WORKER_HELD_KEEP];
+
+	worker_held_view(j, a, state, &h);
+	sessions_mirror_held(w->sessions, &h, worker_reply_to(w,
+	    j->item->reply_to), 0);
+	worker_held_forget(e);
+	e->id = xstrdup(h.id);
+	e->state = xstrdup(state);
+	e->request = xstrdup(h.request);
+	e->command = xstrdup(h.command);
+	e->risk = xstrdup(h.risk);
+	e->rule = xstrdup(h.rule);
+	e->reason = xstrdup(h.reason);
+	e->by = h.decided_by != NULL ? xstrdup(h.decided_by) : NULL;
+	e->created_ms = h.created_ms;
+	e->expires_ms = h.expires_ms;
+}
+
+/* The item id as held here now, or as it ended; -1 if neither. */
+static int
+worker_held_find(struct worker *w, const char *id, struct session_held *h)
+{
+	struct job	*j;
+	struct held_end	*e;
+	unsigned	 i;
+
+	LIST_FOREACH(j, &w->jobs, entry)
+		if (j->approval != NULL && strcmp(j->item->id, id) == 0) {
+			worker_held_view(j, j->approval, "held", h);
+			return (0);
+		}
+	for (i = 0; i < WORKER_HELD_KEEP; i++) {
+		e = &w->ended[(w->nended - 1 - i) % WORKER_HELD_KEEP];
+		if (e->id == NULL || strcmp(e->id, id) != 0)
+			continue;
+		memset(h, 0, sizeof *h);
+		h->id = e->id;
+		h->state = e->state;
+		h->request = e->request;
+		h->command = e->command;
+		h->risk = e->risk;
+		h->rule = e->rule;
+		h->reason = e->reason;
+		h->decided_by = e->by;
+		h->created_ms = e->created_ms;
+		h->expires_ms = e->expires_ms;
+		return (0);
+	}
+	return (-1);
+}
+
+/* "list" shows the items held here with the sessions. */
+static void
+worker_held_list_cb(json_t *a, void *arg)
+{
+	struct worker		*w = arg;
+	struct session_held	 h;
+	struct job		*j;
+
+	LIST_FOREACH(j, &w->jobs, entry) {
+		if (j->approval == NULL)
+			continue;
+		worker_held_view(j, j->approval, "held", &h);
+		json_array_append_new(a, sessions_held_json(&h));
+	}
+}
+
 /* A human decided (or nobody did in time). */
 static void
 worker_decided_cb(struct approval *a, enum approval_outcome how,
     const char *by, const char *reason, void *arg)
 {
-	struct job	*j = arg;
-	struct item	*it = j->item;
-	char		*msg;
+	struct job		*j = arg;
+	struct item		*it = j->item;
+	struct session_held	 h;
+	char			*msg;
 
 	j->request = xstrdup(approval_request(a));
 	j->approval = NULL;
 	switch (how) {
 	case APPROVAL_APPROVED:
 		worker_audit(j, "approved", by, reason);
+		if (!it->background) {	/* a session takes the mirror over */
+			worker_held_view(j, a, "approved", &h);
+			sessions_mirror_held(j->w->sessions, &h, NULL, 1);
+		}
 		j->approved_by = xstrdup(by);
 		/* The approval opens exactly the path it named. */
 		if (j->outside != NULL)
@@ -316,6 +444,7 @@ worker_decided_cb(struct approval *a, enum approval_outcome how,
 		break;
 	case APPROVAL_REJECTED:
 		worker_audit(j, "rejected", by, reason);
+		worker_held_ended(j, a, "rejected");
 		xasprintf(&msg, "rejected by %s%s%s (request %s)", by,
 		    reason != NULL ? ": " : "", reason != NULL ? reason : "",
 		    j->request);
@@ -325,6 +454,7 @@ worker_decided_cb(struct approval *a, enum approval_outcome how,
 		break;
 	default:
 		worker_audit(j, "expired", NULL, NULL);
+		worker_held_ended(j, a, "expired");
 		if (approval_published(a))
 			xasprintf(&msg, "nobody approved it within %u s "
 			    "(request %s); it did not run",
@@ -346,6 +476,7 @@ worker_park(struct job *j)
 {
 	struct worker		*w = j->w;
 	struct item_approval	 req;
+	struct session_held	 h;
 
 	j->control = 1;
 	w->nslots--;
@@ -365,6 +496,8 @@ worker_park(struct job *j)
 	req.network = j->asks_network;
 	req.grant_path = j->outside;
 	j->approval = approvals_park(w->approvals, &req, worker_decided_cb, j);
+	worker_held_view(j, j->approval, "held", &h);
+	sessions_mirror_held(w->sessions, &h, req.reply_to, 0);
 	log_info("item %s: held for approval (request %s): %s",
 	    j->item->id, approval_request(j->approval), j->reason);
 	worker_audit(j, "held", NULL, NULL);
@@ -456,9 +589,15 @@ worker_forwarded_cb(long long how, void *arg)
 static void
 worker_process(struct job *j, const struct queue_entry *e)
 {
-	struct worker	*w = j->w;
-	struct item	*it = j->item;
+	struct worker		*w = j->w;
+	struct item		*it = j->item;
+	struct session_held	 h;
 
+	if (it->action != ITEM_ACTION_LIST && it->session_id != NULL &&
+	    worker_held_find(w, it->session_id, &h) == 0) {
+		sessions_act_held(it, &h, worker_process_answer_cb, j);
+		return;
+	}
 	if (it->action != ITEM_ACTION_LIST &&
 	    !sessions_has(w->sessions, it->session_id)) {
 		queue_forward(w->q, it->session_id, e->stream, e->entry_id,
@@ -739,6 +878,7 @@ worker_cancel_parked(struct worker *w)
 		if (j->approval == NULL)
 			continue;
 		j->request = xstrdup(approval_request(j->approval));
+		worker_held_ended(j, j->approval, "cancelled");
 		approval_cancel(j->approval);
 		j->approval = NULL;
 		worker_audit(j, "cancelled", NULL, "the worker stopped");
@@ -1092,6 +1232,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 	qc.answer_ttl_s = cfg->answer_ttl_s;
 	w->q = queue_create(base, &qc, worker_item_cb, w);
 	w->sessions = sessions_create(base, w->q, cfg, worker_slot_cb, w);
+	sessions_on_held(w->sessions, worker_held_list_cb, w);
 	w->approvals = approvals_create(base, w->q, cfg);
 	shown = rurl_display(&w->url);
 	log_info("worker %s: queue %s on %s, %u slots, execution %s, "
@@ -1137,5 +1278,7 @@ worker_free(struct worker *w)
 	for (i = 0; w->allow != NULL && w->allow[i] != NULL; i++)
 		free(w->allow[i]);
 	free(w->allow);
+	for (i = 0; i < WORKER_HELD_KEEP; i++)
+		worker_held_forget(&w->ended[i]);
 	free(w);
 }

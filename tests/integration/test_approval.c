@@ -616,6 +616,128 @@ test_approval_shutdown_cancels(void **state)
 	harness_pass(h);
 }
 
+/* A PROCESS action on a held item, answered at once. */
+static json_t *
+held_process(struct harness *h, const char *action, const char *id)
+{
+	char	*args;
+	json_t	*a;
+
+	xasprintf(&args, "{\"action\": \"%s\", \"session_id\": \"%s\"}",
+	    action, id);
+	a = harness_process(h, args, WAIT_MS);
+	free(args);
+	return (a);
+}
+
+/*
+ * Held is not gone: poll, wait, log and list show a held item's state
+ * (held, the request, its expiry), write and kill say it is held,
+ * "execq ps" lists it; after a rejection poll says rejected; after an
+ * approval it runs.
+ */
+static void
+test_approval_held_is_not_gone(void **state)
+{
+	static const char	*acts[] = { "poll", "wait", "log" };
+	struct harness		*h = harness_fixture(state);
+	const char		*id = harness_id(h, "held");
+	const char		*rej = harness_id(h, "heldrej");
+	struct harness_proc	 p;
+	json_t			*a, *s;
+	char			*req, *req2, *msg;
+	size_t			 i;
+	int			 found = 0;
+
+	policy_worker(h, NULL);
+	harness_submit(h, "normal", id, "touch held.txt", NULL);
+	req = wait_request(h, id, "write");
+	for (i = 0; i < sizeof acts / sizeof acts[0]; i++) {
+		a = held_process(h, acts[i], id);
+		if (harness_jstr(a, "status") == NULL ||
+		    strcmp(harness_jstr(a, "status"), "held") != 0 ||
+		    harness_jstr(a, "request") == NULL ||
+		    strcmp(harness_jstr(a, "request"), req) != 0 ||
+		    harness_jint(a, "expires_ms") <= harness_jint(a,
+		    "created_ms") || strcmp(harness_jstr(a, "rule"),
+		    "write:touch") != 0)
+			harness_fail(h, "%s of a held item: %s", acts[i],
+			    json_dumps(a, 0));
+		assert_string_equal(harness_jstr(a, "action"), acts[i]);
+		assert_string_equal(harness_jstr(a, "session_id"), id);
+		json_decref(a);
+	}
+	a = held_process(h, "log", id);
+	assert_string_equal(harness_jstr(a, "output"), "");
+	json_decref(a);
+	a = harness_process(h, "{\"action\": \"list\"}", WAIT_MS);
+	s = harness_jget(a, "sessions");
+	for (i = 0; s != NULL && i < json_array_size(s); i++)
+		if (strcmp(harness_jstr(json_array_get(s, i), "session_id"),
+		    id) == 0) {
+			assert_string_equal(harness_jstr(json_array_get(s, i),
+			    "status"), "held");
+			found = 1;
+		}
+	if (!found)
+		harness_fail(h, "list without the held item: %s",
+		    json_dumps(a, 0));
+	json_decref(a);
+	a = held_process(h, "kill", id);
+	assert_string_equal(harness_jstr(a, "error.code"), "held");
+	assert_non_null(strstr(harness_jstr(a, "error.message"), req));
+	json_decref(a);
+	harness_cli(h, &p, NULL, CLI_MS, (const char *[]){ "ps", NULL });
+	assert_int_equal(harness_proc_exit(&p), 0);
+	if (strstr(p.out, id) == NULL || strstr(p.out, "held") == NULL)
+		harness_fail(h, "ps without the held item: %s", p.out);
+	harness_proc_release(&p);
+	/* A second worker on the queue hands polls to the one holding it. */
+	policy_worker(h, NULL);
+	for (i = 0; i < 6; i++) {
+		a = held_process(h, "poll", id);
+		if (harness_jstr(a, "status") == NULL ||
+		    strcmp(harness_jstr(a, "status"), "held") != 0)
+			harness_fail(h, "poll %zu with two workers: %s", i,
+			    json_dumps(a, 0));
+		json_decref(a);
+	}
+
+	/* Rejected: poll says so, and the item never ran. */
+	harness_submit(h, "normal", rej, "touch rej.txt", NULL);
+	req2 = wait_request(h, rej, "write");
+	decide(h, &p, NULL, "reject", req2, "--by", "bob", "--reason", "no",
+	    NULL);
+	if (harness_proc_exit(&p) != 0)
+		harness_fail(h, "reject exited %d: %s", harness_proc_exit(&p),
+		    p.err);
+	harness_proc_release(&p);
+	msg = expect_error(h, rej, "rejected");
+	free(msg);
+	a = held_process(h, "poll", rej);
+	assert_string_equal(harness_jstr(a, "status"), "rejected");
+	assert_string_equal(harness_jstr(a, "decided_by"), "bob");
+	assert_true(harness_jbool(a, "eof"));
+	json_decref(a);
+	harness_cli(h, &p, NULL, CLI_MS, (const char *[]){ "ps", "--all",
+	    NULL });
+	if (strstr(p.out, rej) == NULL || strstr(p.out, "rejected") == NULL)
+		harness_fail(h, "ps --all without the rejected item: %s",
+		    p.out);
+	harness_proc_release(&p);
+
+	/* Approved: it runs as any item does. */
+	decide(h, &p, NULL, "approve", req, "--by", "alice", NULL);
+	assert_int_equal(harness_proc_exit(&p), 0);
+	harness_proc_release(&p);
+	json_decref(expect_ran(h, id));
+	assert_true(ws_exists(h, "held.txt"));
+	assert_false(ws_exists(h, "rej.txt"));
+	free(req);
+	free(req2);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -633,6 +755,7 @@ main(void)
 		T(test_approval_bad_rule_stops_start),
 		T(test_approval_shutdown_cancels),
 		T(test_approval_session),
+		T(test_approval_held_is_not_gone),
 	};
 #undef T
 
