@@ -949,6 +949,20 @@ sp_mark(struct sp *sp, size_t from, int depth, unsigned flags,
 	}
 }
 
+/* Appends word s (taken) to command ci's argv, its flags to the command's. */
+static void
+sp_arg(struct sp *sp, size_t ci, char *s, unsigned wflags)
+{
+	struct sh_cmd	*cmd = &sp->out->cmds[ci];
+
+	if (wflags & SH_W_DYNAMIC)
+		cmd->flags |= SH_DYNAMIC;
+	if (wflags & SH_W_GLOB)
+		cmd->flags |= SH_GLOB;
+	sp_push(&cmd->argv, &cmd->argflags, &cmd->argc, &cmd->argcap,
+	    s != NULL ? s : xstrdup(""), wflags);
+}
+
 /* Removes every command listed from index n on (a parse taken back). */
 static void
 sp_drop_cmds(struct sp *sp, size_t n)
@@ -1264,15 +1278,12 @@ sp_endless(struct sp *sp, size_t from, int until)
 	    !(c->argflags[1] & SH_W_DYNAMIC)));
 }
 
-/* while/until LIST do LIST done */
+/* do LIST done, every loop's body; endless marks it SH_ENDLESS. */
 static void
-sp_loop(struct sp *sp, int until)
+sp_do_done(struct sp *sp, int endless)
 {
-	size_t	first = sp->out->ncmds, body;
-	int	endless;
+	size_t	body;
 
-	sp_body(sp, SP_T_KW);
-	endless = !sp->stop && sp_endless(sp, first, until);
 	if (sp_expect(sp, "do") == -1)
 		return;
 	body = sp->out->ncmds;
@@ -1282,12 +1293,21 @@ sp_loop(struct sp *sp, int until)
 	sp_expect(sp, "done");
 }
 
+/* while/until LIST do LIST done */
+static void
+sp_loop(struct sp *sp, int until)
+{
+	size_t	first = sp->out->ncmds;
+
+	sp_body(sp, SP_T_KW);
+	sp_do_done(sp, !sp->stop && sp_endless(sp, first, until));
+}
+
 /* The words of for/select after "in", up to ; or a newline. */
 static void
 sp_for_words(struct sp *sp, size_t ci)
 {
 	struct sp_word	w;
-	struct sh_cmd	*cmd;
 	int		c;
 
 	for (;;) {
@@ -1301,13 +1321,7 @@ sp_for_words(struct sp *sp, size_t ci)
 		}
 		if (!sp_read_word(sp, &w))
 			return;
-		cmd = &sp->out->cmds[ci];
-		if (w.flags & SH_W_DYNAMIC)
-			cmd->flags |= SH_DYNAMIC;
-		if (w.flags & SH_W_GLOB)
-			cmd->flags |= SH_GLOB;
-		sp_push(&cmd->argv, &cmd->argflags, &cmd->argc, &cmd->argcap,
-		    w.p != NULL ? w.p : xstrdup(""), w.flags);
+		sp_arg(sp, ci, w.p, w.flags);
 	}
 }
 
@@ -1332,11 +1346,7 @@ sp_for_arith(struct sp *sp)
 	text = xstrndup(sp->s + start, sp->pos - 2 - start);
 	semi = strchr(text, ';');
 	endless = semi != NULL && semi[1 + strspn(semi + 1, " \t\n")] == ';';
-	sp_push(&sp->out->cmds[ci].argv, &sp->out->cmds[ci].argflags,
-	    &sp->out->cmds[ci].argc, &sp->out->cmds[ci].argcap, text,
-	    strpbrk(text, "$`") != NULL ? SH_W_DYNAMIC : 0);
-	if (strpbrk(text, "$`") != NULL)
-		sp->out->cmds[ci].flags |= SH_DYNAMIC;
+	sp_arg(sp, ci, text, strpbrk(text, "$`") != NULL ? SH_W_DYNAMIC : 0);
 	sp_blank(sp);
 	if (sp_at(sp, 0) == ';')
 		sp->pos++;
@@ -1349,7 +1359,7 @@ static void
 sp_for(struct sp *sp, int select)
 {
 	struct sp_word	w;
-	size_t		ci, body;
+	size_t		ci;
 	int		c, endless = 0;
 
 	if (select)
@@ -1367,9 +1377,7 @@ sp_for(struct sp *sp, int select)
 			sp_fail(sp, "for without a name", 1);
 			return;
 		}
-		sp_push(&sp->out->cmds[ci].argv, &sp->out->cmds[ci].argflags,
-		    &sp->out->cmds[ci].argc, &sp->out->cmds[ci].argcap, w.p,
-		    0);
+		sp_arg(sp, ci, w.p, 0);
 		sp_linebreak(sp);
 		if (sp_at_word(sp, "in")) {
 			sp->pos += 2;
@@ -1384,13 +1392,7 @@ sp_for(struct sp *sp, int select)
 			sp_newline(sp);
 		sp_linebreak(sp);
 	}
-	if (sp_expect(sp, "do") == -1)
-		return;
-	body = sp->out->ncmds;
-	sp_body(sp, SP_T_KW);
-	if (endless)
-		sp_mark(sp, body, -1, SH_ENDLESS, 0);
-	sp_expect(sp, "done");
+	sp_do_done(sp, endless);
 }
 
 /* One case item's patterns: [(] PATTERN [| PATTERN]... ) */
@@ -1398,7 +1400,6 @@ static void
 sp_case_patterns(struct sp *sp, size_t ci)
 {
 	struct sp_word	w;
-	struct sh_cmd	*cmd;
 
 	sp_blank(sp);
 	if (sp_at(sp, 0) == '(')
@@ -1408,11 +1409,7 @@ sp_case_patterns(struct sp *sp, size_t ci)
 			sp_fail(sp, "case item without a pattern", 1);
 			return;
 		}
-		cmd = &sp->out->cmds[ci];
-		if (w.flags & SH_W_DYNAMIC)
-			cmd->flags |= SH_DYNAMIC;
-		sp_push(&cmd->argv, &cmd->argflags, &cmd->argc, &cmd->argcap,
-		    w.p != NULL ? w.p : xstrdup(""), w.flags);
+		sp_arg(sp, ci, w.p, w.flags & ~SH_W_GLOB);
 		sp_blank(sp);
 		if (sp_at(sp, 0) == '|' && sp_at(sp, 1) != '|') {
 			sp->pos++;
@@ -1439,11 +1436,7 @@ sp_case(struct sp *sp)
 		sp_fail(sp, "case without a word", 1);
 		return;
 	}
-	if (w.flags & SH_W_DYNAMIC)
-		sp->out->cmds[ci].flags |= SH_DYNAMIC;
-	sp_push(&sp->out->cmds[ci].argv, &sp->out->cmds[ci].argflags,
-	    &sp->out->cmds[ci].argc, &sp->out->cmds[ci].argcap,
-	    w.p != NULL ? w.p : xstrdup(""), w.flags);
+	sp_arg(sp, ci, w.p, w.flags & ~SH_W_GLOB);
 	sp_linebreak(sp);
 	if (sp_expect(sp, "in") == -1)
 		return;
@@ -1485,8 +1478,7 @@ sp_function(struct sp *sp)
 		sp_fail(sp, "function without a name", 1);
 		return;
 	}
-	sp_push(&sp->out->cmds[ci].argv, &sp->out->cmds[ci].argflags,
-	    &sp->out->cmds[ci].argc, &sp->out->cmds[ci].argcap, w.p, 0);
+	sp_arg(sp, ci, w.p, 0);
 	sp_blank(sp);
 	if (sp_at(sp, 0) == '(') {
 		sp->pos++;
@@ -1536,7 +1528,6 @@ static void
 sp_cond(struct sp *sp)
 {
 	struct sp_word	 w;
-	struct sh_cmd	*cmd;
 	size_t		 ci = sp_cmd_new(sp);
 	char		 op[3];
 	int		 c, regex = 0;
@@ -1582,11 +1573,7 @@ sp_cond(struct sp *sp)
 		if (w.p == NULL)		/* "" */
 			w.p = xstrdup("");
 		regex = strcmp(w.p, "=~") == 0 && !(w.flags & SH_W_QUOTED);
-		cmd = &sp->out->cmds[ci];
-		if (w.flags & SH_W_DYNAMIC)
-			cmd->flags |= SH_DYNAMIC;
-		sp_push(&cmd->argv, &cmd->argflags, &cmd->argc, &cmd->argcap,
-		    w.p, w.flags);
+		sp_arg(sp, ci, w.p, w.flags & ~SH_W_GLOB);
 	}
 }
 
@@ -1708,11 +1695,7 @@ sp_arith_cmd(struct sp *sp)
 		return;
 	}
 	text = xstrndup(sp->s + start + 2, sp->pos - start - 4);
-	if (strpbrk(text, "$`") != NULL)
-		sp->out->cmds[ci].flags |= SH_DYNAMIC;
-	sp_push(&sp->out->cmds[ci].argv, &sp->out->cmds[ci].argflags,
-	    &sp->out->cmds[ci].argc, &sp->out->cmds[ci].argcap, text,
-	    strpbrk(text, "$`") != NULL ? SH_W_DYNAMIC : 0);
+	sp_arg(sp, ci, text, strpbrk(text, "$`") != NULL ? SH_W_DYNAMIC : 0);
 }
 
 /* A compound command by its reserved word (pos past it). */

@@ -15,12 +15,7 @@
 #include <cmocka.h>
 
 #include "exec/classify.h"
-
-struct row {
-	const char	*src;
-	enum cls_risk	 risk;
-	const char	*rule;		/* prefix of the verdict's rule */
-};
+#include "tests/unit/classify_rows.h"
 
 static const struct row rows[] = {
 	/* Names that make a read-only tool run, load or write. */
@@ -106,26 +101,9 @@ static const struct cls_policy no_policy;
 static void
 test_classify_env_table(void **state)
 {
-	struct cls_verdict	 v;
-	size_t			 i, bad = 0;
-
 	(void)state;
-	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		cls_classify(&no_policy, rows[i].src, strlen(rows[i].src), NULL,
-		    &v);
-		if (v.risk != rows[i].risk || v.rule == NULL ||
-		    strncmp(v.rule, rows[i].rule, strlen(rows[i].rule)) != 0) {
-			print_error("row %zu: %s\n  want %s %s, got %s %s (%s)\n",
-			    i, rows[i].src, cls_risk_name(rows[i].risk),
-			    rows[i].rule, cls_risk_name(v.risk), v.rule,
-			    v.reason);
-			bad++;
-		}
-		cls_verdict_release(&v);
-	}
-	print_message("classify env table: %zu rows\n",
-	    sizeof rows / sizeof rows[0]);
-	assert_int_equal(bad, 0);
+	classify_rows(rows, sizeof rows / sizeof rows[0], NULL,
+	    "classify env table");
 }
 
 /* The operator's env_allow patterns widen the list, for items too. */

@@ -21,12 +21,7 @@
 #include <cmocka.h>
 
 #include "exec/classify.h"
-
-struct row {
-	const char	*src;
-	enum cls_risk	 risk;
-	const char	*rule;		/* prefix of the verdict's rule */
-};
+#include "tests/unit/classify_rows.h"
 
 #define RO	CLS_READ_ONLY
 #define WR	CLS_WRITE
@@ -213,27 +208,9 @@ static const struct row rows[] = {
 static void
 test_classify_tools_table(void **state)
 {
-	struct cls_policy	 p;
-	struct cls_verdict	 v;
-	size_t			 i, bad = 0;
-
 	(void)state;
-	memset(&p, 0, sizeof p);
-	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		cls_classify(&p, rows[i].src, strlen(rows[i].src), NULL, &v);
-		if (v.risk != rows[i].risk || v.rule == NULL ||
-		    strncmp(v.rule, rows[i].rule, strlen(rows[i].rule)) != 0) {
-			print_error("row %zu: %s\n  want %s %s, got %s %s (%s)\n",
-			    i, rows[i].src, cls_risk_name(rows[i].risk),
-			    rows[i].rule, cls_risk_name(v.risk), v.rule,
-			    v.reason);
-			bad++;
-		}
-		cls_verdict_release(&v);
-	}
-	print_message("classify tools table: %zu rows\n",
-	    sizeof rows / sizeof rows[0]);
-	assert_int_equal(bad, 0);
+	classify_rows(rows, sizeof rows / sizeof rows[0], NULL,
+	    "classify tools table");
 }
 
 /* Writes text into dir/name. */
