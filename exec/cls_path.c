@@ -335,6 +335,13 @@ cls_walk(struct cls_ctx *ctx, const char *base, const char *path)
 	if (path[0] != '/' && strcmp(base, "/") != 0) {
 		len = strlen(base);	/* a resolved dir: no trailing / */
 		memcpy(res, base, len);
+	} else if (path[0] == '/' && ctx->p->workspace != NULL &&
+	    (n = strlen(ctx->p->workspace)) > 1 &&
+	    strncmp(path, ctx->p->workspace, n) == 0 && (path[n] == '/' ||
+	    path[n] == '\0')) {
+		len = n;		/* the workspace is a realpath already */
+		memcpy(res, path, len);
+		path += n;
 	}
 	res[len] = '\0';
 	p = todo = xstrdup(path);
