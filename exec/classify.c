@@ -151,10 +151,16 @@ cls_embedded(struct cls_ctx *ctx, const struct cls_words *ws,
 			continue;
 		ctx->depth++;
 		cls_salvage(ctx, w, strlen(w));
+		if (cls_fork_bomb(w, strlen(w)))	/* alias x=..., trap */
+			cls_raise(r, CLS_BLOCKED, "blocked:fork-bomb",
+			    "a fork bomb handed to %s", ws->w[0]);
 		for (q = w; (q = strpbrk(q, "'\"")) != NULL; q = end + 1) {
 			if ((end = strchr(q + 1, *q)) == NULL)
 				break;
 			cls_salvage(ctx, q + 1, end - q - 1);
+			if (cls_fork_bomb(q + 1, end - q - 1))
+				cls_raise(r, CLS_BLOCKED, "blocked:fork-bomb",
+				    "a fork bomb handed to %s", ws->w[0]);
 		}
 		ctx->depth--;
 	}
@@ -228,7 +234,8 @@ cls_track_cd(struct cls_ctx *ctx, const struct sh_cmd *c)
 	to = i < c->argc ? c->argv[i] : NULL;
 	/* Home, for "cd ~ && rm -rf *"; kept through an if, as it may be. */
 	if ((to == NULL && strcmp(c->argv[0], "cd") == 0) || (to != NULL &&
-	    (strcmp(to, "~") == 0 || strcmp(to, "~/") == 0 ||
+	    ((to[0] == '~' && strchr(to, '/') == NULL) ||
+	    strcmp(to, "~/") == 0 ||
 	    ((c->argflags[i] & SH_W_DYNAMIC) && (strcmp(to, "$HOME") == 0 ||
 	    strcmp(to, "${HOME}") == 0)))))
 		ctx->home = 1;
@@ -320,6 +327,7 @@ cls_simple(struct cls_ctx *ctx, const struct sh_parse *ps, size_t i)
 	cls_vars_track(ctx, c);
 	cls_redirs(ctx, c, &r);
 	cls_add(ctx, text, &r);
+	cls_flow_stdin(ctx, ps, i);
 	cls_track_cd(ctx, c);
 }
 
@@ -510,6 +518,16 @@ cls_fork_bomb(const char *src, size_t len)
 		if ((src[i] == '\'' || src[i] == '"') && cls_bomb_quoted(src,
 		    len, &i))
 			continue;
+		if (src[i] == '\\' && i + 1 < len && src[i + 1] != '\n') {
+			i++;		/* an escaped character is data */
+			continue;
+		}
+		if (src[i] == '#' && (i == 0 || isspace((unsigned char)
+		    src[i - 1]))) {
+			while (i + 1 < len && src[i + 1] != '\n')
+				i++;	/* a comment */
+			continue;
+		}
 		if (src[i] == '\'' || src[i] == '"' || src[i] == '\\' ||
 		    src[i] == '\0')
 			continue;

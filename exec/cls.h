@@ -111,6 +111,7 @@ void	 cls_set(struct cls_res *, enum cls_risk, const char *rule,
 const char *cls_base(const char *);
 int	 cls_in(const char *, const char *const *list);
 int	 cls_listed(const char *list, const char *word, size_t n);
+enum cls_shell cls_shell_named(const char *name);
 void	 cls_shift(struct cls_words *, size_t k);
 char	*cls_join(char *const *w, size_t n);
 int	 cls_is_opt(const char *);
@@ -159,6 +160,7 @@ struct sh_parse;
 void	 cls_flow_delete(struct cls_ctx *, const struct sh_parse *, size_t,
 	    struct cls_res *);
 void	 cls_flow_bomb(const struct sh_parse *, size_t, struct cls_res *);
+void	 cls_flow_stdin(struct cls_ctx *, const struct sh_parse *, size_t);
 
 /* cls_block.c */
 int	 cls_block_targets(const struct cls_words *, size_t from,

@@ -132,13 +132,22 @@ cls_block_sysdir(const char *path)
 {
 	static const char *const dirs[] = { "/bin/", "/boot/", "/dev/",
 	    "/etc/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/opt/",
-	    "/proc/", "/root/", "/run/", "/sbin/", "/srv/", "/sys/", "/usr/",
-	    "/var/", NULL };
-	size_t	i;
+	    "/proc/", "/root/", "/sbin/", "/sys/", "/usr/", "/var/", NULL };
+	char	*n;
+	size_t	 i;
+	int	 hit;
 
 	if (path[0] != '/')
 		return (0);
-	if (cls_root_target(path, 0, NULL) != NULL)
+	n = cls_norm(path);
+	hit = cls_in(n, (const char *const[]){ "/", "/bin", "/boot", "/dev",
+	    "/etc",
+	    "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc", "/root",
+	    "/sbin", "/sys", "/usr", "/var", "/usr/bin", "/usr/sbin",
+	    "/usr/lib", "/usr/local", "/usr/local/bin", "/usr/share",
+	    "/var/lib", NULL });
+	free(n);
+	if (hit)
 		return (1);
 	for (i = 0; dirs[i] != NULL; i++)
 		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
@@ -155,8 +164,9 @@ static int
 cls_block_mv(const struct cls_words *ws, struct cls_res *r)
 {
 	const char	*dest = NULL, *why;
+	char		*abs;
 	size_t		 i, last = 0, ops = 0;
-	int		 opts = 1;
+	int		 opts = 1, replace = 0;
 
 	for (i = 1; i < ws->n; i++) {
 		if (opts && strcmp(ws->w[i], "--") == 0)
@@ -170,6 +180,9 @@ cls_block_mv(const struct cls_words *ws, struct cls_res *r)
 			dest = ws->w[i] + 19;
 		else if (opts && strncmp(ws->w[i], "-t", 2) == 0)
 			dest = ws->w[i] + 2;
+		else if (opts && (strcmp(ws->w[i], "-T") == 0 ||
+		    cls_opt_match(ws->w[i], "--no-target-directory")))
+			replace = 1;
 		else if (!opts || !cls_is_opt(ws->w[i])) {
 			last = i;
 			ops++;
@@ -187,9 +200,21 @@ cls_block_mv(const struct cls_words *ws, struct cls_res *r)
 			return (1);
 		}
 	}
-	if (dest != NULL && cls_block_sysdir(dest))
+	if (dest == NULL)
+		return (0);
+	if (replace && (why = cls_root_target(dest, 0, ws->cwd)) != NULL) {
+		cls_raise(r, CLS_BLOCKED, "blocked:mv-root", "mv -T replaces "
+		    "%s: %s", dest, why);
+		return (1);
+	}
+	if (dest[0] != '/' && ws->cwd != NULL)
+		xasprintf(&abs, "%s/%s", ws->cwd, dest);
+	else
+		abs = xstrdup(dest);
+	if (cls_block_sysdir(abs))
 		cls_raise(r, CLS_DESTRUCTIVE, "destructive:mv", "mv moves files "
-		    "into the system directory %s", dest);
+		    "into the system directory %s", abs);
+	free(abs);
 	return (0);
 }
 

@@ -29,9 +29,7 @@ cls_flow_token(const char *tok, size_t n, const char *cwd)
 	if (n == 0)
 		return (NULL);
 	w = xstrndup(tok, n);
-	why = cls_root_target(w, 0, cwd);
-	if (why == NULL && strcmp(w, "$HOME") == 0)
-		why = "the home directory ($HOME)";
+	why = cls_root_target(w, w[0] == '$' ? SH_W_DYNAMIC : 0, cwd);
 	free(w);
 	return (why);
 }
@@ -60,58 +58,101 @@ cls_flow_text(const char *text, const char *cwd)
 	return (NULL);
 }
 
-/* What a simple command prints, when it is known (allocated), or NULL. */
-static char *
-cls_flow_output(const struct sh_cmd *c, const char *cwd)
+/* 1 if a computed word is a home: ~, ~/x, ~user, $HOME, ${HOME}/x. */
+static int
+cls_flow_homeish(const char *w)
 {
-	const char	*name;
-	size_t		 i = 1, k;
+	return (w[0] == '~' || (strncmp(w, "$HOME", 5) == 0 &&
+	    (w[5] == '\0' || w[5] == '/')) || (strncmp(w, "${HOME}", 7) == 0 &&
+	    (w[7] == '\0' || w[7] == '/')));
+}
 
-	for (k = 0; k < c->nredirs; k++)
-		if (c->redirs[k].op == SH_R_HERESTRING && !c->redirs[k].dynamic)
+/*
+ * The words of a command that can be known: literal ones, globs (they
+ * name what they match), homes. Others (computed) are left out: they are
+ * no evidence either way. Joined from i on (allocated).
+ */
+static char *
+cls_flow_words(const struct sh_cmd *c, size_t i)
+{
+	char	**w = xcalloc(c->argc + 1, sizeof *w), *s;
+	size_t	  n = 0;
+
+	for (; i < c->argc; i++)
+		if (!(c->argflags[i] & SH_W_DYNAMIC) ||
+		    (c->argflags[i] & SH_W_GLOB) || cls_flow_homeish(c->argv[i]))
+			w[n++] = c->argv[i];
+	s = cls_join(w, n);
+	free(w);
+	return (s);
+}
+
+/*
+ * What a simple command prints, when it is known (allocated), or NULL:
+ * echo, printf, find (its start points), ls (names in the cwd, or its
+ * operands with -d), pwd, dirname, realpath, readlink, a here-string or
+ * here-doc it reads. home: the cwd is a home.
+ */
+static char *
+cls_flow_output(const struct sh_cmd *c, const char *cwd, int home)
+{
+	struct cls_words	 ws;
+	const char		*name;
+	size_t			 i = 1, k;
+
+	for (k = 0; k < c->nredirs; k++) {
+		if (c->redirs[k].op == SH_R_HERESTRING && (!c->redirs[k].dynamic
+		    || cls_flow_homeish(c->redirs[k].target)))
 			return (xstrdup(c->redirs[k].target));
-		else if (c->redirs[k].op == SH_R_HEREDOC &&
+		if (c->redirs[k].op == SH_R_HEREDOC &&
 		    c->redirs[k].body != NULL && !c->redirs[k].dynamic)
 			return (xstrdup(c->redirs[k].body));
+		if (c->redirs[k].fd == 1 || c->redirs[k].fd == -1)
+			return (NULL);		/* its output goes elsewhere */
+	}
 	if (c->kind != SH_K_SIMPLE || c->argc == 0)
 		return (NULL);
-	for (k = 0; k < c->argc; k++)	/* ~ and $HOME are known enough */
-		if ((c->argflags[k] & SH_W_DYNAMIC) && !cls_in(c->argv[k],
-		    (const char *const[]){ "~", "~/", "$HOME", "${HOME}",
-		    NULL }))
-			return (NULL);
 	name = cls_base(c->argv[0]);
 	if (strcmp(name, "pwd") == 0)
-		return (cwd != NULL ? xstrdup(cwd) : NULL);
+		return (home ? xstrdup("~") : cwd != NULL ? xstrdup(cwd) : NULL);
+	ws.w = c->argv;
+	ws.f = c->argflags;
+	ws.n = c->argc;
+	ws.cwd = NULL;
+	if (strcmp(name, "ls") == 0) {	/* names, relative to the cwd */
+		if (!cls_has_flag(&ws, 'd', "--directory"))
+			return (xstrdup("*"));
+		for (i = 1; i < c->argc && c->argv[i][0] == '-'; i++)
+			;
+		return (cls_flow_words(c, i));
+	}
 	if (strcmp(name, "echo") == 0)
 		while (i < c->argc && c->argv[i][0] == '-' &&
 		    strspn(c->argv[i] + 1, "neE") == strlen(c->argv[i] + 1))
 			i++;
-	else if (strcmp(name, "find") == 0)
-		for (k = 1; k < c->argc && c->argv[k][0] != '-' &&
-		    strcmp(c->argv[k], "(") != 0 && strcmp(c->argv[k], "!") != 0;
-		    k++)
+	else if (strcmp(name, "find") == 0) {
+		for (k = 1; k < c->argc && (c->argv[k][0] != '-' ||
+		    cls_in(c->argv[k], (const char *const[]){ "-L", "-H", "-P",
+		    NULL })) && strcmp(c->argv[k], "(") != 0 &&
+		    strcmp(c->argv[k], "!") != 0; k++)
 			;
-	else if (!cls_in(name, (const char *const[]){ "printf", "dirname",
-	    "realpath", "readlink", "cat", NULL }))
+		return (k > 1 ? cls_flow_words(c, 1) : xstrdup("."));
+	} else if (!cls_in(name, (const char *const[]){ "printf", "dirname",
+	    "realpath", "readlink", NULL }))
 		return (NULL);
-	if (strcmp(name, "cat") == 0)
-		return (NULL);		/* cat without a here-string */
 	if (strcmp(name, "dirname") == 0 && c->argc == 2 &&
 	    strchr(c->argv[1], '/') != NULL)
 		return (c->argv[1][0] == '/' && strchr(c->argv[1] + 1, '/') ==
 		    NULL ? xstrdup("/") : xstrndup(c->argv[1],
 		    strrchr(c->argv[1], '/') - c->argv[1]));
-	if (strcmp(name, "find") == 0)
-		return (k > 1 ? cls_join(c->argv + 1, k - 1) : xstrdup("."));
 	while (i < c->argc && c->argv[i][0] == '-' && strcmp(name, "echo"))
 		i++;			/* realpath -m, readlink -f, ... */
-	return (cls_join(c->argv + i, c->argc - i));
+	return (cls_flow_words(c, i));
 }
 
 /* What a $(...), <(...) or `...` word prints: one known command's output. */
 static char *
-cls_flow_subst(const char *w, const char *cwd, int dialect)
+cls_flow_subst(const struct cls_ctx *ctx, const char *w)
 {
 	struct sh_parse	 ps;
 	char		*out = NULL, *inner;
@@ -124,9 +165,9 @@ cls_flow_subst(const char *w, const char *cwd, int dialect)
 		inner = xstrndup(w + 1, n - 2);
 	else
 		return (NULL);
-	sh_parse(inner, strlen(inner), dialect, &ps);
+	sh_parse(inner, strlen(inner), ctx->dialect, &ps);
 	if (ps.complete && ps.ncmds == 1)
-		out = cls_flow_output(&ps.cmds[0], cwd);
+		out = cls_flow_output(&ps.cmds[0], ctx->cwd, ctx->home);
 	sh_parse_release(&ps);
 	free(inner);
 	return (out);
@@ -152,19 +193,31 @@ cls_flow_deletes(const struct cls_words *ws)
 	return (strcmp(name, "shred") == 0);
 }
 
-/* The producer feeding command i through a pipe, or NULL. */
+/*
+ * The producer feeding command i through a pipe, or NULL; a cat or tee
+ * that only passes its input on ("echo / | cat | xargs") is looked
+ * through.
+ */
 static const struct sh_cmd *
 cls_flow_producer(const struct sh_parse *ps, size_t i)
 {
-	const struct sh_cmd	*c = &ps->cmds[i];
+	const struct sh_cmd	*c = &ps->cmds[i], *p;
 	size_t			 k;
 
-	if (c->pipepos == 0)
-		return (NULL);
-	for (k = i; k-- > 0;)
-		if (ps->cmds[k].depth == c->depth)
-			return (ps->cmds[k].pipepos == c->pipepos - 1 ?
-			    &ps->cmds[k] : NULL);
+	while (c->pipepos > 0) {
+		for (k = i, p = NULL; k-- > 0;)
+			if (ps->cmds[k].depth == c->depth) {
+				if (ps->cmds[k].pipepos == c->pipepos - 1)
+					p = &ps->cmds[k];
+				break;
+			}
+		if (p == NULL || p->kind != SH_K_SIMPLE || p->argc != 1 ||
+		    p->nredirs > 0 || !cls_in(cls_base(p->argv[0]),
+		    (const char *const[]){ "cat", "tee", NULL }))
+			return (p);
+		c = p;
+		i = k;
+	}
 	return (NULL);
 }
 
@@ -181,24 +234,77 @@ cls_flow_xargs_input(struct cls_ctx *ctx, const struct sh_parse *ps,
 
 	for (k = 0; k < c->nredirs && out == NULL; k++) {
 		rd = &c->redirs[k];
-		if (rd->op == SH_R_HERESTRING && !rd->dynamic)
+		if (rd->op == SH_R_HERESTRING && (!rd->dynamic ||
+		    cls_flow_homeish(rd->target)))
 			out = xstrdup(rd->target);
 		else if (rd->op == SH_R_HEREDOC && rd->body != NULL &&
 		    !rd->dynamic)
 			out = xstrdup(rd->body);
 		else if (rd->op == SH_R_IN && rd->target[0] == '<' &&
 		    rd->target[1] == '(')
-			out = cls_flow_subst(rd->target, ctx->cwd,
-			    ctx->dialect);
+			out = cls_flow_subst(ctx, rd->target);
 	}
 	if (out == NULL && (prod = cls_flow_producer(ps, i)) != NULL) {
-		out = cls_flow_output(prod, ctx->cwd);
+		out = cls_flow_output(prod, ctx->cwd, ctx->home);
 		*what = prod->argc > 0 ? xstrdup(prod->argv[0]) : NULL;
 	}
 	if (out != NULL)
 		why = cls_flow_text(out, ctx->cwd);
 	free(out);
 	return (why);
+}
+
+/* Drops plain wrappers in front: sudo rm, nice rm, xargs sudo rm. */
+static void
+cls_flow_unwrap(struct cls_words *ws)
+{
+	while (ws->n > 1 && cls_in(cls_base(ws->w[0]), (const char *const[]){
+	    "sudo", "doas", "nice", "nohup", "command", "exec", "time",
+	    "setsid", NULL }))
+		cls_shift(ws, 1);
+}
+
+/*
+ * A shell reading its script from its input ("echo 'rm -rf /' | sh",
+ * "bash <<< CMD"): when that input is known, it is classified as the
+ * shell's own commands.
+ */
+void
+cls_flow_stdin(struct cls_ctx *ctx, const struct sh_parse *ps, size_t i)
+{
+	const struct sh_cmd	*c = &ps->cmds[i], *prod;
+	char			*text = NULL, *p;
+	size_t			 k;
+
+	if (c->kind != SH_K_SIMPLE || c->argc == 0 ||
+	    ctx->depth >= CLS_DEPTH_MAX || !cls_in(cls_base(c->argv[0]),
+	    (const char *const[]){ "sh", "bash", "dash", "zsh", "ksh", "mksh",
+	    "ash", NULL }))
+		return;
+	for (k = 1; k < c->argc; k++)	/* -c, or a script: not stdin */
+		if ((c->argv[k][0] != '-' && c->argv[k][0] != '+') ||
+		    strchr(c->argv[k], 'c') != NULL)
+			return;
+	for (k = 0; k < c->nredirs && text == NULL; k++)
+		if ((c->redirs[k].op == SH_R_HERESTRING ||
+		    c->redirs[k].op == SH_R_HEREDOC) && !c->redirs[k].dynamic)
+			text = xstrdup(c->redirs[k].op == SH_R_HEREDOC &&
+			    c->redirs[k].body != NULL ? c->redirs[k].body :
+			    c->redirs[k].target);
+	if (text == NULL && (prod = cls_flow_producer(ps, i)) != NULL &&
+	    (text = cls_flow_output(prod, ctx->cwd, ctx->home)) != NULL &&
+	    strcmp(cls_base(prod->argv[0]), "printf") == 0)
+		while ((p = strstr(text, "\\n")) != NULL) {
+			*p = '\n';	/* printf's \n: a new line */
+			memmove(p + 1, p + 2, strlen(p + 2) + 1);
+		}
+	if (text == NULL)
+		return;
+	ctx->depth++;
+	cls_source(ctx, text, strlen(text), cls_shell_named(cls_base(
+	    c->argv[0])));
+	ctx->depth--;
+	free(text);
 }
 
 /* 1 if a relative target means everything here (star, dot, ...). */
@@ -236,27 +342,24 @@ cls_flow_delete(struct cls_ctx *ctx, const struct sh_parse *ps, size_t i,
 	if (x < c->argc && x < 4) {
 		k = cls_skip_opts(&ws, x + 1, (const char *const[]){ "-n", "-L",
 		    "-I", "-d", "-P", "-s", "-E", "-a", NULL });
+		if (cls_flag_before(&ws, k, 'a', "--arg-file"))
+			return;		/* it reads a file, not its input */
 		cls_shift(&ws, k);
+		cls_flow_unwrap(&ws);
 		if (cls_flow_deletes(&ws) &&
-		    (why = cls_flow_xargs_input(ctx, ps, i, &what)) != NULL) {
+		    (why = cls_flow_xargs_input(ctx, ps, i, &what)) != NULL)
 			cls_raise(r, CLS_BLOCKED, "blocked:rm-root", "%s fed "
 			    "by %s deletes %s", ws.w[0], what != NULL ? what :
 			    "its input", why);
-			free(what);
-			return;
-		}
 		free(what);
 		return;
 	}
-	while (ws.n > 1 && cls_in(cls_base(ws.w[0]), (const char *const[]){
-	    "sudo", "doas", "nice", "nohup", "command", "exec", "time",
-	    "setsid", NULL }))
-		cls_shift(&ws, 1);	/* sudo rm, nice rm, ... */
+	cls_flow_unwrap(&ws);
 	if (!cls_flow_deletes(&ws))
 		return;
 	for (k = 1; k < ws.n; k++) {
-		if ((ws.f[k] & SH_W_DYNAMIC) && (out = cls_flow_subst(ws.w[k],
-		    ctx->cwd, ctx->dialect)) != NULL) {
+		if ((ws.f[k] & SH_W_DYNAMIC) && (out = cls_flow_subst(ctx,
+		    ws.w[k])) != NULL) {
 			why = cls_flow_text(out, ctx->cwd);
 			free(out);
 			if (why != NULL) {
@@ -296,8 +399,9 @@ cls_flow_func_bomb(const struct sh_parse *ps, size_t i)
 
 /*
  * A command put in the background on every pass of an endless loop that
- * never waits: the loop's header (its condition) is not in the
- * background itself, so the & is inside the body.
+ * never waits (no foreground wait, sleep or read): the loop's header (its
+ * condition) is not in the background itself, so the & is inside the
+ * body.
  */
 static int
 cls_flow_loop_bomb(const struct sh_parse *ps, size_t i)
@@ -314,12 +418,44 @@ cls_flow_loop_bomb(const struct sh_parse *ps, size_t i)
 			break;
 	if (h == (size_t)-1 || (ps->cmds[h].flags & SH_BACKGROUND))
 		return (0);
+	/* A pass that waits in the foreground is throttled: not a bomb. */
 	for (k = h + 1; k < ps->ncmds && (ps->cmds[k].flags & SH_ENDLESS);
 	    k++)
-		if (ps->cmds[k].argc > 0 && strcmp(ps->cmds[k].argv[0],
-		    "wait") == 0)
+		if (ps->cmds[k].argc > 0 && !(ps->cmds[k].flags &
+		    SH_BACKGROUND) && cls_in(cls_base(ps->cmds[k].argv[0]),
+		    (const char *const[]){ "wait", "sleep", "read", NULL }))
 			return (0);
 	return (1);
+}
+
+/*
+ * Interpreter code with its string literals and # comments blanked: what
+ * it prints is not what it does (allocated).
+ */
+static char *
+cls_flow_code(const char *code)
+{
+	char	*s = xstrdup(code), *p, q = 0;
+
+	for (p = s; *p != '\0'; p++) {
+		if (q != 0) {
+			if (*p == '\\' && p[1] != '\0')
+				*p++ = ' ';
+			else if (*p == q) {
+				q = 0;
+				continue;
+			}
+			*p = ' ';
+		} else if (*p == '\'' || *p == '"')
+			q = *p;
+		else if (*p == '#' && (p == s || isspace((unsigned char)p[-1]) ||
+		    p[-1] == ';'))
+			while (*p != '\0' && *p != '\n')
+				*p++ = ' ';
+		if (*p == '\0')
+			break;
+	}
+	return (s);
 }
 
 /* 1 if interpreter code both forks and loops without an end. */
@@ -333,38 +469,56 @@ cls_flow_code_bomb(const char *code)
 	    "while (1)", "while True", "while true", "while(true)",
 	    "while (true)", "while fork", "loop {", "loop do", "for(;;)",
 	    "for (;;)", "iter(int", "itertools.count", "until false",
-	    "while :", "setInterval", "loop{", NULL };
-	size_t	i, j;
+	    "until 0", "redo", "while :", "setInterval", "loop{", NULL };
+	char	*s = cls_flow_code(code);
+	size_t	 i, j;
+	int	 bomb = 0;
 
-	for (i = 0; forks[i] != NULL; i++) {
-		if (strstr(code, forks[i]) == NULL)
+	for (i = 0; forks[i] != NULL && !bomb; i++) {
+		if (strstr(s, forks[i]) == NULL)
 			continue;
-		for (j = 0; loops[j] != NULL; j++)
-			if (strstr(code, loops[j]) != NULL)
-				return (1);
+		for (j = 0; loops[j] != NULL && !bomb; j++)
+			bomb = strstr(s, loops[j]) != NULL;
 	}
-	return (0);
+	free(s);
+	return (bomb);
 }
 
-/* An interpreter one-liner (python3 -c, perl -e, ...) that forks forever. */
+/*
+ * An interpreter one-liner (python3 -c, perl -e, ruby -e, node -e, php
+ * -r, ...) that forks forever. Only the code given by the option is
+ * read: words after a script are the script's arguments.
+ */
 static int
 cls_flow_interp_bomb(const struct sh_cmd *c)
 {
 	static const char *const interps[] = { "python", "python2", "python3",
 	    "perl", "ruby", "node", "nodejs", "php", "lua", "bun", "deno",
 	    NULL };
-	size_t	k, x;
+	const char	*w;
+	size_t		 k, x;
 
 	for (x = 0; x < c->argc && x < 4; x++)
 		if (cls_in(cls_base(c->argv[x]), interps) ||
 		    strncmp(cls_base(c->argv[x]), "python3.", 8) == 0)
 			break;
-	if (x >= c->argc || x >= 4)
-		return (0);
-	for (k = x + 1; k < c->argc; k++)
-		if (!(c->argflags[k] & SH_W_DYNAMIC) &&
-		    cls_flow_code_bomb(c->argv[k]))
-			return (1);
+	for (k = x + 1; x < 4 && k < c->argc; k++) {
+		w = c->argv[k];
+		if (w[0] != '-')
+			return (0);	/* a script: the rest is its argv */
+		if (w[1] != '-' && strchr("ceEr", w[1]) != NULL && w[2] != '\0' &&
+		    !(c->argflags[k] & SH_W_DYNAMIC) &&
+		    cls_flow_code_bomb(w + 2))
+			return (1);	/* perl -e'CODE' */
+		if (strcmp(w, "--eval") == 0 || strcmp(w, "--print") == 0 ||
+		    (w[1] != '-' && strchr("ceEpr", w[strlen(w) - 1]) != NULL &&
+		    strspn(w + 1, "lnapwsWTtcEeOBdIiur") == strlen(w + 1))) {
+			if (k + 1 < c->argc && !(c->argflags[k + 1] &
+			    SH_W_DYNAMIC) && cls_flow_code_bomb(c->argv[k + 1]))
+				return (1);
+			k++;
+		}
+	}
 	return (0);
 }
 

@@ -222,3 +222,15 @@ cls_skip_opts(const struct cls_words *ws, size_t i,
 	}
 	return (i < ws->n ? i : ws->n);	/* "env -u" has no value */
 }
+
+/* How a shell program named name reads commands (sh: not known). */
+enum cls_shell
+cls_shell_named(const char *name)
+{
+	if (cls_in(name, (const char *const[]){ "bash", "zsh", "ksh", "mksh",
+	    NULL }))
+		return (CLS_SHELL_BASH);
+	if (cls_in(name, (const char *const[]){ "dash", "ash", "posh", NULL }))
+		return (CLS_SHELL_POSIX);
+	return (CLS_SHELL_ANY);		/* sh, su, ssh, watch: not known */
+}

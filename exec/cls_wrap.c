@@ -26,12 +26,7 @@ cls_wrap_dialect(const struct cls_ctx *ctx, const char *who)
 	if (strcmp(who, "eval") == 0)
 		return (ctx->dialect == SH_POSIX ? CLS_SHELL_POSIX :
 		    CLS_SHELL_BASH);
-	if (cls_in(who, (const char *const[]){ "bash", "zsh", "ksh", "mksh",
-	    NULL }))
-		return (CLS_SHELL_BASH);
-	if (cls_in(who, (const char *const[]){ "dash", "ash", "posh", NULL }))
-		return (CLS_SHELL_POSIX);
-	return (CLS_SHELL_ANY);		/* sh, su, ssh, watch: not known */
+	return (cls_shell_named(who));
 }
 
 /* Parses str as a shell command of its own (sh -c, eval, ssh, watch). */

@@ -1264,14 +1264,17 @@ static int
 sp_endless(struct sp *sp, size_t from, int until)
 {
 	const struct sh_cmd	*c = &sp->out->cmds[from];
+	const char		*name;
 
 	if (sp->out->ncmds != from + 1 || c->kind != SH_K_SIMPLE ||
 	    c->argc == 0 || c->nredirs > 0 || (c->flags & SH_NEGATED))
 		return (0);
+	name = strrchr(c->argv[0], '/') != NULL ? strrchr(c->argv[0], '/') +
+	    1 : c->argv[0];		/* /bin/true is true */
 	if (until)
-		return (c->argc == 1 && strcmp(c->argv[0], "false") == 0);
-	return ((c->argc == 1 && (strcmp(c->argv[0], ":") == 0 ||
-	    strcmp(c->argv[0], "true") == 0)) || (c->argc == 3 &&
+		return (c->argc == 1 && strcmp(name, "false") == 0);
+	return ((c->argc == 1 && (strcmp(name, ":") == 0 ||
+	    strcmp(name, "true") == 0)) || (c->argc == 3 &&
 	    strcmp(c->argv[0], "[") == 0 && strcmp(c->argv[2], "]") == 0 &&
 	    !(c->argflags[1] & SH_W_DYNAMIC)) || (c->argc == 2 &&
 	    strcmp(c->argv[0], "test") == 0 &&
