@@ -467,13 +467,17 @@ cls_source(struct cls_ctx *ctx, const char *src, size_t len,
 static int
 cls_bomb_quoted(const char *src, size_t len, size_t *i)
 {
-	size_t	end;
+	size_t	end, k;
 
 	for (end = *i + 1; end < len && src[end] != src[*i]; end++)
 		if (src[*i] == '"' && src[end] == '\\')
 			end++;
-	if (end >= len || strcspn(src + *i + 1, " \t\n(){}|&;") >=
-	    end - *i - 1)
+	if (end >= len)
+		return (0);
+	for (k = *i + 1; k < end; k++)
+		if (strchr(" \t\n(){}|&;", src[k]) != NULL && src[k] != '\0')
+			break;
+	if (k == end)
 		return (0);
 	*i = end;
 	return (1);

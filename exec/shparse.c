@@ -1263,11 +1263,14 @@ sp_if(struct sp *sp)
 static int
 sp_endless(struct sp *sp, size_t from, int until)
 {
-	const struct sh_cmd	*c = &sp->out->cmds[from];
+	const struct sh_cmd	*c;
 	const char		*name;
 
-	if (sp->out->ncmds != from + 1 || c->kind != SH_K_SIMPLE ||
-	    c->argc == 0 || c->nredirs > 0 || (c->flags & SH_NEGATED))
+	if (sp->out->ncmds != from + 1)
+		return (0);
+	c = &sp->out->cmds[from];
+	if (c->kind != SH_K_SIMPLE || c->argc == 0 || c->nredirs > 0 ||
+	    (c->flags & SH_NEGATED))
 		return (0);
 	name = strrchr(c->argv[0], '/') != NULL ? strrchr(c->argv[0], '/') +
 	    1 : c->argv[0];		/* /bin/true is true */
