@@ -403,26 +403,68 @@ sp_arith_body(struct sp *sp)
 	return (closed == 1);
 }
 
-static void	sp_drop_cmds(struct sp *, size_t);
+/*
+ * What "((" at pos (its first parenthesis) opens, decided as bash does
+ * by where its parentheses close: 1 if the inner one closes right before
+ * the outer ("...))": arithmetic), 0 if not (a subshell in a subshell or
+ * a substitution), -1 if they never close. A scan of the text (quotes and
+ * escapes skipped), so deciding costs no parse: parsing twice to find
+ * out would double the work at every level of nesting.
+ */
+static int
+sp_arith_ahead(const struct sp *sp, size_t pos)
+{
+	size_t	i, inner = 0;
+	int	depth = 0, c, q = 0;
+
+	for (i = pos; i < sp->len; i++) {
+		c = (unsigned char)sp->s[i];
+		if (q != 0) {
+			if (c == '\\' && q != '\'')
+				i++;
+			else if (c == q)
+				q = 0;
+			continue;
+		}
+		if (c == '\\')
+			i++;
+		else if (c == '\'' || c == '"' || c == '`')
+			q = c;
+		else if (c == '(')
+			depth++;
+		else if (c == ')') {
+			if (--depth == 1)
+				inner = i;
+			else if (depth == 0)
+				return (inner == i - 1 ? 1 : 0);
+		}
+	}
+	return (-1);
+}
 
 /* $(( ... )): arithmetic; "$((a) b)" is a substitution of a subshell. */
 static void
 sp_arith(struct sp *sp, struct sp_word *w, size_t start)
 {
-	size_t	ncmds = sp->out->ncmds;
-
-	sp->pos = start + 3;
-	if (sp_arith_body(sp)) {
-		sp_word_adddyn(sp, w, start);
-		return;
+	switch (sp_arith_ahead(sp, start + 1)) {
+	case 1:
+		sp->pos = start + 3;
+		if (sp_arith_body(sp))
+			sp_word_adddyn(sp, w, start);
+		else if (!sp->stop)
+			sp_fail(sp, "ambiguous $((", 1);
+		break;
+	case 0:
+		sp->pos = start + 2;
+		sp_nested(sp, SH_SUBSTITUTED);
+		if (!sp->stop)
+			sp_word_adddyn(sp, w, start);
+		break;
+	default:
+		sp->pos = start;
+		sp_fail(sp, "unterminated $((", 1);
+		break;
 	}
-	if (sp->stop)
-		return;
-	sp_drop_cmds(sp, ncmds);
-	sp->pos = start + 2;
-	sp_nested(sp, SH_SUBSTITUTED);
-	if (!sp->stop)
-		sp_word_adddyn(sp, w, start);
 }
 
 /* ${...}: nested ${ } only; anything that could run a command fails. */
@@ -961,20 +1003,6 @@ sp_arg(struct sp *sp, size_t ci, char *s, unsigned wflags)
 		cmd->flags |= SH_GLOB;
 	sp_push(&cmd->argv, &cmd->argflags, &cmd->argc, &cmd->argcap,
 	    s != NULL ? s : xstrdup(""), wflags);
-}
-
-/* Removes every command listed from index n on (a parse taken back). */
-static void
-sp_drop_cmds(struct sp *sp, size_t n)
-{
-	size_t	i, k = 0;
-
-	while (sp->out->ncmds > n)
-		sp_cmd_release(&sp->out->cmds[--sp->out->ncmds]);
-	for (i = 0; i < sp->nhd; i++)
-		if (sp->hd[i].cmd < n)
-			sp->hd[k++] = sp->hd[i];
-	sp->nhd = k;
 }
 
 /* 1 if pos is at the reserved word kw (a word of its own). */
@@ -1686,18 +1714,20 @@ sp_group(struct sp *sp, int brace)
 static void
 sp_arith_cmd(struct sp *sp)
 {
-	size_t	start = sp->pos, ci = sp_cmd_new(sp);
+	size_t	start = sp->pos, ci;
 	char	*text;
 
 	sp->out->ops |= SH_OP_DIALECT;
+	if (sp_arith_ahead(sp, start) != 1) {
+		sp_group(sp, 0);
+		return;
+	}
+	ci = sp_cmd_new(sp);
 	sp->out->cmds[ci].kind = SH_K_ARITH;
 	sp->pos += 2;
 	if (!sp_arith_body(sp)) {
-		if (sp->stop)
-			return;
-		sp_drop_cmds(sp, ci);
-		sp->pos = start;
-		sp_group(sp, 0);
+		if (!sp->stop)
+			sp_fail(sp, "ambiguous ((", 1);
 		return;
 	}
 	text = xstrndup(sp->s + start + 2, sp->pos - start - 4);

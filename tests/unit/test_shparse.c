@@ -80,7 +80,7 @@ static const struct row rows[] = {
 	{ "echo $((1 + 2))", 1, "echo|$((1 + 2))[D]", 1 },
 	{ "echo $(( (1+2)*3 ))", 1, "echo|$(( (1+2)*3 ))[D]", 1 },
 	{ "echo $(( $(id) ))", 2, "echo|$(( $(id) ))[D] ; id[S@1]", 1 },
-	{ "echo $((1+2)", 2, "echo ; 1+2[SP@2]", 0 },
+	{ "echo $((1+2)", 1, "echo", 0 },
 	{ "echo $[1+2]", 1, "echo", 0 },
 	{ "echo ~", 1, "echo|~[D]", 1 },
 	{ "echo ~/x", 1, "echo|~/x[D]", 1 },
@@ -785,6 +785,40 @@ test_shparse_deep_nesting(void **state)
 	}
 }
 
+/*
+ * "$((" that turns out to be a substitution of a subshell, nested: each
+ * level is decided by a scan, not by parsing twice (which doubled the
+ * work at every level: 2^64 at the nesting limit).
+ */
+static void
+test_shparse_arith_or_subshell(void **state)
+{
+	struct sh_parse	 p;
+	char		*buf;
+
+	(void)state;
+	buf = test_shparse_nest(20, "$((", ") )");
+	assert_int_equal(sh_parse(buf, strlen(buf), SH_BASH, &p), 0);
+	assert_true(p.complete);
+	assert_int_equal(p.ncmds, 21);	/* each level's word, then ls */
+	assert_string_equal(p.cmds[20].argv[0], "ls");
+	sh_parse_release(&p);
+	free(buf);
+	buf = test_shparse_nest(SH_PARSE_DEPTH, "$((", ") )");
+	assert_int_equal(sh_parse(buf, strlen(buf), SH_BASH, &p), -1);
+	sh_parse_release(&p);
+	free(buf);
+	/* "((((ls) )) )": a subshell around "(((ls) ))", which ends in "))"
+	 * and so is arithmetic, as bash reads it: ls is never run. */
+	buf = test_shparse_nest(2, "((", ") )");
+	assert_int_equal(sh_parse(buf, strlen(buf), SH_BASH, &p), 0);
+	assert_true(p.complete);
+	assert_int_equal(p.ncmds, 1);
+	assert_int_equal(p.cmds[0].kind, SH_K_ARITH);
+	sh_parse_release(&p);
+	free(buf);
+}
+
 /* Backticks nest through escaping: 2^n backslashes, so only a few. */
 static void
 test_shparse_backtick_nesting(void **state)
@@ -863,6 +897,7 @@ main(void)
 		cmocka_unit_test(test_shparse_table),
 		cmocka_unit_test(test_shparse_posix),
 		cmocka_unit_test(test_shparse_pipepos),
+		cmocka_unit_test(test_shparse_arith_or_subshell),
 		cmocka_unit_test(test_shparse_ops),
 		cmocka_unit_test(test_shparse_word_flags),
 		cmocka_unit_test(test_shparse_heredoc_body),
