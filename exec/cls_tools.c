@@ -832,6 +832,11 @@ cls_tar(const struct cls_words *ws, struct cls_res *r)
 			i += (size_t)vals;		/* values follow */
 		}
 	}
+	if (!cls_has_opt(ws, "--force-local") && cls_rsync_remote(ws)) {
+		cls_raise(r, CLS_UNKNOWN, "unknown:option", "tar reaches an "
+		    "archive on another host (HOST:FILE) through rsh");
+		return;
+	}
 	if (mode == 'l')
 		mode = 't';
 	if (mode == 't')

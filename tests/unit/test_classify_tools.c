@@ -86,6 +86,10 @@ static const struct row rows[] = {
 	{ "tar -tvf a.tar", RO, "read_only:tar" },
 	{ "tar tzf a.tgz --wildcards '*.c'", RO, "read_only:tar" },
 	{ "tar --list --file=a.tar", RO, "read_only:tar" },
+	{ "tar -tf host:a.tar", UNK, "unknown:option" },
+	{ "tar tf backup@h:/a.tar", UNK, "unknown:option" },
+	{ "tar -tf h:a.tar --force-local", RO, "read_only:tar" },
+	{ "tar -tf ./a:b.tar", RO, "read_only:tar" },
 	{ "find . -name '*.c' -type f", RO, "read_only:find" },
 	/* An option the table does not know: unknown. */
 	{ "ls --frobnicate", UNK, "unknown:option" },
