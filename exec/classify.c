@@ -97,9 +97,11 @@ cls_words_in(struct cls_ctx *ctx, struct cls_words *ws, struct cls_res *r,
 	}
 	*inner = cls_join(ws->w, ws->n);
 	cls_command(ctx, ws, r);
-	if (r->risk == CLS_UNKNOWN || cls_in(cls_base(ws->w[0]),
-	    (const char *const[]){ "docker", "podman", "kubectl", "nerdctl",
-	    "crictl", "lxc", "lxc-attach", "vagrant", "parallel", NULL }))
+	/* sudo's destructive verdict must not hide a catastrophe inside. */
+	if (r->risk == CLS_UNKNOWN || ctx->privileged || cls_in(cls_base(
+	    ws->w[0]), (const char *const[]){ "docker", "podman", "kubectl",
+	    "nerdctl", "crictl", "lxc", "lxc-attach", "vagrant", "parallel",
+	    NULL }))
 		cls_embedded(ctx, ws, r);
 	cls_check_args(ctx, ws);
 }

@@ -210,6 +210,10 @@ static const struct row rows[] = {
 	{ "mv x /tmp/", WR, "write:mv", A },
 	{ "mv x /", DES, "destructive:mv", A },
 	{ "mv x /home/u/", WR, "write:mv", A },
+	{ "sudo python3 -c 'import os; os.system(\"rm -rf /\")'", BLK,
+	    "blocked:rm-root", A },
+	{ "sudo docker exec c rm -rf /", BLK, "blocked:rm-root", A },
+	{ "sudo python3 -c 'print(1)'", DES, "wrapper:sudo", A },
 	/* Unknown producers stay destructive. */
 	{ "cat list.txt | xargs rm -rf", DES, "destructive:", A },
 	{ "ls | xargs rm -rf", DES, "destructive:", A },
