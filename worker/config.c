@@ -96,6 +96,11 @@ static const struct config_opt config_opts[] = {
 	  OFF(log_dir), 0, 0, ".tmp/exec", "DIR",
 	  "each command's output goes to DIR/<id>.log",
 	  config_check_nonempty },
+	{ "state_dir", "state-dir", NULL, "EXECQ_STATE_DIR", CONFIG_STRING,
+	  OFF(state_dir), 0, 0, ".tmp/state", "DIR",
+	  "the worker's own files (audit log, spool of\n"
+	  "answers Redis has not taken yet)",
+	  config_check_nonempty },
 	{ "enable_execute", "enable-execute", "disable-execute",
 	  "ENABLE_EXECUTE", CONFIG_BOOL, OFF(enable_execute), 0, 0, "off",
 	  NULL, "run commands; while off, every EXEC item is\n"
@@ -110,6 +115,12 @@ static const struct config_opt config_opts[] = {
 	  CONFIG_MS, OFF(kill_grace_ms), 0, CONFIG_MAX_MS, "5", "S",
 	  "on timeout the process tree gets SIGTERM, then\n"
 	  "SIGKILL S seconds later", NULL },
+	{ "shutdown_flush_s", "shutdown-flush", NULL,
+	  "EXECQ_SHUTDOWN_FLUSH_S", CONFIG_MS, OFF(shutdown_flush_ms), 0,
+	  CONFIG_MAX_MS, "5", "S",
+	  "on SIGTERM, after kill_grace, wait up to S\n"
+	  "seconds for answers to reach Redis; the rest\n"
+	  "goes to the spool", NULL },
 	{ "drain_s", "drain", NULL, "EXECQ_DRAIN_S", CONFIG_MS,
 	  OFF(drain_ms), 0, CONFIG_MAX_MS, "2", "S",
 	  "after exit, wait up to S seconds for the output\n"
@@ -1010,6 +1021,7 @@ config_finish(struct config_state *st, char **cause)
 	if (config_finish_timeouts(st, cause) != 0 ||
 	    config_finish_workspace(st, cause) != 0 ||
 	    config_finish_dir(st, "log_dir", &st->c->log_dir, cause) != 0 ||
+	    config_finish_dir(st, "state_dir", &st->c->state_dir, cause) != 0 ||
 	    config_finish_dir(st, "tmp_dir", &st->c->tmp_dir, cause) != 0 ||
 	    config_finish_run_as(st, cause) != 0 ||
 	    config_finish_shell(st, cause) != 0 ||
@@ -1067,6 +1079,7 @@ config_release(struct config *c)
 	free(c->reply_default);
 	free(c->workspace);
 	free(c->log_dir);
+	free(c->state_dir);
 	free(c->shell);
 	free(c->consumer);
 	free(c->cgroup);

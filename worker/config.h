@@ -23,6 +23,7 @@ struct config {
 	char		*reply_default;		/* "replies" */
 	char		*workspace;		/* realpath'd at load; "." */
 	char		*log_dir;		/* ".tmp/exec" */
+	char		*state_dir;		/* ".tmp/state": audit, spool */
 	char		*shell;			/* "/bin/sh" */
 	char		*consumer;		/* "<hostname>-<pid>" */
 	char		*cgroup;		/* "auto", "off" or a cgroup2 dir */
@@ -30,6 +31,7 @@ struct config {
 	unsigned	 default_timeout_ms;	/* 30000 */
 	unsigned	 max_timeout_ms;	/* 3600000 */
 	unsigned	 kill_grace_ms;		/* 5000 */
+	unsigned	 shutdown_flush_ms;	/* 5000: answers, after grace */
 	unsigned	 drain_ms;		/* 2000: output drain after exit */
 	size_t		 output_cap;		/* 1 MiB per stream in answers */
 	size_t		 log_max_bytes;		/* 1 GiB per log file */
