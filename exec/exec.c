@@ -122,7 +122,8 @@ exec_init(struct event_base *base, const struct exec_config *cfg,
 	exec_pool = pool;
 	exec_confine = confine;
 	exec_devnull = open("/dev/null", O_RDONLY|O_CLOEXEC);
-	if (exec_devnull == -1 || (exec_syncer = syncer_create(base)) == NULL)
+	exec_syncer = cfg->syncer;
+	if (exec_devnull == -1 || exec_syncer == NULL)
 		return (-1);
 	if (pool == NULL) {
 		/* Orphans of our children come back to us, not to init. */
@@ -142,8 +143,7 @@ exec_shutdown(void)
 {
 	struct exec	*ex;
 
-	syncer_free(exec_syncer);	/* no callbacks into freed execs */
-	exec_syncer = NULL;
+	exec_syncer = NULL;	/* the caller freed it: no callbacks here */
 	while ((ex = LIST_FIRST(&exec_all)) != NULL)
 		exec_free(ex);
 	if (exec_ev_cgroup != NULL)

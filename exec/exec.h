@@ -19,6 +19,7 @@ struct event_base;
 struct exec;
 struct json_t;
 struct rusage;
+struct syncer;
 
 /* Settings shared by every exec; borrowed, must outlive them. */
 struct exec_config {
@@ -30,6 +31,7 @@ struct exec_config {
 	unsigned long long log_max_bytes;	/* then only the tail is kept */
 	unsigned	 max_pids;		/* cgroup v1 limits, as set */
 	unsigned long long max_memory;
+	struct syncer	*syncer;		/* fsyncs logs; the caller's */
 };
 
 /* How one command was confined (all 0: not at all). */
@@ -106,7 +108,10 @@ typedef void (*exec_done_cb)(struct exec *, void *arg);
  */
 int		 exec_init(struct event_base *, const struct exec_config *,
 		    struct cgroup_pool *, struct confine *);
-/* Kills and frees every exec without calling back; then the pool. */
+/*
+ * Kills and frees every exec without calling back; then the pool. Free
+ * the syncer first: its callbacks would reach freed execs.
+ */
 void		 exec_shutdown(void);
 /*
  * Starts spec. NULL when it cannot start, with *code (a static protocol

@@ -16,6 +16,7 @@
 #include "logs/xmalloc.h"
 #include "queue/queue.h"
 #include "queue/rurl.h"
+#include "queue/spool.h"
 
 #define QUEUE_GROUP		"execq"
 #define QUEUE_NLANES		5	/* ctl, ctl:<consumer>, high... */
@@ -25,6 +26,7 @@
 #define QUEUE_REPLY_MAXLEN	"10000"
 #define QUEUE_BACKOFF_MIN_MS	50
 #define QUEUE_BACKOFF_MAX_MS	2000
+#define QUEUE_ERR_BACKOFF_MAX_MS 8000	/* Redis says no (OOM, READONLY) */
 
 static const char *queue_lanes[QUEUE_NLANES] = {
 	"ctl", "ctl:%s", "high", "normal", "low"
@@ -69,13 +71,15 @@ static const char queue_forward_lua[] =
 /*
  * The idempotency key. KEYS: claim, answer. ARGV: consumer, ttl,
  * redelivered, retries, entry. Returns {1} run, {2, answer}, {3} running,
- * {4} lost. The claim's value is "<consumer>|<runs>|<entry>", so a claim
- * resent after a lost reply is recognised as ours and runs.
+ * {4} lost. The claim's value is "<consumer>|<runs>|<entry>" ("-" once
+ * released: the id may run again), so a claim resent after a lost reply is
+ * recognised as ours and runs.
  */
 static const char queue_claim_lua[] =
     "local me = ARGV[1] .. '|' local c = redis.call('GET', KEYS[1]) "
-    "if not c then redis.call('SET', KEYS[1], me .. '1|' .. ARGV[5], 'EX', "
-    " ARGV[2]) return {1} end "
+    "if not c or c == '-' then "
+    " redis.call('SET', KEYS[1], me .. '1|' .. ARGV[5], 'EX', ARGV[2]) "
+    " return {1} end "
     "if string.sub(c, 1, #me) == me and "
     " string.sub(c, -#ARGV[5] - 1) == '|' .. ARGV[5] then return {1} end "
     "local a = redis.call('GET', KEYS[2]) "
@@ -89,24 +93,39 @@ static const char queue_claim_lua[] =
 
 /*
  * An answer, stored and acknowledged atomically. KEYS: reply stream,
- * answer key, source stream, claim key. ARGV: maxlen, json, store (1: keep
- * it as the item's answer, 2: release the claim so the id may run again,
- * 0: neither), ttl, entry, group. The acknowledged entry is deleted from
- * its work stream, so work streams hold only what is waiting or running.
+ * answer key (for a callback: the session hash), source stream, claim key.
+ * ARGV: maxlen, json, store (1: keep it as the item's answer, 2: release
+ * the claim so the id may run again, 3: a session's callback, 0: none of
+ * these), ttl, entry, group. The acknowledged entry is deleted from its
+ * work stream, so work streams hold only what is waiting or running.
  * An entry that is acknowledged already (this answer resent after a lost
- * reply, or the entry answered by a worker that took it over) gets no
- * second answer: exactly one per entry.
+ * reply, or the entry answered by a worker that took it over: either way
+ * the item's claim or answer is there) gets no second answer: exactly one
+ * per entry. An entry that is gone with no claim and no answer was lost by
+ * Redis (a restart without persistence): the answer is still published.
+ * A session's callback goes out once: the first of the worker and the
+ * lost-session sweep marks the session hash and the other stays silent.
  * A reply stream nobody reads any more expires ttl after its last answer.
  */
 static const char queue_answer_lua[] =
     "if ARGV[5] ~= '' then "
-    " if redis.call('XACK', KEYS[3], ARGV[6], ARGV[5]) == 0 then return 0 end "
-    " redis.call('XDEL', KEYS[3], ARGV[5]) end "
+    " local n = redis.pcall('XACK', KEYS[3], ARGV[6], ARGV[5]) "
+    " if n == 1 then redis.call('XDEL', KEYS[3], ARGV[5]) "
+    " elseif ARGV[3] ~= '3' and (redis.call('EXISTS', KEYS[4]) == 1 or "
+    "  redis.call('EXISTS', KEYS[2]) == 1) then return 0 end "
+    "end "
+    "if ARGV[3] == '3' then "
+    " if redis.call('HSETNX', KEYS[2], 'callback', '1') == 0 then "
+    "  return 0 end "
+    " if redis.call('TTL', KEYS[2]) < 0 then "
+    "  redis.call('EXPIRE', KEYS[2], ARGV[4]) end "
+    "end "
     "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[2]) "
     "redis.call('EXPIRE', KEYS[1], ARGV[4]) "
     "if ARGV[3] == '1' then redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4]) "
     " redis.call('EXPIRE', KEYS[4], ARGV[4]) "
-    "elseif ARGV[3] == '2' then redis.call('DEL', KEYS[4]) end "
+    "elseif ARGV[3] == '2' then redis.call('SET', KEYS[4], '-', 'EX', "
+    " ARGV[4]) end "
     "return 1";
 
 /*
@@ -119,12 +138,13 @@ static const char queue_lost_lua[] =
     "for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do "
     " local h = 'execq:session:' .. id "
     " local st = redis.call('HMGET', h, 'status', 'worker', 'reply_to', "
-    "  'log_path') "
-    " if st[1] ~= 'running' then redis.call('SREM', KEYS[1], id) "
+    "  'log_path', 'callback') "
+    " if st[1] ~= 'running' or st[5] then redis.call('SREM', KEYS[1], id) "
     " elseif st[2] and redis.call('EXISTS', 'execq:worker:' .. st[2]) == 0 "
     " then "
     "  redis.call('SREM', KEYS[1], id) "
-    "  redis.call('HSET', h, 'status', 'lost', 'ended_ms', ARGV[1]) "
+    "  redis.call('HSET', h, 'status', 'lost', 'ended_ms', ARGV[1], "
+    "   'callback', '1') "
     "  redis.call('EXPIRE', h, ARGV[2]) "
     "  local cb = '{\"type\":\"EXEC_CALLBACK\",\"priority\":\"high\",' .. "
     "   '\"id\":' .. cjson.encode(id) .. ',\"session_id\":' .. "
@@ -162,6 +182,8 @@ struct qreq {
 	queue_claim_cb		 claimcb;	/* NULL for answers */
 	queue_reply_cb		 replycb;	/* or this, or neither */
 	void			*arg;
+	int			 nospool;	/* wrong to replay later */
+	struct spool_ref	 spool;		/* where it is kept on disk */
 };
 TAILQ_HEAD(qreqs, qreq);
 
@@ -198,6 +220,11 @@ struct queue {
 	int			 freeing;
 	struct qreqs		 out;		/* answers and claims */
 	unsigned		 nout;
+	struct spool		*spool;		/* NULL: no state dir */
+	unsigned		 err_backoff_ms;	/* Redis said no */
+	int			 err_wait;	/* ... so nothing goes out */
+	time_t			 err_logged;
+	unsigned		 err_quiet;	/* errors not logged since */
 	struct qhelds		 held;
 	LIST_HEAD(, qtrack)	 tracked;
 	struct event		*ev_beat;
@@ -209,6 +236,7 @@ struct queue {
 static void	queue_connect(struct qconn *);
 static void	queue_read_next(struct queue *);
 static void	queue_flush(struct queue *);
+static void	queue_push(struct queue *, struct qreq *);
 static void	queue_block_cb(redisAsyncContext *, void *, void *);
 static void	queue_unblock_cb(redisAsyncContext *, void *, void *);
 
@@ -257,6 +285,14 @@ queue_req_new(int argc, const char **argv, const size_t *len)
 	return (r);
 }
 
+/* Marks a request as not for the spool. */
+static struct qreq *
+queue_nospool(struct qreq *r)
+{
+	r->nospool = 1;
+	return (r);
+}
+
 /* Frees a request. */
 static void
 queue_req_free(struct qreq *r)
@@ -268,6 +304,41 @@ queue_req_free(struct qreq *r)
 	free(r->argv);
 	free(r->argvlen);
 	free(r);
+}
+
+/* Answers and commands without a callback can be replayed by anyone. */
+static int
+queue_spoolable(const struct qreq *r)
+{
+	return (r->claimcb == NULL && r->replycb == NULL && !r->nospool &&
+	    r->spool.file == NULL);
+}
+
+/* Keeps the requests Redis has not confirmed on disk; how many are. */
+static unsigned
+queue_spool_out(struct queue *q)
+{
+	struct qreq	*req;
+	unsigned	 n = 0;
+
+	if (q->spool == NULL)
+		return (0);
+	TAILQ_FOREACH(req, &q->out, entry) {
+		if (queue_spoolable(req))
+			(void)spool_append(q->spool, req->argc,
+			    (const char *const *)req->argv, req->argvlen,
+			    &req->spool);
+		if (req->spool.file != NULL)
+			n++;
+	}
+	spool_sync(q->spool);
+	return (n);
+}
+
+unsigned
+queue_spool_all(struct queue *q)
+{
+	return (queue_spool_out(q));
 }
 
 /* Schedules a reconnect with exponential backoff. */
@@ -402,6 +473,8 @@ queue_disconnect_cb(const redisAsyncContext *ac, int status)
 		return;
 	log_warn("queue: redis %s connection lost%s%s", c->name,
 	    status == REDIS_OK ? "" : ": ", status == REDIS_OK ? "" : ac->errstr);
+	if (c == &c->q->wr)
+		queue_spool_out(c->q);
 	queue_retry_later(c);
 }
 
@@ -738,17 +811,52 @@ queue_retire(struct queue *q)
 	xasprintf(&key, "execq:worker:%s", q->consumer);
 	argv[0] = "DEL";
 	argv[1] = key;
-	queue_send(q, 2, argv, NULL, NULL, NULL);
+	/* Never replayed: a later worker of this name may be alive then. */
+	queue_push(q, queue_nospool(queue_req_new(2, argv, NULL)));
 	free(key);
 }
 
-/* Retry a failed request later (Redis answered with an error). */
+/* Retry failed requests once the backoff is over. */
 static void
 queue_flush_retry_cb(evutil_socket_t fd, short what, void *arg)
 {
+	struct queue	*q = arg;
+
 	(void)fd;
 	(void)what;
-	queue_flush(arg);
+	q->err_wait = 0;
+	queue_flush(q);
+}
+
+/*
+ * Redis refused a request (OOM, READONLY, a script error): nothing more
+ * goes out for a while, doubling up to QUEUE_ERR_BACKOFF_MAX_MS while the
+ * refusals go on, and the log says so once a second at most.
+ */
+static void
+queue_refused(struct queue *q, const char *what, const char *why)
+{
+	struct timeval	 tv;
+	time_t		 now = time(NULL);
+
+	if (now != q->err_logged) {
+		log_warn("queue: redis refused %s: %s (%u more since; retrying "
+		    "in %u ms)", what, why, q->err_quiet, q->err_backoff_ms == 0 ?
+		    QUEUE_BACKOFF_MIN_MS : q->err_backoff_ms);
+		q->err_logged = now;
+		q->err_quiet = 0;
+	} else
+		q->err_quiet++;
+	if (q->err_wait)
+		return;		/* this burst is counted already */
+	q->err_backoff_ms = q->err_backoff_ms == 0 ? QUEUE_BACKOFF_MIN_MS :
+	    q->err_backoff_ms * 2;
+	if (q->err_backoff_ms > QUEUE_ERR_BACKOFF_MAX_MS)
+		q->err_backoff_ms = QUEUE_ERR_BACKOFF_MAX_MS;
+	q->err_wait = 1;
+	tv.tv_sec = q->err_backoff_ms / 1000;
+	tv.tv_usec = (q->err_backoff_ms % 1000) * 1000;
+	evtimer_add(q->ev_flush, &tv);
 }
 
 /* The reply to an answer or a claim. */
@@ -759,7 +867,6 @@ queue_req_cb(redisAsyncContext *ac, void *r, void *arg)
 	struct qreq	*req = arg;
 	struct qconn	*c = ac->data;
 	struct queue	*q = c->q;
-	struct timeval	 tv = { 1, 0 };
 	enum queue_claim what;
 	const char	*answer = NULL;
 	size_t		 len = 0;
@@ -768,13 +875,29 @@ queue_req_cb(redisAsyncContext *ac, void *r, void *arg)
 	if (reply == NULL || q->freeing)
 		return;		/* resent when the connection is back */
 	if (reply->type == REDIS_REPLY_ERROR) {
-		log_warn("queue: %s: %s (will retry)", req->claimcb != NULL ?
-		    "claim" : "answer", reply->str);
-		evtimer_add(q->ev_flush, &tv);
+		queue_refused(q, req->claimcb != NULL ? "a claim" :
+		    "an answer", reply->str);
+		if (req->claimcb == NULL) {
+			if (queue_spoolable(req) && q->spool != NULL) {
+				(void)spool_append(q->spool, req->argc,
+				    (const char *const *)req->argv, req->argvlen,
+				    &req->spool);
+				spool_sync(q->spool);
+			}
+			return;		/* kept; sent again after the backoff */
+		}
+		/* A claim lets go: the entry stays pending for a retry. */
+		TAILQ_REMOVE(&q->out, req, entry);
+		q->nout--;
+		req->claimcb(QUEUE_CLAIM_FAILED, NULL, 0, req->arg);
+		queue_req_free(req);
 		return;
 	}
+	q->err_backoff_ms = 0;
 	TAILQ_REMOVE(&q->out, req, entry);
 	q->nout--;
+	if (q->spool != NULL)
+		spool_done(q->spool, &req->spool);
 	if (req->replycb != NULL)
 		req->replycb(reply->type == REDIS_REPLY_INTEGER ?
 		    reply->integer : 0, req->arg);
@@ -797,7 +920,7 @@ queue_flush(struct queue *q)
 {
 	struct qreq	*req;
 
-	if (!q->wr.up || q->freeing)
+	if (!q->wr.up || q->freeing || q->err_wait)
 		return;
 	TAILQ_FOREACH(req, &q->out, entry) {
 		if (req->sent)
@@ -815,6 +938,11 @@ queue_push(struct queue *q, struct qreq *req)
 {
 	TAILQ_INSERT_TAIL(&q->out, req, entry);
 	q->nout++;
+	if (!q->wr.up && queue_spoolable(req) && q->spool != NULL) {
+		(void)spool_append(q->spool, req->argc,
+		    (const char *const *)req->argv, req->argvlen, &req->spool);
+		spool_sync(q->spool);
+	}
 	queue_flush(q);
 }
 
@@ -859,10 +987,14 @@ queue_answer(struct queue *q, const char *reply_to, const char *lane,
 	int		 i;
 
 	xasprintf(&reply, "q:%s:%s", reply_to, lane);
-	xasprintf(&answer, "execq:answer:%s", item_id != NULL ? item_id : "");
+	if (store == QUEUE_STORE_CALLBACK)
+		xasprintf(&answer, "execq:session:%s", item_id);
+	else
+		xasprintf(&answer, "execq:answer:%s",
+		    item_id != NULL ? item_id : "");
 	xasprintf(&claim, "execq:claim:%s", item_id != NULL ? item_id : "");
 	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
-	how[0] = item_id == NULL ? '0' : "012"[store];
+	how[0] = item_id == NULL ? '0' : "0123"[store];
 	how[1] = '\0';
 	argv[0] = "EVAL";
 	argv[1] = queue_answer_lua;
@@ -1050,7 +1182,13 @@ queue_untrack(struct queue *q, const char *stream, const char *entry_id)
 unsigned
 queue_backlog(const struct queue *q)
 {
-	return (q->nout);
+	const struct qreq	*req;
+	unsigned		 n = 0;
+
+	TAILQ_FOREACH(req, &q->out, entry)
+		if (req->claimcb == NULL)
+			n++;
+	return (n);
 }
 
 int
@@ -1152,6 +1290,35 @@ queue_conn_init(struct queue *q, struct qconn *c, const char *name)
 		fatal("out of memory (libevent)");
 }
 
+/* A command of a stopped worker's spool, sent like our own. */
+static void
+queue_replay_cb(int argc, const char **argv, const size_t *len,
+    const struct spool_ref *ref, void *arg)
+{
+	struct queue	*q = arg;
+	struct qreq	*req;
+
+	req = queue_req_new(argc, argv, len);
+	req->spool = *ref;
+	TAILQ_INSERT_TAIL(&q->out, req, entry);
+	q->nout++;
+}
+
+/* The spool, and what stopped workers left in it. */
+static void
+queue_spool_open(struct queue *q, const struct queue_config *cfg)
+{
+	char	*cause;
+
+	if ((q->spool = spool_open(cfg->state_dir, cfg->consumer, cfg->syncer,
+	    &cause)) == NULL) {
+		log_warn("queue: %s (answers wait in memory only)", cause);
+		free(cause);
+		return;
+	}
+	(void)spool_adopt(q->spool, queue_replay_cb, q);
+}
+
 struct queue *
 queue_create(struct event_base *base, const struct queue_config *cfg,
     queue_item_cb itemcb, void *arg)
@@ -1199,6 +1366,8 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	tv.tv_sec = beat_ms / 1000;
 	tv.tv_usec = (beat_ms % 1000) * 1000;
 	event_add(q->ev_beat, &tv);
+	if (cfg->state_dir != NULL)
+		queue_spool_open(q, cfg);
 	queue_connect(&q->rd);
 	queue_connect(&q->wr);
 	return (q);
@@ -1232,6 +1401,7 @@ queue_free(struct queue *q)
 	q->freeing = 1;
 	queue_conn_release(&q->rd);
 	queue_conn_release(&q->wr);
+	spool_close(q->spool);	/* what is not done stays on disk */
 	while ((req = TAILQ_FIRST(&q->out)) != NULL) {
 		TAILQ_REMOVE(&q->out, req, entry);
 		queue_req_free(req);

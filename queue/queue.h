@@ -17,6 +17,7 @@
 struct event_base;
 struct queue;
 struct rurl;
+struct syncer;
 
 /* One delivered entry; every pointer is borrowed for the callback only. */
 struct queue_entry {
@@ -36,6 +37,9 @@ enum queue_claim {
 	QUEUE_CLAIM_ANSWERED,		/* answered before: the stored answer */
 	QUEUE_CLAIM_RUNNING,		/* another delivery holds it */
 	QUEUE_CLAIM_LOST,		/* its worker died after starting it */
+	QUEUE_CLAIM_FAILED,		/* Redis refused (OOM...): let go of
+					   it; it stays pending and is taken
+					   over later */
 };
 /* answer is borrowed; non-NULL only for QUEUE_CLAIM_ANSWERED. */
 typedef void (*queue_claim_cb)(enum queue_claim, const char *answer,
@@ -49,12 +53,15 @@ struct queue_config {
 	const char		*consumer;
 	unsigned		 claim_idle_ms;	/* then others take over */
 	unsigned		 answer_ttl_s;
+	const char		*state_dir;	/* the spool; NULL: none */
+	struct syncer		*syncer;	/* fsyncs it; NULL: none */
 };
 
 /*
  * Connects (and keeps reconnecting, with backoff) and starts reading as
  * soon as queue_want() says there is room. cfg is copied. Never fails for
- * an unreachable Redis: that is logged and retried.
+ * an unreachable Redis: that is logged and retried. With a state_dir,
+ * what a stopped worker on this host left in its spool is sent first.
  */
 struct queue	*queue_create(struct event_base *, const struct queue_config *,
 		    queue_item_cb, void *arg);
@@ -81,6 +88,9 @@ enum queue_store {
 	QUEUE_STORE_NONE = 0,		/* nothing */
 	QUEUE_STORE_ANSWER,		/* keep it as the item's answer */
 	QUEUE_STORE_RELEASE,		/* forget the claim: it never ran */
+	QUEUE_STORE_CALLBACK,		/* item_id is a session id: publish
+					   once per session, and not after
+					   the session was declared lost */
 };
 
 /*
@@ -126,8 +136,14 @@ void		 queue_track(struct queue *, const char *stream,
 		    const char *entry_id);
 void		 queue_untrack(struct queue *, const char *stream,
 		    const char *entry_id);
-/* Requests not yet confirmed by Redis (answers, claims). */
+/* Answers and commands not yet confirmed by Redis (claims not counted). */
 unsigned	 queue_backlog(const struct queue *);
+/*
+ * Writes every answer and command not yet confirmed by Redis to the spool
+ * (shutdown: they are sent at the next start). Returns how many are
+ * safe there; claims and reads are not kept.
+ */
+unsigned	 queue_spool_all(struct queue *);
 /* 1 if both connections are up. */
 int		 queue_connected(const struct queue *);
 

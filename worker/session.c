@@ -633,8 +633,8 @@ session_done_cb(struct exec *ex, void *arg)
 	log_info("session %s: %s, exit %d", s->id, json_string_value(
 	    json_object_get(s->final, "status")), (int)json_integer_value(
 	    json_object_get(s->final, "exit_code")));
-	queue_answer(ss->q, s->reply_to, "high", NULL, QUEUE_STORE_NONE, NULL,
-	    NULL, text, len);
+	queue_answer(ss->q, s->reply_to, "high", s->id, QUEUE_STORE_CALLBACK,
+	    NULL, NULL, text, len);
 	/* The live stream's last entry says how it ended. */
 	snprintf(key, sizeof key, "execq:out:%s", s->id);
 	snprintf(ttl, sizeof ttl, "%u", ss->cfg->session_ttl_s);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -22,6 +23,7 @@
 #include "logs/cleanup.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
+#include "logs/syncer.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
 #include "queue/queue.h"
@@ -89,7 +91,8 @@ struct worker {
 	char			**allow;	/* policy.allow_paths, owned */
 	struct event		*ev_chld, *ev_term, *ev_int;
 	struct event		*ev_stop;	/* shutdown steps */
-	int			 stop_step;
+	long long		 stop_deadline_ms;	/* then exit anyway */
+	struct syncer		*syncer;	/* fsyncs logs and the spool */
 	struct held_end		 ended[WORKER_HELD_KEEP];	/* a ring */
 	unsigned		 nended;
 };
@@ -532,6 +535,12 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 		worker_finish(j, it->reply_to, NULL, QUEUE_STORE_NONE, answer,
 		    len);
 		break;
+	case QUEUE_CLAIM_FAILED:
+		/* Not ours yet: it stays pending and is taken over later. */
+		log_info("item %s: Redis refused the claim; let go of it for "
+		    "now", it->id);
+		worker_drop(j);
+		break;
 	case QUEUE_CLAIM_LOST:
 		worker_fail(j, it->reply_to, it->id, "worker_lost",
 		    "the worker running this item stopped before answering; "
@@ -619,7 +628,8 @@ worker_check(struct job *j)
 	if (!w->cfg->enable_execute) {
 		worker_fail(j, it->reply_to, it->id, "execution_disabled",
 		    "command execution is disabled on this worker (set "
-		    "ENABLE_EXECUTE=1 or enable_execute in the config file)", QUEUE_STORE_NONE);
+		    "ENABLE_EXECUTE=1 or enable_execute in the config file)",
+		    QUEUE_STORE_NONE);
 		return (-1);
 	}
 	if (it->timeout_ms > (long)w->cfg->max_timeout_ms) {
@@ -826,44 +836,61 @@ worker_sigchld_cb(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+/* CLOCK_MONOTONIC in milliseconds. */
+static long long
+worker_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* Items whose command is still running (claims in flight do not count). */
+static unsigned
+worker_running(struct worker *w)
+{
+	struct job	*j;
+	unsigned	 n = 0;
+
+	LIST_FOREACH(j, &w->jobs, entry)
+		if (j->ex != NULL)
+			n++;
+	return (n + sessions_running(w->sessions));
+}
+
 /*
- * Shutdown, one step per tick: stop reading; let running commands finish
- * for kill_grace, then kill them; wait (up to 5 s) for the answers to
- * reach Redis; leave the loop.
+ * Shutdown, checked every tick: once nothing runs and Redis has every
+ * answer, the loop ends. At kill_grace + shutdown_flush after the signal
+ * it ends anyway, whatever Redis does: what Redis has not confirmed goes
+ * to the spool first, for the next start (or another worker on the host).
  */
 static void
 worker_stop_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct worker	*w = arg;
-	struct job	*j;
-	struct timeval	 tv = { 0, 100000 };
-	unsigned	 ticks_grace = w->cfg->kill_grace_ms / 100;
+	struct timeval	 tv = { 0, 50000 };
+	unsigned	 running, spooled;
 
 	(void)fd;
 	(void)what;
-	w->stop_step++;
-	if ((w->njobs > 0 || sessions_running(w->sessions) > 0) &&
-	    w->stop_step == (int)ticks_grace + 1) {
-		log_info("shutdown: killing %u running command(s)", w->njobs);
-		LIST_FOREACH(j, &w->jobs, entry)
-			if (j->ex != NULL)
-				exec_kill(j->ex, SIGTERM, EXEC_END_SHUTDOWN);
-	}
-	if (w->njobs == 0 && sessions_running(w->sessions) == 0 &&
-	    !w->retired) {
+	running = worker_running(w);
+	if (running == 0 && !w->retired) {
 		queue_retire(w->q);	/* nothing more is forwarded here */
 		w->retired = 1;
 	}
-	if ((w->njobs > 0 || sessions_running(w->sessions) > 0 ||
-	    queue_backlog(w->q) > 0) &&
-	    w->stop_step < (int)ticks_grace + 50 + 20 +
-	    (int)(w->cfg->kill_grace_ms / 100)) {
+	if (running == 0 && queue_backlog(w->q) == 0) {
+		event_base_loopexit(w->base, NULL);
+		return;
+	}
+	if (worker_now_ms() < w->stop_deadline_ms) {
 		evtimer_add(w->ev_stop, &tv);
 		return;
 	}
-	if (w->njobs > 0 || queue_backlog(w->q) > 0)
-		log_warn("shutdown: leaving %u job(s), %u answer(s) unsent",
-		    w->njobs, queue_backlog(w->q));
+	spooled = queue_spool_all(w->q);
+	log_warn("shutdown: %u command(s) still running; %u answer(s) not "
+	    "confirmed by Redis, %u of them kept in the spool for the next "
+	    "start", running, queue_backlog(w->q), spooled);
 	event_base_loopexit(w->base, NULL);
 }
 
@@ -894,6 +921,7 @@ static void
 worker_sigterm_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct worker	*w = arg;
+	struct job	*j;
 
 	(void)what;
 	if (w->stopping) {
@@ -904,9 +932,14 @@ worker_sigterm_cb(evutil_socket_t sig, short what, void *arg)
 	log_info("signal %d: stopping (%u item(s), %u session(s) running)",
 	    (int)sig, w->njobs, sessions_running(w->sessions));
 	w->stopping = 1;
+	w->stop_deadline_ms = worker_now_ms() + w->cfg->kill_grace_ms +
+	    w->cfg->shutdown_flush_ms;
 	queue_stop_reading(w->q);
 	worker_cancel_parked(w);
-	/* Sessions would not end by themselves: TERM now, KILL after grace. */
+	/* Every command gets TERM now and KILL kill_grace later. */
+	LIST_FOREACH(j, &w->jobs, entry)
+		if (j->ex != NULL)
+			exec_kill(j->ex, SIGTERM, EXEC_END_SHUTDOWN);
 	sessions_kill_all(w->sessions);
 	worker_stop_cb(-1, 0, w);
 }
@@ -1213,6 +1246,13 @@ worker_create(struct event_base *base, const struct config *cfg)
 	w->ecfg.log_max_bytes = cfg->log_max_bytes;
 	w->ecfg.max_pids = cfg->max_pids;
 	w->ecfg.max_memory = cfg->max_memory;
+	if ((w->syncer = syncer_create(base)) == NULL) {
+		log_warn("syncer thread: %s", strerror(errno));
+		confine_free(b.confine);
+		cgroup_pool_free(b.pool);
+		goto fail;
+	}
+	w->ecfg.syncer = w->syncer;
 	if (b.pool == NULL)
 		log_warn("cgroups unavailable: falling back to process groups "
 		    "and a subreaper sweep");
@@ -1230,6 +1270,8 @@ worker_create(struct event_base *base, const struct config *cfg)
 	qc.consumer = cfg->consumer;
 	qc.claim_idle_ms = cfg->claim_idle_ms;
 	qc.answer_ttl_s = cfg->answer_ttl_s;
+	qc.state_dir = cfg->state_dir;
+	qc.syncer = w->syncer;
 	w->q = queue_create(base, &qc, worker_item_cb, w);
 	w->sessions = sessions_create(base, w->q, cfg, worker_slot_cb, w);
 	sessions_on_held(w->sessions, worker_held_list_cb, w);
@@ -1260,6 +1302,7 @@ worker_free(struct worker *w)
 	queue_free(w->q);	/* no callbacks from here on */
 	sessions_free(w->sessions);
 	approvals_free(w->approvals);
+	syncer_free(w->syncer);	/* finishes its fsyncs, calls nobody back */
 	exec_shutdown();	/* kills what still runs, no callbacks */
 	while ((j = LIST_FIRST(&w->jobs)) != NULL) {
 		LIST_REMOVE(j, entry);

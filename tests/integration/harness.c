@@ -245,7 +245,8 @@ harness_init(struct harness *h, const char *url)
 		return (-1);
 	h->dir = real;
 	if ((h->ws = harness_mkdir(h, "ws")) == NULL ||
-	    (h->log_dir = harness_mkdir(h, "logs")) == NULL)
+	    (h->log_dir = harness_mkdir(h, "logs")) == NULL ||
+	    (h->state_dir = harness_mkdir(h, "state")) == NULL)
 		return (-1);
 	xasprintf(&h->queue, "it%ld-%u", (long)getpid(), ++harness_serial);
 	xasprintf(&h->reply, "%s.reply", h->queue);
@@ -381,6 +382,7 @@ harness_teardown(void **state)
 	free(h->dir);
 	free(h->ws);
 	free(h->log_dir);
+	free(h->state_dir);
 	free(h->queue);
 	free(h->reply);
 	free(h);
@@ -452,7 +454,8 @@ harness_worker_argv(struct harness *h, struct harness_worker *w, va_list ap)
 {
 	const char	*base[] = { h->bin, "--redis", NULL, "--queue",
 			    h->queue, "--workspace", h->ws, "--log-dir",
-			    h->log_dir, "--consumer", w->consumer, "-v",
+			    h->log_dir, "--state-dir", h->state_dir,
+			    "--consumer", w->consumer, "-v",
 			    "--tier", "admin", "--sandbox", "off" };
 	const size_t	 nbase = sizeof base / sizeof base[0];
 	char		**v, *url;

@@ -40,6 +40,7 @@ struct harness {
 	char			*dir;		/* per-test temp dir */
 	char			*ws;		/* workspace (a realpath) */
 	char			*log_dir;
+	char			*state_dir;	/* --state-dir: audit, spool */
 	char			*queue;		/* --queue, unique per test */
 	char			*reply;		/* this test's reply_to */
 	int			 execute;	/* ENABLE_EXECUTE=1 (default) */
@@ -74,9 +75,10 @@ void		 harness_fail(struct harness *, const char *, ...)
 
 /*
  * Starts the worker with the harness's flags (--redis, --queue,
- * --workspace, --log-dir, --consumer, -v, and --tier admin --sandbox off
- * so that only the policy tests meet the command policy) followed by the
- * extra flags (a NULL-terminated list; the last of a repeated flag wins) and waits until its consumer reads the queue.
+ * --workspace, --log-dir, --state-dir, --consumer, -v, and --tier admin
+ * --sandbox off so that only the policy tests meet the command policy)
+ * followed by the extra flags (a NULL-terminated list; the last of a
+ * repeated flag wins) and waits until its consumer reads the queue.
  * env: extra "NAME=value" entries (NULL: none) on top of the test's
  * environment minus ENABLE_EXECUTE and EXECQ_*; ENABLE_EXECUTE=1 is added
  * while h->execute is set. Returns the pid.

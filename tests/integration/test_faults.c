@@ -1,0 +1,359 @@
+/*
+ * Faults, tried on the real thing: Redis killed and restarted with and
+ * without persistence while items run, a worker stopped while Redis is
+ * away (its answers go to the spool and come out at the next start).
+ * Every test counts items in, answers out and duplicates, and waits on
+ * barriers (a file the commands wait for, an item answered after the
+ * others), never on the clock.
+ */
+
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+#include <jansson.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "logs/xmalloc.h"
+#include "tests/integration/harness.h"
+
+#define FAULTS_ITEMS	24	/* more than the worker's slots */
+#define FAULTS_SLOTS	"8"
+
+/* Kills the test's redis-server with SIGKILL and waits until it is gone. */
+static void
+redis_kill(struct harness *h)
+{
+	const char	*dir = getenv("EXECQ_TEST_REDIS_DIR");
+	char		*path, *text;
+	long		 pid;
+	int		 i;
+
+	xasprintf(&path, "%s/redis.pid", dir);
+	if ((text = harness_read_file(path, NULL)) == NULL ||
+	    (pid = strtol(text, NULL, 10)) <= 1)
+		harness_fail(h, "no redis pid in %s", path);
+	if (kill((pid_t)pid, SIGKILL) == -1)
+		harness_fail(h, "kill redis %ld: %m", pid);
+	for (i = 0; i < 1000 && kill((pid_t)pid, 0) == 0; i++)
+		harness_sleep_ms(10);
+	(void)unlink(path);
+	(void)unlink(h->redis_path);
+	free(text);
+	free(path);
+}
+
+/* Starts it again from its config, with extra "--name value" options. */
+static void
+redis_start(struct harness *h, const char *opt, const char *val)
+{
+	const char	*conf = getenv("EXECQ_TEST_REDIS_CONF");
+	const char	*argv[] = { "redis-server", conf, opt, val, NULL };
+	int		 status;
+
+	status = harness_run(h, argv, 10000);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		harness_fail(h, "redis-server did not start again");
+	if (harness_wait_file(h->redis_path, 10000) == -1)
+		harness_fail(h, "redis-server has no socket");
+	harness_reconnect(h);
+}
+
+/* Switches on the append-only file, synced on every write. */
+static void
+redis_aof_on(struct harness *h)
+{
+	redisReply	*r;
+	int		 i;
+
+	freeReplyObject(harness_cmd(h, "CONFIG SET appendfsync always"));
+	freeReplyObject(harness_cmd(h, "CONFIG SET appendonly yes"));
+	for (i = 0; i < 1000; i++) {	/* its first rewrite must finish */
+		r = harness_cmd(h, "INFO persistence");
+		if (strstr(r->str, "aof_rewrite_in_progress:0") != NULL &&
+		    strstr(r->str, "aof_enabled:1") != NULL &&
+		    strstr(r->str, "aof_rewrite_scheduled:0") != NULL) {
+			freeReplyObject(r);
+			return;
+		}
+		freeReplyObject(r);
+		harness_sleep_ms(10);
+	}
+	harness_fail(h, "the AOF rewrite did not finish");
+}
+
+/* Items that each wait until the file "go" exists in the workspace. */
+static void
+submit_waiting(struct harness *h, const char *prefix, int n)
+{
+	char	 name[64];
+	int	 i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "%s%d", prefix, i);
+		harness_submit(h, "normal", harness_id(h, name),
+		    "while [ ! -e go ]; do sleep 0.1; done; echo out", NULL);
+	}
+}
+
+/* Waits until n log files of items with prefix exist (they started). */
+static void
+wait_started(struct harness *h, const char *prefix, int n)
+{
+	char	 name[64], *path;
+	int	 i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "%s%d", prefix, i);
+		xasprintf(&path, "%s/%s.log", h->log_dir, harness_id(h, name));
+		if (harness_wait_file(path, HARNESS_WAIT_MS) == -1)
+			harness_fail(h, "item %s did not start", name);
+		free(path);
+	}
+}
+
+/* Lets the waiting items finish. */
+static void
+release_waiting(struct harness *h)
+{
+	char	*path;
+	int	 fd;
+
+	xasprintf(&path, "%s/go", h->ws);
+	if ((fd = open(path, O_WRONLY|O_CREAT, 0644)) == -1)
+		harness_fail(h, "%s: %m", path);
+	close(fd);
+	free(path);
+}
+
+/* How many entries of the reply stream answer id. */
+static int
+count_answers(struct harness *h, const char *id)
+{
+	json_t		*all, *a;
+	size_t		 i;
+	const char	*s;
+	int		 n = 0;
+
+	all = harness_all_answers(h, NULL);
+	json_array_foreach(all, i, a) {
+		s = harness_jstr(a, "id");
+		if (s != NULL && strcmp(s, id) == 0)
+			n++;
+	}
+	json_decref(all);
+	return (n);
+}
+
+/*
+ * Answers of items prefix0..n-1 after the barrier item (submitted last,
+ * answered last by a one-slot worker... or by any worker: it only proves
+ * the worker is past the others' answers when they were sent first).
+ * Asserts none has two; returns how many have one.
+ */
+static int
+count_all(struct harness *h, const char *prefix, int n, int *dups)
+{
+	char	 name[64];
+	int	 i, c, got = 0;
+
+	*dups = 0;
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "%s%d", prefix, i);
+		c = count_answers(h, harness_id(h, name));
+		if (c > 1)
+			(*dups)++;
+		if (c >= 1)
+			got++;
+	}
+	return (got);
+}
+
+/* Waits for every answer of prefix0..n-1 (fails at the deadline). */
+static void
+wait_all(struct harness *h, const char *prefix, int n)
+{
+	char	 name[64];
+	json_t	*a;
+	int	 i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "%s%d", prefix, i);
+		a = harness_wait_answer(h, NULL, harness_id(h, name),
+		    HARNESS_WAIT_MS * 2);
+		assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+		json_decref(a);
+	}
+}
+
+/* Spool files in the state dir. */
+static int
+count_spool_files(struct harness *h)
+{
+	DIR		*d;
+	struct dirent	*de;
+	int		 n = 0;
+
+	if ((d = opendir(h->state_dir)) == NULL)
+		harness_fail(h, "%s: %m", h->state_dir);
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, "spool-", 6) == 0)
+			n++;
+	closedir(d);
+	return (n);
+}
+
+/* A last item, answered once the worker is through with the others. */
+static void
+barrier(struct harness *h, const char *name)
+{
+	const char	*id = harness_id(h, name);
+	json_t		*a;
+
+	harness_submit(h, "normal", id, "echo barrier", NULL);
+	a = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS * 2);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+	json_decref(a);
+}
+
+/*
+ * Redis dies (SIGKILL) while items run and restarts empty: the items a
+ * worker took are still answered, once each, though their stream entries
+ * and claims are gone. Items Redis held but no worker had taken are lost
+ * with Redis (nothing had accepted them).
+ */
+static void
+test_faults_redis_restart_empty(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	pid_t		 pid;
+	int		 got, dups;
+
+	pid = harness_worker_start(h, NULL, "--max-procs", FAULTS_SLOTS, NULL);
+	submit_waiting(h, "empty", FAULTS_ITEMS);
+	wait_started(h, "empty", atoi(FAULTS_SLOTS));
+	redis_kill(h);
+	redis_start(h, NULL, NULL);
+	release_waiting(h);
+	wait_all(h, "empty", atoi(FAULTS_SLOTS));
+	barrier(h, "empty-barrier");
+	got = count_all(h, "empty", FAULTS_ITEMS, &dups);
+	print_message("redis restart, no persistence: %d items in, %d "
+	    "taken, %d answers, %d duplicates\n", FAULTS_ITEMS,
+	    atoi(FAULTS_SLOTS), got, dups);
+	assert_int_equal(dups, 0);
+	assert_int_equal(got, atoi(FAULTS_SLOTS));
+	harness_stop_clean(h, pid);
+	harness_pass(h);
+}
+
+/*
+ * The same with the append-only file (fsync always): Redis comes back
+ * with everything, and every item is answered exactly once.
+ */
+static void
+test_faults_redis_restart_aof(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	pid_t		 pid;
+	int		 got, dups;
+
+	redis_aof_on(h);
+	pid = harness_worker_start(h, NULL, "--max-procs", FAULTS_SLOTS, NULL);
+	submit_waiting(h, "aof", FAULTS_ITEMS);
+	wait_started(h, "aof", atoi(FAULTS_SLOTS));
+	redis_kill(h);
+	redis_start(h, "--appendonly", "yes");
+	release_waiting(h);
+	wait_all(h, "aof", FAULTS_ITEMS);
+	barrier(h, "aof-barrier");
+	got = count_all(h, "aof", FAULTS_ITEMS, &dups);
+	print_message("redis restart, AOF: %d items in, %d answers, %d "
+	    "duplicates\n", FAULTS_ITEMS, got, dups);
+	assert_int_equal(dups, 0);
+	assert_int_equal(got, FAULTS_ITEMS);
+	harness_stop_clean(h, pid);
+	/* Leave the server as the next test expects it. */
+	freeReplyObject(harness_cmd(h, "CONFIG SET appendonly no"));
+	harness_pass(h);
+}
+
+/*
+ * SIGTERM while Redis is away: the worker still exits (kill_grace +
+ * shutdown_flush), its answers go to the spool, and the next worker
+ * started on the host sends them once Redis is back: each arrives once.
+ */
+static void
+test_faults_sigterm_redis_down_spools(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*ids[3];
+	char		 name[16];
+	json_t		*a;
+	pid_t		 pid;
+	int		 status, i;
+	struct stat	 st;
+
+	pid = harness_worker_start(h, NULL, "--kill-grace", "1",
+	    "--shutdown-flush", "1", NULL);
+	submit_waiting(h, "down", 3);
+	wait_started(h, "down", 3);
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof name, "down%d", i);
+		ids[i] = harness_id(h, name);
+	}
+	redis_kill(h);
+	status = harness_worker_stop(h, pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* The three answers (killed by the shutdown) wait in the spool. */
+	assert_int_equal(stat(h->state_dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+
+	redis_start(h, NULL, NULL);
+	pid = harness_worker_start(h, NULL, NULL);
+	for (i = 0; i < 3; i++) {
+		a = harness_wait_answer(h, NULL, ids[i], HARNESS_WAIT_MS);
+		assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+		assert_string_equal(harness_jstr(a, "signal"), "SIGTERM");
+		json_decref(a);
+	}
+	barrier(h, "down-barrier");
+	for (i = 0; i < 3; i++)
+		assert_int_equal(count_answers(h, ids[i]), 1);
+	print_message("SIGTERM with redis down: 3 items in, 3 answers "
+	    "through the spool, 0 duplicates\n");
+	harness_stop_clean(h, pid);
+	/* Everything was sent: no spool file is left. */
+	assert_int_equal(count_spool_files(h), 0);
+	harness_pass(h);
+}
+
+#define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
+		    harness_teardown)
+
+int
+main(void)
+{
+	const struct CMUnitTest	tests[] = {
+		T(test_faults_redis_restart_empty),
+		T(test_faults_redis_restart_aof),
+		T(test_faults_sigterm_redis_down_spools),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
