@@ -35,18 +35,21 @@ static const char *queue_lanes[QUEUE_NLANES] = {
 /*
  * New entries in lane order: up to 64 from each of the first ARGV[4]
  * (control) lanes, then up to ARGV[3] from the work lanes, high first:
- * exact count, exact order.
+ * exact count, exact order. ARGV[5] is the id read from the work lanes:
+ * ">" for new entries, "0" for this consumer's own pending ones (after
+ * Redis refused claims: those entries are ours but not being worked on).
  */
 static const char queue_fetch_lua[] =
     "local out = {} local want = tonumber(ARGV[3]) "
     "local nctl = tonumber(ARGV[4]) "
     "for i, k in ipairs(KEYS) do "
-    " local n = want if i <= nctl then n = 64 end "
+    " local n, id = want, ARGV[5] "
+    " if i <= nctl then n, id = 64, '>' end "
     " if n > 0 then "
     "  local r = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], "
-    "   'COUNT', n, 'STREAMS', k, '>') "
+    "   'COUNT', n, 'STREAMS', k, id) "
     "  if r then for _, e in ipairs(r[1][2]) do "
-    "   out[#out + 1] = {k, e[1], e[2]} "
+    "   out[#out + 1] = {k, e[1], e[2] or {}} "
     "   if i > nctl then want = want - 1 end end end "
     " end "
     "end return out";
@@ -225,6 +228,11 @@ struct queue {
 	int			 err_wait;	/* ... so nothing goes out */
 	time_t			 err_logged;
 	unsigned		 err_quiet;	/* errors not logged since */
+	unsigned		 read_backoff_ms;	/* reads refused */
+	int			 let_go;	/* claims refused: read our own
+						   pending entries again */
+	int			 fetch_own;	/* ... this fetch does */
+	time_t			 read_logged;
 	struct qhelds		 held;
 	LIST_HEAD(, qtrack)	 tracked;
 	struct event		*ev_beat;
@@ -621,13 +629,28 @@ queue_read_retry_cb(evutil_socket_t fd, short what, void *arg)
 	queue_read_next(q);
 }
 
-/* A read came back as an error; try again soon. */
+/*
+ * A read came back as an error (OOM, a missing group after a restart):
+ * try again after a backoff that doubles while it goes on, saying so once
+ * a second at most.
+ */
 static void
 queue_read_failed(struct queue *q, const char *what, const redisReply *r)
 {
-	struct timeval	tv = { 0, 200000 };
+	struct timeval	tv;
+	time_t		now = time(NULL);
 
-	log_warn("queue: %s: %s", what, r->str);
+	q->read_backoff_ms = q->read_backoff_ms == 0 ? QUEUE_BACKOFF_MIN_MS :
+	    q->read_backoff_ms * 2;
+	if (q->read_backoff_ms > QUEUE_ERR_BACKOFF_MAX_MS)
+		q->read_backoff_ms = QUEUE_ERR_BACKOFF_MAX_MS;
+	if (now != q->read_logged) {
+		log_warn("queue: %s: %s (retrying in %u ms)", what, r->str,
+		    q->read_backoff_ms);
+		q->read_logged = now;
+	}
+	tv.tv_sec = q->read_backoff_ms / 1000;
+	tv.tv_usec = (q->read_backoff_ms % 1000) * 1000;
 	evtimer_add(q->ev_read_retry, &tv);
 }
 
@@ -648,11 +671,17 @@ queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
 		queue_read_failed(q, "fetch", reply);
 		return;
 	}
+	q->read_backoff_ms = 0;
+	if (q->fetch_own)
+		q->let_go = 0;
 	for (i = 0; reply->type == REDIS_REPLY_ARRAY && i < reply->elements;
 	    i++) {
 		e = reply->element[i];
 		if (e->type != REDIS_REPLY_ARRAY || e->elements != 3)
 			continue;
+		if (q->fetch_own && queue_is_tracked(q, e->element[0]->str,
+		    e->element[1]->str))
+			continue;	/* being worked on, or held */
 		queue_offer(q, e->element[0]->str, e->element[1]->str,
 		    e->element[2], 0);
 		n++;
@@ -704,6 +733,7 @@ queue_block_cb(redisAsyncContext *ac, void *r, void *arg)
 			queue_read_next(q);
 		return;
 	}
+	q->read_backoff_ms = 0;
 	/* Several lanes may answer at once: control first, then high. */
 	for (lane = 0; lane < QUEUE_NLANES; lane++) {
 		for (i = 0; reply->type == REDIS_REPLY_ARRAY &&
@@ -729,17 +759,24 @@ queue_block_cb(redisAsyncContext *ac, void *r, void *arg)
 static void
 queue_read_next(struct queue *q)
 {
-	char	count[16];
+	struct qtrack	*t;
+	char		 count[16];
+	unsigned	 n;
 
 	queue_offer_held(q);
 	if (q->reading || !q->rd.up || q->freeing)
 		return;
-	snprintf(count, sizeof count, "%u", q->want);
+	n = q->want;
+	q->fetch_own = q->let_go && q->want > 0 && !q->stopped;
+	if (q->fetch_own)	/* the tracked ones come back too */
+		LIST_FOREACH(t, &q->tracked, entry)
+			n++;
+	snprintf(count, sizeof count, "%u", n);
 	q->reading = 1;
 	redisAsyncCommand(q->rd.ac, queue_fetch_cb, q, "EVAL %s 5 %s %s %s %s "
-	    "%s " QUEUE_GROUP " %s %s %d", queue_fetch_lua, q->lanes[0],
+	    "%s " QUEUE_GROUP " %s %s %d %s", queue_fetch_lua, q->lanes[0],
 	    q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4], q->consumer,
-	    count, QUEUE_NCTL);
+	    count, QUEUE_NCTL, q->fetch_own ? "0" : ">");
 	queue_kick(&q->rd);
 }
 
@@ -886,7 +923,8 @@ queue_req_cb(redisAsyncContext *ac, void *r, void *arg)
 			}
 			return;		/* kept; sent again after the backoff */
 		}
-		/* A claim lets go: the entry stays pending for a retry. */
+		/* A claim lets go: the entry stays pending, read again. */
+		q->let_go = 1;
 		TAILQ_REMOVE(&q->out, req, entry);
 		q->nout--;
 		req->claimcb(QUEUE_CLAIM_FAILED, NULL, 0, req->arg);

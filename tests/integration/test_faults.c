@@ -57,6 +57,25 @@ redis_kill(struct harness *h)
 	free(path);
 }
 
+/* Waits until the server answers PING (not LOADING its data). */
+static void
+redis_wait_loaded(struct harness *h)
+{
+	redisReply	*r;
+	int		 i, ok;
+
+	for (i = 0; i < 1000; i++) {
+		r = redisCommand(h->rc, "PING");
+		ok = r != NULL && r->type == REDIS_REPLY_STATUS;
+		if (r != NULL)
+			freeReplyObject(r);
+		if (ok)
+			return;
+		harness_sleep_ms(10);
+	}
+	harness_fail(h, "redis-server did not finish loading");
+}
+
 /* Starts it again from its config, with extra "--name value" options. */
 static void
 redis_start(struct harness *h, const char *opt, const char *val)
@@ -71,6 +90,7 @@ redis_start(struct harness *h, const char *opt, const char *val)
 	if (harness_wait_file(h->redis_path, 10000) == -1)
 		harness_fail(h, "redis-server has no socket");
 	harness_reconnect(h);
+	redis_wait_loaded(h);
 }
 
 /* Switches on the append-only file, synced on every write. */
@@ -343,6 +363,69 @@ test_faults_sigterm_redis_down_spools(void **state)
 	harness_pass(h);
 }
 
+/* Waits until worker i's stderr holds s; how many times it does. */
+static int
+wait_worker_log(struct harness *h, unsigned i, const char *s)
+{
+	char		*text, *p;
+	int64_t		 end = harness_now_ms() + HARNESS_WAIT_MS;
+	int		 n;
+
+	for (;;) {
+		n = 0;
+		if ((text = harness_read_file(h->w[i].err_path, NULL)) != NULL)
+			for (p = text; (p = strstr(p, s)) != NULL; p++)
+				n++;
+		free(text);
+		if (n > 0)
+			return (n);
+		if (harness_now_ms() > end)
+			harness_fail(h, "the worker never logged '%s'", s);
+		harness_sleep_ms(20);
+	}
+}
+
+/*
+ * Redis out of memory: the answer of the running item and the fetch of
+ * the next are refused. The worker backs off, keeps the answer, and once
+ * Redis has room both items are answered, once each.
+ */
+static void
+test_faults_redis_oom_backs_off(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*first = harness_id(h, "oom-first");
+	const char	*second = harness_id(h, "oom-second");
+	char		*path;
+	json_t		*a;
+	pid_t		 pid;
+
+	pid = harness_worker_start(h, NULL, "--max-procs", "1", NULL);
+	harness_submit(h, "normal", first,
+	    "while [ ! -e go ]; do sleep 0.1; done; echo first", NULL);
+	xasprintf(&path, "%s/%s.log", h->log_dir, first);
+	if (harness_wait_file(path, HARNESS_WAIT_MS) == -1)
+		harness_fail(h, "the first item did not start");
+	harness_submit(h, "normal", second, "echo second", NULL);
+	freeReplyObject(harness_cmd(h, "CONFIG SET maxmemory 1"));
+	release_waiting(h);
+	(void)wait_worker_log(h, 0, "OOM");
+	freeReplyObject(harness_cmd(h, "CONFIG SET maxmemory 0"));
+	a = harness_wait_answer(h, NULL, first, HARNESS_WAIT_MS * 2);
+	assert_string_equal(harness_jstr(a, "stdout"), "first\n");
+	json_decref(a);
+	a = harness_wait_answer(h, NULL, second, HARNESS_WAIT_MS * 2);
+	assert_string_equal(harness_jstr(a, "stdout"), "second\n");
+	json_decref(a);
+	barrier(h, "oom-barrier");
+	assert_int_equal(count_answers(h, first), 1);
+	assert_int_equal(count_answers(h, second), 1);
+	print_message("redis OOM: 2 items in, 2 answers, 0 duplicates\n");
+	harness_stop_clean(h, pid);
+	free(path);
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    harness_teardown)
 
@@ -353,6 +436,7 @@ main(void)
 		T(test_faults_redis_restart_empty),
 		T(test_faults_redis_restart_aof),
 		T(test_faults_sigterm_redis_down_spools),
+		T(test_faults_redis_oom_backs_off),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
