@@ -12,6 +12,9 @@
  *   unknown_type     type is a string other than "EXEC"
  *   bad_reply_to     reply_to does not match item_id_valid()
  *   missing_command  args.command missing, null, empty or only whitespace
+ *   command_too_long args.command or one NAME=value of args.env longer than
+ *                    execve(2) takes (ITEM_ARG_STRLEN_MAX), or all of
+ *                    them together over ITEM_ARGS_MAX
  *   bad_timeout      args.timeout_s not a number in (0, 604800]
  *   bad_env          args.env not an object, too many entries, a bad name
  *                    or a value that is not a string
@@ -49,6 +52,14 @@
 #define ITEM_SIZE_MAX		1000		/* PTY rows, cols */
 #define ITEM_RETRIES_MAX	10
 #define ITEM_BRIEF_MAX		64		/* quoted values in messages */
+/*
+ * The kernel's limits on what execve(2) takes: one string (the command
+ * given to sh -c, or one NAME=value) at most MAX_ARG_STRLEN (32 pages)
+ * with its NUL, and all of them together at most a quarter of the stack
+ * limit; ITEM_ARGS_MAX keeps well inside that of an 8 MiB stack.
+ */
+#define ITEM_ARG_STRLEN_MAX	(131072 - 1)
+#define ITEM_ARGS_MAX		(1024 * 1024)
 
 static int	item_fail(struct item_error *, const char *, const char *, ...)
 		    __attribute__((format(printf, 3, 4)));
@@ -312,6 +323,10 @@ item_parse_command(json_t *args, struct item *it, struct item_error *err)
 	if (*p == '\0')
 		return (item_fail(err, "missing_command",
 		    "args.command is empty"));
+	if (strlen(s) > ITEM_ARG_STRLEN_MAX)
+		return (item_fail(err, "command_too_long", "args.command is "
+		    "%zu bytes; a command may have at most %d (the kernel's "
+		    "limit on one argument)", strlen(s), ITEM_ARG_STRLEN_MAX));
 	it->command = xstrdup(s);
 
 	if (item_get_string(args, "cwd", "args.cwd", &s, err) == -1)
@@ -378,6 +393,7 @@ item_parse_env(json_t *args, struct item *it, struct item_error *err)
 {
 	json_t		*env, *v;
 	const char	*name;
+	size_t		 total = 0;
 
 	if ((env = json_object_get(args, "env")) == NULL || json_is_null(env))
 		return (0);
@@ -400,7 +416,19 @@ item_parse_env(json_t *args, struct item *it, struct item_error *err)
 			    "args.env.%s contains a NUL", name));
 		xasprintf(&it->env[it->nenv++], "%s=%s", name,
 		    json_string_value(v));
+		if (strlen(it->env[it->nenv - 1]) > ITEM_ARG_STRLEN_MAX)
+			return (item_fail(err, "command_too_long",
+			    "args.env.%s is %zu bytes with its name; a "
+			    "variable may have at most %d (the kernel's limit "
+			    "on one string)", name,
+			    strlen(it->env[it->nenv - 1]),
+			    ITEM_ARG_STRLEN_MAX));
+		total += strlen(it->env[it->nenv - 1]) + 1 + sizeof(char *);
 	}
+	if (total > ITEM_ARGS_MAX)
+		return (item_fail(err, "command_too_long", "args.env holds %zu "
+		    "bytes; the command's environment may have at most %d",
+		    total, ITEM_ARGS_MAX));
 	return (0);
 }
 
@@ -615,6 +643,70 @@ item_parse_args(json_t *root, struct item *it, struct item_error *err)
 	    item_parse_flags(args, it, err) == -1)
 		return (-1);
 	return (0);
+}
+
+/*
+ * The value of a top-level string member key in the first bytes of an
+ * item too large to parse: a scan that tracks strings and nesting, so
+ * "id" inside args does not count. Only plain values (no escapes) that
+ * item_id_valid() accepts are taken. Allocated, or NULL.
+ */
+static char *
+item_peek(const char *p, size_t n, const char *key)
+{
+	size_t	 i, start, klen = strlen(key);
+	int	 depth = 0, want_value = 0, in_key;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] == '{' || p[i] == '[')
+			depth++;
+		else if (p[i] == '}' || p[i] == ']')
+			depth--;
+		if (p[i] != '"')
+			continue;
+		start = ++i;
+		while (i < n && p[i] != '"')
+			i += p[i] == '\\' ? 2 : 1;
+		if (i >= n)
+			return (NULL);
+		if (want_value) {
+			want_value = 0;
+			if (depth == 1 && memchr(p + start, '\\', i - start) ==
+			    NULL && i - start <= ITEM_ID_MAX) {
+				char	*v = xstrndup(p + start, i - start);
+
+				if (item_id_valid(v))
+					return (v);
+				free(v);
+			}
+			continue;
+		}
+		/* A key is a string followed by ':'. */
+		in_key = i - start == klen && memcmp(p + start, key, klen) == 0;
+		start = i + 1;
+		while (start < n && strchr(" \t\r\n", p[start]) != NULL &&
+		    p[start] != '\0')
+			start++;
+		if (start < n && p[start] == ':' && in_key && depth == 1) {
+			i = start;
+			while (i + 1 < n && strchr(" \t\r\n", p[i + 1]) !=
+			    NULL && p[i + 1] != '\0')
+				i++;
+			want_value = i + 1 < n && p[i + 1] == '"';
+		}
+	}
+	return (NULL);
+}
+
+void
+item_refuse_large(const char *head, size_t headlen, size_t size,
+    size_t max_len, struct item_error *err)
+{
+	memset(err, 0, sizeof *err);
+	item_fail(err, "item_too_large", "item is %zu bytes, at most %zu are "
+	    "allowed", size, max_len);
+	err->id = item_peek(head, headlen, "id");
+	err->reply_to = item_peek(head, headlen, "reply_to");
 }
 
 /*

@@ -80,6 +80,14 @@ struct item_error {
 };
 
 /*
+ * Fills *err with item_too_large for an item of size bytes of which only
+ * the first headlen are at hand, taking its id and reply_to from them when
+ * they are there (top-level plain strings), so the refusal reaches its
+ * sender.
+ */
+void		 item_refuse_large(const char *head, size_t headlen,
+		    size_t size, size_t max_len, struct item_error *err);
+/*
  * Parses one item of len bytes (not NUL-terminated). Items over max_len
  * bytes are refused (item_too_large) without being parsed. Returns NULL and
  * fills *err on any problem; unknown fields are ignored. *err is cleared on

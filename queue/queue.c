@@ -27,6 +27,7 @@
 #define QUEUE_BACKOFF_MIN_MS	50
 #define QUEUE_BACKOFF_MAX_MS	2000
 #define QUEUE_ERR_BACKOFF_MAX_MS 8000	/* Redis says no (OOM, READONLY) */
+#define QUEUE_HEAD_BYTES	65536	/* of an item too large to take */
 
 static const char *queue_lanes[QUEUE_NLANES] = {
 	"ctl", "ctl:%s", "high", "normal", "low"
@@ -38,6 +39,8 @@ static const char *queue_lanes[QUEUE_NLANES] = {
  * exact count, exact order. ARGV[5] is the id read from the work lanes:
  * ">" for new entries, "0" for this consumer's own pending ones (after
  * Redis refused claims: those entries are ours but not being worked on).
+ * A field over ARGV[6] bytes stays in Redis: only its first 64 KiB come
+ * back, with its size as the entry's fourth element.
  */
 static const char queue_fetch_lua[] =
     "local out = {} local want = tonumber(ARGV[3]) "
@@ -49,7 +52,10 @@ static const char queue_fetch_lua[] =
     "  local r = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], "
     "   'COUNT', n, 'STREAMS', k, id) "
     "  if r then for _, e in ipairs(r[1][2]) do "
-    "   out[#out + 1] = {k, e[1], e[2] or {}} "
+    "   local f, size = e[2] or {}, 0 "
+    "   for j = 2, #f, 2 do if #f[j] > tonumber(ARGV[6]) then "
+    "    size = #f[j] f[j] = string.sub(f[j], 1, 65536) end end "
+    "   out[#out + 1] = {k, e[1], f, size} "
     "   if i > nctl then want = want - 1 end end end "
     " end "
     "end return out";
@@ -194,7 +200,7 @@ TAILQ_HEAD(qreqs, qreq);
 struct qheld {
 	TAILQ_ENTRY(qheld)	 entry;
 	char			*stream, *entry_id, *body;
-	size_t			 len;
+	size_t			 len, size;
 	int			 has_body, redelivered;
 };
 TAILQ_HEAD(qhelds, qheld);
@@ -211,6 +217,7 @@ struct queue {
 	char			*name, *consumer;
 	char			*lanes[QUEUE_NLANES];
 	unsigned		 claim_idle_ms, answer_ttl_s;
+	size_t			 max_item_bytes;
 	queue_item_cb		 itemcb;
 	void			*arg;
 	struct qconn		 rd, wr;
@@ -557,23 +564,34 @@ queue_lane_index(struct queue *q, const char *stream)
 	return (QUEUE_NLANES);
 }
 
-/* Hands one entry to the worker, or holds it when there is no room. */
+/*
+ * Hands one entry to the worker, or holds it when there is no room. size
+ * is the item's size when only its head came (0: all of it); a body over
+ * max_item_bytes that came whole (a blocking read) is cut to its head
+ * here, so no more than that is kept.
+ */
 static void
 queue_offer(struct queue *q, const char *stream, const char *id,
-    const redisReply *fields, int redelivered)
+    const redisReply *fields, int redelivered, size_t size)
 {
 	const redisReply	*item = queue_item_field(fields);
 	struct queue_entry	 e;
 	struct qheld		*h;
 	int			 ctl = queue_lane_index(q, stream) < QUEUE_NCTL;
+	size_t			 len = item != NULL ? item->len : 0;
 
+	if (size == 0 && len > q->max_item_bytes)
+		size = len;
+	if (size != 0 && len > QUEUE_HEAD_BYTES)
+		len = QUEUE_HEAD_BYTES;
 	if (q->want == 0 && !ctl) {
 		h = xcalloc(1, sizeof *h);
 		h->stream = xstrdup(stream);
 		h->entry_id = xstrdup(id);
 		h->has_body = item != NULL;
-		h->body = item != NULL ? xstrndup(item->str, item->len) : NULL;
-		h->len = item != NULL ? item->len : 0;
+		h->body = item != NULL ? xstrndup(item->str, len) : NULL;
+		h->len = len;
+		h->size = size;
 		h->redelivered = redelivered;
 		TAILQ_INSERT_TAIL(&q->held, h, entry);
 		queue_track(q, stream, id);	/* nobody takes it over */
@@ -584,7 +602,8 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 	e.stream = stream;
 	e.entry_id = id;
 	e.body = item != NULL ? item->str : NULL;
-	e.len = item != NULL ? item->len : 0;
+	e.len = len;
+	e.size = size;
 	e.redelivered = redelivered;
 	e.control = ctl;
 	q->itemcb(&e, q->arg);
@@ -606,6 +625,7 @@ queue_offer_held(struct queue *q)
 		e.entry_id = h->entry_id;
 		e.body = h->body;
 		e.len = h->len;
+		e.size = h->size;
 		e.redelivered = h->redelivered;
 		e.control = 0;
 		q->itemcb(&e, q->arg);
@@ -677,13 +697,13 @@ queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
 	for (i = 0; reply->type == REDIS_REPLY_ARRAY && i < reply->elements;
 	    i++) {
 		e = reply->element[i];
-		if (e->type != REDIS_REPLY_ARRAY || e->elements != 3)
+		if (e->type != REDIS_REPLY_ARRAY || e->elements != 4)
 			continue;
 		if (q->fetch_own && queue_is_tracked(q, e->element[0]->str,
 		    e->element[1]->str))
 			continue;	/* being worked on, or held */
 		queue_offer(q, e->element[0]->str, e->element[1]->str,
-		    e->element[2], 0);
+		    e->element[2], 0, (size_t)e->element[3]->integer);
 		n++;
 	}
 	if (n > 0 || !q->rd.up) {
@@ -748,7 +768,7 @@ queue_block_cb(redisAsyncContext *ac, void *r, void *arg)
 				    e->elements == 2)
 					queue_offer(q, s->element[0]->str,
 					    e->element[0]->str, e->element[1],
-					    0);
+					    0, 0);
 			}
 		}
 	}
@@ -760,7 +780,7 @@ static void
 queue_read_next(struct queue *q)
 {
 	struct qtrack	*t;
-	char		 count[16];
+	char		 count[16], max[32];
 	unsigned	 n;
 
 	queue_offer_held(q);
@@ -772,11 +792,12 @@ queue_read_next(struct queue *q)
 		LIST_FOREACH(t, &q->tracked, entry)
 			n++;
 	snprintf(count, sizeof count, "%u", n);
+	snprintf(max, sizeof max, "%zu", q->max_item_bytes);
 	q->reading = 1;
 	redisAsyncCommand(q->rd.ac, queue_fetch_cb, q, "EVAL %s 5 %s %s %s %s "
-	    "%s " QUEUE_GROUP " %s %s %d %s", queue_fetch_lua, q->lanes[0],
+	    "%s " QUEUE_GROUP " %s %s %d %s %s", queue_fetch_lua, q->lanes[0],
 	    q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4], q->consumer,
-	    count, QUEUE_NCTL, q->fetch_own ? "0" : ">");
+	    count, QUEUE_NCTL, q->fetch_own ? "0" : ">", max);
 	queue_kick(&q->rd);
 }
 
@@ -1260,7 +1281,7 @@ queue_autoclaim_cb(redisAsyncContext *ac, void *r, void *arg)
 			continue;
 		log_info("queue: taking over %s %s from a silent worker",
 		    stream, e->element[0]->str);
-		queue_offer(q, stream, e->element[0]->str, e->element[1], 1);
+		queue_offer(q, stream, e->element[0]->str, e->element[1], 1, 0);
 	}
 }
 
@@ -1386,6 +1407,8 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	}
 	q->claim_idle_ms = cfg->claim_idle_ms;
 	q->answer_ttl_s = cfg->answer_ttl_s;
+	q->max_item_bytes = cfg->max_item_bytes != 0 ? cfg->max_item_bytes :
+	    SIZE_MAX;
 	q->itemcb = itemcb;
 	q->arg = arg;
 	TAILQ_INIT(&q->out);

@@ -25,6 +25,8 @@ struct queue_entry {
 	const char	*entry_id;	/* the stream entry id */
 	const char	*body;		/* the "item" field; NULL if missing */
 	size_t		 len;
+	size_t		 size;		/* > max_item_bytes: the item's size,
+					   and body holds only its head */
 	int		 redelivered;	/* taken over from a dead worker */
 	int		 control;	/* from a control lane (PROCESS) */
 };
@@ -53,6 +55,7 @@ struct queue_config {
 	const char		*consumer;
 	unsigned		 claim_idle_ms;	/* then others take over */
 	unsigned		 answer_ttl_s;
+	size_t			 max_item_bytes;	/* larger: head only */
 	const char		*state_dir;	/* the spool; NULL: none */
 	struct syncer		*syncer;	/* fsyncs it; NULL: none */
 };

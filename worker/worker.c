@@ -790,6 +790,14 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 		    "the stream entry has no 'item' field", QUEUE_STORE_NONE);
 		return;
 	}
+	if (e->size != 0) {	/* only its head came: refuse it */
+		item_refuse_large(e->body, e->len, e->size,
+		    w->cfg->max_item_bytes, &err);
+		worker_fail(j, err.reply_to, err.id, err.code, err.message,
+		    QUEUE_STORE_NONE);
+		item_error_release(&err);
+		return;
+	}
 	j->item = item_parse(e->body, e->len, w->cfg->max_item_bytes, &err);
 	if (j->item == NULL) {
 		worker_fail(j, err.reply_to, err.id, err.code, err.message,
@@ -1270,6 +1278,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 	qc.consumer = cfg->consumer;
 	qc.claim_idle_ms = cfg->claim_idle_ms;
 	qc.answer_ttl_s = cfg->answer_ttl_s;
+	qc.max_item_bytes = cfg->max_item_bytes;
 	qc.state_dir = cfg->state_dir;
 	qc.syncer = w->syncer;
 	w->q = queue_create(base, &qc, worker_item_cb, w);

@@ -426,6 +426,116 @@ test_faults_redis_oom_backs_off(void **state)
 	harness_pass(h);
 }
 
+/* The peak resident memory (VmHWM) of pid, in KiB. */
+static long
+peak_rss_kb(struct harness *h, pid_t pid)
+{
+	char	 path[64], *text, *p;
+	long	 kb;
+
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+	if ((text = harness_read_file(path, NULL)) == NULL ||
+	    (p = strstr(text, "VmHWM:")) == NULL)
+		harness_fail(h, "no VmHWM in %s", path);
+	kb = strtol(p + 6, NULL, 10);
+	free(text);
+	return (kb);
+}
+
+/*
+ * A 200 MB item reaches a busy worker: the fetch script leaves it in
+ * Redis and hands over its first 64 KiB, so the worker answers
+ * item_too_large to its sender without ever holding it.
+ */
+static void
+test_faults_huge_item_stays_in_redis(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*first = harness_id(h, "huge-first");
+	const char	*id = harness_id(h, "huge");
+	size_t		 size = 200u << 20, n;
+	char		*body, *path;
+	json_t		*a;
+	pid_t		 pid;
+	long		 before, after;
+
+	pid = harness_worker_start(h, NULL, "--max-procs", "1", NULL);
+	harness_submit(h, "normal", first,
+	    "while [ ! -e go ]; do sleep 0.1; done; echo first", NULL);
+	xasprintf(&path, "%s/%s.log", h->log_dir, first);
+	if (harness_wait_file(path, HARNESS_WAIT_MS) == -1)
+		harness_fail(h, "the first item did not start");
+	before = peak_rss_kb(h, pid);
+	body = malloc(size);
+	assert_non_null(body);
+	n = (size_t)snprintf(body, 512, "{\"id\":\"%s\",\"type\":\"EXEC\","
+	    "\"reply_to\":\"%s\",\"args\":{\"command\":\"echo ", id,
+	    h->reply);
+	memset(body + n, 'x', size - n - 4);
+	memcpy(body + size - 4, "\"}}", 3);
+	harness_xadd(h, "normal", "item", body, size - 1);
+	free(body);
+	release_waiting(h);
+	a = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS * 3);
+	assert_string_equal(harness_jstr(a, "error.code"), "item_too_large");
+	json_decref(a);
+	after = peak_rss_kb(h, pid);
+	print_message("200 MB item: answered item_too_large to its sender; "
+	    "worker peak RSS %ld KiB before, %ld KiB after\n", before, after);
+	assert_true(after - before < 32 * 1024);
+	assert_int_equal(harness_pending(h, "normal"), 0);
+	harness_stop_clean(h, pid);
+	free(path);
+	harness_pass(h);
+}
+
+/*
+ * Commands as long as execve(2) takes run; longer ones are refused up
+ * front with command_too_long (a 500 KiB one), never a spawn failure.
+ */
+static void
+test_faults_long_commands(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*ok = harness_id(h, "long-ok");
+	const char	*big = harness_id(h, "long-big");
+	size_t		 n;
+	char		*cmd;
+	json_t		*a;
+	pid_t		 pid;
+
+	pid = harness_worker_start(h, NULL, NULL);
+	n = 131071;
+	cmd = malloc(n + 1);
+	assert_non_null(cmd);
+	memset(cmd, 'x', n);
+	memcpy(cmd, ": ", 2);
+	memcpy(cmd + n - 9, "; echo ok", 9);
+	cmd[n] = '\0';
+	harness_submit(h, "normal", ok, cmd, NULL);
+	a = harness_wait_answer(h, NULL, ok, HARNESS_WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+	assert_string_equal(harness_jstr(a, "stdout"), "ok\n");
+	json_decref(a);
+	free(cmd);
+
+	n = 500 * 1024;
+	cmd = malloc(n + 1);
+	assert_non_null(cmd);
+	memset(cmd, 'x', n);
+	memcpy(cmd, "echo ", 5);
+	cmd[n] = '\0';
+	harness_submit(h, "normal", big, cmd, NULL);
+	a = harness_wait_answer(h, NULL, big, HARNESS_WAIT_MS);
+	assert_string_equal(harness_jstr(a, "error.code"), "command_too_long");
+	json_decref(a);
+	free(cmd);
+	print_message("long commands: 131071 bytes ran, 500 KiB refused "
+	    "command_too_long\n");
+	harness_stop_clean(h, pid);
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    harness_teardown)
 
@@ -437,6 +547,8 @@ main(void)
 		T(test_faults_redis_restart_aof),
 		T(test_faults_sigterm_redis_down_spools),
 		T(test_faults_redis_oom_backs_off),
+		T(test_faults_huge_item_stays_in_redis),
+		T(test_faults_long_commands),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

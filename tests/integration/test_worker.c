@@ -527,14 +527,14 @@ test_worker_bad_items_refused_worker_survives(void **state)
 		n++;
 	}
 
-	/* Too large: refused before parsing, so nothing tells where to. */
+	/* Too large: refused unparsed, but its head tells where to. */
 	big = xmalloc(3001);
 	memset(big, 'x', 3000);
 	big[3000] = '\0';
 	id = harness_id(h, "big");
 	xasprintf(&body, "{\"id\":\"%s\",\"type\":\"EXEC\",\"reply_to\":"
 	    "\"%s\",\"args\":{\"command\":\"echo %s\"}}", id, h->reply, big);
-	check_bad_item(h, "big", body, strlen(body), "item_too_large", 1, NULL);
+	check_bad_item(h, "big", body, strlen(body), "item_too_large", 0, id);
 	free(body);
 	/* A raw NUL byte in the entry. */
 	xasprintf(&body, "{\"id\":\"%s\",\"type\":\"EXEC\",\"reply_to\":"

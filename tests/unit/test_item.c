@@ -556,6 +556,88 @@ test_item_parse_env_too_many(void **state)
 	free(in);
 }
 
+/* pre, m bytes of 'x', post: an item with a long command or value. */
+static char *
+long_item(const char *pre, size_t m, const char *post)
+{
+	char	*in;
+	size_t	 n = strlen(pre);
+
+	in = malloc(n + m + strlen(post) + 1);
+	assert_non_null(in);
+	memcpy(in, pre, n);
+	memset(in + n, 'x', m);
+	strcpy(in + n + m, post);
+	return (in);
+}
+
+#define CMD_PRE	"{\"id\":\"l\",\"type\":\"EXEC\",\"args\":{\"command\":\""
+#define ENV_PRE	"{\"id\":\"l\",\"type\":\"EXEC\",\"args\":{\"command\":" \
+		    "\"x\",\"env\":{\"V\":\""
+
+/* What execve(2) cannot take is refused up front, not at spawn. */
+static void
+test_item_parse_command_too_long(void **state)
+{
+	struct item		*it;
+	struct item_error	 err;
+	char			*in;
+
+	(void)state;
+	in = long_item(CMD_PRE, 131071, "\"}}");
+	it = item_parse(in, strlen(in), 1 << 20, &err);
+	assert_non_null(it);			/* the longest that runs */
+	item_free(it);
+	free(in);
+	in = long_item(CMD_PRE, 131072, "\"}}");
+	assert_null(item_parse(in, strlen(in), 1 << 20, &err));
+	assert_string_equal(err.code, "command_too_long");
+	assert_non_null(strstr(err.message, "131071"));
+	assert_string_equal(err.id, "l");
+	item_error_release(&err);
+	free(in);
+	/* NAME=value counts: "V=" and 131069 bytes is the longest. */
+	in = long_item(ENV_PRE, 131069, "\"}}}");
+	it = item_parse(in, strlen(in), 1 << 20, &err);
+	assert_non_null(it);
+	item_free(it);
+	free(in);
+	in = long_item(ENV_PRE, 131070, "\"}}}");
+	assert_null(item_parse(in, strlen(in), 1 << 20, &err));
+	assert_string_equal(err.code, "command_too_long");
+	assert_non_null(strstr(err.message, "args.env.V"));
+	item_error_release(&err);
+	free(in);
+}
+
+/* An item too large to parse still names its id and reply_to. */
+static void
+test_item_refuse_large_peeks_id(void **state)
+{
+	struct item_error	 err;
+	const char		*head = "{\"args\":{\"id\":\"inner\",\"env\":"
+				    "{\"reply_to\":\"no\"}},\"type\":\"EXEC\", "
+				    "\"id\" : \"outer-1\",\"reply_to\":\"agent\\\"x\","
+				    "\"reply_to\":\"agent-7\",\"args2\":\"xxxxx";
+
+	(void)state;
+	item_refuse_large(head, strlen(head), 300000000, 1 << 20, &err);
+	assert_string_equal(err.code, "item_too_large");
+	assert_non_null(strstr(err.message, "300000000"));
+	assert_string_equal(err.id, "outer-1");
+	assert_string_equal(err.reply_to, "agent-7");	/* escaped: skipped */
+	item_error_release(&err);
+	/* Cut in the middle of the id: nothing is guessed. */
+	item_refuse_large(head, strstr(head, "outer") + 3 - head, 300000000,
+	    1 << 20, &err);
+	assert_null(err.id);
+	assert_null(err.reply_to);
+	item_error_release(&err);
+	item_refuse_large("", 0, 5, 1, &err);
+	assert_null(err.id);
+	item_error_release(&err);
+}
+
 static void
 test_item_parse_reply_to_with_space(void **state)
 {
@@ -939,6 +1021,8 @@ main(void)
 		cmocka_unit_test(test_item_parse_env_bad_name),
 		cmocka_unit_test(test_item_parse_env_name_with_equals),
 		cmocka_unit_test(test_item_parse_env_too_many),
+		cmocka_unit_test(test_item_parse_command_too_long),
+		cmocka_unit_test(test_item_refuse_large_peeks_id),
 		cmocka_unit_test(test_item_parse_reply_to_with_space),
 		cmocka_unit_test(test_item_parse_error_keeps_reply_to),
 		cmocka_unit_test(test_item_parse_background_not_bool),
