@@ -95,7 +95,7 @@ cgroup_self(void)
  * children first.
  */
 static void
-cgroup_remove_tree(const char *path)
+cgroup_remove_tree(const char *path, int wait)
 {
 	DIR		*d;
 	struct dirent	*de;
@@ -107,7 +107,7 @@ cgroup_remove_tree(const char *path)
 			if (de->d_type != DT_DIR || de->d_name[0] == '.')
 				continue;
 			snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
-			cgroup_remove_tree(sub);
+			cgroup_remove_tree(sub, wait);
 		}
 		closedir(d);
 	}
@@ -118,32 +118,77 @@ cgroup_remove_tree(const char *path)
 		close(fd);
 	}
 	/* The kill is asynchronous: give the members a moment to leave. */
-	for (int i = 0; i < 100 && rmdir(path) == -1 && errno == EBUSY; i++)
+	for (int i = 0; i < 100 && rmdir(path) == -1 && errno == EBUSY &&
+	    wait; i++)
 		usleep(10000);
 }
 
-/* Removes execq-<pid> folders whose worker is gone. */
-static void
-cgroup_sweep_stale(const char *base)
+/* 1 if pid is a live execq-worker (a reused pid is someone else). */
+static int
+cgroup_worker_alive(long pid)
+{
+	char	path[64], comm[32];
+	ssize_t	n;
+	int	fd;
+
+	if (kill((pid_t)pid, 0) == -1 && errno != EPERM)
+		return (0);
+	snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+	if ((fd = open(path, O_RDONLY|O_CLOEXEC)) == -1)
+		return (errno == ENOENT ? 0 : 1);
+	n = read(fd, comm, sizeof comm - 1);
+	close(fd);
+	if (n <= 0)
+		return (1);
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	return (strcmp(comm, "execq-worker") == 0);
+}
+
+/*
+ * Kills the execq-<pid> folders under base whose worker is gone, and
+ * removes them (wait: until they are empty; else only if they already
+ * are, the rest at a later sweep). Returns how many were killed.
+ */
+static unsigned
+cgroup_sweep_stale(const char *base, int wait)
 {
 	DIR		*d;
 	struct dirent	*de;
 	char		 path[PATH_MAX];
 	long		 pid;
+	unsigned	 n = 0;
 
 	if ((d = opendir(base)) == NULL)
-		return;
+		return (0);
 	while ((de = readdir(d)) != NULL) {
 		if (sscanf(de->d_name, "execq-%ld", &pid) != 1 ||
-		    pid == (long)getpid())
-			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
+		    pid == (long)getpid() || cgroup_worker_alive(pid))
 			continue;
 		snprintf(path, sizeof path, "%s/%s", base, de->d_name);
-		log_info("cgroup: removing %s of a dead worker", path);
-		cgroup_remove_tree(path);
+		log_info("cgroup: killing what is left in %s of a dead worker",
+		    path);
+		cgroup_remove_tree(path, wait);
+		n++;
 	}
 	closedir(d);
+	return (n);
+}
+
+unsigned
+cgroup_pool_sweep(struct cgroup_pool *pool)
+{
+	char	*base, *slash;
+	unsigned n;
+
+	if (pool == NULL)
+		return (0);
+	base = xstrdup(pool->path);
+	if ((slash = strrchr(base, '/')) != NULL)
+		*slash = '\0';
+	n = cgroup_sweep_stale(base, 0);
+	free(base);
+	return (n);
 }
 
 /* Opens one leaf's files and watches its cgroup.events. */
@@ -206,7 +251,7 @@ cgroup_leaf_renew(struct cgroup *cg)
 	cgroup_leaf_close(cg);
 	snprintf(path, sizeof path, "%s/%u", cg->pool->path, cg->index);
 	/* Recursively: the command may have made cgroups of its own. */
-	cgroup_remove_tree(path);
+	cgroup_remove_tree(path, 1);
 	if (cgroup_leaf_open(cg->pool, cg, cg->index) == -1) {
 		/* Still killed: cgroup_take() tries again later. */
 		log_warn("cgroup %s: cannot renew: %s", path, strerror(errno));
@@ -359,7 +404,7 @@ cgroup_pool_limit(struct cgroup_pool *pool, unsigned max_pids,
 			    cgroup_v1_names[k]);
 			return (-1);
 		}
-		cgroup_sweep_stale(base);
+		cgroup_sweep_stale(base, 1);
 		xasprintf(&pool->v1_path[k], "%s/execq-%ld", base,
 		    (long)getpid());
 		free(base);
@@ -426,7 +471,7 @@ cgroup_pool_create(const char *spec, unsigned n, char **cause)
 		return (NULL);
 	if ((base = cgroup_base(spec, cause)) == NULL)
 		return (NULL);
-	cgroup_sweep_stale(base);
+	cgroup_sweep_stale(base, 1);
 	pool = xcalloc(1, sizeof *pool);
 	pool->n = n;
 	pool->leaves = xcalloc(n, sizeof *pool->leaves);
@@ -471,10 +516,10 @@ cgroup_pool_free(struct cgroup_pool *pool)
 	}
 	if (pool->inotify_fd != -1)
 		close(pool->inotify_fd);
-	cgroup_remove_tree(pool->path);
+	cgroup_remove_tree(pool->path, 1);
 	for (i = 0; i < 2; i++) {
 		if (pool->v1_path[i] != NULL)
-			cgroup_remove_tree(pool->v1_path[i]);
+			cgroup_remove_tree(pool->v1_path[i], 1);
 		free(pool->v1_path[i]);
 	}
 	free(pool->leaves);

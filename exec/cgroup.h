@@ -29,6 +29,13 @@ struct cgroup_pool	*cgroup_pool_create(const char *spec, unsigned n,
 int			 cgroup_pool_limit(struct cgroup_pool *,
 			    unsigned max_pids, unsigned long long max_memory,
 			    char **cause);
+/*
+ * Kills what is left in the execq-<pid> folders beside the pool whose
+ * worker is gone (a dead worker's commands must not outlive it, nor run
+ * beside their retry): cgroup.kill at once, the folders removed when
+ * empty (now, or at a later sweep: this never waits). How many. NULL ok.
+ */
+unsigned		 cgroup_pool_sweep(struct cgroup_pool *);
 /* Kills whatever is left in the leaves and removes them. NULL ok. */
 void			 cgroup_pool_free(struct cgroup_pool *);
 /* The pool's directory, for messages. */

@@ -239,6 +239,9 @@ struct queue {
 	int			 let_go;	/* claims refused: read our own
 						   pending entries again */
 	int			 fetch_own;	/* ... this fetch does */
+	int			 leased;	/* our lease key was set */
+	queue_event_cb		 eventcb;
+	void			*eventarg;
 	time_t			 read_logged;
 	struct qhelds		 held;
 	LIST_HEAD(, qtrack)	 tracked;
@@ -252,6 +255,7 @@ static void	queue_connect(struct qconn *);
 static void	queue_read_next(struct queue *);
 static void	queue_flush(struct queue *);
 static void	queue_push(struct queue *, struct qreq *);
+static void	queue_announce(struct queue *);
 static void	queue_block_cb(redisAsyncContext *, void *, void *);
 static void	queue_unblock_cb(redisAsyncContext *, void *, void *);
 
@@ -466,10 +470,7 @@ queue_connect_cb(const redisAsyncContext *ac, int status)
 		queue_read_next(c->q);
 	} else {
 		/* Announce ourselves at once: forwarding checks for it. */
-		if (!c->q->retired)
-			redisAsyncCommand(c->ac, NULL, NULL, "SET "
-			    "execq:worker:%s %s EX %u", c->q->consumer,
-			    c->q->name, c->q->claim_idle_ms / 1000 + 1);
+		queue_announce(c->q);
 		queue_flush(c->q);
 	}
 }
@@ -1285,6 +1286,47 @@ queue_autoclaim_cb(redisAsyncContext *ac, void *r, void *arg)
 	}
 }
 
+/*
+ * The old value of our lease key: none after we had one means it lapsed
+ * (Redis could not hear from us for claim_idle), and others may have
+ * declared our sessions lost.
+ */
+static void
+queue_lease_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct queue	*q = arg;
+
+	(void)ac;
+	if (reply == NULL || q->freeing)
+		return;
+	if (reply->type == REDIS_REPLY_NIL && q->leased) {
+		log_warn("queue: our lease in Redis had lapsed; checking our "
+		    "sessions");
+		if (q->eventcb != NULL)
+			q->eventcb(QUEUE_EV_LEASE_LOST, q->eventarg);
+	}
+	if (reply->type != REDIS_REPLY_ERROR)
+		q->leased = 1;
+}
+
+/* Renews our lease: execq:worker:<consumer>, for claim_idle. */
+static void
+queue_announce(struct queue *q)
+{
+	if (q->retired || !q->wr.up)
+		return;
+	redisAsyncCommand(q->wr.ac, queue_lease_cb, q, "SET execq:worker:%s %s "
+	    "EX %u GET", q->consumer, q->name, q->claim_idle_ms / 1000 + 1);
+}
+
+void
+queue_on_event(struct queue *q, queue_event_cb cb, void *arg)
+{
+	q->eventcb = cb;
+	q->eventarg = arg;
+}
+
 /* Sessions found lost (logged) */
 static void
 queue_lost_cb(redisAsyncContext *ac, void *r, void *arg)
@@ -1320,10 +1362,11 @@ queue_beat_cb(evutil_socket_t fd, short what, void *arg)
 	LIST_FOREACH(t, &q->tracked, entry)
 		redisAsyncCommand(q->wr.ac, NULL, NULL, "XCLAIM %s " QUEUE_GROUP
 		    " %s 0 %s JUSTID", t->stream, q->consumer, t->entry_id);
-	if (!q->retired)
-		redisAsyncCommand(q->wr.ac, NULL, NULL, "SET execq:worker:%s %s "
-		    "EX %u", q->consumer, q->name,
-		    q->claim_idle_ms / 1000 + 1);
+	queue_announce(q);
+	/* Before anyone's work is taken over: the worker kills what dead
+	   workers on this host left running. */
+	if (q->eventcb != NULL)
+		q->eventcb(QUEUE_EV_BEAT, q->eventarg);
 	redisAsyncCommand(q->wr.ac, queue_lost_cb, q, "EVAL %s 1 execq:running "
 	    "%lld %u", queue_lost_lua, (long long)time(NULL) * 1000,
 	    q->answer_ttl_s);

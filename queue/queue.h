@@ -68,6 +68,15 @@ struct queue_config {
  */
 struct queue	*queue_create(struct event_base *, const struct queue_config *,
 		    queue_item_cb, void *arg);
+/* What the queue tells its user besides items. */
+enum queue_event {
+	QUEUE_EV_BEAT = 1,	/* about to take over the work of workers gone
+				   silent: kill what dead ones left first */
+	QUEUE_EV_LEASE_LOST,	/* our lease had lapsed (Redis did not hear
+				   from us): our sessions may be lost */
+};
+typedef void (*queue_event_cb)(enum queue_event, void *arg);
+void		 queue_on_event(struct queue *, queue_event_cb, void *arg);
 /* Closes both connections; pending claims never call back. NULL ok. */
 void		 queue_free(struct queue *);
 /* How many more items the worker can take now (its free slots). */

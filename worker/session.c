@@ -64,6 +64,7 @@ struct session {
 	int64_t			 started_ms, ended_ms;
 	unsigned long long	 output_bytes;
 	json_t			*final;		/* the callback, once ended */
+	long long		 serial;	/* names it in a fence check */
 	char			*pending;	/* live output not yet sent */
 	size_t			 npending;
 	unsigned long long	 pending_off;	/* its offset in the log */
@@ -82,6 +83,7 @@ struct sessions {
 	void			*arg;
 	sessions_held_cb	 heldcb;	/* list: held items */
 	void			*heldarg;
+	long long		 serial;	/* the last session's */
 };
 
 static void	session_wake(struct session *);
@@ -675,6 +677,7 @@ session_new(struct sessions *ss, const struct item *it)
 	s->tail_lines = it->tail_lines < 0 ? 5 : (unsigned)it->tail_lines;
 	s->pending = xmalloc(SESSION_FLUSH_BYTES);
 	s->started_ms = session_now_ms();
+	s->serial = ++ss->serial;
 	LIST_INIT(&s->waiters);
 	if ((s->ev_flush = evtimer_new(ss->base, session_flush_cb, s)) == NULL)
 		fatal("out of memory (libevent)");
@@ -1006,6 +1009,52 @@ sessions_kill_all(struct sessions *ss)
 	LIST_FOREACH(s, &ss->list, entry)
 		if (s->ex != NULL)
 			exec_kill(s->ex, SIGTERM, EXEC_END_SHUTDOWN);
+}
+
+/*
+ * Redis's answer to a fence check: the serial of a session another worker
+ * declared lost (its lost callback went out), or 0.
+ */
+static void
+session_fence_cb(long long serial, void *arg)
+{
+	struct sessions	*ss = arg;
+	struct session	*s;
+
+	if (serial <= 0)
+		return;
+	LIST_FOREACH(s, &ss->list, entry) {
+		if (s->serial != serial || s->ex == NULL)
+			continue;
+		log_warn("session %s: declared lost while this worker was "
+		    "away from Redis; killing it (its callback went out "
+		    "already)", s->id);
+		exec_kill(s->ex, SIGKILL, EXEC_END_SHUTDOWN);
+	}
+}
+
+void
+sessions_fence(struct sessions *ss)
+{
+	static const char lua[] =
+	    "if redis.call('HGET', KEYS[1], 'status') == 'lost' then "
+	    "return tonumber(ARGV[1]) end return 0";
+	struct session	*s;
+	char		 key[192], serial[24];
+	const char	*argv[5];
+
+	LIST_FOREACH(s, &ss->list, entry) {
+		if (s->ex == NULL)
+			continue;
+		snprintf(key, sizeof key, "execq:session:%s", s->id);
+		snprintf(serial, sizeof serial, "%lld", s->serial);
+		argv[0] = "EVAL";
+		argv[1] = lua;
+		argv[2] = "1";
+		argv[3] = key;
+		argv[4] = serial;
+		queue_send(ss->q, 5, argv, NULL, session_fence_cb, ss);
+	}
 }
 
 struct sessions *

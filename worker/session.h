@@ -34,6 +34,11 @@ void		 sessions_free(struct sessions *);
 unsigned	 sessions_running(const struct sessions *);
 /* Ends every running session (killed_by shutdown). */
 void		 sessions_kill_all(struct sessions *);
+/*
+ * Our lease had lapsed: kills the running sessions that another worker
+ * declared lost meanwhile (their one callback went out already).
+ */
+void		 sessions_fence(struct sessions *);
 
 /*
  * Starts item (claimed, checked) as a session in cwd with envp (both

@@ -93,6 +93,7 @@ struct worker {
 	struct event		*ev_stop;	/* shutdown steps */
 	long long		 stop_deadline_ms;	/* then exit anyway */
 	struct syncer		*syncer;	/* fsyncs logs and the spool */
+	struct cgroup_pool	*pool;		/* exec's; NULL: none */
 	struct held_end		 ended[WORKER_HELD_KEEP];	/* a ring */
 	unsigned		 nended;
 };
@@ -827,6 +828,30 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 	    j->item->retries, worker_claim_cb, j);
 }
 
+/*
+ * The queue's heartbeat, before it takes over the work of silent workers:
+ * what dead workers on this host left running dies first, so a retried
+ * item never runs beside its first run here. A lapsed lease: sessions
+ * declared lost meanwhile are killed (their callback went out already).
+ */
+static void
+worker_queue_event_cb(enum queue_event ev, void *arg)
+{
+	struct worker	*w = arg;
+	unsigned	 n;
+
+	switch (ev) {
+	case QUEUE_EV_BEAT:
+		if ((n = cgroup_pool_sweep(w->pool)) > 0)
+			log_warn("killed the commands of %u dead worker(s) on "
+			    "this host", n);
+		break;
+	case QUEUE_EV_LEASE_LOST:
+		sessions_fence(w->sessions);
+		break;
+	}
+}
+
 /* One SIGCHLD can stand for several children. */
 static void
 worker_sigchld_cb(evutil_socket_t sig, short what, void *arg)
@@ -1261,6 +1286,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 		goto fail;
 	}
 	w->ecfg.syncer = w->syncer;
+	w->pool = b.pool;
 	if (b.pool == NULL)
 		log_warn("cgroups unavailable: falling back to process groups "
 		    "and a subreaper sweep");
@@ -1282,6 +1308,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 	qc.state_dir = cfg->state_dir;
 	qc.syncer = w->syncer;
 	w->q = queue_create(base, &qc, worker_item_cb, w);
+	queue_on_event(w->q, worker_queue_event_cb, w);
 	w->sessions = sessions_create(base, w->q, cfg, worker_slot_cb, w);
 	sessions_on_held(w->sessions, worker_held_list_cb, w);
 	w->approvals = approvals_create(base, w->q, cfg);

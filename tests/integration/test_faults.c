@@ -536,6 +536,51 @@ test_faults_long_commands(void **state)
 	harness_pass(h);
 }
 
+/*
+ * A worker dies (SIGKILL) while an item that may be retried runs and a
+ * session is open. The worker that takes over kills what the dead one
+ * left first: the retry finds the first run's lock free (no overlap),
+ * and the lost session's process is gone when its callback comes.
+ */
+static void
+test_faults_dead_worker_no_overlap(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "overlap");
+	const char	*sid = harness_id(h, "overlap-session");
+	json_t		*a;
+	pid_t		 first, second;
+
+	first = harness_worker_start(h, NULL, "--claim-idle", "1", NULL);
+	harness_submit(h, "normal", id, "if [ -e first ]; then "
+	    "flock -n lock echo free || echo overlap; else touch first; "
+	    "exec 9>lock; flock 9; sleep 7781; fi", "{\"retries\": 1}");
+	harness_submit(h, "normal", sid, "sleep 7782",
+	    "{\"background\": true}");
+	harness_wait_running(h, "sleep 7781");
+	harness_wait_running(h, "sleep 7782");
+	a = harness_wait_answer(h, NULL, sid, HARNESS_WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
+	json_decref(a);
+	/* Running before the first dies: its start-up sweep finds nothing. */
+	second = harness_worker_start(h, NULL, "--claim-idle", "1", NULL);
+	harness_worker_kill(h, first);
+	assert_true(harness_count_procs("sleep 7781") >= 1);
+	a = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS * 2);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+	assert_string_equal(harness_jstr(a, "stdout"), "free\n");
+	json_decref(a);
+	a = harness_wait_callback(h, sid, HARNESS_WAIT_MS * 2);
+	assert_string_equal(harness_jstr(a, "status"), "lost");
+	json_decref(a);
+	assert_int_equal(harness_wait_procs_gone("sleep 7781", 5000), 0);
+	assert_int_equal(harness_wait_procs_gone("sleep 7782", 5000), 0);
+	print_message("worker SIGKILL: 1 item in, 1 answer (the retry), 0 "
+	    "overlaps; 1 session lost, its process killed\n");
+	harness_stop_clean(h, second);
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    harness_teardown)
 
@@ -549,6 +594,7 @@ main(void)
 		T(test_faults_redis_oom_backs_off),
 		T(test_faults_huge_item_stays_in_redis),
 		T(test_faults_long_commands),
+		T(test_faults_dead_worker_no_overlap),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
