@@ -581,6 +581,68 @@ test_faults_dead_worker_no_overlap(void **state)
 	harness_pass(h);
 }
 
+/* Callbacks of session id on q:<reply>:high. */
+static int
+count_callbacks(struct harness *h, const char *id)
+{
+	redisReply	*r;
+	size_t		 i;
+	int		 n = 0;
+	char		*key, *needle;
+
+	xasprintf(&key, "q:%s:high", h->reply);
+	xasprintf(&needle, "\"session_id\":\"%s\"", id);
+	r = harness_cmd(h, "XRANGE %s - +", key);
+	for (i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
+		if (r->element[i]->elements == 2 &&
+		    r->element[i]->element[1]->elements == 2 &&
+		    strstr(r->element[i]->element[1]->element[1]->str,
+		    needle) != NULL)
+			n++;
+	freeReplyObject(r);
+	free(needle);
+	free(key);
+	return (n);
+}
+
+/*
+ * A worker that Redis stops hearing from (frozen with SIGSTOP here, as a
+ * partition would) has its session declared lost by another worker, with
+ * the one callback. When it comes back it finds its lease taken, kills
+ * the session, and sends no second callback.
+ */
+static void
+test_faults_partitioned_worker_is_fenced(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*sid = harness_id(h, "fenced");
+	json_t		*a;
+	pid_t		 first, second;
+
+	first = harness_worker_start(h, NULL, "--claim-idle", "1", NULL);
+	harness_submit(h, "normal", sid, "sleep 7783",
+	    "{\"background\": true}");
+	a = harness_wait_answer(h, NULL, sid, HARNESS_WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
+	json_decref(a);
+	second = harness_worker_start(h, NULL, "--claim-idle", "1", NULL);
+	assert_int_equal(kill(first, SIGSTOP), 0);
+	a = harness_wait_callback(h, sid, HARNESS_WAIT_MS * 2);
+	assert_string_equal(harness_jstr(a, "status"), "lost");
+	json_decref(a);
+	assert_true(harness_count_procs("sleep 7783") >= 1);
+	assert_int_equal(kill(first, SIGCONT), 0);
+	assert_int_equal(harness_wait_procs_gone("sleep 7783",
+	    HARNESS_WAIT_MS), 0);
+	/* Both workers are through: the first's answers went out. */
+	harness_stop_clean(h, first);
+	harness_stop_clean(h, second);
+	assert_int_equal(count_callbacks(h, sid), 1);
+	print_message("partitioned worker: 1 session, 1 callback (lost), "
+	    "killed when the worker came back, 0 duplicates\n");
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    harness_teardown)
 
@@ -595,6 +657,7 @@ main(void)
 		T(test_faults_huge_item_stays_in_redis),
 		T(test_faults_long_commands),
 		T(test_faults_dead_worker_no_overlap),
+		T(test_faults_partitioned_worker_is_fenced),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
