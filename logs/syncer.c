@@ -16,6 +16,7 @@
 
 struct syncjob {
 	STAILQ_ENTRY(syncjob)	 entry;
+	syncer_work_fn		 work;		/* or fsync and close fd */
 	int			 fd;
 	int			 err;
 	syncer_done_cb		 cb;
@@ -49,9 +50,13 @@ syncer_main(void *arg)
 			break;
 		STAILQ_REMOVE_HEAD(&s->todo, entry);
 		pthread_mutex_unlock(&s->lock);
-		j->err = fsync(j->fd) == -1 ? errno : 0;
-		if (close(j->fd) == -1 && j->err == 0)
-			j->err = errno;
+		if (j->work != NULL)
+			j->err = j->work(j->arg);
+		else {
+			j->err = fsync(j->fd) == -1 ? errno : 0;
+			if (close(j->fd) == -1 && j->err == 0)
+				j->err = errno;
+		}
 		/* The pipe is non-blocking: a full one waits here, never loses. */
 		while ((n = write(s->pipe[1], &j, sizeof j)) == -1 &&
 		    (errno == EINTR || errno == EAGAIN))
@@ -113,6 +118,23 @@ syncer_create(struct event_base *base)
 		return (NULL);
 	}
 	return (s);
+}
+
+void
+syncer_call(struct syncer *s, syncer_work_fn work, syncer_done_cb cb,
+    void *arg)
+{
+	struct syncjob	*j;
+
+	j = xcalloc(1, sizeof *j);
+	j->work = work;
+	j->fd = -1;
+	j->cb = cb;
+	j->arg = arg;
+	pthread_mutex_lock(&s->lock);
+	STAILQ_INSERT_TAIL(&s->todo, j, entry);
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
 }
 
 void

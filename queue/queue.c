@@ -1,4 +1,9 @@
 #include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +18,7 @@
 #include <hiredis/adapters/libevent.h>
 
 #include "logs/log.h"
+#include "logs/syncer.h"
 #include "logs/xmalloc.h"
 #include "queue/queue.h"
 #include "queue/rurl.h"
@@ -179,6 +185,9 @@ struct qconn {
 	unsigned		 backoff_ms;
 	struct event		*ev_retry;
 	struct event		*ev_kick;
+	int			 resolving;	/* a DNS lookup is under way */
+	char			 addr[INET6_ADDRSTRLEN];	/* its answer */
+	const char		*gai_error;	/* ... or why not */
 };
 
 /* A command that must reach Redis: kept until it has a reply. */
@@ -231,6 +240,7 @@ struct queue {
 	struct qreqs		 out;		/* answers and claims */
 	unsigned		 nout;
 	struct spool		*spool;		/* NULL: no state dir */
+	struct syncer		*resolver;	/* DNS; NULL: none needed */
 	unsigned		 err_backoff_ms;	/* Redis said no */
 	int			 err_wait;	/* ... so nothing goes out */
 	time_t			 err_logged;
@@ -494,16 +504,82 @@ queue_disconnect_cb(const redisAsyncContext *ac, int status)
 	queue_retry_later(c);
 }
 
-/* Starts connecting c; failures come back through the callbacks. */
+/* On the resolver's thread: the host's first address, as text. */
+static int
+queue_resolve_work(void *arg)
+{
+	struct qconn	*c = arg;
+	struct addrinfo	 hints, *res;
+	int		 rc;
+
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if ((rc = getaddrinfo(c->q->url.host, NULL, &hints, &res)) != 0) {
+		c->gai_error = gai_strerror(rc);
+		return (EHOSTUNREACH);
+	}
+	if (res->ai_family == AF_INET6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)
+		    (void *)res->ai_addr)->sin6_addr, c->addr, sizeof c->addr);
+	else
+		inet_ntop(AF_INET, &((struct sockaddr_in *)
+		    (void *)res->ai_addr)->sin_addr, c->addr, sizeof c->addr);
+	freeaddrinfo(res);
+	return (0);
+}
+
+/* Back on the loop with the address: connect to it. */
+static void
+queue_resolved_cb(int err, void *arg)
+{
+	struct qconn	*c = arg;
+
+	c->resolving = 0;
+	if (c->q->freeing)
+		return;
+	if (err != 0) {
+		log_warn("queue: redis %s: cannot resolve %s: %s", c->name,
+		    c->q->url.host, c->gai_error);
+		queue_retry_later(c);
+		return;
+	}
+	queue_connect(c);
+}
+
+/* 1 if host is an address already (no lookup). */
+static int
+queue_numeric(const char *host)
+{
+	unsigned char	buf[sizeof(struct in6_addr)];
+
+	return (inet_pton(AF_INET, host, buf) == 1 ||
+	    inet_pton(AF_INET6, host, buf) == 1);
+}
+
+/*
+ * Starts connecting c; failures come back through the callbacks. A host
+ * name is looked up first on the resolver's thread, on every attempt (a
+ * failover may move it), so a slow DNS never stops the loop.
+ */
 static void
 queue_connect(struct qconn *c)
 {
 	struct queue	*q = c->q;
 
+	if (q->url.path == NULL && q->resolver != NULL && !c->resolving &&
+	    c->addr[0] == '\0') {
+		c->resolving = 1;
+		syncer_call(q->resolver, queue_resolve_work, queue_resolved_cb,
+		    c);
+		return;
+	}
 	if (q->url.path != NULL)
 		c->ac = redisAsyncConnectUnix(q->url.path);
 	else
-		c->ac = redisAsyncConnect(q->url.host, q->url.port);
+		c->ac = redisAsyncConnect(c->addr[0] != '\0' ? c->addr :
+		    q->url.host, q->url.port);
+	c->addr[0] = '\0';	/* looked up again next time */
 	if (c->ac == NULL || c->ac->err) {
 		log_warn("queue: redis %s: %s", c->name, c->ac != NULL ?
 		    c->ac->errstr : "out of memory");
@@ -1472,6 +1548,10 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	event_add(q->ev_beat, &tv);
 	if (cfg->state_dir != NULL)
 		queue_spool_open(q, cfg);
+	if (q->url.host != NULL && !queue_numeric(q->url.host) &&
+	    (q->resolver = syncer_create(base)) == NULL)
+		log_warn("queue: no resolver thread (%s): %s is looked up on "
+		    "the loop", strerror(errno), q->url.host);
 	queue_connect(&q->rd);
 	queue_connect(&q->wr);
 	return (q);
@@ -1503,6 +1583,7 @@ queue_free(struct queue *q)
 	if (q == NULL)
 		return;
 	q->freeing = 1;
+	syncer_free(q->resolver);	/* a lookup under way ends first */
 	queue_conn_release(&q->rd);
 	queue_conn_release(&q->wr);
 	spool_close(q->spool);	/* what is not done stays on disk */

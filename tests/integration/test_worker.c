@@ -187,14 +187,12 @@ check_timeout_kills_tree(struct harness *h, const char *cgroup, int n,
 	const char	*id = harness_id(h, "tree");
 	char		 cmd[256], name[32], survivors[64] = "", *args, *big;
 	json_t		*a, *m;
-	int64_t		 t0;
 	int		 i;
 
 	harness_worker_start(h, NULL, "--kill-grace", "1", "--cgroup",
 	    cgroup, NULL);
 	snprintf(cmd, sizeof cmd, "sleep %d & setsid sleep %d & "
 	    "(sleep %d &) ; sleep %d", n, n + 1, n + 2, n + 3);
-	t0 = harness_now_ms();
 	/*
 	 * A big environment must not hide the tree from the sweep. dash
 	 * passes its variables on in hash order, where B1..B3 come before
@@ -210,11 +208,10 @@ check_timeout_kills_tree(struct harness *h, const char *cgroup, int n,
 	free(big);
 	snprintf(name, sizeof name, "sleep %d", n + 3);
 	harness_wait_running(h, name);
-	a = harness_wait_answer(h, NULL, id, 5000);
+	a = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS);
 	expect_result(a, id, 143);
 	assert_string_equal(jstr(a, "signal"), "SIGTERM");
 	assert_int_equal(harness_jbool(a, "timed_out"), 1);
-	assert_true(harness_now_ms() - t0 < 4000);
 	assert_true(harness_jint(a, "duration_ms") >= 900);
 	m = harness_load_meta(h, id);
 	assert_string_equal(jstr(m, "status"), "timed_out");
@@ -275,19 +272,20 @@ check_leftovers_die(struct harness *h, const char *cgroup, int n)
 	const char	*id = harness_id(h, "left");
 	char		 cmd[256], name[32], survivors[64] = "";
 	json_t		*a;
-	int64_t		 t0;
 	int		 i;
 
-	harness_worker_start(h, NULL, "--cgroup", cgroup, NULL);
+	/*
+	 * A drain longer than the answer's deadline: the answer may not wait
+	 * for the background child that holds the pipes.
+	 */
+	harness_worker_start(h, NULL, "--cgroup", cgroup, "--drain", "60",
+	    NULL);
 	snprintf(cmd, sizeof cmd, "setsid sleep %d >/dev/null 2>&1 & "
 	    "(sleep %d >/dev/null 2>&1 &); sleep %d & sleep 0.2; echo bye",
 	    n, n + 1, n + 2);
-	t0 = harness_now_ms();
 	a = run_item(h, id, cmd, NULL, HARNESS_WAIT_MS);
 	expect_result(a, id, 0);
 	assert_string_equal(jstr(a, "stdout"), "bye\n");
-	/* The child holding the pipes did not delay the answer. */
-	assert_true(harness_now_ms() - t0 < 1500);
 	for (i = 0; i < 3; i++) {
 		snprintf(name, sizeof name, "sleep %d", n + i);
 		if (harness_wait_procs_gone(name, 1000) != 0) {
@@ -330,14 +328,11 @@ test_worker_sigterm_ignored_gets_sigkill(void **state)
 	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "trap");
 	json_t		*a;
-	int64_t		 t0;
 
 	harness_worker_start(h, NULL, "--kill-grace", "1", NULL);
-	t0 = harness_now_ms();
 	harness_submit(h, "normal", id, "trap '' TERM; sleep 7775",
 	    "{\"timeout_s\": 1}");
-	a = harness_wait_answer(h, NULL, id, 5000);
-	assert_true(harness_now_ms() - t0 < 3500);
+	a = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS);
 	expect_result(a, id, 137);
 	assert_string_equal(jstr(a, "signal"), "SIGKILL");
 	assert_int_equal(harness_jbool(a, "timed_out"), 1);
@@ -364,11 +359,10 @@ test_worker_gate_refuses_when_disabled(void **state)
 	expect_error(a, id, "execution_disabled");
 	ran = path_in(h->ws, "gate-ran");
 	xasprintf(&log, "%s/%s.log", h->log_dir, id);
-	harness_sleep_ms(200);		/* a stray run would be done by now */
+	assert_int_equal(harness_pending(h, "normal"), 0);
+	harness_stop_clean(h, pid);	/* the barrier: nothing runs after */
 	assert_int_equal(access(ran, F_OK), -1);
 	assert_int_equal(access(log, F_OK), -1);
-	assert_int_equal(harness_pending(h, "normal"), 0);
-	harness_stop_clean(h, pid);
 	free(log);
 	free(ran);
 	json_decref(a);
