@@ -29,7 +29,7 @@ INTEG_TESTS = $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests
 TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o
 
 .PHONY: all deps run test unit integration asan bench install clean valgrind \
-	fuzz
+	fuzz faults
 
 all: $(WORKER_BIN) $(CLI_BIN)
 
@@ -67,6 +67,11 @@ unit: deps $(UNIT_TESTS)
 integration: deps all $(INTEG_TESTS)
 	@set -e; for t in $(INTEG_TESTS); do echo "== $$t"; \
 	    EXECQ_TEST_BUILD=$(BUILD) scripts/with-redis.sh $$t; done
+
+# The fault suite alone (also part of integration): Redis killed and
+# restarted, OOM, a worker killed or frozen, a stop with Redis away.
+faults: deps all $(BUILD)/tests/test_faults
+	EXECQ_TEST_BUILD=$(BUILD) scripts/with-redis.sh $(BUILD)/tests/test_faults
 
 test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(INTEG_TESTS)
