@@ -251,7 +251,7 @@ cgroup_leaf_renew(struct cgroup *cg)
 	cgroup_leaf_close(cg);
 	snprintf(path, sizeof path, "%s/%u", cg->pool->path, cg->index);
 	/* Recursively: the command may have made cgroups of its own. */
-	cgroup_remove_tree(path, 1);
+	cgroup_remove_tree(path, 0);	/* empty: no waiting */
 	if (cgroup_leaf_open(cg->pool, cg, cg->index) == -1) {
 		/* Still killed: cgroup_take() tries again later. */
 		log_warn("cgroup %s: cannot renew: %s", path, strerror(errno));

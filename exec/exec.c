@@ -216,35 +216,71 @@ exec_environ_has(int fd, const char *want)
 	return (found);
 }
 
+/* A /proc sweep handed to the syncer's thread. */
+struct exec_sweep_job {
+	char	*want;		/* "EXECQ_SESSION_ID=<id>" */
+	int	 sig;
+};
+
 /*
- * Without cgroups: signal the process group, then every process that
- * carries our EXECQ_SESSION_ID in its environment (setsid'd escapees).
+ * On the syncer's thread: sig to every process that carries the entry in
+ * its environment (setsid'd escapees). Owns and frees the job.
+ */
+static int
+exec_sweep_work(void *arg)
+{
+	struct exec_sweep_job	*job = arg;
+	DIR			*d;
+	struct dirent		*de;
+	char			 path[300];
+	int			 fd;
+
+	if ((d = opendir("/proc")) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (de->d_name[0] < '1' || de->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof path, "/proc/%s/environ",
+			    de->d_name);
+			if ((fd = open(path, O_RDONLY|O_CLOEXEC)) == -1)
+				continue;
+			if (exec_environ_has(fd, job->want))
+				kill((pid_t)atol(de->d_name), job->sig);
+			close(fd);
+		}
+		closedir(d);
+	}
+	free(job->want);
+	free(job);
+	return (0);
+}
+
+/* The sweep is done; its job is freed already. */
+static void
+exec_sweep_done(int err, void *arg)
+{
+	(void)err;
+	(void)arg;
+}
+
+/*
+ * Without cgroups: signal the process group now, and every process that
+ * carries our EXECQ_SESSION_ID in its environment from the syncer's
+ * thread (reading all of /proc is no work for the loop).
  */
 static void
 exec_sweep(struct exec *ex, int sig)
 {
-	DIR		*d;
-	struct dirent	*de;
-	char		 path[300], *want;
-	int		 fd;
+	struct exec_sweep_job	*job;
 
 	if (ex->pid > 0)
 		kill(-ex->pid, sig);
-	if ((d = opendir("/proc")) == NULL)
-		return;
-	xasprintf(&want, "EXECQ_SESSION_ID=%s", ex->id);
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/environ", de->d_name);
-		if ((fd = open(path, O_RDONLY|O_CLOEXEC)) == -1)
-			continue;
-		if (exec_environ_has(fd, want))
-			kill((pid_t)atol(de->d_name), sig);
-		close(fd);
-	}
-	closedir(d);
-	free(want);
+	job = xcalloc(1, sizeof *job);
+	xasprintf(&job->want, "EXECQ_SESSION_ID=%s", ex->id);
+	job->sig = sig;
+	if (exec_syncer != NULL)
+		syncer_call(exec_syncer, exec_sweep_work, exec_sweep_done, job);
+	else
+		(void)exec_sweep_work(job);
 }
 
 /* sig to the whole tree. */
