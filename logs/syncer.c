@@ -120,15 +120,16 @@ syncer_create(struct event_base *base)
 	return (s);
 }
 
-void
-syncer_call(struct syncer *s, syncer_work_fn work, syncer_done_cb cb,
+/* Queues a job for the thread. */
+static void
+syncer_push(struct syncer *s, syncer_work_fn work, int fd, syncer_done_cb cb,
     void *arg)
 {
 	struct syncjob	*j;
 
 	j = xcalloc(1, sizeof *j);
 	j->work = work;
-	j->fd = -1;
+	j->fd = fd;
 	j->cb = cb;
 	j->arg = arg;
 	pthread_mutex_lock(&s->lock);
@@ -138,18 +139,16 @@ syncer_call(struct syncer *s, syncer_work_fn work, syncer_done_cb cb,
 }
 
 void
+syncer_call(struct syncer *s, syncer_work_fn work, syncer_done_cb cb,
+    void *arg)
+{
+	syncer_push(s, work, -1, cb, arg);
+}
+
+void
 syncer_submit(struct syncer *s, int fd, syncer_done_cb cb, void *arg)
 {
-	struct syncjob	*j;
-
-	j = xcalloc(1, sizeof *j);
-	j->fd = fd;
-	j->cb = cb;
-	j->arg = arg;
-	pthread_mutex_lock(&s->lock);
-	STAILQ_INSERT_TAIL(&s->todo, j, entry);
-	pthread_cond_signal(&s->cond);
-	pthread_mutex_unlock(&s->lock);
+	syncer_push(s, NULL, fd, cb, arg);
 }
 
 void

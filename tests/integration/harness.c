@@ -1023,6 +1023,28 @@ harness_all_answers(struct harness *h, const char *reply_to)
 	return (all);
 }
 
+int
+harness_count_entries(struct harness *h, const char *stream,
+    const char *needle)
+{
+	redisReply	*r, *f;
+	size_t		 i, k;
+	int		 n = 0;
+
+	r = harness_cmd(h, "XRANGE %s - +", stream);
+	for (i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+		if (r->element[i]->elements != 2)
+			continue;
+		f = r->element[i]->element[1];
+		for (k = 0; k + 1 < f->elements; k += 2)
+			if (strcmp(f->element[k]->str, "item") == 0 &&
+			    strstr(f->element[k + 1]->str, needle) != NULL)
+				n++;
+	}
+	freeReplyObject(r);
+	return (n);
+}
+
 long long
 harness_pending(struct harness *h, const char *lane)
 {

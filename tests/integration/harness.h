@@ -150,6 +150,9 @@ json_t		*harness_process(struct harness *, const char *args,
 		    int timeout_ms);
 /* Every entry of q:<reply_to>:normal, oldest first, as a JSON array. */
 json_t		*harness_all_answers(struct harness *, const char *reply_to);
+/* Entries of stream (a whole key) whose "item" field contains needle. */
+int		 harness_count_entries(struct harness *, const char *stream,
+		    const char *needle);
 /* XPENDING count of q:<queue>:<lane> in the group "execq". */
 long long	 harness_pending(struct harness *, const char *lane);
 

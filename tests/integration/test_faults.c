@@ -386,6 +386,27 @@ wait_worker_log(struct harness *h, unsigned i, const char *s)
 }
 
 /*
+ * A one-slot worker whose slot is taken by item first (waiting for the
+ * file "go"): what comes next waits in Redis and is fetched by the
+ * script, not handed over by a blocking read. Returns the worker's pid.
+ */
+static pid_t
+busy_worker(struct harness *h, const char *first)
+{
+	char	*path;
+	pid_t	 pid;
+
+	pid = harness_worker_start(h, NULL, "--max-procs", "1", NULL);
+	harness_submit(h, "normal", first,
+	    "while [ ! -e go ]; do sleep 0.1; done; echo first", NULL);
+	xasprintf(&path, "%s/%s.log", h->log_dir, first);
+	if (harness_wait_file(path, HARNESS_WAIT_MS) == -1)
+		harness_fail(h, "the first item did not start");
+	free(path);
+	return (pid);
+}
+
+/*
  * Redis out of memory: the answer of the running item and the fetch of
  * the next are refused. The worker backs off, keeps the answer, and once
  * Redis has room both items are answered, once each.
@@ -396,16 +417,10 @@ test_faults_redis_oom_backs_off(void **state)
 	struct harness	*h = harness_fixture(state);
 	const char	*first = harness_id(h, "oom-first");
 	const char	*second = harness_id(h, "oom-second");
-	char		*path;
 	json_t		*a;
 	pid_t		 pid;
 
-	pid = harness_worker_start(h, NULL, "--max-procs", "1", NULL);
-	harness_submit(h, "normal", first,
-	    "while [ ! -e go ]; do sleep 0.1; done; echo first", NULL);
-	xasprintf(&path, "%s/%s.log", h->log_dir, first);
-	if (harness_wait_file(path, HARNESS_WAIT_MS) == -1)
-		harness_fail(h, "the first item did not start");
+	pid = busy_worker(h, first);
 	harness_submit(h, "normal", second, "echo second", NULL);
 	freeReplyObject(harness_cmd(h, "CONFIG SET maxmemory 1"));
 	release_waiting(h);
@@ -422,7 +437,6 @@ test_faults_redis_oom_backs_off(void **state)
 	assert_int_equal(count_answers(h, second), 1);
 	print_message("redis OOM: 2 items in, 2 answers, 0 duplicates\n");
 	harness_stop_clean(h, pid);
-	free(path);
 	harness_pass(h);
 }
 
@@ -454,17 +468,12 @@ test_faults_huge_item_stays_in_redis(void **state)
 	const char	*first = harness_id(h, "huge-first");
 	const char	*id = harness_id(h, "huge");
 	size_t		 size = 200u << 20, n;
-	char		*body, *path;
+	char		*body;
 	json_t		*a;
 	pid_t		 pid;
 	long		 before, after;
 
-	pid = harness_worker_start(h, NULL, "--max-procs", "1", NULL);
-	harness_submit(h, "normal", first,
-	    "while [ ! -e go ]; do sleep 0.1; done; echo first", NULL);
-	xasprintf(&path, "%s/%s.log", h->log_dir, first);
-	if (harness_wait_file(path, HARNESS_WAIT_MS) == -1)
-		harness_fail(h, "the first item did not start");
+	pid = busy_worker(h, first);
 	before = peak_rss_kb(h, pid);
 	body = malloc(size);
 	assert_non_null(body);
@@ -485,7 +494,6 @@ test_faults_huge_item_stays_in_redis(void **state)
 	assert_true(after - before < 32 * 1024);
 	assert_int_equal(harness_pending(h, "normal"), 0);
 	harness_stop_clean(h, pid);
-	free(path);
 	harness_pass(h);
 }
 
@@ -585,21 +593,12 @@ test_faults_dead_worker_no_overlap(void **state)
 static int
 count_callbacks(struct harness *h, const char *id)
 {
-	redisReply	*r;
-	size_t		 i;
-	int		 n = 0;
-	char		*key, *needle;
+	char	*key, *needle;
+	int	 n;
 
 	xasprintf(&key, "q:%s:high", h->reply);
 	xasprintf(&needle, "\"session_id\":\"%s\"", id);
-	r = harness_cmd(h, "XRANGE %s - +", key);
-	for (i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
-		if (r->element[i]->elements == 2 &&
-		    r->element[i]->element[1]->elements == 2 &&
-		    strstr(r->element[i]->element[1]->element[1]->str,
-		    needle) != NULL)
-			n++;
-	freeReplyObject(r);
+	n = harness_count_entries(h, key, needle);
 	free(needle);
 	free(key);
 	return (n);
