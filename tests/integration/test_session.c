@@ -601,21 +601,17 @@ test_session_ctrl_c_interrupts_bash_sleep(void **state)
 	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "bash");
 	json_t		*st, *cb;
-	int64_t		 t0;
 
 	harness_worker_start(h, NULL, NULL);
 	st = start_session(h, id, "bash --norc -i",
 	    "{\"pty\": true, \"env\": {\"PS1\": \"ready> \"}}");
 	free(poll_until(h, id, "ready> ", 5000));
-	send_keys(h, id, "[\"sleep 30\", \"Enter\"]");
-	harness_wait_running(h, "sleep 30");
-	harness_sleep_ms(500);
-	t0 = harness_now_ms();
+	send_keys(h, id, "[\"sleep 3030\", \"Enter\"]");
+	harness_wait_running(h, "sleep 3030");
 	send_keys(h, id, "[\"C-c\"]");
 	send_keys(h, id, "[\"echo after-$((40+2))\", \"Enter\"]");
+	/* Only an interrupted sleep gives the prompt back. */
 	free(poll_until(h, id, "after-42", 10000));
-	/* Well within the sleep's 30 s: it was interrupted. */
-	assert_true(harness_now_ms() - t0 < 10000);
 	send_keys(h, id, "[\"exit\", \"Enter\"]");
 	cb = wait_callback(h, id, "completed", 0, CALLBACK_MS);
 	json_decref(cb);
@@ -686,15 +682,13 @@ test_session_grandchild_holding_pipe_does_not_hang(void **state)
 	const char	*id = harness_id(h, "drain");
 	json_t		*st, *cb;
 	char		*cmd;
-	int64_t		 t0;
 
 	harness_worker_start(h, NULL, "--drain", "1", NULL);
-	t0 = harness_now_ms();
 	xasprintf(&cmd, "(%s &) ; echo started", sleeper(8895));
 	st = start_session(h, id, cmd, NULL);
 	free(cmd);
-	cb = wait_callback(h, id, "completed", 0, 3500);
-	assert_true(harness_now_ms() - t0 < 3500);
+	/* The grandchild sleeps for hours: only the drain ends the wait. */
+	cb = wait_callback(h, id, "completed", 0, CALLBACK_MS);
 	if (!tail_has(cb, "started"))
 		fail_answer(h, cb, "tail without \"started\"");
 	expect_gone(h, sleeper(8895));
@@ -710,13 +704,10 @@ test_session_idle_timeout(void **state)
 	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "idle");
 	json_t		*st, *cb;
-	int64_t		 t0;
 
 	harness_worker_start(h, NULL, NULL);
-	t0 = harness_now_ms();
 	st = start_session(h, id, sleeper(8896), "{\"idle_timeout_s\": 1}");
-	cb = wait_callback(h, id, "timed_out", -1, 3500);
-	assert_true(harness_now_ms() - t0 < 3500);
+	cb = wait_callback(h, id, "timed_out", -1, CALLBACK_MS);
 	assert_true(harness_jint(cb, "duration_ms") >= 900);
 	expect_str(h, cb, "killed_by", "idle");
 	expect_gone(h, sleeper(8896));
@@ -732,13 +723,10 @@ test_session_timeout(void **state)
 	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "timeout");
 	json_t		*st, *cb;
-	int64_t		 t0;
 
 	harness_worker_start(h, NULL, NULL);
-	t0 = harness_now_ms();
 	st = start_session(h, id, sleeper(8897), "{\"timeout_s\": 1}");
-	cb = wait_callback(h, id, "timed_out", -1, 3500);
-	assert_true(harness_now_ms() - t0 < 3500);
+	cb = wait_callback(h, id, "timed_out", -1, CALLBACK_MS);
 	assert_true(harness_jint(cb, "duration_ms") >= 900);
 	expect_str(h, cb, "killed_by", "timeout");
 	expect_gone(h, sleeper(8897));
@@ -1085,7 +1073,8 @@ test_session_exec_on_control_lane_refused(void **state)
 	a = harness_wait_answer(h, NULL, id, 10000);
 	expect_error(h, a, id, "bad_item");
 	json_decref(a);
-	harness_sleep_ms(300);
+	/* The barrier: a stopped worker runs nothing more. */
+	harness_stop_clean(h, h->w[0].pid);
 	if (stat(marker, &st) == 0)
 		harness_fail(h, "the command on the control stream ran");
 	free(cmd);
@@ -1343,15 +1332,12 @@ test_session_shutdown_ends_sessions(void **state)
 	const char	*id = harness_id(h, "shut");
 	json_t		*st, *cb;
 	char		*high;
-	int64_t		 t0;
 	pid_t		 pid;
 
 	pid = harness_worker_start(h, NULL, NULL);	/* kill_grace 5 s */
 	st = start_session(h, id, sleeper(8890), NULL);
 	harness_wait_running(h, sleeper(8890));
-	t0 = harness_now_ms();
 	harness_stop_clean(h, pid);
-	assert_true(harness_now_ms() - t0 < 3000);
 	/* Sent before the worker exited: it is there already. */
 	xasprintf(&high, "q:%s:high", h->reply);
 	cb = harness_try_entry(h, high, id, 100);
