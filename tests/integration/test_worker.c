@@ -907,12 +907,11 @@ take_over_from_dead_worker(struct harness *h, const char *id,
 	harness_submit(h, "normal", id, command, args_extra);
 	harness_wait_running(h, sleep_name);
 	harness_worker_kill(h, a);
-	/* The command lives on in A's cgroup (or process group): end it. */
-	harness_kill_procs(sleep_name, SIGKILL);
-	if (harness_wait_procs_gone(sleep_name, 2000) != 0)
-		harness_fail(h, "cannot kill '%s'", sleep_name);
+	/* B kills what A left in its cgroup before it takes anything over. */
 	b = harness_worker_start(h, NULL, "--claim-idle", "1", NULL);
-	ans = harness_wait_answer(h, NULL, id, 8000);
+	ans = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS);
+	if (harness_wait_procs_gone(sleep_name, HARNESS_WAIT_MS) != 0)
+		harness_fail(h, "'%s' outlived its dead worker", sleep_name);
 	assert_true(harness_worker_alive(h, b));
 	assert_int_equal(harness_pending(h, "normal"), 0);
 	harness_stop_clean(h, b);
