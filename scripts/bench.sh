@@ -26,7 +26,7 @@ bench_worker() {
 	shift 2
 	ENABLE_EXECUTE=1 "$build/execq-worker" --redis "$url" --queue "$q" \
 	    --max-procs "$slots" --workspace "$tmp/ws" --log-dir "$tmp/logs" \
-	    "$@" 2>"$tmp/worker-$q.log" &
+	    --state-dir "$tmp/state" "$@" 2>"$tmp/worker-$q.log" &
 	wpids="$wpids $!"
 }
 
