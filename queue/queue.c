@@ -250,6 +250,7 @@ struct queue {
 						   pending entries again */
 	int			 fetch_own;	/* ... this fetch does */
 	int			 leased;	/* our lease key was set */
+	int			 was_up;	/* the write side connected once */
 	queue_event_cb		 eventcb;
 	void			*eventarg;
 	time_t			 read_logged;
@@ -481,6 +482,9 @@ queue_connect_cb(const redisAsyncContext *ac, int status)
 	} else {
 		/* Announce ourselves at once: forwarding checks for it. */
 		queue_announce(c->q);
+		if (c->q->was_up && c->q->eventcb != NULL)
+			c->q->eventcb(QUEUE_EV_RECONNECTED, c->q->eventarg);
+		c->q->was_up = 1;
 		queue_flush(c->q);
 	}
 }

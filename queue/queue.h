@@ -74,6 +74,8 @@ enum queue_event {
 				   silent: kill what dead ones left first */
 	QUEUE_EV_LEASE_LOST,	/* our lease had lapsed (Redis did not hear
 				   from us): our sessions may be lost */
+	QUEUE_EV_RECONNECTED,	/* Redis is back, maybe without its data:
+				   state kept there must be written again */
 };
 typedef void (*queue_event_cb)(enum queue_event, void *arg);
 void		 queue_on_event(struct queue *, queue_event_cb, void *arg);

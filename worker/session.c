@@ -1034,6 +1034,19 @@ session_fence_cb(long long serial, void *arg)
 }
 
 void
+sessions_remirror(struct sessions *ss)
+{
+	struct session	*s;
+
+	LIST_FOREACH(s, &ss->list, entry) {
+		if (s->ex == NULL)
+			continue;
+		session_mirror(s);
+		session_index(s);
+	}
+}
+
+void
 sessions_fence(struct sessions *ss)
 {
 	static const char lua[] =

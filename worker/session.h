@@ -39,6 +39,12 @@ void		 sessions_kill_all(struct sessions *);
  * declared lost meanwhile (their one callback went out already).
  */
 void		 sessions_fence(struct sessions *);
+/*
+ * Redis is back (maybe restarted without its data): the running sessions'
+ * mirror and their place in execq:running are written again, so they are
+ * still found, and declared lost if this worker dies.
+ */
+void		 sessions_remirror(struct sessions *);
 
 /*
  * Starts item (claimed, checked) as a session in cwd with envp (both

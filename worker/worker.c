@@ -849,6 +849,9 @@ worker_queue_event_cb(enum queue_event ev, void *arg)
 	case QUEUE_EV_LEASE_LOST:
 		sessions_fence(w->sessions);
 		break;
+	case QUEUE_EV_RECONNECTED:
+		sessions_remirror(w->sessions);
+		break;
 	}
 }
 

@@ -642,6 +642,52 @@ test_faults_partitioned_worker_is_fenced(void **state)
 	harness_pass(h);
 }
 
+/*
+ * Redis restarts empty while a session runs: the worker writes the
+ * session back when it reconnects, so when that worker then dies the
+ * session is still found and reported lost, once, and its process ends.
+ */
+static void
+test_faults_session_survives_redis_restart(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*sid = harness_id(h, "remirror");
+	redisReply	*r;
+	json_t		*a;
+	pid_t		 first, second;
+	int		 i, found = 0;
+
+	first = harness_worker_start(h, NULL, "--claim-idle", "1", NULL);
+	harness_submit(h, "normal", sid, "sleep 7784",
+	    "{\"background\": true}");
+	a = harness_wait_answer(h, NULL, sid, HARNESS_WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
+	json_decref(a);
+	redis_kill(h);
+	redis_start(h, NULL, NULL);
+	for (i = 0; i < HARNESS_WAIT_MS / 20 && !found; i++) {
+		r = harness_cmd(h, "SISMEMBER execq:running %s", sid);
+		found = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
+		freeReplyObject(r);
+		if (!found)
+			harness_sleep_ms(20);
+	}
+	if (!found)
+		harness_fail(h, "the session was not written back to Redis");
+	harness_worker_kill(h, first);
+	second = harness_worker_start(h, NULL, "--claim-idle", "1", NULL);
+	a = harness_wait_callback(h, sid, HARNESS_WAIT_MS * 2);
+	assert_string_equal(harness_jstr(a, "status"), "lost");
+	json_decref(a);
+	assert_int_equal(harness_wait_procs_gone("sleep 7784",
+	    HARNESS_WAIT_MS), 0);
+	harness_stop_clean(h, second);
+	assert_int_equal(count_callbacks(h, sid), 1);
+	print_message("redis restart + worker SIGKILL: 1 session, 1 callback "
+	    "(lost), its process killed\n");
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    harness_teardown)
 
@@ -657,6 +703,7 @@ main(void)
 		T(test_faults_long_commands),
 		T(test_faults_dead_worker_no_overlap),
 		T(test_faults_partitioned_worker_is_fenced),
+		T(test_faults_session_survives_redis_restart),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
