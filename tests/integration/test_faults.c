@@ -31,8 +31,9 @@
 #include "logs/xmalloc.h"
 #include "tests/integration/harness.h"
 
-#define FAULTS_ITEMS	24	/* more than the worker's slots */
-#define FAULTS_SLOTS	"8"
+#define FAULTS_ITEMS	200	/* more than the worker's slots */
+#define FAULTS_SESSIONS	20
+#define FAULTS_SLOTS	"32"
 
 /* Kills the test's redis-server with SIGKILL and waits until it is gone. */
 static void
@@ -220,6 +221,21 @@ wait_all(struct harness *h, const char *prefix, int n)
 	}
 }
 
+/* Callbacks of session id on q:<reply>:high. */
+static int
+count_callbacks(struct harness *h, const char *id)
+{
+	char	*key, *needle;
+	int	 n;
+
+	xasprintf(&key, "q:%s:high", h->reply);
+	xasprintf(&needle, "\"session_id\":\"%s\"", id);
+	n = harness_count_entries(h, key, needle);
+	free(needle);
+	free(key);
+	return (n);
+}
+
 /* Spool files in the state dir. */
 static int
 count_spool_files(struct harness *h)
@@ -251,64 +267,95 @@ barrier(struct harness *h, const char *name)
 }
 
 /*
- * Redis dies (SIGKILL) while items run and restarts empty: the items a
- * worker took are still answered, once each, though their stream entries
- * and claims are gone. Items Redis held but no worker had taken are lost
- * with Redis (nothing had accepted them).
+ * Redis dies (SIGKILL) while FAULTS_SESSIONS sessions and as many items
+ * as the worker has slots left run, FAULTS_ITEMS in all, and comes back
+ * with the append-only file (aof) or empty. Every callback and every
+ * answer of an item a worker took arrives exactly once; with the AOF
+ * that is every item. Without persistence, the items only Redis held
+ * (no worker had taken them) are gone with it: nothing had accepted
+ * them.
  */
+static void
+restart_scenario(struct harness *h, const char *prefix, int aof)
+{
+	char		 items[32], sessions[32], name[64];
+	const char	*ctx = aof ? "AOF" : "no persistence";
+	json_t		*a;
+	pid_t		 pid;
+	int		 i, got, dups, taken, callbacks = 0, cbdups = 0;
+
+	snprintf(items, sizeof items, "%s-i", prefix);
+	snprintf(sessions, sizeof sessions, "%s-s", prefix);
+	if (aof)
+		redis_aof_on(h);
+	pid = harness_worker_start(h, NULL, "--max-procs", FAULTS_SLOTS, NULL);
+	for (i = 0; i < FAULTS_SESSIONS; i++) {
+		snprintf(name, sizeof name, "%s%d", sessions, i);
+		harness_submit(h, "normal", harness_id(h, name),
+		    "while [ ! -e go ]; do sleep 0.1; done; echo out",
+		    "{\"background\": true}");
+	}
+	wait_started(h, sessions, FAULTS_SESSIONS);
+	submit_waiting(h, items, FAULTS_ITEMS);
+	taken = atoi(FAULTS_SLOTS) - FAULTS_SESSIONS;
+	wait_started(h, items, taken);
+	redis_kill(h);
+	if (aof)
+		redis_start(h, "--appendonly", "yes");
+	else
+		redis_start(h, NULL, NULL);
+	release_waiting(h);
+	wait_all(h, items, aof ? FAULTS_ITEMS : taken);
+	for (i = 0; i < FAULTS_SESSIONS; i++) {
+		snprintf(name, sizeof name, "%s%d", sessions, i);
+		a = harness_wait_callback(h, harness_id(h, name),
+		    HARNESS_WAIT_MS * 2);
+		assert_string_equal(harness_jstr(a, "status"), "completed");
+		json_decref(a);
+	}
+	barrier(h, aof ? "aof-barrier" : "empty-barrier");
+	harness_stop_clean(h, pid);	/* and every answer is out */
+	got = count_all(h, items, FAULTS_ITEMS, &dups);
+	for (i = 0; i < FAULTS_SESSIONS; i++) {
+		snprintf(name, sizeof name, "%s%d", sessions, i);
+		switch (count_callbacks(h, harness_id(h, name))) {
+		case 0:
+			break;
+		case 1:
+			callbacks++;
+			break;
+		default:
+			callbacks++;
+			cbdups++;
+		}
+	}
+	print_message("redis SIGKILL + restart, %s: %d items in (%d taken "
+	    "by the worker), %d answers, %d duplicates; %d sessions, %d "
+	    "callbacks, %d duplicates\n", ctx, FAULTS_ITEMS, taken, got, dups,
+	    FAULTS_SESSIONS, callbacks, cbdups);
+	assert_int_equal(dups, 0);
+	assert_int_equal(got, aof ? FAULTS_ITEMS : taken);
+	assert_int_equal(cbdups, 0);
+	assert_int_equal(callbacks, FAULTS_SESSIONS);
+	if (aof)	/* leave the server as the next test expects it */
+		freeReplyObject(harness_cmd(h, "CONFIG SET appendonly no"));
+}
+
 static void
 test_faults_redis_restart_empty(void **state)
 {
 	struct harness	*h = harness_fixture(state);
-	pid_t		 pid;
-	int		 got, dups;
 
-	pid = harness_worker_start(h, NULL, "--max-procs", FAULTS_SLOTS, NULL);
-	submit_waiting(h, "empty", FAULTS_ITEMS);
-	wait_started(h, "empty", atoi(FAULTS_SLOTS));
-	redis_kill(h);
-	redis_start(h, NULL, NULL);
-	release_waiting(h);
-	wait_all(h, "empty", atoi(FAULTS_SLOTS));
-	barrier(h, "empty-barrier");
-	got = count_all(h, "empty", FAULTS_ITEMS, &dups);
-	print_message("redis restart, no persistence: %d items in, %d "
-	    "taken, %d answers, %d duplicates\n", FAULTS_ITEMS,
-	    atoi(FAULTS_SLOTS), got, dups);
-	assert_int_equal(dups, 0);
-	assert_int_equal(got, atoi(FAULTS_SLOTS));
-	harness_stop_clean(h, pid);
+	restart_scenario(h, "empty", 0);
 	harness_pass(h);
 }
 
-/*
- * The same with the append-only file (fsync always): Redis comes back
- * with everything, and every item is answered exactly once.
- */
 static void
 test_faults_redis_restart_aof(void **state)
 {
 	struct harness	*h = harness_fixture(state);
-	pid_t		 pid;
-	int		 got, dups;
 
-	redis_aof_on(h);
-	pid = harness_worker_start(h, NULL, "--max-procs", FAULTS_SLOTS, NULL);
-	submit_waiting(h, "aof", FAULTS_ITEMS);
-	wait_started(h, "aof", atoi(FAULTS_SLOTS));
-	redis_kill(h);
-	redis_start(h, "--appendonly", "yes");
-	release_waiting(h);
-	wait_all(h, "aof", FAULTS_ITEMS);
-	barrier(h, "aof-barrier");
-	got = count_all(h, "aof", FAULTS_ITEMS, &dups);
-	print_message("redis restart, AOF: %d items in, %d answers, %d "
-	    "duplicates\n", FAULTS_ITEMS, got, dups);
-	assert_int_equal(dups, 0);
-	assert_int_equal(got, FAULTS_ITEMS);
-	harness_stop_clean(h, pid);
-	/* Leave the server as the next test expects it. */
-	freeReplyObject(harness_cmd(h, "CONFIG SET appendonly no"));
+	restart_scenario(h, "aof", 1);
 	harness_pass(h);
 }
 
@@ -589,20 +636,6 @@ test_faults_dead_worker_no_overlap(void **state)
 	harness_pass(h);
 }
 
-/* Callbacks of session id on q:<reply>:high. */
-static int
-count_callbacks(struct harness *h, const char *id)
-{
-	char	*key, *needle;
-	int	 n;
-
-	xasprintf(&key, "q:%s:high", h->reply);
-	xasprintf(&needle, "\"session_id\":\"%s\"", id);
-	n = harness_count_entries(h, key, needle);
-	free(needle);
-	free(key);
-	return (n);
-}
 
 /*
  * A worker that Redis stops hearing from (frozen with SIGSTOP here, as a
