@@ -25,6 +25,57 @@ execlog_id_ok(const char *id)
 }
 
 int
+execlog_fd_ok(int fd)
+{
+	struct stat	st;
+
+	if (fstat(fd, &st) == -1)
+		return (-1);
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_nlink > 1) {
+		errno = EPERM;
+		return (-1);
+	}
+	return (0);
+}
+
+int
+execlog_open_safe(const char *path, int flags, mode_t mode)
+{
+	int	fd, saved;
+
+	/* O_NONBLOCK: a FIFO planted in its place must not hang anyone. */
+	fd = open(path, flags|O_NOFOLLOW|O_CLOEXEC|O_NOCTTY|O_NONBLOCK, mode);
+	if (fd == -1)
+		return (-1);
+	if (execlog_fd_ok(fd) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return (-1);
+	}
+	/* Back to blocking writes: a log is a plain file. */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return (-1);
+	}
+	return (fd);
+}
+
+const char *
+execlog_strerror(int err)
+{
+	if (err == ELOOP)
+		return ("it is a symbolic link; refused");
+	if (err == EPERM)
+		return ("it is not a regular file of the worker's own (or has "
+		    "other names); refused");
+	return (strerror(err));
+}
+
+int
 execlog_mkdir(const char *dir)
 {
 	char	 path[PATH_MAX], *p;
@@ -58,7 +109,11 @@ execlog_open(const char *dir, const char *id)
 	}
 	lg = xcalloc(1, sizeof *lg);
 	xasprintf(&lg->path, "%s/%s.log", dir, id);
-	lg->fd = open(lg->path, O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, 0644);
+	lg->fd = execlog_open_safe(lg->path, O_WRONLY|O_CREAT|O_APPEND, 0644);
+	/* The directory vanished (a tmp cleaner, an operator): again. */
+	if (lg->fd == -1 && errno == ENOENT && execlog_mkdir(dir) == 0)
+		lg->fd = execlog_open_safe(lg->path, O_WRONLY|O_CREAT|O_APPEND,
+		    0644);
 	if (lg->fd == -1) {
 		free(lg->path);
 		free(lg);
@@ -141,7 +196,8 @@ execlog_write_meta(const char *dir, const char *id, const char *json,
 		errno = ENAMETOOLONG;
 		return (-1);
 	}
-	fd = open(tmp, O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0644);
+	(void)unlink(tmp);		/* a leftover, or something planted */
+	fd = open(tmp, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0644);
 	if (fd == -1)
 		return (-1);
 	while (len > 0) {

@@ -7,15 +7,32 @@
  * atomically. Ids are checked before any path is built.
  */
 
+#include <sys/types.h>
+
 #include <stddef.h>
 
 struct execlog;
 
 /* 1 if id is safe as a file name: no '/', no leading '.', not empty. */
 int		 execlog_id_ok(const char *id);
+/*
+ * Opens path (open(2) flags and mode) without following a symlink, and
+ * only if it is a regular file of the worker's own with no other name:
+ * a link planted in the log dir cannot turn a command's output, or a
+ * read of its log, to another file. fd, or -1 with errno (ELOOP: a
+ * symlink; EPERM: anything else refused).
+ */
+int		 execlog_open_safe(const char *path, int flags, mode_t mode);
+/* The same check on an open fd: 0, or -1 with errno EPERM. */
+int		 execlog_fd_ok(int fd);
+/* What went wrong, worded for an answer (ELOOP, EPERM explained). */
+const char	*execlog_strerror(int err);
 /* Creates dir and its parents (0755); 0 or -1 with errno. */
 int		 execlog_mkdir(const char *dir);
-/* Opens (append, create) <dir>/<id>.log. NULL with errno on failure. */
+/*
+ * Opens (append, create) <dir>/<id>.log with execlog_open_safe(), making
+ * dir again first if it vanished. NULL with errno on failure.
+ */
 struct execlog	*execlog_open(const char *dir, const char *id);
 /* Writes all of buf, retrying short writes and EINTR; 0 or -1 (errno). */
 int		 execlog_write(struct execlog *, const void *buf, size_t len);

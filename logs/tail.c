@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "logs/execlog.h"
 #include "logs/tail.h"
 #include "logs/xmalloc.h"
 
@@ -277,9 +278,9 @@ tail_lines(const char *path, unsigned n, size_t max_line, unsigned *count)
 	off_t		 off;
 	int		 fd;
 
-	/* O_NONBLOCK: a FIFO in the log dir must not hang the caller. */
-	fd = open(path, O_RDONLY|O_CLOEXEC|O_NOCTTY|O_NONBLOCK);
-	if (fd == -1 || fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || n == 0)
+	/* No symlink, FIFO or someone else's file: see execlog.h. */
+	fd = execlog_open_safe(path, O_RDONLY, 0);
+	if (fd == -1 || fstat(fd, &st) == -1 || n == 0)
 		goto out;
 	off = st.st_size;
 	while (off > 0 && have < TAIL_MAX_READ) {

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "logs/execlog.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
@@ -23,14 +24,14 @@ struct audit {
 };
 
 struct audit *
-audit_open(const char *log_dir)
+audit_open(const char *state_dir)
 {
 	struct audit	*a;
 	char		*path;
 	int		 fd;
 
-	xasprintf(&path, "%s/audit.log", log_dir);
-	fd = open(path, O_WRONLY|O_APPEND|O_CREAT|O_CLOEXEC, 0640);
+	xasprintf(&path, "%s/audit.log", state_dir);
+	fd = execlog_open_safe(path, O_WRONLY|O_APPEND|O_CREAT, 0640);
 	if (fd == -1) {
 		free(path);
 		return (NULL);

@@ -23,8 +23,11 @@ struct audit_event {
 	const char	*queue, *worker;
 };
 
-/* Opens (creates) the log; NULL and errno. */
-struct audit	*audit_open(const char *log_dir);
+/*
+ * Opens (creates) <state_dir>/audit.log, never through a link; NULL and
+ * errno.
+ */
+struct audit	*audit_open(const char *state_dir);
 void		 audit_close(struct audit *);		/* NULL ok */
 /* Appends one line; a failed write is logged, never fatal. */
 void		 audit_write(struct audit *, const struct audit_event *);

@@ -89,8 +89,9 @@ static const struct config_opt config_opts[] = {
 	  "where answers go when an item has no reply_to",
 	  config_check_name },
 	{ "workspace", "workspace", NULL, "EXECQ_WORKSPACE", CONFIG_STRING,
-	  OFF(workspace), 0, 0, ".", "DIR",
-	  "commands run in DIR or below it; must exist",
+	  OFF(workspace), 0, 0, "workspace", "DIR",
+	  "commands run in DIR or below it; must exist\n"
+	  "(the default is made when missing)",
 	  config_check_nonempty },
 	{ "log_dir", "log-dir", NULL, "EXECQ_LOG_DIR", CONFIG_STRING,
 	  OFF(log_dir), 0, 0, ".tmp/exec", "DIR",
@@ -858,6 +859,13 @@ config_finish_workspace(struct config_state *st, char **cause)
 	struct stat	 sb;
 	char		*rp;
 
+	/* The default, a directory of its own beside .tmp, is made. */
+	if (strncmp(where, "default", 7) == 0 && mkdir(c->workspace, 0755) ==
+	    -1 && errno != EEXIST) {
+		xasprintf(cause, "%s: cannot make '%s': %s", where,
+		    c->workspace, strerror(errno));
+		return (-1);
+	}
 	if ((rp = realpath(c->workspace, NULL)) == NULL) {
 		xasprintf(cause, "%s: '%s': %s", where, c->workspace,
 		    strerror(errno));

@@ -18,6 +18,7 @@
 
 #include "exec/exec.h"
 #include "exec/keys.h"
+#include "logs/execlog.h"
 #include "logs/log.h"
 #include "logs/tail.h"
 #include "logs/xmalloc.h"
@@ -339,7 +340,7 @@ session_read_log(struct session *s, long offset, long max, size_t *len,
 	*len = 0;
 	*size = 0;
 	buf = xmalloc(max + 1);
-	if ((fd = open(s->log_path, O_RDONLY|O_CLOEXEC|O_NONBLOCK)) == -1)
+	if ((fd = execlog_open_safe(s->log_path, O_RDONLY, 0)) == -1)
 		return (buf);
 	if (fstat(fd, &st) == 0)
 		*size = st.st_size;
@@ -921,6 +922,7 @@ sessions_act_offline(struct sessions *ss, const struct item *it,
 	json_t		*meta;
 	char		*path;
 	const char	*status;
+	int		 fd;
 
 	if (it->action != ITEM_ACTION_LOG && it->action != ITEM_ACTION_POLL &&
 	    it->action != ITEM_ACTION_WAIT)
@@ -928,12 +930,16 @@ sessions_act_offline(struct sessions *ss, const struct item *it,
 	memset(&s, 0, sizeof s);
 	s.id = it->session_id;
 	xasprintf(&s.log_path, "%s/%s.log", ss->cfg->log_dir, it->session_id);
-	if (stat(s.log_path, &st) == -1 || !S_ISREG(st.st_mode)) {
+	if (lstat(s.log_path, &st) == -1 || !S_ISREG(st.st_mode)) {
 		free(s.log_path);
 		return (-1);
 	}
 	xasprintf(&path, "%s/%s.json", ss->cfg->log_dir, it->session_id);
-	meta = json_load_file(path, 0, NULL);
+	meta = NULL;
+	if ((fd = execlog_open_safe(path, O_RDONLY, 0)) != -1) {
+		meta = json_loadfd(fd, 0, NULL);
+		close(fd);
+	}
 	free(path);
 	status = json_string_value(json_object_get(meta, "status"));
 	/* "running" in a file of a session nobody runs: its worker died. */

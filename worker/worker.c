@@ -1,6 +1,7 @@
 #include <sys/prctl.h>
 #include <sys/queue.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -1052,7 +1053,7 @@ worker_boundary(const struct config *cfg, const struct rurl *url,
 	struct confine_layer	*l;
 	const char		*hide[sizeof worker_secrets /
 				    sizeof worker_secrets[0] + 4];
-	char			*cause, *cfgpath = NULL, *logpath;
+	char			*cause, *cfgpath = NULL, *logpath, *statepath;
 	size_t			 n = 0, i;
 
 	memset(b, 0, sizeof *b);
@@ -1065,12 +1066,15 @@ worker_boundary(const struct config *cfg, const struct rurl *url,
 	/* As the kernel sees it: masks compare it with the workspace. */
 	logpath = realpath(cfg->log_dir, NULL);
 	hide[n++] = logpath != NULL ? logpath : cfg->log_dir;
+	statepath = realpath(cfg->state_dir, NULL);
+	hide[n++] = statepath != NULL ? statepath : cfg->state_dir;
 	if (cfg->confine_mode != CONFINE_OFF &&
 	    policy_inside(hide[0], cfg->workspace)) {
 		log_warn("the workspace %s is inside the log dir %s: commands "
 		    "could read and forge the logs; not starting",
 		    cfg->workspace, hide[0]);
 		free(logpath);
+		free(statepath);
 		return (-1);
 	}
 	if (cfg->config_file != NULL &&
@@ -1088,6 +1092,7 @@ worker_boundary(const struct config *cfg, const struct rurl *url,
 	b->confine = confine_create(&cc, &cause);
 	free(cfgpath);
 	free(logpath);
+	free(statepath);
 	if (b->confine == NULL && cause != NULL) {
 		log_warn("confinement: %s", cause);
 		free(cause);
@@ -1240,6 +1245,49 @@ worker_confine_decide(struct worker *w, struct worker_boundary *b)
 	return (0);
 }
 
+/*
+ * The log dir and the state dir, made and checked: no command may reach
+ * the logs through the workspace (links planted there would turn output
+ * or log reads to other files), and no item id may name a file of the
+ * worker's own (an item "audit" must not write the audit log).
+ */
+static int
+worker_dirs(const struct config *cfg)
+{
+	char	*logs = NULL, *state = NULL;
+	int	 rc = -1;
+
+	if (execlog_mkdir(cfg->log_dir) == -1) {
+		log_warn("log dir %s: %s", cfg->log_dir, strerror(errno));
+		return (-1);
+	}
+	if (execlog_mkdir(cfg->state_dir) == -1 ||
+	    chmod(cfg->state_dir, 0700) == -1) {
+		log_warn("state dir %s: %s", cfg->state_dir, strerror(errno));
+		return (-1);
+	}
+	if ((logs = realpath(cfg->log_dir, NULL)) == NULL ||
+	    (state = realpath(cfg->state_dir, NULL)) == NULL)
+		log_warn("log dir %s, state dir %s: %s", cfg->log_dir,
+		    cfg->state_dir, strerror(errno));
+	else if (policy_inside(cfg->workspace, logs))
+		log_warn("the log dir %s is inside the workspace %s: commands "
+		    "could plant links there or read other commands' logs; "
+		    "not starting (move one of them)", logs, cfg->workspace);
+	else if (policy_inside(cfg->workspace, state))
+		log_warn("the state dir %s is inside the workspace %s: "
+		    "commands could read or forge the audit log and the "
+		    "spool; not starting", state, cfg->workspace);
+	else if (policy_inside(logs, state))
+		log_warn("the state dir %s is inside the log dir %s: an item "
+		    "id could name its files; not starting", state, logs);
+	else
+		rc = 0;
+	free(logs);
+	free(state);
+	return (rc);
+}
+
 struct worker *
 worker_create(struct event_base *base, const struct config *cfg)
 {
@@ -1252,13 +1300,12 @@ worker_create(struct event_base *base, const struct config *cfg)
 	w->base = base;
 	w->cfg = cfg;
 	LIST_INIT(&w->jobs);
-	if (execlog_mkdir(cfg->log_dir) == -1) {
-		log_warn("log dir %s: %s", cfg->log_dir, strerror(errno));
+	if (worker_dirs(cfg) == -1)
 		goto fail;
-	}
 	worker_cleanup_logs(cfg);
-	if ((w->audit = audit_open(cfg->log_dir)) == NULL) {
-		log_warn("audit log in %s: %s", cfg->log_dir, strerror(errno));
+	if ((w->audit = audit_open(cfg->state_dir)) == NULL) {
+		log_warn("audit log in %s: %s", cfg->state_dir,
+		    execlog_strerror(errno));
 		goto fail;
 	}
 	if (rurl_parse(cfg->redis_url, &w->url, &cause) == -1) {

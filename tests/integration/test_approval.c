@@ -128,7 +128,7 @@ audited(struct harness *h, const char *id, const char *event,
 	json_t	*o;
 	int	 found = 0;
 
-	snprintf(path, sizeof path, "%s/audit.log", h->log_dir);
+	snprintf(path, sizeof path, "%s/audit.log", h->state_dir);
 	if ((text = harness_read_file(path, NULL)) == NULL)
 		return (0);
 	for (line = strtok_r(text, "\n", &save); line != NULL && !found;

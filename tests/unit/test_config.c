@@ -21,6 +21,7 @@
 struct fixture {
 	char		 dir[64];
 	char		 file[128];	/* dir/config.json */
+	char		*oldcwd;	/* tests run in dir */
 	struct config	 c;
 	char		*cause;
 };
@@ -38,6 +39,9 @@ setup(void **state)
 	snprintf(fx->dir, sizeof fx->dir, "/tmp/test_config.XXXXXX");
 	assert_non_null(mkdtemp(fx->dir));
 	snprintf(fx->file, sizeof fx->file, "%s/config.json", fx->dir);
+	/* Defaults are relative ("workspace" is made): keep them in here. */
+	assert_non_null(fx->oldcwd = getcwd(NULL, 0));
+	assert_int_equal(chdir(fx->dir), 0);
 	*state = fx;
 	return (0);
 }
@@ -59,6 +63,8 @@ teardown(void **state)
 
 	config_release(&fx->c);
 	free(fx->cause);
+	assert_int_equal(chdir(fx->oldcwd), 0);
+	free(fx->oldcwd);
 	nftw(fx->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 	free(fx);
 	return (0);
@@ -154,7 +160,7 @@ test_config_defaults(void **state)
 	assert_string_equal(c->redis_url, "redis://127.0.0.1:6379/0");
 	assert_string_equal(c->queue, "exec");
 	assert_string_equal(c->reply_default, "replies");
-	assert_non_null(cwd = realpath(".", NULL));
+	assert_non_null(cwd = realpath("workspace", NULL));	/* made */
 	assert_string_equal(c->workspace, cwd);
 	free(cwd);
 	assert_non_null(cwd = getcwd(NULL, 0));
