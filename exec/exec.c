@@ -1033,9 +1033,10 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 	sc.ruleset_fd = -1;
 	o.stdin_fd = o.stdout_fd = o.stderr_fd = o.pty_fd = -1;
 	if ((ex->log = execlog_open(exec_cfg->log_dir, spec->id)) == NULL) {
-		*code = "log_failed";
+		*code = errno == ELOOP || errno == EPERM ? "log_unsafe" :
+		    "log_failed";
 		xasprintf(cause, "cannot open the log %s/%s.log: %s",
-		    exec_cfg->log_dir, spec->id, strerror(errno));
+		    exec_cfg->log_dir, spec->id, execlog_strerror(errno));
 		goto fail;
 	}
 	if (exec_open_io(ex, spec, &o) == -1) {

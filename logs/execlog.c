@@ -76,6 +76,32 @@ execlog_strerror(int err)
 }
 
 int
+execlog_probe(const char *dir)
+{
+	char	*path;
+	int	 fd, saved;
+
+	if (execlog_mkdir(dir) == -1)
+		return (-1);
+	xasprintf(&path, "%s/.probe-%ld", dir, (long)getpid());
+	(void)unlink(path);
+	fd = open(path, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0600);
+	if (fd == -1 || write(fd, "probe\n", 6) != 6) {
+		saved = errno;
+		if (fd != -1)
+			close(fd);
+		(void)unlink(path);
+		free(path);
+		errno = saved;
+		return (-1);
+	}
+	close(fd);
+	(void)unlink(path);
+	free(path);
+	return (0);
+}
+
+int
 execlog_mkdir(const char *dir)
 {
 	char	 path[PATH_MAX], *p;

@@ -27,6 +27,12 @@ int		 execlog_open_safe(const char *path, int flags, mode_t mode);
 int		 execlog_fd_ok(int fd);
 /* What went wrong, worded for an answer (ELOOP, EPERM explained). */
 const char	*execlog_strerror(int err);
+/*
+ * Can logs be written in dir at all? Makes it (again) if needed, then
+ * writes and removes a file of its own (".probe-<pid>": no item id starts
+ * with a dot). 0, or -1 with errno.
+ */
+int		 execlog_probe(const char *dir);
 /* Creates dir and its parents (0755); 0 or -1 with errno. */
 int		 execlog_mkdir(const char *dir);
 /*

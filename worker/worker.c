@@ -93,6 +93,8 @@ struct worker {
 	struct event		*ev_chld, *ev_term, *ev_int;
 	struct event		*ev_stop;	/* shutdown steps */
 	long long		 stop_deadline_ms;	/* then exit anyway */
+	int			 logs_broken;	/* no log can be written */
+	struct event		*ev_logs;	/* ... so look again */
 	struct syncer		*syncer;	/* fsyncs logs and the spool */
 	struct cgroup_pool	*pool;		/* exec's; NULL: none */
 	struct held_end		 ended[WORKER_HELD_KEEP];	/* a ring */
@@ -107,9 +109,49 @@ worker_update_want(struct worker *w)
 
 	if (w->stopping)
 		return;
+	if (w->logs_broken) {		/* nothing would have a log */
+		queue_want(w->q, 0);
+		return;
+	}
 	used = w->nslots + sessions_running(w->sessions);
 	queue_want(w->q, w->cfg->max_procs > used ? w->cfg->max_procs - used :
 	    0);
+}
+
+/*
+ * A log could not be made. If logs cannot be written in the log dir at
+ * all (gone and not to be made again, read-only, full, no permission),
+ * the worker stops taking items rather than failing each one, says why,
+ * and looks again every second.
+ */
+static void
+worker_check_logs(struct worker *w)
+{
+	struct timeval	tv = { 1, 0 };
+
+	if (execlog_probe(w->cfg->log_dir) == 0) {
+		if (w->logs_broken)
+			log_info("logs can be written in %s again: taking "
+			    "items", w->cfg->log_dir);
+		w->logs_broken = 0;
+		worker_update_want(w);
+		return;
+	}
+	if (!w->logs_broken)
+		log_warn("no log can be written in %s (%s): not taking items "
+		    "until it can", w->cfg->log_dir, strerror(errno));
+	w->logs_broken = 1;
+	worker_update_want(w);
+	evtimer_add(w->ev_logs, &tv);
+}
+
+/* The probe timer. */
+static void
+worker_logs_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	worker_check_logs(arg);
 }
 
 /* A session ended: its slot is free. */
@@ -248,6 +290,8 @@ worker_start(struct job *j)
 			worker_fail(j, j->item->reply_to, j->item->id, code,
 			    cause, QUEUE_STORE_RELEASE);
 			free(cause);
+			if (strcmp(code, "log_failed") == 0)
+				worker_check_logs(w);
 			return;
 		}
 		log_info("item %s: session started: %s", j->item->id,
@@ -276,6 +320,8 @@ worker_start(struct job *j)
 		worker_fail(j, j->item->reply_to, j->item->id, code, cause,
 		    QUEUE_STORE_RELEASE);
 		free(cause);
+		if (strcmp(code, "log_failed") == 0)
+			worker_check_logs(w);
 		return;
 	}
 	log_info("item %s: started pid %ld: %s", j->item->id,
@@ -989,8 +1035,10 @@ worker_signals(struct worker *w)
 	w->ev_term = evsignal_new(w->base, SIGTERM, worker_sigterm_cb, w);
 	w->ev_int = evsignal_new(w->base, SIGINT, worker_sigterm_cb, w);
 	w->ev_stop = evtimer_new(w->base, worker_stop_cb, w);
+	w->ev_logs = evtimer_new(w->base, worker_logs_cb, w);
 	if (w->ev_chld == NULL || w->ev_term == NULL || w->ev_int == NULL ||
-	    w->ev_stop == NULL || event_add(w->ev_chld, NULL) == -1 ||
+	    w->ev_stop == NULL || w->ev_logs == NULL ||
+	    event_add(w->ev_chld, NULL) == -1 ||
 	    event_add(w->ev_term, NULL) == -1 ||
 	    event_add(w->ev_int, NULL) == -1)
 		return (-1);
@@ -1402,6 +1450,8 @@ worker_free(struct worker *w)
 		event_free(w->ev_int);
 	if (w->ev_stop != NULL)
 		event_free(w->ev_stop);
+	if (w->ev_logs != NULL)
+		event_free(w->ev_logs);
 	rurl_release(&w->url);
 	audit_close(w->audit);
 	for (i = 0; w->allow != NULL && w->allow[i] != NULL; i++)

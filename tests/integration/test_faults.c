@@ -721,6 +721,161 @@ test_faults_session_survives_redis_restart(void **state)
 	harness_pass(h);
 }
 
+/* Writes text to path (created or truncated). */
+static void
+put_file(struct harness *h, const char *path, const char *text)
+{
+	int	fd;
+
+	if ((fd = open(path, O_WRONLY|O_CREAT|O_TRUNC, 0644)) == -1 ||
+	    write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		harness_fail(h, "%s: %m", path);
+	close(fd);
+}
+
+/* Asserts path holds exactly text. */
+static void
+expect_file(struct harness *h, const char *path, const char *text)
+{
+	char	*got;
+
+	if ((got = harness_read_file(path, NULL)) == NULL)
+		harness_fail(h, "%s: cannot read", path);
+	if (strcmp(got, text) != 0)
+		harness_fail(h, "%s was changed: '%s'", path, got);
+	free(got);
+}
+
+#define FORGED	"{\"event\":\"approved\",\"id\":\"forged\"}"
+
+/*
+ * Links planted in the log dir turn nothing: an item whose log is a
+ * symlink is refused (log_unsafe) and the link's target is untouched; a
+ * session whose log is swapped for a link is not read through it; an item
+ * named "audit" writes its own log, not the audit log (in the state dir).
+ */
+static void
+test_faults_planted_links(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "planted");
+	const char	*sid = harness_id(h, "swapped");
+	char		*marker, *link, *audit, *before, *args, *text;
+	json_t		*a;
+	pid_t		 pid;
+
+	xasprintf(&marker, "%s/marker", h->dir);
+	put_file(h, marker, "untouched\n");
+	xasprintf(&link, "%s/%s.log", h->log_dir, id);
+	assert_int_equal(symlink(marker, link), 0);
+	pid = harness_worker_start(h, NULL, NULL);
+	harness_submit(h, "normal", id, "echo forged", NULL);
+	a = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS);
+	assert_string_equal(harness_jstr(a, "error.code"), "log_unsafe");
+	assert_non_null(strstr(harness_jstr(a, "error.message"),
+	    "symbolic link"));
+	json_decref(a);
+	expect_file(h, marker, "untouched\n");
+	free(link);
+
+	/* A session's log swapped for a link after it started. */
+	harness_submit(h, "normal", sid, "echo mine; sleep 7785",
+	    "{\"background\": true}");
+	a = harness_wait_answer(h, NULL, sid, HARNESS_WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
+	json_decref(a);
+	xasprintf(&link, "%s/%s.log", h->log_dir, sid);
+	if (harness_wait_file(link, HARNESS_WAIT_MS) == -1)
+		harness_fail(h, "no log for %s", sid);
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink(marker, link), 0);
+	xasprintf(&args, "{\"action\": \"log\", \"session_id\": \"%s\"}",
+	    sid);
+	a = harness_process(h, args, HARNESS_WAIT_MS);
+	text = json_dumps(a, JSON_COMPACT);
+	if (strstr(text, "untouched") != NULL)
+		harness_fail(h, "the log was read through a planted link");
+	free(text);
+	json_decref(a);
+	free(args);
+
+	/* An item named like the worker's own file. */
+	xasprintf(&audit, "%s/audit.log", h->state_dir);
+	before = harness_read_file(audit, NULL);
+	harness_submit(h, "normal", "audit", "echo '" FORGED "'", NULL);
+	a = harness_wait_answer(h, NULL, "audit", HARNESS_WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+	json_decref(a);
+	harness_stop_clean(h, pid);	/* the audit log is complete now */
+	{
+		char	*after = harness_read_file(audit, NULL);
+
+		assert_non_null(after);
+		/* Its command is audited; its output is no line of its own. */
+		if (strncmp(after, FORGED, strlen(FORGED)) == 0 ||
+		    strstr(after, "\n" FORGED) != NULL)
+			harness_fail(h, "the item wrote the audit log");
+		assert_true(before == NULL ||
+		    strncmp(after, before, strlen(before)) == 0);
+		free(after);
+	}
+	expect_file(h, marker, "untouched\n");
+	print_message("planted links: 1 refused (log_unsafe), 1 swapped log "
+	    "not read, item 'audit' kept out of the audit log\n");
+	free(before);
+	free(audit);
+	free(link);
+	free(marker);
+	harness_pass(h);
+}
+
+/*
+ * The log dir vanishes: it is made again at the next item. When it cannot
+ * be (a file stands in its place), the worker answers that item
+ * log_failed and takes no more until logs can be written again; then the
+ * next item runs normally.
+ */
+static void
+test_faults_log_dir_gone(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*first = harness_id(h, "gone-1");
+	const char	*second = harness_id(h, "gone-2");
+	const char	*third = harness_id(h, "gone-3");
+	char		 cmd[PATH_MAX + 64];
+	json_t		*a;
+	pid_t		 pid;
+
+	pid = harness_worker_start(h, NULL, NULL);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", h->log_dir);
+	assert_int_equal(system(cmd), 0);
+	harness_submit(h, "normal", first, "echo back", NULL);
+	a = harness_wait_answer(h, NULL, first, HARNESS_WAIT_MS);
+	assert_string_equal(harness_jstr(a, "stdout"), "back\n");
+	json_decref(a);
+
+	/* Now a file where the dir was: no log can be written. */
+	assert_int_equal(system(cmd), 0);
+	put_file(h, h->log_dir, "not a dir\n");
+	harness_submit(h, "normal", second, "echo lost", NULL);
+	a = harness_wait_answer(h, NULL, second, HARNESS_WAIT_MS);
+	assert_string_equal(harness_jstr(a, "error.code"), "log_failed");
+	json_decref(a);
+	(void)wait_worker_log(h, 0, "not taking items");
+	harness_submit(h, "normal", third, "echo resumed", NULL);
+	assert_int_equal(unlink(h->log_dir), 0);
+	a = harness_wait_answer(h, NULL, third, HARNESS_WAIT_MS);
+	/* Not refused: it waited until logs could be written. */
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+	assert_string_equal(harness_jstr(a, "stdout"), "resumed\n");
+	json_decref(a);
+	harness_stop_clean(h, pid);
+	print_message("log dir removed: made again; replaced by a file: 1 "
+	    "item log_failed, the worker paused, the next item ran once it "
+	    "could\n");
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    harness_teardown)
 
@@ -737,6 +892,8 @@ main(void)
 		T(test_faults_dead_worker_no_overlap),
 		T(test_faults_partitioned_worker_is_fenced),
 		T(test_faults_session_survives_redis_restart),
+		T(test_faults_planted_links),
+		T(test_faults_log_dir_gone),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
