@@ -985,6 +985,11 @@ item_result_to_json(const struct item_result *r, size_t *len)
 	    "max_rss_kb", (json_int_t)r->max_rss_kb);
 	if (root != NULL && r->confinement != NULL)
 		json_object_set(root, "confinement", r->confinement);
+	if (root != NULL && r->log_error != NULL) {
+		json_object_set_new(root, "log_complete", json_false());
+		json_object_set_new(root, "log_error",
+		    json_string(r->log_error));
+	}
 	if (root != NULL && r->approved_by != NULL)
 		json_object_set_new(root, "approval", json_pack("{s:o, s:o}",
 		    "request", item_json_str(r->request),

@@ -118,6 +118,7 @@ struct item_result {
 	const char	*request;	/* approved: the request id */
 	const char	*approved_by;	/* NULL: ran without approval */
 	struct json_t	*confinement;	/* borrowed object, or NULL */
+	const char	*log_error;	/* the log is short: why; else NULL */
 };
 
 /*

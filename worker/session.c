@@ -34,6 +34,7 @@
 #define SESSION_OUT_MAXLEN	"1000"	/* entries kept in execq:out:<id> */
 #define SESSION_OUT_BACKLOG	1000	/* drop live output past this */
 #define SESSION_TAIL_LINE	500	/* bytes per callback tail line */
+#define SESSION_TAIL_MEM	8192	/* output kept in memory, per stream */
 #define SESSION_POLL_MAX	65536	/* poll's default max_bytes */
 #define SESSION_LOG_MAX		(1 << 20)	/* bytes per log answer */
 #define SESSION_WAIT_MS		30000	/* wait's default */
@@ -532,7 +533,16 @@ session_callback(struct session *s, const struct exec_result *r)
 	char		**lines;
 	unsigned	 n, i;
 
-	lines = tail_lines(s->log_path, s->tail_lines, SESSION_TAIL_LINE, &n);
+	/* A log that could not be written: the tail kept in memory. */
+	if (r->log_error != 0 && r->out_len == 0 && r->err != NULL)
+		lines = tail_lines_buf(r->err, r->err_len, s->tail_lines,
+		    SESSION_TAIL_LINE, &n);
+	else if (r->log_error != 0)
+		lines = tail_lines_buf(r->out, r->out_len, s->tail_lines,
+		    SESSION_TAIL_LINE, &n);
+	else
+		lines = tail_lines(s->log_path, s->tail_lines,
+		    SESSION_TAIL_LINE, &n);
 	tail = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(tail, session_text(lines[i],
@@ -555,9 +565,11 @@ session_callback(struct session *s, const struct exec_result *r)
 	    "worker", queue_consumer(s->ss->q));
 	if (o == NULL)
 		fatal("out of memory (json)");
-	if (r->log_error != 0)
+	if (r->log_error != 0) {
+		json_object_set_new(o, "log_complete", json_false());
 		json_object_set_new(o, "log_error",
 		    json_string(strerror(r->log_error)));
+	}
 	json_object_set_new(o, "confinement",
 	    exec_confinement_json(&r->confinement, 1));
 	return (o);
@@ -709,7 +721,8 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 	spec.cwd = cwd;
 	spec.envp = envp;
 	spec.timeout_ms = (unsigned)it->timeout_ms;	/* 0: none */
-	spec.output_cap = 0;		/* the log has it all */
+	/* The log has it all; this much stays in memory, should it fail. */
+	spec.output_cap = SESSION_TAIL_MEM;
 	spec.pty = it->pty;
 	spec.rows = it->rows;
 	spec.cols = it->cols;

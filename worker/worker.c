@@ -262,6 +262,7 @@ worker_exec_done(struct exec *ex, void *arg)
 	ir.request = j->request;
 	ir.approved_by = j->approved_by;
 	ir.confinement = conf;
+	ir.log_error = r.log_error != 0 ? strerror(r.log_error) : NULL;
 	log_info("item %s: exit %d%s in %lld ms", j->item->id, r.exit_code,
 	    ir.timed_out ? " (timed out)" : "", (long long)r.duration_ms);
 	json = item_result_to_json(&ir, &len);

@@ -876,6 +876,67 @@ test_faults_log_dir_gone(void **state)
 	harness_pass(h);
 }
 
+/*
+ * The log dir on a 1 MiB file system that fills up: the item still runs
+ * and its answer says the log is short (log_complete false, log_error);
+ * a session's callback then takes its tail from memory.
+ */
+static void
+test_faults_log_fs_full(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "full");
+	const char	*sid = harness_id(h, "full-session");
+	const char	*fill = "head -c 2000000 /dev/zero | tr '\\0' x; echo; "
+			    "echo last-line";
+	char		*small, *cmd;
+	json_t		*a, *tail;
+	pid_t		 pid;
+	size_t		 i;
+	int		 found = 0;
+
+	xasprintf(&small, "%s/small", h->dir);
+	assert_int_equal(mkdir(small, 0755), 0);
+	xasprintf(&cmd, "mount -t tmpfs -o size=1m tmpfs '%s' 2>/dev/null",
+	    small);
+	if (system(cmd) != 0) {
+		free(cmd);
+		free(small);
+		skip();
+	}
+	free(cmd);
+	pid = harness_worker_start(h, NULL, "--log-dir", small, NULL);
+	harness_submit(h, "normal", id, fill, NULL);
+	a = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+	assert_int_equal(harness_jint(a, "exit_code"), 0);
+	assert_int_equal(harness_jbool(a, "log_complete"), 0);
+	assert_string_equal(harness_jstr(a, "log_error"),
+	    "No space left on device");
+	assert_non_null(strstr(harness_jstr(a, "stdout"), "last-line"));
+	json_decref(a);
+
+	harness_submit(h, "normal", sid, fill, "{\"background\": true}");
+	a = harness_wait_callback(h, sid, HARNESS_WAIT_MS);
+	assert_int_equal(harness_jbool(a, "log_complete"), 0);
+	tail = json_object_get(a, "tail");
+	for (i = 0; i < json_array_size(tail); i++)
+		if (strcmp(json_string_value(json_array_get(tail, i)),
+		    "last-line") == 0)
+			found = 1;
+	if (!found)
+		harness_fail(h, "the callback's tail lost the last line");
+	json_decref(a);
+	harness_stop_clean(h, pid);
+	xasprintf(&cmd, "umount -l '%s'", small);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(small);
+	print_message("log fs full (1 MiB tmpfs): 1 item answered with "
+	    "log_complete false, 1 session's tail from memory\n");
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    harness_teardown)
 
@@ -894,6 +955,7 @@ main(void)
 		T(test_faults_session_survives_redis_restart),
 		T(test_faults_planted_links),
 		T(test_faults_log_dir_gone),
+		T(test_faults_log_fs_full),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
