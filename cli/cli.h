@@ -213,6 +213,11 @@ int	 execq_process_open(struct execq_session *, struct execq_opts *,
  * Waits wait_ms + 30 s for the answer. 0 with *a holding a PROCESS_RESULT;
  * else an exit code, said: 125 for an ERROR, no answer or a Redis error.
  */
+/*
+ * Keeps a session's token (from its EXEC_STARTED) in the client's token
+ * store, so later PROCESS items on it carry it (execq_process adds it).
+ */
+void	 execq_token_save(const char *session_id, const char *token);
 int	 execq_process(struct execq_session *, struct json_t *args,
 	    long long wait_ms, struct execq_answer *);
 /* The fields of a PROCESS_RESULT: its "result" object if any, else it. */

@@ -9,13 +9,18 @@
  * worker found minutes later would surprise whoever typed it.
  */
 
+#include <sys/stat.h>
+
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hiredis/hiredis.h>
 #include <jansson.h>
@@ -154,6 +159,128 @@ execq_process_add(struct execq_session *s, const char *text)
 	return (entry);
 }
 
+#define EXECQ_TOKENS_KEEP	1000	/* the newest tokens sent to list */
+
+/*
+ * The token store: $XDG_STATE_HOME/execq/tokens (else
+ * ~/.local/state/execq/tokens), mode 0600, one "<session id> <token>"
+ * per line, newest last. Allocated path, or NULL without a home.
+ */
+static char *
+execq_tokens_path(int make)
+{
+	const char	*base = getenv("XDG_STATE_HOME"), *home;
+	char		*dir, *path;
+
+	if (base != NULL && *base == '/')
+		xasprintf(&dir, "%s/execq", base);
+	else if ((home = getenv("HOME")) != NULL && *home == '/')
+		xasprintf(&dir, "%s/.local/state/execq", home);
+	else
+		return (NULL);
+	if (make) {
+		/* Parents as needed; the last one is ours alone. */
+		for (char *p = dir + 1; *p != '\0'; p++) {
+			if (*p != '/')
+				continue;
+			*p = '\0';
+			(void)mkdir(dir, 0755);
+			*p = '/';
+		}
+		(void)mkdir(dir, 0700);
+	}
+	xasprintf(&path, "%s/tokens", dir);
+	free(dir);
+	return (path);
+}
+
+void
+execq_token_save(const char *session_id, const char *token)
+{
+	char	*path, *line;
+	int	 fd, n;
+
+	if ((path = execq_tokens_path(1)) == NULL)
+		return;
+	fd = open(path, O_WRONLY|O_APPEND|O_CREAT|O_NOFOLLOW|O_CLOEXEC, 0600);
+	if (fd == -1) {
+		execq_error("cannot keep the session token in %s: %s (pass it "
+		    "with EXECQ_TOKEN)", path, strerror(errno));
+		free(path);
+		return;
+	}
+	n = xasprintf(&line, "%s %s\n", session_id, token);
+	if (write(fd, line, n) != n)
+		execq_error("%s: %s", path, strerror(errno));
+	close(fd);
+	free(line);
+	free(path);
+}
+
+/* Every token in the store, newest last (an array), or an empty one. */
+static json_t *
+execq_tokens_load(const char *session_id, const char **found)
+{
+	static char	 tok[160];
+	json_t		*all = json_array();
+	char		*path, line[512], *sp;
+	FILE		*f;
+
+	*found = NULL;
+	if ((path = execq_tokens_path(0)) == NULL)
+		return (all);
+	if ((f = fopen(path, "re")) != NULL) {
+		while (fgets(line, sizeof line, f) != NULL) {
+			line[strcspn(line, "\n")] = '\0';
+			if ((sp = strchr(line, ' ')) == NULL)
+				continue;
+			*sp++ = '\0';
+			json_array_append_new(all, json_string(sp));
+			if (session_id != NULL &&
+			    strcmp(line, session_id) == 0) {
+				snprintf(tok, sizeof tok, "%s", sp);
+				*found = tok;
+			}
+		}
+		fclose(f);
+	}
+	free(path);
+	while (json_array_size(all) > EXECQ_TOKENS_KEEP)
+		json_array_remove(all, 0);
+	return (all);
+}
+
+/*
+ * Who the caller is, in args: EXECQ_OPERATOR_TOKEN as operator_token; for
+ * an action on one session EXECQ_TOKEN or the stored token of that
+ * session; for list every stored token.
+ */
+static void
+execq_process_tokens(json_t *args)
+{
+	const char	*sid, *tok, *env;
+	json_t		*all;
+
+	if ((env = getenv("EXECQ_OPERATOR_TOKEN")) != NULL && *env != '\0' &&
+	    json_object_get(args, "operator_token") == NULL)
+		json_object_set_new(args, "operator_token", json_string(env));
+	if (json_object_get(args, "token") != NULL ||
+	    json_object_get(args, "tokens") != NULL)
+		return;
+	sid = json_string_value(json_object_get(args, "session_id"));
+	all = execq_tokens_load(sid, &tok);
+	if ((env = getenv("EXECQ_TOKEN")) != NULL && *env != '\0') {
+		tok = env;
+		json_array_append_new(all, json_string(env));
+	}
+	if (sid != NULL) {
+		if (tok != NULL)
+			json_object_set_new(args, "token", json_string(tok));
+		json_decref(all);
+	} else
+		json_object_set_new(args, "tokens", all);
+}
+
 /* Sends one PROCESS item and waits for its answer (see cli/cli.h). */
 int
 execq_process(struct execq_session *s, json_t *args, long long wait_ms,
@@ -167,6 +294,7 @@ execq_process(struct execq_session *s, json_t *args, long long wait_ms,
 
 	if (s->reply == NULL)
 		execq_session_private_reply(s);
+	execq_process_tokens(args);
 	w.id = id = execq_make_id();
 	root = json_pack("{s:s, s:s, s:s, s:O}", "id", id, "type", "PROCESS",
 	    "reply_to", s->reply, "args", args);

@@ -51,6 +51,7 @@
 #define ITEM_ENV_NAME_MAX	256
 #define ITEM_SIZE_MAX		1000		/* PTY rows, cols */
 #define ITEM_RETRIES_MAX	10
+#define ITEM_TOKENS_MAX		1024		/* list: the caller's tokens */
 #define ITEM_BRIEF_MAX		64		/* quoted values in messages */
 /*
  * The kernel's limits on what execve(2) takes: one string (the command
@@ -574,6 +575,55 @@ item_parse_keys(json_t *args, struct item *it, struct item_error *err)
 	return (0);
 }
 
+/* 1 if s looks like a token: 1 to 128 printable ASCII, no spaces. */
+static int
+item_token_valid(const char *s)
+{
+	size_t	i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (i >= 128 || s[i] <= ' ' || s[i] > '~')
+			return (0);
+	return (i > 0);
+}
+
+/* args.token, args.tokens (list) and args.operator_token. */
+static int
+item_parse_tokens(json_t *args, struct item *it, struct item_error *err)
+{
+	const char	*s;
+	json_t		*a, *v;
+	size_t		 i;
+
+	if (item_get_string(args, "token", "args.token", &s, err) == -1)
+		return (-1);
+	if (s != NULL && !item_token_valid(s))
+		return (item_fail(err, "bad_args", "args.token must be 1 to "
+		    "128 printable characters"));
+	it->token = s != NULL ? xstrdup(s) : NULL;
+	if (item_get_string(args, "operator_token", "args.operator_token", &s,
+	    err) == -1)
+		return (-1);
+	if (s != NULL && !item_token_valid(s))
+		return (item_fail(err, "bad_args", "args.operator_token must "
+		    "be 1 to 128 printable characters"));
+	it->operator_token = s != NULL ? xstrdup(s) : NULL;
+	if ((a = json_object_get(args, "tokens")) == NULL || json_is_null(a))
+		return (0);
+	if (!json_is_array(a) || json_array_size(a) > ITEM_TOKENS_MAX)
+		return (item_fail_got(err, "bad_args", a, "args.tokens must be "
+		    "an array of at most %d tokens", ITEM_TOKENS_MAX));
+	it->tokens = xcalloc(json_array_size(a) + 1, sizeof *it->tokens);
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v) || item_has_nul(v) ||
+		    !item_token_valid(json_string_value(v)))
+			return (item_fail_got(err, "bad_args", v, "args.tokens "
+			    "must hold tokens (1 to 128 printable characters)"));
+		it->tokens[i] = xstrdup(json_string_value(v));
+	}
+	return (0);
+}
+
 /* Reads the args of a PROCESS item. */
 static int
 item_parse_process(json_t *args, struct item *it, struct item_error *err)
@@ -594,6 +644,8 @@ item_parse_process(json_t *args, struct item *it, struct item_error *err)
 		    "of list, poll, log, write, send-keys, kill, wait"));
 	it->action = item_actions[i].action;
 	it->action_name = item_actions[i].name;
+	if (item_parse_tokens(args, it, err) == -1)
+		return (-1);
 	if (it->action == ITEM_ACTION_LIST)
 		return (0);
 	if (item_get_string(args, "session_id", "args.session_id", &s,
@@ -795,6 +847,13 @@ item_free(struct item *it)
 	free(it->cwd);
 	free(it->tier);
 	free(it->session_id);
+	free(it->token);
+	free(it->operator_token);
+	if (it->tokens != NULL) {
+		for (i = 0; it->tokens[i] != NULL; i++)
+			free(it->tokens[i]);
+		free(it->tokens);
+	}
 	free(it->data);
 	free(it->signal_name);
 	if (it->keys != NULL) {

@@ -64,6 +64,10 @@ struct item {
 	char		**keys;		/* send-keys, NULL-terminated */
 	char		*signal_name;	/* kill: "TERM", "KILL", ... or NULL */
 	int		 base64;	/* poll, log: answer in base64 */
+	char		*token;		/* the session's, from EXEC_STARTED */
+	char		**tokens;	/* list: the caller's, NULL-terminated;
+					   NULL when none */
+	char		*operator_token;	/* may act on any session */
 };
 
 /*

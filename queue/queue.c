@@ -111,7 +111,9 @@ static const char queue_claim_lua[] =
  * answer key (for a callback: the session hash), source stream, claim key.
  * ARGV: maxlen, json, store (1: keep it as the item's answer, 2: release
  * the claim so the id may run again, 3: a session's callback, 0: none of
- * these), ttl, entry, group. The acknowledged entry is deleted from its
+ * these), ttl, entry, group, and what to keep as the answer when it is
+ * not the json sent (a session's token is sent once, never kept). The
+ * acknowledged entry is deleted from its
  * work stream, so work streams hold only what is waiting or running.
  * An entry that is acknowledged already (this answer resent after a lost
  * reply, or the entry answered by a worker that took it over: either way
@@ -137,7 +139,9 @@ static const char queue_answer_lua[] =
     "end "
     "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[2]) "
     "redis.call('EXPIRE', KEYS[1], ARGV[4]) "
-    "if ARGV[3] == '1' then redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[4]) "
+    "if ARGV[3] == '1' then local keep = ARGV[2] "
+    " if ARGV[7] and ARGV[7] ~= '' then keep = ARGV[7] end "
+    " redis.call('SET', KEYS[2], keep, 'EX', ARGV[4]) "
     " redis.call('EXPIRE', KEYS[4], ARGV[4]) "
     "elseif ARGV[3] == '2' then redis.call('SET', KEYS[4], '-', 'EX', "
     " ARGV[4]) end "
@@ -1121,9 +1125,19 @@ queue_answer(struct queue *q, const char *reply_to, const char *lane,
     const char *item_id, enum queue_store store, const char *stream,
     const char *entry_id, const char *json, size_t len)
 {
+	queue_answer_kept(q, reply_to, lane, item_id, store, stream, entry_id,
+	    json, len, NULL, 0);
+}
+
+void
+queue_answer_kept(struct queue *q, const char *reply_to, const char *lane,
+    const char *item_id, enum queue_store store, const char *stream,
+    const char *entry_id, const char *json, size_t len, const char *kept,
+    size_t kept_len)
+{
 	char		*reply, *answer, *claim, ttl[16], how[2];
-	const char	*argv[13];
-	size_t		 argvlen[13];
+	const char	*argv[14];
+	size_t		 argvlen[14];
 	int		 i;
 
 	xasprintf(&reply, "q:%s:%s", reply_to, lane);
@@ -1149,9 +1163,11 @@ queue_answer(struct queue *q, const char *reply_to, const char *lane,
 	argv[10] = ttl;
 	argv[11] = entry_id != NULL ? entry_id : "";
 	argv[12] = QUEUE_GROUP;
-	for (i = 0; i < 13; i++)
+	argv[13] = kept != NULL ? kept : "";
+	for (i = 0; i < 14; i++)
 		argvlen[i] = i == 8 ? len : strlen(argv[i]);
-	queue_push(q, queue_req_new(13, argv, argvlen));
+	argvlen[13] = kept != NULL ? kept_len : 0;
+	queue_push(q, queue_req_new(14, argv, argvlen));
 	free(reply);
 	free(answer);
 	free(claim);

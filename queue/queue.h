@@ -118,6 +118,14 @@ void		 queue_answer(struct queue *, const char *reply_to,
 		    const char *stream, const char *entry_id, const char *json,
 		    size_t len);
 /*
+ * The same, keeping kept (not json) as the item's answer, for a sender
+ * that asks again: what is sent once (a session's token) is not kept.
+ */
+void		 queue_answer_kept(struct queue *, const char *reply_to,
+		    const char *lane, const char *item_id, enum queue_store,
+		    const char *stream, const char *entry_id, const char *json,
+		    size_t len, const char *kept, size_t kept_len);
+/*
  * Any command, kept until Redis has it like an answer; cb (may be NULL)
  * gets its integer reply. argv is copied (len NULL: strlen).
  */

@@ -67,6 +67,7 @@ struct config_opt {
 static char	*config_check_url(const char *);
 static char	*config_check_name(const char *);
 static char	*config_check_nonempty(const char *);
+static char	*config_check_operator_token(const char *);
 static char	*config_check_absolute(const char *);
 static char	*config_check_cgroup(const char *);
 static char	*config_check_tier(const char *);
@@ -202,6 +203,11 @@ static const struct config_opt config_opts[] = {
 	  OFF(run_as), 0, 0, "", "USER",
 	  "run commands as this user (name or uid:gid);\n"
 	  "empty: as the worker, with no capabilities", NULL },
+	{ "operator_token", "operator-token", NULL, "EXECQ_OPERATOR_TOKEN",
+	  CONFIG_STRING, OFF(operator_token), 0, 0, "", "TOKEN",
+	  "PROCESS items carrying it may act on any\n"
+	  "session (16 to 128 printable characters);\n"
+	  "empty: none may", config_check_operator_token },
 	{ "sandbox", "sandbox", NULL, "EXECQ_SANDBOX", CONFIG_STRING,
 	  OFF(sandbox), 0, 0, "hold", "MODE",
 	  "hold, refuse or off: what a path outside the\n"
@@ -294,6 +300,21 @@ static char *
 config_check_nonempty(const char *s)
 {
 	return (*s == '\0' ? xstrdup("must not be empty") : NULL);
+}
+
+/* An operator token: long enough not to be guessed; never echoed. */
+static char *
+config_check_operator_token(const char *s)
+{
+	size_t	i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (s[i] <= ' ' || s[i] > '~')
+			return (xstrdup("must be printable ASCII without "
+			    "spaces"));
+	if (i != 0 && (i < 16 || i > 128))
+		return (xstrdup("must be 16 to 128 characters"));
+	return (NULL);
 }
 
 /* The shell: absolute here, executable at the end. */
@@ -1087,6 +1108,7 @@ config_release(struct config *c)
 	free(c->reply_default);
 	free(c->workspace);
 	free(c->log_dir);
+	free(c->operator_token);
 	free(c->state_dir);
 	free(c->shell);
 	free(c->consumer);

@@ -55,6 +55,7 @@ struct config {
 	unsigned	 max_pids;		/* 512 */
 	size_t		 max_memory;		/* 2 GiB */
 	char		*run_as;		/* "" */
+	char		*operator_token;	/* "": no operator */
 	int		 run_as_set;
 	uid_t		 run_uid;
 	gid_t		 run_gid;

@@ -1,4 +1,5 @@
 #include <sys/queue.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -67,6 +68,7 @@ struct session {
 	unsigned long long	 output_bytes;
 	json_t			*final;		/* the callback, once ended */
 	long long		 serial;	/* names it in a fence check */
+	char			 token[33];	/* whoever has it may act on it */
 	char			*pending;	/* live output not yet sent */
 	size_t			 npending;
 	unsigned long long	 pending_off;	/* its offset in the log */
@@ -575,6 +577,53 @@ session_callback(struct session *s, const struct exec_result *r)
 	return (o);
 }
 
+/* 1 if a log of id is in the log dir (a session that ended long ago). */
+static int
+session_on_disk(struct sessions *ss, const char *id)
+{
+	struct stat	 st;
+	char		*path;
+	int		 rc;
+
+	xasprintf(&path, "%s/%s.log", ss->cfg->log_dir, id);
+	rc = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+	free(path);
+	return (rc);
+}
+
+/* Compares a token given with a session's, in constant time. */
+static int
+session_token_eq(const char *given, const char *token)
+{
+	unsigned char	diff = 0;
+	size_t		i, n;
+
+	if (given == NULL || (n = strlen(token)) != strlen(given))
+		return (0);
+	for (i = 0; i < n; i++)
+		diff |= (unsigned char)given[i] ^ (unsigned char)token[i];
+	return (diff == 0);
+}
+
+int
+sessions_operator(const struct config *cfg, const struct item *it)
+{
+	return (cfg->operator_token != NULL && *cfg->operator_token != '\0' &&
+	    session_token_eq(it->operator_token, cfg->operator_token));
+}
+
+/* list: is s one of the caller's (one of its tokens is s's)? */
+static int
+session_listed(const struct item *it, const struct session *s)
+{
+	size_t	i;
+
+	for (i = 0; it->tokens != NULL && it->tokens[i] != NULL; i++)
+		if (session_token_eq(it->tokens[i], s->token))
+			return (1);
+	return (session_token_eq(it->token, s->token));
+}
+
 /* Frees a session (ended, no waiters left). */
 static void
 session_free(struct session *s)
@@ -691,6 +740,7 @@ session_new(struct sessions *ss, const struct item *it)
 	s->pending = xmalloc(SESSION_FLUSH_BYTES);
 	s->started_ms = session_now_ms();
 	s->serial = ++ss->serial;
+	sessions_new_token(s->token);
 	LIST_INIT(&s->waiters);
 	if ((s->ev_flush = evtimer_new(ss->base, session_flush_cb, s)) == NULL)
 		fatal("out of memory (libevent)");
@@ -701,7 +751,7 @@ session_new(struct sessions *ss, const struct item *it)
 char *
 sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
     char *const *envp, int network, const char *grant, size_t *len,
-    const char **code, char **cause)
+    char **kept, size_t *kept_len, const char **code, char **cause)
 {
 	struct exec_confinement	 conf;
 	json_t			*started;
@@ -747,9 +797,15 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 	    "type", "EXEC_STARTED", "id", it->id, "session_id", s->id,
 	    "pid", (json_int_t)s->pid, "log_path", s->log_path, "pty", s->pty,
 	    "worker", queue_consumer(ss->q));
-	if (started != NULL)
-		json_object_set_new(started, "confinement",
-		    exec_confinement_json(&conf, 0));
+	if (started == NULL)
+		fatal("out of memory (json)");
+	json_object_set_new(started, "confinement",
+	    exec_confinement_json(&conf, 0));
+	*kept = json_dumps(started, JSON_COMPACT);
+	if (*kept == NULL)
+		fatal("out of memory (json)");
+	*kept_len = strlen(*kept);
+	json_object_set_new(started, "session_token", json_string(s->token));
 	return (session_dump(started, len));
 }
 
@@ -784,9 +840,13 @@ session_act_list(struct sessions *ss, const struct item *it,
 {
 	struct session	*s;
 	json_t		*a, *o;
+	int		 op;
 
 	a = json_array();
+	op = sessions_operator(ss->cfg, it);
 	LIST_FOREACH(s, &ss->list, entry) {
+		if (!op && !session_listed(it, s))
+			continue;	/* someone else's */
 		o = json_pack("{s:s, s:s, s:I, s:b, s:I, s:I, s:s}",
 		    "session_id", s->id, "command", s->command,
 		    "pid", (json_int_t)s->pid, "pty", s->pty,
@@ -800,7 +860,7 @@ session_act_list(struct sessions *ss, const struct item *it,
 			    json_integer(s->ended_ms));
 		json_array_append_new(a, o);
 	}
-	if (ss->heldcb != NULL)
+	if (ss->heldcb != NULL && op)	/* held items: operators only */
 		ss->heldcb(a, ss->heldarg);
 	session_answer(it->id, "list", NULL, json_pack("{s:o}", "sessions", a),
 	    cb, arg);
@@ -985,10 +1045,25 @@ sessions_act(struct sessions *ss, const struct item *it,
 
 	if (it->action != ITEM_ACTION_LIST &&
 	    (s = session_find(ss, it->session_id)) == NULL) {
+		if (!sessions_operator(ss->cfg, it) &&
+		    session_on_disk(ss, it->session_id)) {
+			session_error("forbidden", cb, arg, "session %s has "
+			    "ended and left this worker's memory; only an "
+			    "operator may read its log now", it->session_id);
+			return;
+		}
 		if (sessions_act_offline(ss, it, cb, arg) == 0)
 			return;
 		session_error("unknown_session", cb, arg, "no session %s on "
 		    "this worker or any other", it->session_id);
+		return;
+	}
+	if (s != NULL && !sessions_operator(ss->cfg, it) &&
+	    !session_token_eq(it->token, s->token)) {
+		session_error("forbidden", cb, arg, it->token == NULL ?
+		    "session %s needs its token (args.token, from its "
+		    "EXEC_STARTED)" : "wrong token for session %s",
+		    it->session_id);
 		return;
 	}
 	switch (it->action) {
@@ -1050,6 +1125,26 @@ session_fence_cb(long long serial, void *arg)
 		    "already)", s->id);
 		exec_kill(s->ex, SIGKILL, EXEC_END_SHUTDOWN);
 	}
+}
+
+void
+sessions_new_token(char out[33])
+{
+	unsigned char	raw[16];
+	size_t		got = 0;
+	ssize_t		n;
+	int		i;
+
+	while (got < sizeof raw) {
+		n = getrandom(raw + got, sizeof raw - got, 0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			fatal("getrandom: %s", strerror(errno));
+		got += n;
+	}
+	for (i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
 }
 
 void

@@ -39,6 +39,10 @@ void		 sessions_kill_all(struct sessions *);
  * declared lost meanwhile (their one callback went out already).
  */
 void		 sessions_fence(struct sessions *);
+/* 1 if it carries this worker's operator token. */
+int		 sessions_operator(const struct config *, const struct item *);
+/* A fresh session token: 32 hex digits from getrandom(2). */
+void		 sessions_new_token(char out[33]);
 /*
  * Redis is back (maybe restarted without its data): the running sessions'
  * mirror and their place in execq:running are written again, so they are
@@ -49,13 +53,14 @@ void		 sessions_remirror(struct sessions *);
 /*
  * Starts item (claimed, checked) as a session in cwd with envp (both
  * borrowed), confined with network or not and the approved outside path
- * grant (or NULL). Returns the EXEC_STARTED answer (allocated) or NULL with a
- * static *code and an allocated *cause.
+ * grant (or NULL). Returns the EXEC_STARTED answer (allocated), with the
+ * session's token, and in *kept the same without it (what Redis keeps as
+ * the item's answer), or NULL with a static *code and an allocated *cause.
  */
 char		*sessions_start(struct sessions *, const struct item *,
 		    const char *cwd, char *const *envp, int network,
-		    const char *grant, size_t *len, const char **code,
-		    char **cause);
+		    const char *grant, size_t *len, char **kept,
+		    size_t *kept_len, const char **code, char **cause);
 /*
  * 1 if session id is known here (running or finished), else 0: then the
  * worker forwards the action to the owner.

@@ -281,12 +281,13 @@ worker_start(struct job *j)
 	struct worker		*w = j->w;
 	struct exec_spec	 spec;
 	const char		*code;
-	char			*cause, *json;
-	size_t			 len;
+	char			*cause, *json, *kept;
+	size_t			 len, kept_len;
 
 	if (j->item->background) {
 		json = sessions_start(w->sessions, j->item, j->cwd, j->envp,
-		    j->network, j->grant, &len, &code, &cause);
+		    j->network, j->grant, &len, &kept, &kept_len, &code,
+		    &cause);
 		if (json == NULL) {
 			worker_fail(j, j->item->reply_to, j->item->id, code,
 			    cause, QUEUE_STORE_RELEASE);
@@ -297,9 +298,12 @@ worker_start(struct job *j)
 		}
 		log_info("item %s: session started: %s", j->item->id,
 		    j->item->command);
-		worker_finish(j, j->item->reply_to, j->item->id,
-		    QUEUE_STORE_ANSWER, json, len);
+		queue_answer_kept(w->q, worker_reply_to(w, j->item->reply_to),
+		    "normal", j->item->id, QUEUE_STORE_ANSWER, j->stream,
+		    j->entry_id, json, len, kept, kept_len);
+		worker_drop(j);
 		free(json);
+		free(kept);
 		return;
 	}
 	memset(&spec, 0, sizeof spec);
@@ -653,7 +657,13 @@ worker_process(struct job *j, const struct queue_entry *e)
 
 	if (it->action != ITEM_ACTION_LIST && it->session_id != NULL &&
 	    worker_held_find(w, it->session_id, &h) == 0) {
-		sessions_act_held(it, &h, worker_process_answer_cb, j);
+		/* No token went out yet: only an operator looks at it. */
+		if (!sessions_operator(w->cfg, it))
+			worker_process_answer_cb("forbidden", "the item is held "
+			    "for approval and has no session token yet; only "
+			    "an operator may act on it", 0, j);
+		else
+			sessions_act_held(it, &h, worker_process_answer_cb, j);
 		return;
 	}
 	if (it->action != ITEM_ACTION_LIST &&

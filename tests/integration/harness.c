@@ -251,6 +251,7 @@ harness_init(struct harness *h, const char *url)
 	xasprintf(&h->queue, "it%ld-%u", (long)getpid(), ++harness_serial);
 	xasprintf(&h->reply, "%s.reply", h->queue);
 	h->cursors = json_object();
+	h->tokens = json_object();
 	h->stash = json_object();
 	h->ids = json_array();
 	harness_snapshot_default(h);
@@ -375,6 +376,7 @@ harness_teardown(void **state)
 	if (h->rc != NULL)
 		redisFree(h->rc);
 	json_decref(h->cursors);
+	json_decref(h->tokens);
 	json_decref(h->stash);
 	json_decref(h->ids);
 	free(h->redis_path);
@@ -428,7 +430,8 @@ harness_scrubbed_env(const char *first, const char *const *env)
 	n = 0;
 	for (i = 0; environ[i] != NULL; i++) {
 		if (strncmp(environ[i], "EXECQ_", 6) == 0 ||
-		    strncmp(environ[i], "ENABLE_EXECUTE=", 15) == 0)
+		    strncmp(environ[i], "ENABLE_EXECUTE=", 15) == 0 ||
+		    strncmp(environ[i], "XDG_STATE_HOME=", 15) == 0)
 			continue;
 		v[n++] = environ[i];
 	}
@@ -866,6 +869,12 @@ harness_entry_json(struct harness *h, const char *key, const redisReply *e)
 			harness_fail(h, "%s %s: answer is not a JSON object: "
 			    "%s: %.200s", key, e->element[0]->str, jerr.text,
 			    f->element[i + 1]->str);
+		/* A session's token, for the PROCESS items sent later. */
+		if (json_is_string(json_object_get(a, "session_token")) &&
+		    json_is_string(json_object_get(a, "session_id")))
+			json_object_set(h->tokens, json_string_value(
+			    json_object_get(a, "session_id")),
+			    json_object_get(a, "session_token"));
 		return (a);
 	}
 	harness_fail(h, "%s %s: entry has no item field", key,
@@ -975,6 +984,32 @@ harness_wait_callback(struct harness *h, const char *id, int timeout_ms)
 	return (a);
 }
 
+/*
+ * The tokens this test was given, into PROCESS args that name none: the
+ * session's for an action on one, all of them for list. A test that
+ * means to send none writes "token": null.
+ */
+static void
+harness_add_tokens(struct harness *h, json_t *args)
+{
+	const char	*sid, *key;
+	json_t		*all, *v;
+
+	if (json_object_get(args, "token") != NULL ||
+	    json_object_get(args, "tokens") != NULL)
+		return;
+	sid = json_string_value(json_object_get(args, "session_id"));
+	if (sid != NULL) {
+		if ((v = json_object_get(h->tokens, sid)) != NULL)
+			json_object_set(args, "token", v);
+		return;
+	}
+	all = json_array();
+	json_object_foreach(h->tokens, key, v)
+		json_array_append(all, v);
+	json_object_set_new(args, "tokens", all);
+}
+
 const char *
 harness_submit_process(struct harness *h, const char *args)
 {
@@ -986,6 +1021,7 @@ harness_submit_process(struct harness *h, const char *args)
 
 	if ((a = json_loads(args, 0, &jerr)) == NULL)
 		harness_fail(h, "bad PROCESS args %s: %s", args, jerr.text);
+	harness_add_tokens(h, a);
 	snprintf(name, sizeof name, "p%u", ++serial);
 	id = harness_id(h, name);
 	item = json_pack("{s:s, s:s, s:s, s:o}", "id", id, "type", "PROCESS",
@@ -1478,12 +1514,15 @@ harness_cli_path(struct harness *h)
  * EXECQ_REDIS_URL=url. The array is allocated, its strings are not.
  */
 static const char **
-harness_cli_env(const char *url)
+harness_cli_env(struct harness *h, const char *url)
 {
-	static char	var[PATH_MAX + 32];
+	static char	var[PATH_MAX + 32], state[PATH_MAX + 32];
+	const char	*more[] = { state, NULL };
 
 	snprintf(var, sizeof var, "EXECQ_REDIS_URL=%s", url);
-	return ((const char **)harness_scrubbed_env(var, NULL));
+	/* The client's token store, the test's own. */
+	snprintf(state, sizeof state, "XDG_STATE_HOME=%s/cli-state", h->dir);
+	return ((const char **)harness_scrubbed_env(var, more));
 }
 
 /*
@@ -1509,7 +1548,7 @@ harness_cli(struct harness *h, struct harness_proc *p, const char *url,
 		xasprintf(&test_url, "unix://%s", h->redis_path);
 		url = test_url;
 	}
-	env = harness_cli_env(url);
+	env = harness_cli_env(h, url);
 	free(test_url);
 	harness_capture(h, argv, env, timeout_ms, p);
 	free(env);

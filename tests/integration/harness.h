@@ -50,6 +50,7 @@ struct harness {
 	json_t			*cursors;	/* stream -> last id read */
 	json_t			*stash;		/* stream -> answers held */
 	json_t			*ids;		/* from harness_id() */
+	json_t			*tokens;	/* session id -> its token */
 };
 
 /*

@@ -32,6 +32,9 @@
 #define WAIT_MS		10000
 #define CLI_MS		15000
 
+/* The workers' operator token: held items have no token of their own. */
+#define OPTOKEN	"op-0123456789abcdef"
+
 /* Starts a worker under the default policy (plus extra flags). */
 static void
 policy_worker(struct harness *h, ...)
@@ -46,8 +49,8 @@ policy_worker(struct harness *h, ...)
 	va_end(ap);
 	extra[n] = NULL;
 	harness_worker_start(h, NULL, "--tier", "read_only", "--sandbox",
-	    "hold", extra[0], extra[1], extra[2], extra[3], extra[4],
-	    extra[5], extra[6], NULL);
+	    "hold", "--operator-token", OPTOKEN, extra[0], extra[1], extra[2],
+	    extra[3], extra[4], extra[5], extra[6], NULL);
 }
 
 /* The reply queue's high lane, where APPROVAL_REQUESTs go. */
@@ -618,15 +621,15 @@ test_approval_shutdown_cancels(void **state)
 	harness_pass(h);
 }
 
-/* A PROCESS action on a held item, answered at once. */
+/* A PROCESS action on a held item (as an operator), answered at once. */
 static json_t *
 held_process(struct harness *h, const char *action, const char *id)
 {
 	char	*args;
 	json_t	*a;
 
-	xasprintf(&args, "{\"action\": \"%s\", \"session_id\": \"%s\"}",
-	    action, id);
+	xasprintf(&args, "{\"action\": \"%s\", \"session_id\": \"%s\", "
+	    "\"operator_token\": \"" OPTOKEN "\"}", action, id);
 	a = harness_process(h, args, WAIT_MS);
 	free(args);
 	return (a);
@@ -672,7 +675,8 @@ test_approval_held_is_not_gone(void **state)
 	a = held_process(h, "log", id);
 	assert_string_equal(harness_jstr(a, "output"), "");
 	json_decref(a);
-	a = harness_process(h, "{\"action\": \"list\"}", WAIT_MS);
+	a = harness_process(h, "{\"action\": \"list\", \"operator_token\": \""
+	    OPTOKEN "\"}", WAIT_MS);
 	s = harness_jget(a, "sessions");
 	for (i = 0; s != NULL && i < json_array_size(s); i++)
 		if (strcmp(harness_jstr(json_array_get(s, i), "session_id"),

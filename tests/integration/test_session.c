@@ -38,6 +38,7 @@
 
 #define POLL_WAIT_MS	500	/* wait_ms of one poll */
 #define CALLBACK_MS	5000	/* a short session's callback */
+#define OPTOKEN		"op-token-0123456789"	/* --operator-token */
 #define MANY		200	/* concurrent sessions */
 #define MAX_HELPERS	4	/* processes a test starts itself */
 
@@ -1395,6 +1396,78 @@ test_session_startup_cleanup(void **state)
 	harness_pass(h);
 }
 
+/*
+ * A session belongs to whoever started it. Another agent, without the
+ * session's token or with a wrong one, gets forbidden on every action
+ * (on the worker that owns it or through another one), does not see it
+ * in list, and the session runs on untouched; its owner, and an
+ * operator, may act on it.
+ */
+static void
+test_session_belongs_to_its_starter(void **state)
+{
+	static const char *acts[] = {
+	    "\"action\": \"poll\"", "\"action\": \"log\"",
+	    "\"action\": \"write\", \"data\": \"x\\n\"",
+	    "\"action\": \"send-keys\", \"keys\": [\"C-c\"]",
+	    "\"action\": \"kill\"", "\"action\": \"wait\", \"timeout_ms\": 1" };
+	static const char *who[] = { "\"token\": null",
+	    "\"token\": \"0123456789abcdef0123456789abcdef\"",
+	    "\"token\": null, \"operator_token\": \"not-the-operator-token\"" };
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "owned");
+	json_t		*st, *a;
+	char		*text;
+	size_t		 i, k;
+
+	harness_worker_start(h, NULL, "--operator-token", OPTOKEN, NULL);
+	st = start_session(h, id, "cat", NULL);
+	assert_int_equal(strlen(harness_jstr(st, "session_token")), 32);
+	/* list: others see nothing of it; its owner and an operator do. */
+	a = process(h, "{\"action\": \"list\", \"tokens\": []}");
+	assert_int_equal(json_array_size(harness_jget(a, "sessions")), 0);
+	json_decref(a);
+	a = process(h, "{\"action\": \"list\"}");	/* our tokens */
+	text = json_dumps(a, JSON_COMPACT);
+	assert_non_null(strstr(text, id));
+	free(text);
+	json_decref(a);
+	a = process(h, "{\"action\": \"list\", \"tokens\": [], "
+	    "\"operator_token\": \"" OPTOKEN "\"}");
+	text = json_dumps(a, JSON_COMPACT);
+	assert_non_null(strstr(text, id));
+	free(text);
+	json_decref(a);
+
+	/* A second worker: some actions reach the owner forwarded. */
+	harness_worker_start(h, NULL, NULL);
+	for (i = 0; i < sizeof acts / sizeof acts[0]; i++)
+		for (k = 0; k < sizeof who / sizeof who[0]; k++) {
+			a = process(h, "{%s, \"session_id\": \"%s\", %s}",
+			    acts[i], id, who[k]);
+			expect_str(h, a, "type", "ERROR");
+			expect_str(h, a, "error.code", "forbidden");
+			json_decref(a);
+		}
+	/* The owner: still running, and nothing else was written to it. */
+	a = process(h, "{\"action\": \"write\", \"session_id\": \"%s\", "
+	    "\"data\": \"mine\\n\"}", id);
+	expect_str(h, a, "type", "PROCESS_RESULT");
+	json_decref(a);
+	text = poll_until(h, id, "mine", HARNESS_WAIT_MS);
+	if (strstr(text, "x\n") != NULL)
+		harness_fail(h, "another agent wrote to the session: %s", text);
+	free(text);
+	/* An operator may end it. */
+	a = process(h, "{\"action\": \"kill\", \"session_id\": \"%s\", "
+	    "\"token\": null, \"operator_token\": \"" OPTOKEN "\"}", id);
+	expect_str(h, a, "type", "PROCESS_RESULT");
+	json_decref(a);
+	json_decref(wait_callback(h, id, "killed", -1, CALLBACK_MS));
+	json_decref(st);
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    session_teardown)
 
@@ -1423,6 +1496,7 @@ main(void)
 		T(test_session_shutdown_ends_sessions),
 		T(test_session_lost_when_worker_dies),
 		T(test_session_startup_cleanup),
+		T(test_session_belongs_to_its_starter),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
