@@ -151,6 +151,19 @@ syncer_submit(struct syncer *s, int fd, syncer_done_cb cb, void *arg)
 	syncer_push(s, NULL, fd, cb, arg);
 }
 
+/*
+ * A job done but not delivered when the syncer goes: an fsync is simply
+ * forgotten; a function's callback hears ECANCELED, to free what it owns
+ * (it must not reach anything that is being freed).
+ */
+static void
+syncer_drop(struct syncjob *j)
+{
+	if (j->work != NULL)
+		j->cb(ECANCELED, j->arg);
+	free(j);
+}
+
 void
 syncer_free(struct syncer *s)
 {
@@ -165,11 +178,11 @@ syncer_free(struct syncer *s)
 	/* It finishes what was queued; keep its pipe from filling up. */
 	while (pthread_tryjoin_np(s->thread, NULL) == EBUSY) {
 		while (read(s->pipe[0], &j, sizeof j) == (ssize_t)sizeof j)
-			free(j);
+			syncer_drop(j);
 		usleep(1000);
 	}
 	while (read(s->pipe[0], &j, sizeof j) == (ssize_t)sizeof j)
-		free(j);
+		syncer_drop(j);
 	event_free(s->ev);
 	close(s->pipe[0]);
 	close(s->pipe[1]);

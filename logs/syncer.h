@@ -27,7 +27,10 @@ void		 syncer_call(struct syncer *, syncer_work_fn work,
 /* Takes fd: it is fsync'd, closed, then cb runs on the loop. */
 void		 syncer_submit(struct syncer *, int fd, syncer_done_cb,
 		    void *arg);
-/* Waits for the thread; callbacks not yet run are dropped. NULL ok. */
+/*
+ * Waits for the thread. Callbacks not yet run are dropped, but those of
+ * syncer_call jobs are called with ECANCELED (to free their arg). NULL ok.
+ */
 void		 syncer_free(struct syncer *);
 
 #endif

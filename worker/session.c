@@ -21,6 +21,7 @@
 #include "exec/keys.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
+#include "logs/syncer.h"
 #include "logs/tail.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
@@ -51,6 +52,7 @@ struct waiter {
 	char			*item_id;
 	long			 offset, max_bytes;
 	int			 base64;
+	int64_t			 deadline_ms;	/* wall clock: then answer */
 	struct event		*ev_timer;
 	sessions_answer_cb	 cb;
 	void			*arg;
@@ -88,6 +90,7 @@ struct sessions {
 	sessions_held_cb	 heldcb;	/* list: held items */
 	void			*heldarg;
 	long long		 serial;	/* the last session's */
+	struct syncer		*syncer;	/* reads logs off the loop */
 };
 
 static void	session_wake(struct session *);
@@ -330,32 +333,6 @@ session_output_cb(struct exec *ex, const char *buf, size_t len, void *arg)
 	session_wake(s);
 }
 
-/* Reads up to max bytes of the log from offset; *size is the log's size. */
-static char *
-session_read_log(struct session *s, long offset, long max, size_t *len,
-    long long *size)
-{
-	struct stat	 st;
-	char		*buf;
-	ssize_t		 n;
-	int		 fd;
-
-	*len = 0;
-	*size = 0;
-	buf = xmalloc(max + 1);
-	if ((fd = execlog_open_safe(s->log_path, O_RDONLY, 0)) == -1)
-		return (buf);
-	if (fstat(fd, &st) == 0)
-		*size = st.st_size;
-	if (offset < *size) {
-		n = pread(fd, buf, max, offset);
-		if (n > 0)
-			*len = n;
-	}
-	close(fd);
-	return (buf);
-}
-
 /* The output member of an answer: text, or base64 when asked. */
 static void
 session_put_output(json_t *o, const char *buf, size_t len, int base64)
@@ -389,35 +366,193 @@ session_put_status(json_t *o, struct session *s)
 }
 
 /*
- * Answers a poll: status and the output from offset. Returns 0 if there
- * was nothing new and the session runs (the caller may wait instead).
+ * A poll or log read of a session's log. For a live session it runs on
+ * the syncer's thread (a disk read never waits on the loop) and the
+ * session is looked up again by id when it is done; for one that only
+ * the disk remembers, at once.
+ */
+struct session_read {
+	struct sessions		*ss;
+	char			*sid, *path, *item_id;
+	enum item_action	 action;	/* poll or log */
+	long			 offset, max, lines;
+	int			 base64, may_wait;
+	int64_t			 deadline_ms;	/* a poll may wait till then */
+	sessions_answer_cb	 cb;
+	void			*arg;
+	char			*buf;		/* what was read */
+	size_t			 len;
+	long long		 size;		/* the log's size */
+};
+
+static void	session_hold_poll(struct session *, struct session_read *);
+
+static struct session_read *
+session_read_new(struct session *s, enum item_action action,
+    const char *item_id, long offset, long max, sessions_answer_cb cb,
+    void *arg)
+{
+	struct session_read	*r;
+
+	r = xcalloc(1, sizeof *r);
+	r->ss = s->ss;
+	r->sid = xstrdup(s->id);
+	r->path = xstrdup(s->log_path);
+	r->item_id = xstrdup(item_id);
+	r->action = action;
+	r->offset = offset;
+	r->max = max;
+	r->cb = cb;
+	r->arg = arg;
+	return (r);
+}
+
+static void
+session_read_free(struct session_read *r)
+{
+	free(r->sid);
+	free(r->path);
+	free(r->item_id);
+	free(r->buf);
+	free(r);
+}
+
+/*
+ * On the syncer's thread (or inline): up to max bytes of the log from
+ * offset (log with lines: from near the end), and the log's size.
  */
 static int
-session_poll(struct session *s, const char *item_id, long offset,
-    long max, int base64, int may_wait, sessions_answer_cb cb, void *arg)
+session_read_work(void *arg)
 {
-	json_t		*o;
-	char		*buf;
-	size_t		 len;
-	long long	 size;
+	struct session_read	*r = arg;
+	struct stat		 st;
+	ssize_t			 n;
+	int			 fd;
 
-	if (max <= 0)
-		max = SESSION_POLL_MAX;
-	buf = session_read_log(s, offset, max, &len, &size);
-	if (len == 0 && s->final == NULL && may_wait) {
-		free(buf);
-		return (0);
+	r->buf = xmalloc(r->max + 1);
+	if ((fd = execlog_open_safe(r->path, O_RDONLY, 0)) == -1)
+		return (0);	/* nothing to read (or refused): empty */
+	if (fstat(fd, &st) == 0)
+		r->size = st.st_size;
+	if (r->lines > 0)	/* the end of the log, cut to lines later */
+		r->offset = r->size > SESSION_LOG_MAX ?
+		    (long)(r->size - SESSION_LOG_MAX) : 0;
+	if (r->offset < r->size) {
+		n = pread(fd, r->buf, r->max, r->offset);
+		if (n > 0)
+			r->len = n;
 	}
+	close(fd);
+	return (0);
+}
+
+/* A poll's answer: status and the output from offset. */
+static void
+session_answer_poll(struct session *s, struct session_read *r)
+{
+	json_t	*o;
+
 	o = json_object();
 	session_put_status(o, s);
-	session_put_output(o, buf, len, base64);
-	json_object_set_new(o, "offset", json_integer(offset));
-	json_object_set_new(o, "next_offset", json_integer(offset + len));
+	session_put_output(o, r->buf, r->len, r->base64);
+	json_object_set_new(o, "offset", json_integer(r->offset));
+	json_object_set_new(o, "next_offset", json_integer(r->offset + r->len));
 	json_object_set_new(o, "eof", json_boolean(s->final != NULL &&
-	    (long long)(offset + len) >= size));
-	free(buf);
-	session_answer(item_id, "poll", s->id, o, cb, arg);
-	return (1);
+	    (long long)(r->offset + r->len) >= r->size));
+	session_answer(r->item_id, "poll", s->id, o, r->cb, r->arg);
+}
+
+/* A log's answer: the range read, or its last lines. */
+static void
+session_answer_log(struct session *s, struct session_read *r)
+{
+	json_t	*o;
+	size_t	 start = 0, i;
+	long	 nl = 0;
+
+	if (r->lines > 0) {
+		for (i = r->len; i > 0; i--) {
+			if (r->buf[i - 1] == '\n' && i != r->len &&
+			    ++nl == r->lines)
+				break;
+		}
+		start = i;
+	}
+	o = json_object();
+	session_put_output(o, r->buf + start, r->len - start, r->base64);
+	json_object_set_new(o, "offset", json_integer(r->offset + start));
+	json_object_set_new(o, "next_offset", json_integer(r->offset + r->len));
+	json_object_set_new(o, "size", json_integer(r->size));
+	session_put_status(o, s);
+	session_answer(r->item_id, "log", s->id, o, r->cb, r->arg);
+}
+
+/* What was read answers the request, or a poll waits for output. */
+static void
+session_read_answer(struct session *s, struct session_read *r)
+{
+	if (r->action == ITEM_ACTION_LOG)
+		session_answer_log(s, r);
+	else if (r->len == 0 && s->final == NULL && r->may_wait &&
+	    r->deadline_ms > session_now_ms()) {
+		session_hold_poll(s, r);
+		return;		/* the waiter has r's request now */
+	} else
+		session_answer_poll(s, r);
+	session_read_free(r);
+}
+
+/* Back on the loop. */
+static void
+session_read_done(int err, void *arg)
+{
+	struct session_read	*r = arg;
+	struct session		*s;
+
+	if (err == ECANCELED) {		/* shutting down: nobody to answer */
+		session_read_free(r);
+		return;
+	}
+	LIST_FOREACH(s, &r->ss->list, entry)
+		if (strcmp(s->id, r->sid) == 0)
+			break;
+	if (s == NULL) {		/* forgotten meanwhile */
+		session_error("unknown_session", r->cb, r->arg, "session %s "
+		    "is gone from this worker", r->sid);
+		session_read_free(r);
+		return;
+	}
+	session_read_answer(s, r);
+}
+
+/* Starts a read: off the loop for a live session, else at once. */
+static void
+session_read_start(struct session *s, struct session_read *r)
+{
+	/* Only a session the disk remembers has no ss: it reads now. */
+	if (s->ss != NULL && s->ss->syncer != NULL) {
+		syncer_call(s->ss->syncer, session_read_work, session_read_done,
+		    r);
+		return;
+	}
+	(void)session_read_work(r);
+	session_read_answer(s, r);
+}
+
+/* A poll: now, or (may_wait) once there is output, until deadline. */
+static void
+session_poll(struct session *s, const char *item_id, long offset,
+    long max, int base64, int may_wait, int64_t deadline_ms,
+    sessions_answer_cb cb, void *arg)
+{
+	struct session_read	*r;
+
+	r = session_read_new(s, ITEM_ACTION_POLL, item_id, offset,
+	    max > 0 ? max : SESSION_POLL_MAX, cb, arg);
+	r->base64 = base64;
+	r->may_wait = may_wait;
+	r->deadline_ms = deadline_ms;
+	session_read_start(s, r);
 }
 
 /* Answers a wait: the final fields, or "still running". */
@@ -459,13 +594,16 @@ session_waiter_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (w->action == ITEM_ACTION_POLL)
 		session_poll(w->s, w->item_id, w->offset, w->max_bytes,
-		    w->base64, 0, w->cb, w->arg);
+		    w->base64, 0, 0, w->cb, w->arg);
 	else
 		session_answer_wait(w->s, w->item_id, 1, w->cb, w->arg);
 	session_waiter_free(w);
 }
 
-/* Output or the end: answer the waiters that can be answered now. */
+/*
+ * Output or the end: a wait is answered once the session ended; a poll
+ * reads again (it waits on if the read finds nothing new).
+ */
 static void
 session_wake(struct session *s)
 {
@@ -477,28 +615,30 @@ session_wake(struct session *s)
 			if (s->final == NULL)
 				continue;
 			session_answer_wait(s, w->item_id, 0, w->cb, w->arg);
-		} else if (!session_poll(s, w->item_id, w->offset,
-		    w->max_bytes, w->base64, 1, w->cb, w->arg))
-			continue;
+		} else
+			session_poll(s, w->item_id, w->offset, w->max_bytes,
+			    w->base64, 1, w->deadline_ms, w->cb, w->arg);
 		session_waiter_free(w);
 	}
 }
 
-/* Holds a poll or wait until session_wake or ms pass. */
-static void
-session_hold(struct session *s, const struct item *it, long ms,
-    sessions_answer_cb cb, void *arg)
+/* Holds a poll or wait until session_wake or deadline_ms. */
+static struct waiter *
+session_hold_until(struct session *s, enum item_action action,
+    const char *item_id, int64_t deadline_ms, sessions_answer_cb cb,
+    void *arg)
 {
 	struct waiter	*w;
 	struct timeval	 tv;
+	int64_t		 ms = deadline_ms - session_now_ms();
 
+	if (ms < 0)
+		ms = 0;
 	w = xcalloc(1, sizeof *w);
 	w->s = s;
-	w->action = it->action;
-	w->item_id = xstrdup(it->id);
-	w->offset = it->offset;
-	w->max_bytes = it->max_bytes;
-	w->base64 = it->base64;
+	w->action = action;
+	w->item_id = xstrdup(item_id);
+	w->deadline_ms = deadline_ms;
 	w->cb = cb;
 	w->arg = arg;
 	if ((w->ev_timer = evtimer_new(s->ss->base, session_waiter_timeout_cb,
@@ -508,6 +648,21 @@ session_hold(struct session *s, const struct item *it, long ms,
 	tv.tv_usec = (ms % 1000) * 1000;
 	evtimer_add(w->ev_timer, &tv);
 	LIST_INSERT_HEAD(&s->waiters, w, entry);
+	return (w);
+}
+
+/* A poll that read nothing new waits for output (r is used up). */
+static void
+session_hold_poll(struct session *s, struct session_read *r)
+{
+	struct waiter	*w;
+
+	w = session_hold_until(s, ITEM_ACTION_POLL, r->item_id,
+	    r->deadline_ms, r->cb, r->arg);
+	w->offset = r->offset;
+	w->max_bytes = r->max;
+	w->base64 = r->base64;
+	session_read_free(r);
 }
 
 /* "SIGTERM" for 15, JSON null for 0. */
@@ -871,35 +1026,16 @@ static void
 session_act_log(struct session *s, const struct item *it,
     sessions_answer_cb cb, void *arg)
 {
-	json_t		*o;
-	char		*buf;
-	size_t		 len, start = 0, i;
-	long		 offset = it->offset, want, nl = 0;
-	long long	 size;
+	struct session_read	*r;
+	long			 want;
 
 	want = it->length > 0 && it->length < SESSION_LOG_MAX ? it->length :
 	    SESSION_LOG_MAX;
-	if (it->lines > 0) {		/* the end of the log, then cut */
-		buf = session_read_log(s, 0, 0, &len, &size);
-		free(buf);
-		offset = size > SESSION_LOG_MAX ? size - SESSION_LOG_MAX : 0;
-	}
-	buf = session_read_log(s, offset, want, &len, &size);
-	if (it->lines > 0) {
-		for (i = len; i > 0; i--) {
-			if (buf[i - 1] == '\n' && i != len && ++nl == it->lines)
-				break;
-		}
-		start = i;
-	}
-	o = json_object();
-	session_put_output(o, buf + start, len - start, it->base64);
-	json_object_set_new(o, "offset", json_integer(offset + start));
-	json_object_set_new(o, "next_offset", json_integer(offset + len));
-	json_object_set_new(o, "size", json_integer(size));
-	session_put_status(o, s);
-	free(buf);
-	session_answer(it->id, "log", s->id, o, cb, arg);
+	r = session_read_new(s, ITEM_ACTION_LOG, it->id, it->offset, want, cb,
+	    arg);
+	r->lines = it->lines;
+	r->base64 = it->base64;
+	session_read_start(s, r);
 }
 
 /* write and send-keys: bytes to stdin or the PTY. */
@@ -1027,7 +1163,7 @@ sessions_act_offline(struct sessions *ss, const struct item *it,
 		session_act_log(&s, it, cb, arg);
 	else if (it->action == ITEM_ACTION_POLL)
 		session_poll(&s, it->id, it->offset, it->max_bytes, it->base64,
-		    0, cb, arg);
+		    0, 0, cb, arg);
 	else
 		session_answer_wait(&s, it->id, 0, cb, arg);
 	json_decref(s.final);
@@ -1071,9 +1207,8 @@ sessions_act(struct sessions *ss, const struct item *it,
 		session_act_list(ss, it, cb, arg);
 		break;
 	case ITEM_ACTION_POLL:
-		if (!session_poll(s, it->id, it->offset, it->max_bytes,
-		    it->base64, it->wait_ms > 0, cb, arg))
-			session_hold(s, it, it->wait_ms, cb, arg);
+		session_poll(s, it->id, it->offset, it->max_bytes, it->base64,
+		    it->wait_ms > 0, session_now_ms() + it->wait_ms, cb, arg);
 		break;
 	case ITEM_ACTION_LOG:
 		session_act_log(s, it, cb, arg);
@@ -1090,7 +1225,8 @@ sessions_act(struct sessions *ss, const struct item *it,
 		if (s->final != NULL)
 			session_answer_wait(s, it->id, 0, cb, arg);
 		else
-			session_hold(s, it, ms, cb, arg);
+			(void)session_hold_until(s, ITEM_ACTION_WAIT, it->id,
+			    session_now_ms() + ms, cb, arg);
 		break;
 	}
 }
@@ -1186,11 +1322,13 @@ sessions_fence(struct sessions *ss)
 
 struct sessions *
 sessions_create(struct event_base *base, struct queue *q,
-    const struct config *cfg, sessions_slot_cb slotcb, void *arg)
+    const struct config *cfg, struct syncer *syncer, sessions_slot_cb slotcb,
+    void *arg)
 {
 	struct sessions	*ss;
 
 	ss = xcalloc(1, sizeof *ss);
+	ss->syncer = syncer;
 	ss->base = base;
 	ss->q = q;
 	ss->cfg = cfg;

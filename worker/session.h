@@ -14,6 +14,7 @@ struct config;
 struct event_base;
 struct item;
 struct queue;
+struct syncer;
 struct json_t;
 struct sessions;
 
@@ -26,8 +27,14 @@ typedef void (*sessions_answer_cb)(const char *code, const char *json,
 /* A session ended: a process slot is free again. */
 typedef void (*sessions_slot_cb)(void *arg);
 
+/*
+ * syncer (may be NULL: then at once) reads logs for poll and log off the
+ * loop; it must outlive the sessions' answers, and on shutdown hand back
+ * unanswered reads with ECANCELED (syncer_free does).
+ */
 struct sessions	*sessions_create(struct event_base *, struct queue *,
-		    const struct config *, sessions_slot_cb, void *arg);
+		    const struct config *, struct syncer *, sessions_slot_cb,
+		    void *arg);
 /* Forgets everything; running sessions must have ended. NULL ok. */
 void		 sessions_free(struct sessions *);
 /* Running sessions (they hold process slots). */

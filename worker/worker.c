@@ -1418,7 +1418,8 @@ worker_create(struct event_base *base, const struct config *cfg)
 	qc.syncer = w->syncer;
 	w->q = queue_create(base, &qc, worker_item_cb, w);
 	queue_on_event(w->q, worker_queue_event_cb, w);
-	w->sessions = sessions_create(base, w->q, cfg, worker_slot_cb, w);
+	w->sessions = sessions_create(base, w->q, cfg, w->syncer,
+	    worker_slot_cb, w);
 	sessions_on_held(w->sessions, worker_held_list_cb, w);
 	w->approvals = approvals_create(base, w->q, cfg);
 	shown = rurl_display(&w->url);

@@ -609,10 +609,10 @@ test_faults_dead_worker_no_overlap(void **state)
 	first = harness_worker_start(h, NULL, "--claim-idle", "1", NULL);
 	harness_submit(h, "normal", id, "if [ -e first ]; then "
 	    "flock -n lock echo free || echo overlap; else touch first; "
-	    "exec 9>lock; flock 9; sleep 7781; fi", "{\"retries\": 1}");
+	    "exec 9>lock; flock 9; sleep 778''1; fi", "{\"retries\": 1}");
 	harness_submit(h, "normal", sid, "sleep 7782",
 	    "{\"background\": true}");
-	harness_wait_running(h, "sleep 7781");
+	harness_wait_running(h, "sleep 7781");	/* the sleep, not its shell */
 	harness_wait_running(h, "sleep 7782");
 	a = harness_wait_answer(h, NULL, sid, HARNESS_WAIT_MS);
 	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");

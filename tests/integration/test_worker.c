@@ -962,8 +962,9 @@ test_worker_sigterm_lets_command_finish(void **state)
 	pid_t		 pid;
 
 	pid = harness_worker_start(h, NULL, "--kill-grace", "30", NULL);
+	/* 777''9: only the sleep, not the shell, shows "sleep 7779". */
 	harness_submit(h, "normal", id, "trap 'echo cleaned up; exit 3' TERM; "
-	    "sleep 7779 & wait", NULL);
+	    "sleep 777''9 & wait", NULL);
 	harness_wait_running(h, "sleep 7779");
 	harness_stop_clean(h, pid);
 	/* Sent before the worker exited: it is there already. */
