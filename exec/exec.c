@@ -45,6 +45,7 @@ struct exec {
 	char			*id;
 	char			*command;
 	char			*cwd;
+	char			*token;		/* or NULL */
 	pid_t			 pid;
 	int			 pty;
 	int			 durable;	/* fsync the log before done */
@@ -734,6 +735,9 @@ exec_write_meta(struct exec *ex, int running)
 	if (o != NULL)
 		json_object_set_new(o, "confinement",
 		    exec_confinement_json(&r.confinement, !running));
+	if (o != NULL && ex->token != NULL)
+		json_object_set_new(o, "session_token",
+		    json_string(ex->token));
 	if (o != NULL && !running)
 		json_object_update_new(o, json_pack("{s:i, s:i, s:I, s:I, s:o}",
 		    "exit_code", r.exit_code, "signal", r.signal,
@@ -846,6 +850,7 @@ exec_free(struct exec *ex)
 	execlog_free(ex->log);
 	free(ex->id);
 	free(ex->command);
+	free(ex->token);
 	free(ex->cwd);
 	free(ex);
 }
@@ -860,6 +865,7 @@ exec_create(const struct exec_spec *spec, exec_done_cb donecb, void *arg)
 	ex = xcalloc(1, sizeof *ex);
 	ex->id = xstrdup(spec->id);
 	ex->command = xstrdup(spec->command);
+	ex->token = spec->token != NULL ? xstrdup(spec->token) : NULL;
 	ex->cwd = xstrdup(spec->cwd);
 	ex->pid = -1;
 	ex->pty = spec->pty;

@@ -70,6 +70,9 @@ struct exec_spec {
 	int		 network;	/* confined with network */
 	const char	*grant;		/* a path outside a human approved:
 					   writable for it; NULL: none */
+	const char	*token;		/* a session's, kept in <id>.json so
+					   its owner can still read it from
+					   the files; NULL: none */
 };
 
 enum exec_end {

@@ -223,7 +223,8 @@ execlog_write_meta(const char *dir, const char *id, const char *json,
 		return (-1);
 	}
 	(void)unlink(tmp);		/* a leftover, or something planted */
-	fd = open(tmp, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0644);
+	/* The worker's alone: a session's token is in it. */
+	fd = open(tmp, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0600);
 	if (fd == -1)
 		return (-1);
 	while (len > 0) {

@@ -383,9 +383,19 @@ struct session_read {
 	char			*buf;		/* what was read */
 	size_t			 len;
 	long long		 size;		/* the log's size */
+	int			 offline;	/* a session only the disk
+						   remembers: */
+	char			*meta_path;	/* its <id>.json, */
+	json_t			*meta;		/* ... read with the log */
+	char			*token;		/* what the caller showed */
+	int			 operator;	/* ... or the operator token */
 };
 
 static void	session_hold_poll(struct session *, struct session_read *);
+static void	session_answer_wait(struct session *, const char *, int,
+		    sessions_answer_cb, void *);
+static json_t	*session_signal_json(int);
+static int	 session_token_eq(const char *, const char *);
 
 static struct session_read *
 session_read_new(struct session *s, enum item_action action,
@@ -414,6 +424,9 @@ session_read_free(struct session_read *r)
 	free(r->path);
 	free(r->item_id);
 	free(r->buf);
+	free(r->meta_path);
+	free(r->token);
+	json_decref(r->meta);
 	free(r);
 }
 
@@ -429,6 +442,11 @@ session_read_work(void *arg)
 	ssize_t			 n;
 	int			 fd;
 
+	if (r->meta_path != NULL &&
+	    (fd = execlog_open_safe(r->meta_path, O_RDONLY, 0)) != -1) {
+		r->meta = json_loadfd(fd, 0, NULL);
+		close(fd);
+	}
 	r->buf = xmalloc(r->max + 1);
 	if ((fd = execlog_open_safe(r->path, O_RDONLY, 0)) == -1)
 		return (0);	/* nothing to read (or refused): empty */
@@ -502,6 +520,46 @@ session_read_answer(struct session *s, struct session_read *r)
 	session_read_free(r);
 }
 
+/*
+ * A session only the disk remembers: its state from <id>.json ("running"
+ * in the file of a session nobody runs means its worker died), then the
+ * answer as for a live one.
+ */
+static void
+session_read_offline(struct session_read *r)
+{
+	struct session	 s;
+	const char	*status, *token;
+
+	/* Its owner (the token kept in the metadata) or an operator. */
+	token = json_string_value(json_object_get(r->meta, "session_token"));
+	if (!r->operator && (token == NULL ||
+	    !session_token_eq(r->token, token))) {
+		session_error("forbidden", r->cb, r->arg, "session %s %s",
+		    r->sid, r->token == NULL ? "needs its token (args.token, "
+		    "from its EXEC_STARTED)" : "has another token");
+		session_read_free(r);
+		return;
+	}
+	memset(&s, 0, sizeof s);
+	s.id = r->sid;
+	s.log_path = r->path;
+	status = json_string_value(json_object_get(r->meta, "status"));
+	s.final = json_pack("{s:s, s:O?, s:o, s:O?, s:s}", "status",
+	    status == NULL || strcmp(status, "running") == 0 ? "lost" : status,
+	    "exit_code", json_object_get(r->meta, "exit_code"),
+	    "signal", session_signal_json((int)json_integer_value(
+	    json_object_get(r->meta, "signal"))),
+	    "killed_by", json_object_get(r->meta, "killed_by"),
+	    "log_path", s.log_path);
+	if (r->action == ITEM_ACTION_WAIT) {
+		session_answer_wait(&s, r->item_id, 0, r->cb, r->arg);
+		session_read_free(r);
+	} else
+		session_read_answer(&s, r);	/* frees r */
+	json_decref(s.final);
+}
+
 /* Back on the loop. */
 static void
 session_read_done(int err, void *arg)
@@ -511,6 +569,10 @@ session_read_done(int err, void *arg)
 
 	if (err == ECANCELED) {		/* shutting down: nobody to answer */
 		session_read_free(r);
+		return;
+	}
+	if (r->offline) {
+		session_read_offline(r);
 		return;
 	}
 	LIST_FOREACH(s, &r->ss->list, entry)
@@ -732,20 +794,6 @@ session_callback(struct session *s, const struct exec_result *r)
 	return (o);
 }
 
-/* 1 if a log of id is in the log dir (a session that ended long ago). */
-static int
-session_on_disk(struct sessions *ss, const char *id)
-{
-	struct stat	 st;
-	char		*path;
-	int		 rc;
-
-	xasprintf(&path, "%s/%s.log", ss->cfg->log_dir, id);
-	rc = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
-	free(path);
-	return (rc);
-}
-
 /* Compares a token given with a session's, in constant time. */
 static int
 session_token_eq(const char *given, const char *token)
@@ -936,6 +984,7 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 	spec.outputcb = session_output_cb;
 	spec.network = network;
 	spec.grant = grant;
+	spec.token = s->token;
 	if ((s->ex = exec_start(&spec, session_done_cb, s, code, cause)) ==
 	    NULL) {
 		s->ss->nended++;	/* session_free counts it out */
@@ -1126,12 +1175,10 @@ int
 sessions_act_offline(struct sessions *ss, const struct item *it,
     sessions_answer_cb cb, void *arg)
 {
-	struct session	 s;
-	struct stat	 st;
-	json_t		*meta;
-	char		*path;
-	const char	*status;
-	int		 fd;
+	struct session_read	*r;
+	struct session		 s;
+	struct stat		 st;
+	long			 max;
 
 	if (it->action != ITEM_ACTION_LOG && it->action != ITEM_ACTION_POLL &&
 	    it->action != ITEM_ACTION_WAIT)
@@ -1143,32 +1190,30 @@ sessions_act_offline(struct sessions *ss, const struct item *it,
 		free(s.log_path);
 		return (-1);
 	}
-	xasprintf(&path, "%s/%s.json", ss->cfg->log_dir, it->session_id);
-	meta = NULL;
-	if ((fd = execlog_open_safe(path, O_RDONLY, 0)) != -1) {
-		meta = json_loadfd(fd, 0, NULL);
-		close(fd);
-	}
-	free(path);
-	status = json_string_value(json_object_get(meta, "status"));
-	/* "running" in a file of a session nobody runs: its worker died. */
-	s.final = json_pack("{s:s, s:O?, s:o, s:O?, s:s}", "status",
-	    status == NULL || strcmp(status, "running") == 0 ? "lost" : status,
-	    "exit_code", json_object_get(meta, "exit_code"),
-	    "signal", session_signal_json((int)json_integer_value(
-	    json_object_get(meta, "signal"))),
-	    "killed_by", json_object_get(meta, "killed_by"),
-	    "log_path", s.log_path);
-	if (it->action == ITEM_ACTION_LOG)
-		session_act_log(&s, it, cb, arg);
-	else if (it->action == ITEM_ACTION_POLL)
-		session_poll(&s, it->id, it->offset, it->max_bytes, it->base64,
-		    0, 0, cb, arg);
+	if (it->action == ITEM_ACTION_POLL)
+		max = it->max_bytes > 0 ? it->max_bytes : SESSION_POLL_MAX;
+	else if (it->action == ITEM_ACTION_LOG)
+		max = it->length > 0 && it->length < SESSION_LOG_MAX ?
+		    it->length : SESSION_LOG_MAX;
 	else
-		session_answer_wait(&s, it->id, 0, cb, arg);
-	json_decref(s.final);
-	json_decref(meta);
+		max = 0;		/* wait: the metadata only */
+	r = session_read_new(&s, it->action, it->id, it->offset, max, cb, arg);
 	free(s.log_path);
+	r->ss = ss;
+	r->lines = it->action == ITEM_ACTION_LOG ? it->lines : 0;
+	r->base64 = it->base64;
+	r->offline = 1;
+	r->token = it->token != NULL ? xstrdup(it->token) : NULL;
+	r->operator = sessions_operator(ss->cfg, it);
+	xasprintf(&r->meta_path, "%s/%s.json", ss->cfg->log_dir,
+	    it->session_id);
+	if (ss->syncer != NULL)
+		syncer_call(ss->syncer, session_read_work, session_read_done,
+		    r);
+	else {
+		(void)session_read_work(r);
+		session_read_done(0, r);
+	}
 	return (0);
 }
 
@@ -1181,13 +1226,6 @@ sessions_act(struct sessions *ss, const struct item *it,
 
 	if (it->action != ITEM_ACTION_LIST &&
 	    (s = session_find(ss, it->session_id)) == NULL) {
-		if (!sessions_operator(ss->cfg, it) &&
-		    session_on_disk(ss, it->session_id)) {
-			session_error("forbidden", cb, arg, "session %s has "
-			    "ended and left this worker's memory; only an "
-			    "operator may read its log now", it->session_id);
-			return;
-		}
 		if (sessions_act_offline(ss, it, cb, arg) == 0)
 			return;
 		session_error("unknown_session", cb, arg, "no session %s on "

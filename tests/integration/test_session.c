@@ -1049,6 +1049,15 @@ test_session_answers_from_files_after_restart(void **state)
 	expect_str(h, a, "action", "wait");
 	expect_int(h, a, "exit_code", 5);
 	json_decref(a);
+	/* The files keep its token: nobody else reads them. */
+	a = process(h, "{\"action\": \"log\", \"session_id\": \"%s\", "
+	    "\"token\": null}", id);
+	expect_str(h, a, "error.code", "forbidden");
+	json_decref(a);
+	a = process(h, "{\"action\": \"poll\", \"session_id\": \"%s\", "
+	    "\"token\": \"00000000000000000000000000000000\"}", id);
+	expect_str(h, a, "error.code", "forbidden");
+	json_decref(a);
 	a = process(h, "{\"action\": \"write\", \"session_id\": \"%s\", "
 	    "\"data\": \"x\"}", id);
 	expect_error(h, a, jstr(a, "id"), "unknown_session");
