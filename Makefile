@@ -1,13 +1,14 @@
 # execq: a Redis-queue command-execution worker.  See README.md.
 PKGS      = hiredis libevent jansson libseccomp
 BUILD    ?= build
+VERSION   = 0.2.0
 PREFIX   ?= /usr/local
 BINDIR    = $(PREFIX)/bin
 WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wpointer-arith -Wwrite-strings -Wformat=2 \
             -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
-CPPFLAGS += -I. -D_GNU_SOURCE
+CPPFLAGS += -I. -D_GNU_SOURCE -DEXECQ_VERSION='"$(VERSION)"' 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
@@ -15,11 +16,15 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS)
 LDLIBS    += $(PKG_LIBS) -lutil -lm -lpthread
 
 LOGS_SRC  = logs/log.c logs/xmalloc.c logs/execlog.c logs/syncer.c logs/tail.c logs/cleanup.c
-EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/confine.c exec/exec.c exec/keys.c exec/shparse.c exec/cls_words.c exec/cls_path.c exec/cls_env.c exec/cls_vars.c exec/cls_flow.c exec/cls_block.c exec/cls_table.c exec/cls_git.c exec/cls_tools.c exec/cls_wrap.c exec/classify.c
+EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/confine.c exec/exec.c exec/keys.c exec/shparse.c exec/cls_words.c exec/cls_path.c exec/cls_env.c exec/cls_vars.c exec/cls_flow.c exec/cls_block.c exec/cls_table.c exec/cls_git.c exec/cls_tools.c exec/cls_wrap.c exec/classify.c exec/policyconf.c
 QUEUE_SRC = queue/item.c queue/rurl.c queue/spool.c queue/queue.c
-WORKER_SRC = worker/config.c worker/policyconf.c worker/audit.c worker/approval.c worker/session.c worker/worker.c
+WORKER_SRC = worker/config.c worker/audit.c worker/approval.c worker/metrics.c worker/status.c worker/http.c worker/session.c worker/worker.c
 LIB_SRC   = $(LOGS_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+# The client links no worker object: what it shares with the worker
+# (the policy, its config keys, the log tail, URLs) lives below worker/.
+CLIENT_SRC = $(LOGS_SRC) $(EXEC_SRC) $(QUEUE_SRC)
+CLIENT_OBJ = $(CLIENT_SRC:%.c=$(BUILD)/obj/%.o)
 
 WORKER_BIN = $(BUILD)/execq-worker
 CLI_BIN    = $(BUILD)/execq
@@ -43,9 +48,12 @@ $(BUILD)/obj/%.o: %.c
 $(WORKER_BIN): $(BUILD)/obj/worker/main.o $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-$(CLI_BIN): $(BUILD)/obj/cli/execq.o $(BUILD)/obj/cli/session.o \
-    $(BUILD)/obj/cli/process.o $(BUILD)/obj/cli/logs.o \
-    $(BUILD)/obj/cli/policy.o $(LIB_OBJ)
+CLI_SRC   = cli/main.c cli/util.c cli/opts.c cli/conn.c cli/cmd_run.c \
+            cli/cmd_sessions.c cli/cmd_process.c cli/cmd_logs.c \
+            cli/cmd_policy.c cli/cmd_workers.c
+CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+
+$(CLI_BIN): $(CLI_OBJ) $(CLIENT_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(BENCH_BIN): $(BUILD)/obj/scripts/bench.o $(LIB_OBJ)
@@ -96,7 +104,7 @@ fuzz: deps
 	$(FUZZ_CC) -o $(BUILD)/fuzz/fuzz_shparse tests/fuzz/fuzz_shparse.c \
 	    exec/shparse.c logs/xmalloc.c logs/log.c
 	$(FUZZ_CC) -o $(BUILD)/fuzz/fuzz_classify tests/fuzz/fuzz_classify.c \
-	    exec/classify.c exec/cls_*.c exec/shparse.c logs/xmalloc.c logs/log.c
+	    exec/classify.c exec/policyconf.c exec/cls_*.c exec/shparse.c logs/xmalloc.c logs/log.c
 	$(BUILD)/fuzz/fuzz_shparse -max_total_time=$(FUZZ_SECONDS) \
 	    -max_len=4096 $(BUILD)/fuzz/corpus || exit 1
 	$(BUILD)/fuzz/fuzz_classify -max_total_time=$(FUZZ_SECONDS) \

@@ -1,8 +1,11 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "logs/log.h"
 
@@ -14,6 +17,25 @@ log_init(const char *prog, enum log_level level)
 {
 	log_prog = prog;
 	log_min = level;
+}
+
+int
+log_open(const char *path)
+{
+	int	fd, saved;
+
+	fd = open(path, O_WRONLY|O_APPEND|O_CREAT|O_CLOEXEC|O_NOCTTY, 0640);
+	if (fd == -1)
+		return (-1);
+	fflush(stderr);
+	if (dup2(fd, STDERR_FILENO) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return (-1);
+	}
+	close(fd);
+	return (0);
 }
 
 int

@@ -23,5 +23,10 @@ void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	fatal(const char *, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));
 int	log_enabled(enum log_level);
+/*
+ * Sends the lines (all of stderr) to path, appended, created 0640; called
+ * again it reopens (SIGHUP after logrotate). -1 and errno, stderr kept.
+ */
+int	log_open(const char *path);
 
 #endif

@@ -34,6 +34,7 @@
 #define QUEUE_BACKOFF_MAX_MS	2000
 #define QUEUE_ERR_BACKOFF_MAX_MS 8000	/* Redis says no (OOM, READONLY) */
 #define QUEUE_HEAD_BYTES	65536	/* of an item too large to take */
+#define QUEUE_STATUS_KEEP_MS	"86400000"	/* a silent worker's status */
 
 static const char *queue_lanes[QUEUE_NLANES] = {
 	"ctl", "ctl:%s", "high", "normal", "low"
@@ -178,6 +179,21 @@ static const char queue_lost_lua[] =
     " end "
     "end return n";
 
+/*
+ * The fleet registry: this worker's status (JSON) in the hash
+ * execq:workers, its beat time in the sorted set execq:workers:beat, and
+ * entries not heard of for ARGV[4] ms removed. KEYS: the hash, the set.
+ * ARGV: consumer, status, now (ms).
+ */
+static const char queue_status_lua[] =
+    "redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) "
+    "redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) "
+    "local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', "
+    " '(' .. (tonumber(ARGV[3]) - tonumber(ARGV[4]))) "
+    "for _, c in ipairs(old) do "
+    " redis.call('HDEL', KEYS[1], c) redis.call('ZREM', KEYS[2], c) "
+    "end return #old";
+
 struct queue;
 
 /* One Redis connection and its reconnect timer. */
@@ -189,6 +205,8 @@ struct qconn {
 	unsigned		 backoff_ms;
 	struct event		*ev_retry;
 	struct event		*ev_kick;
+	int			 ever_up;	/* connected once: a later
+						   connect is a reconnect */
 	int			 resolving;	/* a DNS lookup is under way */
 	char			 addr[INET6_ADDRSTRLEN];	/* its answer */
 	const char		*gai_error;	/* ... or why not */
@@ -261,6 +279,8 @@ struct queue {
 	struct qhelds		 held;
 	LIST_HEAD(, qtrack)	 tracked;
 	struct event		*ev_beat;
+	char			*status;	/* for execq:workers; NULL */
+	unsigned long long	 reconnects;
 	struct event		*ev_read_retry;
 	struct event		*ev_flush;
 	struct event		*ev_unblock;
@@ -271,6 +291,7 @@ static void	queue_read_next(struct queue *);
 static void	queue_flush(struct queue *);
 static void	queue_push(struct queue *, struct qreq *);
 static void	queue_announce(struct queue *);
+static void	queue_write_status(struct queue *);
 static void	queue_block_cb(redisAsyncContext *, void *, void *);
 static void	queue_unblock_cb(redisAsyncContext *, void *, void *);
 
@@ -478,6 +499,9 @@ queue_connect_cb(const redisAsyncContext *ac, int status)
 	}
 	log_info("queue: redis %s connection up", c->name);
 	c->up = 1;
+	if (c->ever_up)
+		c->q->reconnects++;
+	c->ever_up = 1;
 	c->backoff_ms = 0;
 	if (c == &c->q->rd) {
 		redisAsyncCommand(c->ac, queue_client_id_cb, c->q, "CLIENT ID");
@@ -1414,6 +1438,43 @@ queue_announce(struct queue *q)
 		return;
 	redisAsyncCommand(q->wr.ac, queue_lease_cb, q, "SET execq:worker:%s %s "
 	    "EX %u GET", q->consumer, q->name, q->claim_idle_ms / 1000 + 1);
+	queue_write_status(q);
+}
+
+/* The status for execq:workers, now (a lost write waits for the beat). */
+static void
+queue_write_status(struct queue *q)
+{
+	struct timespec	ts;
+	char		now[32];
+
+	if (q->status == NULL || !q->wr.up)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(now, sizeof now, "%lld", (long long)ts.tv_sec * 1000 +
+	    ts.tv_nsec / 1000000);
+	redisAsyncCommand(q->wr.ac, NULL, NULL, "EVAL %s 2 execq:workers "
+	    "execq:workers:beat %s %s %s %s", queue_status_lua, q->consumer,
+	    q->status, now, QUEUE_STATUS_KEEP_MS);
+}
+
+void
+queue_set_status(struct queue *q, const char *json, int now)
+{
+	free(q->status);
+	q->status = json != NULL ? xstrdup(json) : NULL;
+	if (now)
+		queue_write_status(q);
+}
+
+void
+queue_stats(const struct queue *q, struct queue_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	st->connected = queue_connected(q);
+	st->reconnects = q->reconnects;
+	st->outbox = queue_backlog(q);
+	st->spooled = q->spool != NULL ? spool_pending(q->spool) : 0;
 }
 
 void
@@ -1458,11 +1519,11 @@ queue_beat_cb(evutil_socket_t fd, short what, void *arg)
 	LIST_FOREACH(t, &q->tracked, entry)
 		redisAsyncCommand(q->wr.ac, NULL, NULL, "XCLAIM %s " QUEUE_GROUP
 		    " %s 0 %s JUSTID", t->stream, q->consumer, t->entry_id);
-	queue_announce(q);
 	/* Before anyone's work is taken over: the worker kills what dead
-	   workers on this host left running. */
+	   workers on this host left running (and says how it is). */
 	if (q->eventcb != NULL)
 		q->eventcb(QUEUE_EV_BEAT, q->eventarg);
+	queue_announce(q);
 	redisAsyncCommand(q->wr.ac, queue_lost_cb, q, "EVAL %s 1 execq:running "
 	    "%lld %u", queue_lost_lua, (long long)time(NULL) * 1000,
 	    q->answer_ttl_s);
@@ -1628,6 +1689,7 @@ queue_free(struct queue *q)
 	event_free(q->ev_flush);
 	event_free(q->ev_unblock);
 	event_free(q->ev_beat);
+	free(q->status);
 	for (i = 0; i < QUEUE_NLANES; i++)
 		free(q->lanes[i]);
 	free(q->url.host);

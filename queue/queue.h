@@ -169,4 +169,21 @@ unsigned	 queue_spool_all(struct queue *);
 /* 1 if both connections are up. */
 int		 queue_connected(const struct queue *);
 
+/*
+ * This worker's status (JSON text, copied) for the fleet registry: the
+ * hash execq:workers, field <consumer>, written with every heartbeat (and
+ * at once with now), beside its time in execq:workers:beat. Entries not
+ * renewed for a day are removed by the next worker's beat.
+ */
+void		 queue_set_status(struct queue *, const char *json, int now);
+
+struct queue_stats {
+	int			connected;	/* both connections up */
+	unsigned long long	reconnects;	/* connections made again */
+	unsigned		outbox;		/* answers Redis has not
+						   confirmed */
+	unsigned		spooled;	/* ... of them in the spool */
+};
+void		 queue_stats(const struct queue *, struct queue_stats *);
+
 #endif

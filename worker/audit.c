@@ -42,6 +42,19 @@ audit_open(const char *state_dir)
 	return (a);
 }
 
+int
+audit_reopen(struct audit *a)
+{
+	int	fd;
+
+	fd = execlog_open_safe(a->path, O_WRONLY|O_APPEND|O_CREAT, 0640);
+	if (fd == -1)
+		return (-1);
+	close(a->fd);
+	a->fd = fd;
+	return (0);
+}
+
 void
 audit_close(struct audit *a)
 {

@@ -29,6 +29,11 @@ struct audit_event {
  */
 struct audit	*audit_open(const char *state_dir);
 void		 audit_close(struct audit *);		/* NULL ok */
+/*
+ * Opens the file again (after logrotate moved it away); on failure the
+ * old descriptor is kept: -1 and errno.
+ */
+int		 audit_reopen(struct audit *);
 /* Appends one line; a failed write is logged, never fatal. */
 void		 audit_write(struct audit *, const struct audit_event *);
 

@@ -25,9 +25,10 @@
 #include "logs/xmalloc.h"
 #include "queue/rurl.h"
 #include "worker/config.h"
-#include "worker/policyconf.h"
+#include "worker/http.h"
+#include "exec/policyconf.h"
 
-#define CONFIG_VERSION	"execq-worker 0.1.0"
+#define CONFIG_VERSION	"execq-worker " EXECQ_VERSION
 #define CONFIG_HUGE	100000000000ULL		/* above every maximum */
 #define CONFIG_MAX_MS	(UINT_MAX / 1000 * 1000ULL)
 #define CONFIG_NAME_MAX	128
@@ -73,6 +74,7 @@ static char	*config_check_cgroup(const char *);
 static char	*config_check_tier(const char *);
 static char	*config_check_sandbox(const char *);
 static char	*config_check_confine(const char *);
+static char	*config_check_http(const char *);
 
 #define OFF(f)	offsetof(struct config, f)
 static const struct config_opt config_opts[] = {
@@ -82,7 +84,7 @@ static const struct config_opt config_opts[] = {
 	  "unix://[[user]:pw@]/path[?db=N], /path, host:port",
 	  config_check_url },
 	{ "queue", "queue", NULL, "EXECQ_QUEUE", CONFIG_STRING,
-	  OFF(queue), 0, 0, "exec", "NAME",
+	  OFF(queue), 0, 0, POLICYCONF_DEFAULT_QUEUE, "NAME",
 	  "queue to serve: streams q:NAME:high, :normal, :low",
 	  config_check_name },
 	{ "reply_default", "reply-default", NULL, "EXECQ_REPLY_DEFAULT",
@@ -90,7 +92,7 @@ static const struct config_opt config_opts[] = {
 	  "where answers go when an item has no reply_to",
 	  config_check_name },
 	{ "workspace", "workspace", NULL, "EXECQ_WORKSPACE", CONFIG_STRING,
-	  OFF(workspace), 0, 0, "workspace", "DIR",
+	  OFF(workspace), 0, 0, POLICYCONF_DEFAULT_WORKSPACE, "DIR",
 	  "commands run in DIR or below it; must exist\n"
 	  "(the default is made when missing)",
 	  config_check_nonempty },
@@ -158,7 +160,7 @@ static const struct config_opt config_opts[] = {
 	  "at start-up, logs older than H hours are removed\n"
 	  "(0: keep everything)", NULL },
 	{ "shell", "shell", NULL, "EXECQ_SHELL", CONFIG_STRING,
-	  OFF(shell), 0, 0, "/bin/sh", "PATH",
+	  OFF(shell), 0, 0, POLICYCONF_DEFAULT_SHELL, "PATH",
 	  "runs each command as PATH -c COMMAND",
 	  config_check_absolute },
 	{ "consumer", "consumer", NULL, "EXECQ_CONSUMER", CONFIG_STRING,
@@ -171,7 +173,7 @@ static const struct config_opt config_opts[] = {
 	  "auto: the worker's own cgroup if usable",
 	  config_check_cgroup },
 	{ "tier", "tier", NULL, "EXECQ_TIER", CONFIG_STRING,
-	  OFF(tier), 0, 0, "auto", "TIER",
+	  OFF(tier), 0, 0, POLICYCONF_DEFAULT_TIER, "TIER",
 	  "read_only, read_write, confined or admin: the most\n"
 	  "that runs without approval (or per queue:\n"
 	  "queue_tiers); auto: confined when every\n"
@@ -209,7 +211,7 @@ static const struct config_opt config_opts[] = {
 	  "session (16 to 128 printable characters);\n"
 	  "empty: none may", config_check_operator_token },
 	{ "sandbox", "sandbox", NULL, "EXECQ_SANDBOX", CONFIG_STRING,
-	  OFF(sandbox), 0, 0, "hold", "MODE",
+	  OFF(sandbox), 0, 0, POLICYCONF_DEFAULT_SANDBOX, "MODE",
 	  "hold, refuse or off: what a path outside the\n"
 	  "workspace in a command does",
 	  config_check_sandbox },
@@ -222,6 +224,15 @@ static const struct config_opt config_opts[] = {
 	  CONFIG_BOOL, OFF(log_fsync), 0, 0, "off", NULL,
 	  "fsync each command's log before its answer is\n"
 	  "sent (slower; durable across a crash)", NULL },
+	{ "http", "http", NULL, "EXECQ_HTTP", CONFIG_STRING, OFF(http), 0, 0,
+	  "", "ADDR:PORT",
+	  "serve GET /metrics (Prometheus) and /healthz on\n"
+	  "ADDR:PORT (e.g. 127.0.0.1:9464); empty: off",
+	  config_check_http },
+	{ "log_file", "log-file", NULL, "EXECQ_LOG_FILE", CONFIG_STRING,
+	  OFF(log_file), 0, 0, "", "FILE",
+	  "the worker's own log goes to FILE (appended;\n"
+	  "reopened on SIGHUP); empty: stderr", NULL },
 };
 #undef OFF
 #define CONFIG_NOPTS	(sizeof config_opts / sizeof config_opts[0])
@@ -314,6 +325,21 @@ config_check_operator_token(const char *s)
 			    "spaces"));
 	if (i != 0 && (i < 16 || i > 128))
 		return (xstrdup("must be 16 to 128 characters"));
+	return (NULL);
+}
+
+/* Empty, or an address the HTTP side door can listen on. */
+static char *
+config_check_http(const char *s)
+{
+	char		*host, *cause;
+	unsigned	 port;
+
+	if (*s == '\0')
+		return (NULL);
+	if (http_parse_addr(s, &host, &port, &cause) != 0)
+		return (cause);
+	free(host);
 	return (NULL);
 }
 
@@ -1119,6 +1145,8 @@ config_release(struct config *c)
 	free(c->confine);
 	free(c->tmp_dir);
 	free(c->run_as);
+	free(c->http);
+	free(c->log_file);
 	policyconf_free(c->policy);
 	memset(c, 0, sizeof *c);
 }

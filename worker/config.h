@@ -56,6 +56,8 @@ struct config {
 	size_t		 max_memory;		/* 2 GiB */
 	char		*run_as;		/* "" */
 	char		*operator_token;	/* "": no operator */
+	char		*http;			/* "": no HTTP side door */
+	char		*log_file;		/* "": stderr */
 	int		 run_as_set;
 	uid_t		 run_uid;
 	gid_t		 run_gid;

@@ -1,6 +1,8 @@
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <event2/event.h>
 
@@ -35,6 +37,12 @@ main(int argc, char **argv, char **envp)
 		rc = worker_check_confinement(&cfg, stdout);
 		config_release(&cfg);
 		return (rc);
+	}
+	if (cfg.log_file[0] != '\0' && log_open(cfg.log_file) != 0) {
+		fprintf(stderr, "execq-worker: log file %s: %s\n", cfg.log_file,
+		    strerror(errno));
+		config_release(&cfg);
+		return (1);
 	}
 	signal(SIGPIPE, SIG_IGN);
 	/* Coalesce epoll_ctl calls: events come and go on every command. */

@@ -27,6 +27,7 @@
 #include "queue/item.h"
 #include "queue/queue.h"
 #include "worker/config.h"
+#include "worker/metrics.h"
 #include "worker/session.h"
 
 #define SESSION_FLUSH_BYTES	65536	/* live output: one entry at most */
@@ -91,6 +92,7 @@ struct sessions {
 	void			*heldarg;
 	long long		 serial;	/* the last session's */
 	struct syncer		*syncer;	/* reads logs off the loop */
+	struct metrics		*metrics;	/* NULL: none */
 };
 
 static void	session_wake(struct session *);
@@ -902,6 +904,14 @@ session_done_cb(struct exec *ex, void *arg)
 	    json_object_get(s->final, "exit_code")));
 	queue_answer(ss->q, s->reply_to, "high", s->id, QUEUE_STORE_CALLBACK,
 	    NULL, NULL, text, len);
+	if (ss->metrics != NULL) {
+		metrics_add(ss->metrics, METRICS_SESSIONS_ENDED, 1,
+		    json_string_value(json_object_get(s->final, "status")),
+		    NULL);
+		metrics_add(ss->metrics, METRICS_CALLBACKS, 1, NULL, NULL);
+		metrics_add(ss->metrics, METRICS_OUTPUT_BYTES, s->output_bytes,
+		    "session", NULL);
+	}
 	/* The live stream's last entry says how it ended. */
 	snprintf(key, sizeof key, "execq:out:%s", s->id);
 	snprintf(ttl, sizeof ttl, "%u", ss->cfg->session_ttl_s);
@@ -1035,6 +1045,18 @@ unsigned
 sessions_running(const struct sessions *ss)
 {
 	return (ss->nrunning);
+}
+
+unsigned
+sessions_ended(const struct sessions *ss)
+{
+	return (ss->nended);
+}
+
+void
+sessions_set_metrics(struct sessions *ss, struct metrics *m)
+{
+	ss->metrics = m;
 }
 
 /* list: this worker's sessions, newest first. */

@@ -39,6 +39,11 @@ struct sessions	*sessions_create(struct event_base *, struct queue *,
 void		 sessions_free(struct sessions *);
 /* Running sessions (they hold process slots). */
 unsigned	 sessions_running(const struct sessions *);
+/* Ended sessions still kept (for poll, log, wait). */
+unsigned	 sessions_ended(const struct sessions *);
+/* Where ended sessions and their callbacks are counted (borrowed). */
+struct metrics;
+void		 sessions_set_metrics(struct sessions *, struct metrics *);
 /* Ends every running session (killed_by shutdown). */
 void		 sessions_kill_all(struct sessions *);
 /*

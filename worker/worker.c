@@ -32,8 +32,11 @@
 #include "worker/approval.h"
 #include "worker/audit.h"
 #include "worker/config.h"
-#include "worker/policyconf.h"
+#include "worker/http.h"
+#include "worker/metrics.h"
+#include "exec/policyconf.h"
 #include "worker/session.h"
+#include "worker/status.h"
 #include "worker/worker.h"
 
 extern char **environ;
@@ -60,6 +63,7 @@ struct job {
 					   a human must */
 	char		*outside;	/* held by the sandbox: the path */
 	char		*grant;		/* ... that an approval opened */
+	long long	 received_us;	/* delivered (monotonic) */
 };
 
 #define WORKER_HELD_KEEP	64	/* ended held items remembered */
@@ -99,7 +103,18 @@ struct worker {
 	struct cgroup_pool	*pool;		/* exec's; NULL: none */
 	struct held_end		 ended[WORKER_HELD_KEEP];	/* a ring */
 	unsigned		 nended;
+	struct metrics		*metrics;
+	struct http		*http;		/* NULL: no side door */
+	struct event		*ev_hup;	/* reopen the logs */
+	long long		 started_ms;	/* wall clock */
+	char			 host[256];
+	struct status_layer	 layers[STATUS_MAX_LAYERS];
+	int			 nlayers;
+	int			 confined;	/* every layer on */
 };
+
+static long long	worker_now_us(void);
+static void		worker_publish(struct worker *, int);
 
 /* Tells the queue how many more items fit. */
 static void
@@ -186,6 +201,25 @@ worker_job_free(struct job *j)
 	free(j);
 }
 
+/* The item type as metrics label it. */
+static const char *
+worker_type_label(const struct job *j)
+{
+	if (j->item == NULL)
+		return ("invalid");
+	return (j->item->type == ITEM_PROCESS ? "PROCESS" : "EXEC");
+}
+
+/* An answer (code "ok", or an ERROR's) was queued for job j. */
+static void
+worker_answered(struct job *j, const char *code)
+{
+	metrics_add(j->w->metrics, METRICS_ANSWERED, 1, worker_type_label(j),
+	    code);
+	metrics_observe(j->w->metrics, METRICS_ANSWER,
+	    (worker_now_us() - j->received_us) / 1e6);
+}
+
 /* Forgets a job whose entry is acknowledged (or will be) elsewhere. */
 static void
 worker_drop(struct job *j)
@@ -206,13 +240,14 @@ worker_drop(struct job *j)
  * to the record of item id), and its slot is free again.
  */
 static void
-worker_finish(struct job *j, const char *reply_to, const char *id,
-    enum queue_store store, const char *json, size_t len)
+worker_finish(struct job *j, const char *code, const char *reply_to,
+    const char *id, enum queue_store store, const char *json, size_t len)
 {
 	struct worker	*w = j->w;
 
 	queue_answer(w->q, worker_reply_to(w, reply_to), "normal", id, store,
 	    j->stream, j->entry_id, json, len);
+	worker_answered(j, code);
 	worker_drop(j);
 }
 
@@ -227,7 +262,7 @@ worker_fail(struct job *j, const char *reply_to, const char *id,
 	log_info("item %s: %s: %s", id != NULL ? id : "(no id)", code,
 	    message);
 	json = item_error_to_json(id, code, message, &len);
-	worker_finish(j, reply_to, id, store, json, len);
+	worker_finish(j, code, reply_to, id, store, json, len);
 	free(json);
 }
 
@@ -267,11 +302,21 @@ worker_exec_done(struct exec *ex, void *arg)
 	    ir.timed_out ? " (timed out)" : "", (long long)r.duration_ms);
 	json = item_result_to_json(&ir, &len);
 	json_decref(conf);
+	metrics_add(j->w->metrics, METRICS_OUTPUT_BYTES, r.output_bytes,
+	    "foreground", NULL);
 	exec_result_release(&r);
 	j->ex = NULL;
-	worker_finish(j, j->item->reply_to, j->item->id, QUEUE_STORE_ANSWER,
+	worker_finish(j, "ok", j->item->reply_to, j->item->id, QUEUE_STORE_ANSWER,
 	    json, len);
 	free(json);
+}
+
+/* Job j's command runs now. */
+static void
+worker_spawned(struct job *j)
+{
+	metrics_observe(j->w->metrics, METRICS_SPAWN,
+	    (worker_now_us() - j->received_us) / 1e6);
 }
 
 /* Starts a claimed job's command. */
@@ -301,6 +346,8 @@ worker_start(struct job *j)
 		queue_answer_kept(w->q, worker_reply_to(w, j->item->reply_to),
 		    "normal", j->item->id, QUEUE_STORE_ANSWER, j->stream,
 		    j->entry_id, json, len, kept, kept_len);
+		worker_spawned(j);
+		worker_answered(j, "ok");
 		worker_drop(j);
 		free(json);
 		free(kept);
@@ -329,6 +376,7 @@ worker_start(struct job *j)
 			worker_check_logs(w);
 		return;
 	}
+	worker_spawned(j);
 	log_info("item %s: started pid %ld: %s", j->item->id,
 	    (long)exec_pid(j->ex), j->item->command);
 }
@@ -482,6 +530,9 @@ worker_decided_cb(struct approval *a, enum approval_outcome how,
 
 	j->request = xstrdup(approval_request(a));
 	j->approval = NULL;
+	metrics_add(j->w->metrics, METRICS_APPROVALS, 1,
+	    how == APPROVAL_APPROVED ? "approved" : how == APPROVAL_REJECTED ?
+	    "rejected" : "expired", NULL);
 	switch (how) {
 	case APPROVAL_APPROVED:
 		worker_audit(j, "approved", by, reason);
@@ -552,6 +603,7 @@ worker_park(struct job *j)
 	req.network = j->asks_network;
 	req.grant_path = j->outside;
 	j->approval = approvals_park(w->approvals, &req, worker_decided_cb, j);
+	metrics_add(w->metrics, METRICS_APPROVALS, 1, "requested", NULL);
 	worker_held_view(j, j->approval, "held", &h);
 	sessions_mirror_held(w->sessions, &h, req.reply_to, 0);
 	log_info("item %s: held for approval (request %s): %s",
@@ -585,8 +637,8 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 	case QUEUE_CLAIM_ANSWERED:
 		log_info("item %s: answered before, sending that answer again",
 		    it->id);
-		worker_finish(j, it->reply_to, NULL, QUEUE_STORE_NONE, answer,
-		    len);
+		worker_finish(j, "ok", it->reply_to, NULL, QUEUE_STORE_NONE,
+		    answer, len);
 		break;
 	case QUEUE_CLAIM_FAILED:
 		/* Not ours yet: it stays pending and is taken over later. */
@@ -619,8 +671,8 @@ worker_process_answer_cb(const char *code, const char *text, size_t len,
 		worker_fail(j, j->item->reply_to, j->item->id, code, text,
 		    QUEUE_STORE_NONE);
 	else
-		worker_finish(j, j->item->reply_to, NULL, QUEUE_STORE_NONE, text,
-		    len);
+		worker_finish(j, "ok", j->item->reply_to, NULL,
+		    QUEUE_STORE_NONE, text, len);
 }
 
 /* Another worker owns the session, or nobody does. */
@@ -796,6 +848,8 @@ worker_classify(struct job *j)
 	j->action = cls_decide(&v, j->tier, w->cfg->sandbox_mode, &rule,
 	    &reason);
 	j->risk = v.risk;
+	metrics_add(w->metrics, METRICS_DECISIONS, 1, cls_risk_name(v.risk),
+	    cls_action_name(j->action));
 	/*
 	 * Network is the queue's grant, or a human's: asked for by the item,
 	 * or needed by one of its commands (curl, git fetch, pip install).
@@ -841,9 +895,15 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 	LIST_INSERT_HEAD(&w->jobs, j, entry);
 	w->njobs++;
 	j->control = e->control;
+	j->received_us = worker_now_us();
 	if (!j->control)
 		w->nslots++;
 	queue_track(w->q, j->stream, j->entry_id);
+	if (e->body != NULL && e->size == 0)
+		j->item = item_parse(e->body, e->len, w->cfg->max_item_bytes,
+		    &err);
+	metrics_add(w->metrics, METRICS_RECEIVED, 1, worker_type_label(j),
+	    NULL);
 	if (e->body == NULL) {
 		worker_fail(j, NULL, NULL, "bad_item",
 		    "the stream entry has no 'item' field", QUEUE_STORE_NONE);
@@ -857,7 +917,6 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 		item_error_release(&err);
 		return;
 	}
-	j->item = item_parse(e->body, e->len, w->cfg->max_item_bytes, &err);
 	if (j->item == NULL) {
 		worker_fail(j, err.reply_to, err.id, err.code, err.message,
 		    QUEUE_STORE_NONE);
@@ -903,6 +962,7 @@ worker_queue_event_cb(enum queue_event ev, void *arg)
 		if ((n = cgroup_pool_sweep(w->pool)) > 0)
 			log_warn("killed the commands of %u dead worker(s) on "
 			    "this host", n);
+		worker_publish(w, 0);
 		break;
 	case QUEUE_EV_LEASE_LOST:
 		sessions_fence(w->sessions);
@@ -940,6 +1000,126 @@ worker_now_ms(void)
 	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }
 
+/* CLOCK_MONOTONIC in microseconds. */
+static long long
+worker_now_us(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+}
+
+/* CLOCK_REALTIME in milliseconds. */
+static long long
+worker_epoch_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* What the worker is doing now, for /metrics, /healthz, execq:workers. */
+static void
+worker_status(struct worker *w, struct worker_status *st)
+{
+	struct queue_stats	 qs;
+	struct job		*j;
+
+	memset(st, 0, sizeof *st);
+	queue_stats(w->q, &qs);
+	st->consumer = w->cfg->consumer;
+	st->queue = w->cfg->queue;
+	st->host = w->host;
+	st->version = EXECQ_VERSION;
+	st->pid = (long)getpid();
+	st->started_ms = w->started_ms;
+	st->now_ms = worker_epoch_ms();
+	st->slots_total = w->cfg->max_procs;
+	st->sessions_running = sessions_running(w->sessions);
+	st->sessions_ended = sessions_ended(w->sessions);
+	st->slots_used = w->nslots + st->sessions_running;
+	LIST_FOREACH(j, &w->jobs, entry) {
+		if (j->ex != NULL)
+			st->commands_running++;
+		if (j->approval != NULL)
+			st->approvals_parked++;
+	}
+	st->items_in_flight = w->njobs;
+	st->execute = w->cfg->enable_execute;
+	st->redis_up = qs.connected;
+	st->reconnects = qs.reconnects;
+	st->outbox = qs.outbox;
+	st->spooled = qs.spooled;
+	st->logs_ok = !w->logs_broken;
+	st->stopping = w->stopping;
+	st->tier = w->tier_name;
+	st->network = w->cfg->network;
+	memcpy(st->layers, w->layers, sizeof st->layers);
+	st->nlayers = w->nlayers;
+	st->confined = w->confined;
+}
+
+/* GET /metrics: the counters, then what is true now. */
+static void
+worker_http_metrics(FILE *f, void *arg)
+{
+	struct worker		*w = arg;
+	struct worker_status	 st;
+
+	worker_status(w, &st);
+	metrics_write(w->metrics, f);
+	status_write_metrics(&st, f);
+}
+
+/* GET /healthz. */
+static int
+worker_http_health(FILE *f, void *arg)
+{
+	struct worker		*w = arg;
+	struct worker_status	 st;
+
+	worker_status(w, &st);
+	return (status_write_health(&st, f));
+}
+
+/* The fleet registry's entry; now: written at once, else at the beat. */
+static void
+worker_publish(struct worker *w, int now)
+{
+	struct worker_status	 st;
+	json_t			*o;
+	char			*text;
+
+	worker_status(w, &st);
+	o = status_to_json(&st);
+	if (w->retired)
+		json_object_set_new(o, "state", json_string("stopped"));
+	if ((text = json_dumps(o, JSON_COMPACT)) == NULL)
+		fatal("out of memory (json)");
+	queue_set_status(w->q, text, now);
+	free(text);
+	json_decref(o);
+}
+
+/* SIGHUP: logrotate moved the worker's log and the audit log away. */
+static void
+worker_sighup_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct worker	*w = arg;
+
+	(void)sig;
+	(void)what;
+	if (w->cfg->log_file[0] != '\0' && log_open(w->cfg->log_file) != 0)
+		log_warn("SIGHUP: cannot reopen %s: %s (still writing to the "
+		    "old file)", w->cfg->log_file, strerror(errno));
+	if (audit_reopen(w->audit) != 0)
+		log_warn("SIGHUP: cannot reopen the audit log: %s",
+		    execlog_strerror(errno));
+	log_info("SIGHUP: log files reopened");
+}
+
 /* Items whose command is still running (claims in flight do not count). */
 static unsigned
 worker_running(struct worker *w)
@@ -970,8 +1150,9 @@ worker_stop_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	running = worker_running(w);
 	if (running == 0 && !w->retired) {
-		queue_retire(w->q);	/* nothing more is forwarded here */
 		w->retired = 1;
+		worker_publish(w, 1);	/* execq workers: stopped */
+		queue_retire(w->q);	/* nothing more is forwarded here */
 	}
 	if (running == 0 && queue_backlog(w->q) == 0) {
 		event_base_loopexit(w->base, NULL);
@@ -1002,6 +1183,8 @@ worker_cancel_parked(struct worker *w)
 		worker_held_ended(j, j->approval, "cancelled");
 		approval_cancel(j->approval);
 		j->approval = NULL;
+		metrics_add(w->metrics, METRICS_APPROVALS, 1, "cancelled",
+		    NULL);
 		worker_audit(j, "cancelled", NULL, "the worker stopped");
 		worker_fail(j, j->item->reply_to, j->item->id,
 		    "worker_stopping", "the worker is shutting down while the "
@@ -1047,8 +1230,10 @@ worker_signals(struct worker *w)
 	w->ev_int = evsignal_new(w->base, SIGINT, worker_sigterm_cb, w);
 	w->ev_stop = evtimer_new(w->base, worker_stop_cb, w);
 	w->ev_logs = evtimer_new(w->base, worker_logs_cb, w);
+	w->ev_hup = evsignal_new(w->base, SIGHUP, worker_sighup_cb, w);
 	if (w->ev_chld == NULL || w->ev_term == NULL || w->ev_int == NULL ||
-	    w->ev_stop == NULL || w->ev_logs == NULL ||
+	    w->ev_stop == NULL || w->ev_logs == NULL || w->ev_hup == NULL ||
+	    event_add(w->ev_hup, NULL) == -1 ||
 	    event_add(w->ev_chld, NULL) == -1 ||
 	    event_add(w->ev_term, NULL) == -1 ||
 	    event_add(w->ev_int, NULL) == -1)
@@ -1268,9 +1453,15 @@ worker_confine_decide(struct worker *w, struct worker_boundary *b)
 	if (b->pool != NULL)
 		log_info("process trees are contained in cgroups under %s",
 		    cgroup_pool_path(b->pool));
-	for (i = 0; i < b->n; i++)
+	for (i = 0; i < b->n; i++) {
 		log_info("confinement: %s: %s (%s)", b->layers[i].name,
 		    b->layers[i].ok ? "on" : "OFF", b->layers[i].detail);
+		if (w->nlayers < STATUS_MAX_LAYERS) {
+			w->layers[w->nlayers].name = b->layers[i].name;
+			w->layers[w->nlayers++].ok = b->layers[i].ok;
+		}
+	}
+	w->confined = b->full;
 	if (cfg->run_as_set && b->confine == NULL) {
 		log_warn("run_as needs the confinement (confine auto or "
 		    "required): not starting");
@@ -1347,6 +1538,25 @@ worker_dirs(const struct config *cfg)
 	return (rc);
 }
 
+/* The HTTP side door. */
+static int
+worker_http(struct worker *w)
+{
+	struct http_handlers	 h;
+	char			*cause;
+
+	h.metrics = worker_http_metrics;
+	h.health = worker_http_health;
+	h.arg = w;
+	w->http = http_create(w->base, w->cfg->http, &h, w->metrics, &cause);
+	if (w->http == NULL) {
+		log_warn("%s", cause);
+		free(cause);
+		return (-1);
+	}
+	return (0);
+}
+
 struct worker *
 worker_create(struct event_base *base, const struct config *cfg)
 {
@@ -1359,6 +1569,10 @@ worker_create(struct event_base *base, const struct config *cfg)
 	w->base = base;
 	w->cfg = cfg;
 	LIST_INIT(&w->jobs);
+	w->metrics = metrics_create();
+	w->started_ms = worker_epoch_ms();
+	if (gethostname(w->host, sizeof w->host - 1) != 0)
+		strcpy(w->host, "unknown");
 	if (worker_dirs(cfg) == -1)
 		goto fail;
 	worker_cleanup_logs(cfg);
@@ -1421,7 +1635,11 @@ worker_create(struct event_base *base, const struct config *cfg)
 	w->sessions = sessions_create(base, w->q, cfg, w->syncer,
 	    worker_slot_cb, w);
 	sessions_on_held(w->sessions, worker_held_list_cb, w);
+	sessions_set_metrics(w->sessions, w->metrics);
 	w->approvals = approvals_create(base, w->q, cfg);
+	worker_publish(w, 0);		/* written when Redis is up */
+	if (cfg->http[0] != '\0' && worker_http(w) == -1)
+		goto fail;
 	shown = rurl_display(&w->url);
 	log_info("worker %s: queue %s on %s, %u slots, execution %s, "
 	    "workspace %s, tier %s, network %s", cfg->consumer, cfg->queue,
@@ -1445,6 +1663,7 @@ worker_free(struct worker *w)
 
 	if (w == NULL)
 		return;
+	http_free(w->http);	/* it reads the queue and the sessions */
 	queue_free(w->q);	/* no callbacks from here on */
 	sessions_free(w->sessions);
 	approvals_free(w->approvals);
@@ -1464,6 +1683,8 @@ worker_free(struct worker *w)
 		event_free(w->ev_stop);
 	if (w->ev_logs != NULL)
 		event_free(w->ev_logs);
+	if (w->ev_hup != NULL)
+		event_free(w->ev_hup);
 	rurl_release(&w->url);
 	audit_close(w->audit);
 	for (i = 0; w->allow != NULL && w->allow[i] != NULL; i++)
@@ -1471,5 +1692,6 @@ worker_free(struct worker *w)
 	free(w->allow);
 	for (i = 0; i < WORKER_HELD_KEEP; i++)
 		worker_held_forget(&w->ended[i]);
+	metrics_free(w->metrics);
 	free(w);
 }

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "worker/config.h"
-#include "worker/policyconf.h"
+#include "exec/policyconf.h"
 
 /* A private temp dir, the config file path in it, and the result. */
 struct fixture {
@@ -699,7 +699,7 @@ test_config_help_returns_1(void **state)
 
 	out = load_capturing(fx, ARGS("-V"), &r);
 	assert_int_equal(r, 1);
-	assert_string_equal(out, "execq-worker 0.1.0\n");
+	assert_string_equal(out, "execq-worker " EXECQ_VERSION "\n");
 	free(out);
 }
 
