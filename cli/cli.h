@@ -23,6 +23,18 @@ struct option;
 struct redisContext;
 struct redisReply;
 
+#define EXECQ_DEFAULT_URL	"redis://127.0.0.1:6379"
+#define EXECQ_RUN_SOCKET	".tmp/run/redis.sock"	/* from 'make run' */
+#define EXECQ_CONNECT_S		2
+#define EXECQ_COMMAND_S		10	/* socket timeout per command */
+#define EXECQ_BLOCK_MS		1000	/* longest XREAD BLOCK */
+#define EXECQ_TIMEOUT_S		30	/* the worker's default timeout */
+#define EXECQ_WAIT_SLACK_S	30	/* default --wait: timeout + this */
+#define EXECQ_SPAWN_WAIT_S	30	/* default spawn --wait */
+#define EXECQ_MAX_SECONDS	(365.0 * 86400)
+#define EXECQ_NAME_MAX		128
+#define EXECQ_ID_LEN		26
+
 #define EXECQ_EXIT_USAGE	2
 #define EXECQ_EXIT_TIMED_OUT	124
 #define EXECQ_EXIT_FAIL		125
@@ -122,6 +134,10 @@ enum execq_optval {
 	EXECQ_OPT_MAX_AGE,
 	EXECQ_OPT_DRY_RUN,
 	EXECQ_OPT_TIER,
+	EXECQ_OPT_PRUNE,
+	EXECQ_OPT_ID_FILE,
+	EXECQ_OPT_MISSING_OK,
+	EXECQ_OPT_QUIET,
 };
 
 /* execq.c: messages. Each returns after printing on stderr. */
@@ -136,10 +152,21 @@ long long execq_epoch_ms(void);		/* wall clock */
 int	 execq_name_valid(const char *);	/* 1 if it keeps NAME_RULE */
 char	*execq_make_id(void);			/* a new ULID; allocated */
 char	*execq_user_queue(void);		/* "execq.<user>"; allocated */
+char	*execq_reply_name(void);	/* a private reply queue; allocated */
 int	 execq_parse_seconds(const char *, double *);	/* > 0, or -1 */
 int	 execq_parse_long(const char *, long min, long max, long *);
 char	*execq_join_command(int argc, char **argv);	/* allocated */
 int	 execq_write_all(FILE *, const void *, size_t);	/* 0, -1 (said) */
+/* "45s", "3m04s", "2h05m", "3d04h" into buf. */
+void	 execq_format_duration(long long ms, char *buf, size_t len);
+/*
+ * Prints nrows rows of ncols cells (row after row) aligned under the
+ * headers; the last column is cut to the terminal's width (else
+ * EXECQ_TABLE_LAST columns). Cells may be changed (cut).
+ */
+#define EXECQ_TABLE_LAST	60
+void	 execq_print_table(const char *const *headers, int ncols,
+	    char **cells, size_t nrows);
 
 /* execq.c: options. */
 void	 execq_opts_init(struct execq_opts *, const char *redis);
@@ -167,6 +194,10 @@ char	*execq_item_json(const struct execq_opts *, const char *id,
  * (o->background) answer on o->reply_to or execq.<user>, else on a new
  * private queue.
  */
+/* XADDs text as the item and waits for the answer: 0, or an exit code. */
+int	 execq_exchange(struct execq_session *, const struct execq_opts *,
+	    const char *text, const struct execq_want *,
+	    struct execq_answer *);
 int	 execq_exchange_exec(struct execq_session *,
 	    const struct execq_opts *, const char * const *types,
 	    struct execq_answer *);
@@ -226,6 +257,9 @@ struct json_t *execq_process_result(struct json_t *);
 const char *execq_signal_name(const struct json_t *, char *buf);
 
 /* The subcommands: argv[0] is "execq <name>"; each returns an exit code. */
+int	 execq_cmd_run(const char *redis, int argc, char **argv);
+int	 execq_cmd_submit(const char *redis, int argc, char **argv);
+int	 execq_cmd_workers(const char *redis, int argc, char **argv);
 int	 execq_cmd_spawn(const char *redis, int argc, char **argv);
 int	 execq_cmd_ps(const char *redis, int argc, char **argv);
 int	 execq_cmd_callbacks(const char *redis, int argc, char **argv);

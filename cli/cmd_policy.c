@@ -18,9 +18,8 @@
 #include "cli/cli.h"
 #include "exec/classify.h"
 #include "exec/policy.h"
+#include "exec/policyconf.h"
 #include "logs/xmalloc.h"
-#include "worker/config.h"
-#include "worker/policyconf.h"
 
 #define EXECQ_REQUEST_LEN	32
 #define EXECQ_DECIDE_WAIT_S	5
@@ -117,35 +116,21 @@ execq_classify_set(struct execq_opts *o, const char *cmd, int ch,
 	return (execq_opts_set(o, cmd, ch, arg));
 }
 
-/* Loads the worker's config as the worker would, plus our overrides. */
+/* Loads the policy's settings as the worker would, plus our flags. */
 static int
 execq_classify_config(const struct execq_classify_opts *co,
-    struct config *c)
+    struct policy_settings *ps)
 {
-	const char	*argv[12];
-	char		*cause;
-	int		 argc = 0;
+	struct policy_settings	 over;
+	char			*cause = NULL;
 
-	argv[argc++] = "execq-worker";
-	if (co->config != NULL) {
-		argv[argc++] = "--config";
-		argv[argc++] = co->config;
-	}
-	if (co->workspace != NULL) {
-		argv[argc++] = "--workspace";
-		argv[argc++] = co->workspace;
-	}
-	if (co->tier != NULL) {
-		argv[argc++] = "--tier";
-		argv[argc++] = co->tier;
-	}
-	if (co->sandbox != NULL) {
-		argv[argc++] = "--sandbox";
-		argv[argc++] = co->sandbox;
-	}
-	argv[argc] = NULL;
-	optind = 0;
-	if (config_load(c, argc, (char **)argv, environ, &cause) != 0) {
+	memset(&over, 0, sizeof over);
+	over.workspace = (char *)co->workspace;
+	over.tier = (char *)co->tier;
+	over.sandbox = (char *)co->sandbox;
+	over.queue = NULL;	/* the file's, or $EXECQ_QUEUE */
+	if (policyconf_settings_load(ps, co->config, environ, &over,
+	    &cause) != 0) {
 		execq_error("%s", cause != NULL ? cause : "bad config");
 		free(cause);
 		return (-1);
@@ -155,7 +140,8 @@ execq_classify_config(const struct execq_classify_opts *co,
 
 /* One verdict as JSON. */
 static json_t *
-execq_verdict_json(const struct config *c, const char *cmd, size_t len,
+execq_verdict_json(const struct policy_settings *c, const char *cmd,
+    size_t len,
     const char *cwd)
 {
 	struct cls_verdict	 v;
@@ -164,7 +150,7 @@ execq_verdict_json(const struct config *c, const char *cmd, size_t len,
 	json_t			*o, *cmds;
 	size_t			 i;
 
-	cls_classify(policyconf_policy(c->policy), cmd, len, cwd, &v);
+	cls_classify(policyconf_policy(c->pc), cmd, len, cwd, &v);
 	act = cls_decide(&v, c->tier_level, c->sandbox_mode, &rule, &reason);
 	cmds = json_array();
 	for (i = 0; i < v.ncmds; i++)
@@ -201,7 +187,7 @@ execq_print_line(json_t *o)
 
 /* --batch: one JSON string per line in, one verdict per line out. */
 static int
-execq_classify_batch(const struct config *c, const char *cwd)
+execq_classify_batch(const struct policy_settings *c, const char *cwd)
 {
 	json_error_t	 jerr;
 	json_t		*line;
@@ -244,7 +230,7 @@ int
 execq_cmd_classify(const char *redis, int argc, char **argv)
 {
 	struct execq_classify_opts	 co;
-	struct config			 c;
+	struct policy_settings		 c;
 	const char			*code;
 	char				*cwd = NULL, *cause;
 	int				 rc;
@@ -281,7 +267,7 @@ execq_cmd_classify(const char *redis, int argc, char **argv)
 		    0 : 1;
 out:
 	free(cwd);
-	config_release(&c);
+	policyconf_settings_release(&c);
 	execq_opts_release(&co.o);
 	return (rc);
 }

@@ -27,7 +27,6 @@
 #include "logs/xmalloc.h"
 
 #define EXECQ_PS_MAX		100	/* ZREVRANGE execq:sessions 0 99 */
-#define EXECQ_PS_COMMAND	60	/* COMMAND width when not a terminal */
 #define EXECQ_PS_COLUMNS	7
 #define EXECQ_CB_BLOCK_MS	1000
 
@@ -370,24 +369,6 @@ execq_ps_set(struct execq_opts *o, const char *cmd, int ch, const char *arg)
 	return (execq_opts_set(o, cmd, ch, arg));
 }
 
-/* "45s", "3m04s", "2h05m", "3d04h". */
-static void
-execq_format_duration(long long ms, char *buf, size_t len)
-{
-	long long	s = ms / 1000;
-
-	if (s < 0)
-		s = 0;
-	if (s < 60)
-		snprintf(buf, len, "%llds", s);
-	else if (s < 3600)
-		snprintf(buf, len, "%lldm%02llds", s / 60, s % 60);
-	else if (s < 86400)
-		snprintf(buf, len, "%lldh%02lldm", s / 3600, s % 3600 / 60);
-	else
-		snprintf(buf, len, "%lldd%02lldh", s / 86400, s % 86400 / 3600);
-}
-
 /* A JSON value as table text ("-" for none); allocated. */
 static char *
 execq_cell(const json_t *v)
@@ -425,6 +406,9 @@ execq_cell_time(const json_t *ses, int ended)
 	return (xstrdup(buf));
 }
 
+static const char *const execq_ps_headers[EXECQ_PS_COLUMNS] = { "SESSION",
+	"STATUS", "EXIT", "PID", "WORKER", "AGE/DURATION", "COMMAND" };
+
 /* The seven cells of one session's row; allocated. */
 static void
 execq_ps_row(const json_t *ses, char **cells)
@@ -446,91 +430,6 @@ execq_ps_row(const json_t *ses, char **cells)
 	for (p = cells[6]; *p != '\0'; p++) {	/* one line per session */
 		if ((unsigned char)*p < ' ' || *p == 0x7f)
 			*p = ' ';
-	}
-}
-
-/* Columns on the screen a UTF-8 string takes, roughly: code points. */
-static size_t
-execq_width(const char *s)
-{
-	size_t	n = 0;
-
-	for (; *s != '\0'; s++) {
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			n++;
-	}
-	return (n);
-}
-
-/* Cuts s to at most max columns, ending in "..." when cut. */
-static void
-execq_truncate(char *s, size_t max)
-{
-	size_t	 n = 0;
-	char	*p;
-
-	if (execq_width(s) <= max)
-		return;
-	if (max < 4) {
-		s[0] = '\0';
-		return;
-	}
-	for (p = s; *p != '\0'; p++) {
-		if (((unsigned char)*p & 0xc0) != 0x80 && n++ == max - 3)
-			break;
-	}
-	strcpy(p, "...");
-}
-
-/* The room COMMAND has: the terminal's width minus the rest, or 60. */
-static size_t
-execq_ps_command_width(const size_t *widths)
-{
-	struct winsize	ws;
-	size_t		used = 0;
-	int		i;
-
-	if (!isatty(STDOUT_FILENO) ||
-	    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == -1 || ws.ws_col == 0)
-		return (EXECQ_PS_COMMAND);
-	for (i = 0; i < EXECQ_PS_COLUMNS - 1; i++)
-		used += widths[i] + 2;
-	if (used + 10 > ws.ws_col)
-		return (10);
-	return (ws.ws_col - used);
-}
-
-/* Prints rows of cells as an aligned table under the headers. */
-static void
-execq_ps_table(char **cells, size_t nrows)
-{
-	static const char	*headers[EXECQ_PS_COLUMNS] = { "SESSION",
-				    "STATUS", "EXIT", "PID", "WORKER",
-				    "AGE/DURATION", "COMMAND" };
-	size_t			 widths[EXECQ_PS_COLUMNS], i, w, cmdw;
-	int			 c;
-
-	for (c = 0; c < EXECQ_PS_COLUMNS; c++)
-		widths[c] = strlen(headers[c]);
-	for (i = 0; i < nrows; i++) {
-		for (c = 0; c < EXECQ_PS_COLUMNS - 1; c++) {
-			w = execq_width(cells[i * EXECQ_PS_COLUMNS + c]);
-			if (w > widths[c])
-				widths[c] = w;
-		}
-	}
-	cmdw = execq_ps_command_width(widths);
-	for (c = 0; c < EXECQ_PS_COLUMNS - 1; c++)
-		printf("%-*s  ", (int)widths[c], headers[c]);
-	printf("%s\n", headers[c]);
-	for (i = 0; i < nrows; i++) {
-		for (c = 0; c < EXECQ_PS_COLUMNS - 1; c++) {
-			w = execq_width(cells[i * EXECQ_PS_COLUMNS + c]);
-			printf("%s%*s  ", cells[i * EXECQ_PS_COLUMNS + c],
-			    (int)(widths[c] - w), "");
-		}
-		execq_truncate(cells[i * EXECQ_PS_COLUMNS + c], cmdw);
-		printf("%s\n", cells[i * EXECQ_PS_COLUMNS + c]);
 	}
 }
 
@@ -596,7 +495,7 @@ execq_ps_print(const json_t *list, int as_json)
 	cells = xcalloc(n * EXECQ_PS_COLUMNS + 1, sizeof *cells);
 	json_array_foreach(list, i, ses)
 		execq_ps_row(ses, cells + i * EXECQ_PS_COLUMNS);
-	execq_ps_table(cells, n);
+	execq_print_table(execq_ps_headers, EXECQ_PS_COLUMNS, cells, n);
 	for (i = 0; i < n * EXECQ_PS_COLUMNS; i++)
 		free(cells[i]);
 	free(cells);

@@ -1,0 +1,557 @@
+/*
+ * execq: the conversation with Redis: finding and reaching the server,
+ * sending an item, waiting for its answer on a reply stream.
+ */
+
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "logs/log.h"
+#include "logs/xmalloc.h"
+#include "queue/rurl.h"
+
+/*
+ * Sends one command; the reply, or NULL (said, "Redis at URL: WHAT: why")
+ * if the connection failed or Redis answered with an error.
+ */
+redisReply *
+execq_command(struct execq_session *s, const char *what, const char *fmt,
+    ...)
+{
+	redisReply	*r;
+	va_list		 ap;
+
+	va_start(ap, fmt);
+	r = redisvCommand(s->c, fmt, ap);
+	va_end(ap);
+	if (r == NULL) {
+		execq_error("Redis at %s: %s: %s", s->display, what,
+		    s->c->errstr);
+		return (NULL);
+	}
+	if (r->type == REDIS_REPLY_ERROR) {
+		execq_error("Redis at %s: %s: %s", s->display, what, r->str);
+		freeReplyObject(r);
+		return (NULL);
+	}
+	return (r);
+}
+
+/* Picks the address: flag, $EXECQ_REDIS_URL, ./.tmp/run/redis.sock, local. */
+static int
+execq_redis_url(const char *flag, struct rurl *u, char **cause)
+{
+	const char	*url = flag;
+	struct stat	 sb;
+
+	if (url == NULL || *url == '\0')
+		url = getenv("EXECQ_REDIS_URL");
+	if (url != NULL && *url != '\0')
+		return (rurl_parse(url, u, cause));
+	if (stat(EXECQ_RUN_SOCKET, &sb) == 0) {
+		/* Relative, so a deep checkout stays under sun_path's limit. */
+		memset(u, 0, sizeof *u);
+		u->port = 6379;
+		u->path = xstrdup(EXECQ_RUN_SOCKET);
+		return (0);
+	}
+	return (rurl_parse(EXECQ_DEFAULT_URL, u, cause));
+}
+
+/* AUTH and SELECT as the URL asks; -1 (said) if refused. */
+static int
+execq_login(struct execq_session *s, const struct rurl *u)
+{
+	redisReply	*r;
+	char		 db[16];
+
+	if (u->password != NULL) {
+		if (u->user != NULL)
+			r = execq_command(s, "AUTH", "AUTH %s %s", u->user,
+			    u->password);
+		else
+			r = execq_command(s, "AUTH", "AUTH %s", u->password);
+		if (r == NULL)
+			return (-1);
+		freeReplyObject(r);
+	}
+	if (u->db == 0)
+		return (0);
+	snprintf(db, sizeof db, "%d", u->db);
+	if ((r = execq_command(s, "SELECT", "SELECT %s", db)) == NULL)
+		return (-1);
+	freeReplyObject(r);
+	return (0);
+}
+
+/* Connects (2 s timeout) and logs in; 0, or an exit code (said). */
+int
+execq_session_open(struct execq_session *s, const struct execq_opts *o)
+{
+	struct rurl	 u;
+	struct timeval	 tv = { EXECQ_CONNECT_S, 0 };
+	char		*cause = NULL;
+	int		 rc = EXECQ_EXIT_FAIL;
+
+	memset(s, 0, sizeof *s);
+	if (execq_redis_url(o->redis, &u, &cause) == -1) {
+		execq_error("%s", cause);
+		free(cause);
+		return (EXECQ_EXIT_USAGE);
+	}
+	s->display = rurl_display(&u);
+	s->queue = xstrdup(o->queue);
+	xasprintf(&s->item_key, "q:%s:%s", o->queue, o->lane);
+	if (u.path != NULL)
+		s->c = redisConnectUnixWithTimeout(u.path, tv);
+	else
+		s->c = redisConnectWithTimeout(u.host, u.port, tv);
+	if (s->c == NULL || s->c->err) {
+		execq_error("cannot reach Redis at %s: %s (start one with "
+		    "'make run', or set EXECQ_REDIS_URL)", s->display,
+		    s->c != NULL ? s->c->errstr : "out of memory");
+		goto out;
+	}
+	tv.tv_sec = EXECQ_COMMAND_S;
+	if (redisSetTimeout(s->c, tv) != REDIS_OK)
+		execq_error("Redis at %s: %s", s->display, s->c->errstr);
+	else if (execq_login(s, &u) == 0)
+		rc = 0;
+out:
+	rurl_release(&u);
+	return (rc);
+}
+
+/* Deletes the private reply streams, disconnects and frees. */
+void
+execq_session_close(struct execq_session *s)
+{
+	redisReply	*r;
+	char		*normal, *high;
+
+	if (s->c != NULL && s->c->err == 0 && s->reply != NULL) {
+		xasprintf(&normal, "q:%s:normal", s->reply);
+		xasprintf(&high, "q:%s:high", s->reply);
+		if ((r = execq_command(s, "DEL", "DEL %s %s", normal,
+		    high)) != NULL)
+			freeReplyObject(r);
+		free(normal);
+		free(high);
+	}
+	if (s->c != NULL)
+		redisFree(s->c);
+	free(s->display);
+	free(s->queue);
+	free(s->item_key);
+	free(s->reply);
+	free(s->answer_key);
+	free(s->cursor);
+	free(s->notice_key);
+	free(s->notice_cursor);
+	memset(s, 0, sizeof *s);
+}
+
+/* Answers go to a new private queue, read from its start. */
+void
+execq_session_private_reply(struct execq_session *s)
+{
+	s->reply = execq_reply_name();
+	xasprintf(&s->answer_key, "q:%s:normal", s->reply);
+	s->cursor = xstrdup("0");
+	xasprintf(&s->notice_key, "q:%s:high", s->reply);
+	s->notice_cursor = xstrdup("0");
+}
+
+/* The newest entry id of a stream, "0" if it has none; NULL (said). */
+char *
+execq_stream_last_id(struct execq_session *s, const char *key)
+{
+	redisReply	*r, *e;
+	char		*id;
+
+	r = execq_command(s, "XREVRANGE", "XREVRANGE %s + - COUNT 1", key);
+	if (r == NULL)
+		return (NULL);
+	if (r->type == REDIS_REPLY_ARRAY && r->elements > 0 &&
+	    (e = r->element[0])->type == REDIS_REPLY_ARRAY &&
+	    e->elements > 0 && e->element[0]->type == REDIS_REPLY_STRING)
+		id = xstrdup(e->element[0]->str);
+	else
+		id = xstrdup("0");
+	freeReplyObject(r);
+	return (id);
+}
+
+/* The entries of a one-stream XREAD reply; NULL if NIL or misshapen. */
+const redisReply *
+execq_xread_entries(const redisReply *r)
+{
+	if (r == NULL || r->type != REDIS_REPLY_ARRAY || r->elements < 1 ||
+	    r->element[0]->type != REDIS_REPLY_ARRAY ||
+	    r->element[0]->elements != 2 ||
+	    r->element[0]->element[1]->type != REDIS_REPLY_ARRAY)
+		return (NULL);
+	return (r->element[0]->element[1]);
+}
+
+/* An entry's id, or NULL if the entry is not [id, [field, value...]]. */
+const char *
+execq_entry_id(const redisReply *e)
+{
+	if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+	    e->element[0]->type != REDIS_REPLY_STRING)
+		return (NULL);
+	return (e->element[0]->str);
+}
+
+/* The value of an entry's field name, or NULL (absent, or deleted). */
+const redisReply *
+execq_entry_field(const redisReply *e, const char *name)
+{
+	const redisReply	*f;
+	size_t			 j;
+
+	if (execq_entry_id(e) == NULL ||
+	    (f = e->element[1])->type != REDIS_REPLY_ARRAY)
+		return (NULL);
+	for (j = 0; j + 1 < f->elements; j += 2) {
+		if (f->element[j]->type == REDIS_REPLY_STRING &&
+		    strcmp(f->element[j]->str, name) == 0 &&
+		    f->element[j + 1]->type == REDIS_REPLY_STRING)
+			return (f->element[j + 1]);
+	}
+	return (NULL);
+}
+
+/* Ctrl-C ends a follower at once: nothing is buffered, nothing to say. */
+static void
+execq_sigint(int sig)
+{
+	(void)sig;
+	_exit(EXECQ_EXIT_INTERRUPTED);
+}
+
+/* Makes SIGINT exit 130 without a word (logs -f, callbacks). */
+void
+execq_quiet_sigint(void)
+{
+	struct sigaction	sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = execq_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+/* Reads answers from a shared queue, after its newest entry; -1 (said). */
+int
+execq_session_shared_reply(struct execq_session *s, const char *name)
+{
+	xasprintf(&s->answer_key, "q:%s:normal", name);
+	s->cursor = execq_stream_last_id(s, s->answer_key);
+	if (s->cursor == NULL)
+		return (-1);
+	/* An APPROVAL_REQUEST for our item would come here. */
+	xasprintf(&s->notice_key, "q:%s:high", name);
+	s->notice_cursor = execq_stream_last_id(s, s->notice_key);
+	return (s->notice_cursor != NULL ? 0 : -1);
+}
+
+/* Frees an answer; NULL members ok. */
+void
+execq_answer_release(struct execq_answer *a)
+{
+	json_decref(a->root);
+	free(a->text);
+	memset(a, 0, sizeof *a);
+}
+
+/* 1 if the answer's type is one w wants. */
+static int
+execq_answer_type_ok(const json_t *root, const struct execq_want *w)
+{
+	const char		*type;
+	const char * const	*t;
+
+	if (w->types == NULL)
+		return (1);
+	if ((type = json_string_value(json_object_get(root, "type"))) == NULL)
+		return (0);
+	for (t = w->types; *t != NULL; t++) {
+		if (strcmp(type, *t) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Takes one "item" value if it is the answer we wait for: its id equals
+ * w->id, or is null or absent and w->null_id says that a worker that
+ * could not read the id answered us; and its type is one of w->types.
+ * 1 if taken into *a.
+ */
+static int
+execq_answer_take(const redisReply *v, const struct execq_want *w,
+    struct execq_answer *a)
+{
+	json_t		*root, *id;
+
+	if (v->type != REDIS_REPLY_STRING)
+		return (0);
+	root = json_loadb(v->str, v->len, JSON_ALLOW_NUL, NULL);
+	if (!json_is_object(root))
+		goto skip;
+	id = json_object_get(root, "id");
+	if (id == NULL || json_is_null(id)) {
+		if (!w->null_id)
+			goto skip;
+	} else if (w->id == NULL || !json_is_string(id) ||
+	    strcmp(json_string_value(id), w->id) != 0)
+		goto skip;
+	if (!execq_answer_type_ok(root, w))
+		goto skip;
+	a->root = root;
+	a->text = xmalloc(v->len + 1);
+	memcpy(a->text, v->str, v->len);
+	a->text[v->len] = '\0';
+	a->len = v->len;
+	return (1);
+
+skip:
+	json_decref(root);
+	return (0);
+}
+
+/* Entries of one stream of an XREAD reply, or NULL. */
+static const redisReply *
+execq_xread_stream(const redisReply *r, size_t k, const char **name)
+{
+	const redisReply	*st;
+
+	if (r->type != REDIS_REPLY_ARRAY || k >= r->elements ||
+	    (st = r->element[k])->type != REDIS_REPLY_ARRAY ||
+	    st->elements != 2 || st->element[0]->type != REDIS_REPLY_STRING ||
+	    st->element[1]->type != REDIS_REPLY_ARRAY)
+		return (NULL);
+	*name = st->element[0]->str;
+	return (st->element[1]);
+}
+
+/*
+ * An APPROVAL_REQUEST for our item: says so on stderr, once, and moves
+ * the deadline to the request's expiry (plus slack).
+ */
+static void
+execq_notice(const redisReply *v, const struct execq_want *w,
+    long long *deadline)
+{
+	json_t		*o;
+	const char	*type, *id, *req;
+	long long	 left;
+
+	if ((o = json_loadb(v->str, v->len, 0, NULL)) == NULL)
+		return;
+	type = json_string_value(json_object_get(o, "type"));
+	id = json_string_value(json_object_get(o, "id"));
+	req = json_string_value(json_object_get(o, "request"));
+	if (type != NULL && strcmp(type, "APPROVAL_REQUEST") == 0 &&
+	    id != NULL && w->id != NULL && strcmp(id, w->id) == 0 &&
+	    req != NULL) {
+		left = json_integer_value(json_object_get(o, "expires_ms")) -
+		    execq_epoch_ms();
+		execq_error("held for approval (%s): %s",
+		    json_string_value(json_object_get(o, "rule")),
+		    json_string_value(json_object_get(o, "reason")));
+		execq_error("waiting up to %lld s; approve with 'execq approve "
+		    "%s', or 'execq reject %s --reason ...'", left / 1000, req,
+		    req);
+		if (execq_now_ms() + left + EXECQ_SLACK_MS > *deadline)
+			*deadline = execq_now_ms() + left + EXECQ_SLACK_MS;
+	}
+	json_decref(o);
+}
+
+/*
+ * Looks through one stream's entries, moving its cursor; 1 if *a was
+ * taken (answers), or notices read (the high lane).
+ */
+static int
+execq_answer_scan(char **cursor, const redisReply *entries,
+    const struct execq_want *w, struct execq_answer *a, long long *deadline)
+{
+	const redisReply	*e, *f;
+	size_t			 i, j;
+
+	for (i = 0; i < entries->elements; i++) {
+		e = entries->element[i];
+		if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+		    e->element[0]->type != REDIS_REPLY_STRING)
+			continue;
+		free(*cursor);
+		*cursor = xstrdup(e->element[0]->str);
+		if ((f = e->element[1])->type != REDIS_REPLY_ARRAY)
+			continue;	/* a deleted entry */
+		for (j = 0; j + 1 < f->elements; j += 2) {
+			if (f->element[j]->type != REDIS_REPLY_STRING ||
+			    strcmp(f->element[j]->str, "item") != 0)
+				continue;
+			if (a == NULL)
+				execq_notice(f->element[j + 1], w, deadline);
+			else if (execq_answer_take(f->element[j + 1], w, a))
+				return (1);
+		}
+	}
+	return (0);
+}
+
+/* One XREAD reply: answers and, on a private queue, notices. */
+static int
+execq_answer_read(struct execq_session *s, const redisReply *r,
+    const struct execq_want *w, struct execq_answer *a, long long *deadline)
+{
+	const redisReply	*entries;
+	const char		*name;
+	size_t			 k;
+	int			 found = 0;
+
+	for (k = 0; (entries = execq_xread_stream(r, k, &name)) != NULL;
+	    k++) {
+		if (s->notice_key != NULL && strcmp(name, s->notice_key) == 0)
+			execq_answer_scan(&s->notice_cursor, entries, w, NULL,
+			    deadline);
+		else if (!found)
+			found = execq_answer_scan(&s->cursor, entries, w, a,
+			    deadline);
+	}
+	return (found);
+}
+
+/*
+ * Waits up to wait_ms for the answer, blocking at most EXECQ_BLOCK_MS at a
+ * time. 1 with *a filled, 0 at the deadline, -1 (said) on a Redis error.
+ */
+int
+execq_answer_wait(struct execq_session *s, const struct execq_want *w,
+    long long wait_ms, struct execq_answer *a)
+{
+	redisReply	*r;
+	long long	 deadline, left;
+	char		 block[32];
+	int		 found;
+
+	deadline = execq_now_ms() + wait_ms;
+	for (;;) {
+		if ((left = deadline - execq_now_ms()) <= 0)
+			return (0);
+		/* BLOCK 0 would mean forever. */
+		snprintf(block, sizeof block, "%lld",
+		    left > EXECQ_BLOCK_MS ? EXECQ_BLOCK_MS : left);
+		if (s->notice_key != NULL)
+			r = execq_command(s, "XREAD", "XREAD COUNT 16 BLOCK %s "
+			    "STREAMS %s %s %s %s", block, s->answer_key,
+			    s->notice_key, s->cursor, s->notice_cursor);
+		else
+			r = execq_command(s, "XREAD", "XREAD COUNT 16 BLOCK %s "
+			    "STREAMS %s %s", block, s->answer_key, s->cursor);
+		if (r == NULL)
+			return (-1);
+		found = (r->type != REDIS_REPLY_NIL &&
+		    execq_answer_read(s, r, w, a, &deadline));
+		freeReplyObject(r);
+		if (found)
+			return (1);
+	}
+}
+
+/* Says that nobody answered in time and that the item is still queued. */
+static void
+execq_no_answer(const struct execq_session *s, const struct execq_opts *o,
+    const char *id)
+{
+	execq_error("no answer from a worker on queue '%s' within %g s "
+	    "(is execq-worker running with this Redis and queue?)",
+	    o->queue, o->wait_s);
+	execq_error("the item%s%s stays on %s: a worker may still run it "
+	    "later", id != NULL ? " " : "", id != NULL ? id : "",
+	    s->item_key);
+}
+
+/* XADDs text as the item and waits for the answer: 0, or an exit code. */
+int
+execq_exchange(struct execq_session *s, const struct execq_opts *o,
+    const char *text, const struct execq_want *w, struct execq_answer *a)
+{
+	redisReply	*r;
+
+	r = execq_command(s, "XADD", "XADD %s * item %b", s->item_key, text,
+	    strlen(text));
+	if (r == NULL)
+		return (EXECQ_EXIT_FAIL);
+	freeReplyObject(r);
+	switch (execq_answer_wait(s, w, (long long)(o->wait_s * 1000 + 0.5),
+	    a)) {
+	case 1:
+		return (0);
+	case 0:
+		execq_no_answer(s, o, w->id);
+		return (EXECQ_EXIT_FAIL);
+	default:
+		return (EXECQ_EXIT_FAIL);
+	}
+}
+
+/*
+ * Builds the EXEC item for o->command and sends it: 0, or an exit code.
+ * A foreground item is answered on a new private queue. A session's
+ * reply_to must outlive us, since its EXEC_CALLBACK comes much later: it
+ * is --reply-to or execq.<user>, shared, so EXEC_STARTED is read from
+ * its newest entry before the XADD on, and only with our id.
+ */
+int
+execq_exchange_exec(struct execq_session *s, const struct execq_opts *o,
+    const char * const *types, struct execq_answer *a)
+{
+	struct execq_want	 w;
+	char			*id, *reply, *text = NULL;
+	int			 rc = EXECQ_EXIT_FAIL;
+
+	id = (o->id != NULL) ? xstrdup(o->id) : execq_make_id();
+	w.id = id;
+	w.types = types;
+	w.null_id = !o->background;
+	if (!o->background) {
+		execq_session_private_reply(s);
+		reply = xstrdup(s->reply);
+	} else {
+		reply = (o->reply_to != NULL) ? xstrdup(o->reply_to) :
+		    execq_user_queue();
+		if (execq_session_shared_reply(s, reply) == -1)
+			goto out;
+	}
+	if ((text = execq_item_json(o, id, reply)) == NULL)
+		rc = EXECQ_EXIT_USAGE;
+	else
+		rc = execq_exchange(s, o, text, &w, a);
+out:
+	free(text);
+	free(reply);
+	free(id);
+	return (rc);
+}

@@ -1,0 +1,169 @@
+/*
+ * execq: the command-line client. It puts items on a worker's queues,
+ * waits for the answers on a private reply queue and shows them.
+ *
+ *   execq [--redis URL] run [OPTIONS] [--] CMD [ARG...]
+ *   execq [--redis URL] submit [OPTIONS] [--raw TEXT | [--] CMD [ARG...]]
+ *   execq [--redis URL] spawn|ps|logs|send|keys|kill|wait|callbacks ...
+ *   execq [--redis URL] workers|approvals|approve|reject ...
+ *   execq classify|cleanup [OPTIONS]
+ *
+ * This file: the table of subcommands, --help and main. cli/cli.h says
+ * which file holds what.
+ */
+
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "logs/log.h"
+#include "logs/xmalloc.h"
+#include "queue/rurl.h"
+
+static const struct option execq_global_longopts[] = {
+	{ "redis",		required_argument, NULL, EXECQ_OPT_REDIS },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ "version",		no_argument,	   NULL, EXECQ_OPT_VERSION },
+	{ NULL,			0,		   NULL, 0 }
+};
+
+static const struct execq_cmd {
+	const char	*name;
+	int		(*fn)(const char *redis, int argc, char **argv);
+	const char	*summary;
+} execq_cmds[] = {
+	{ "run",	execq_cmd_run,
+	    "run a command on a worker; replay its output and exit status" },
+	{ "submit",	execq_cmd_submit,
+	    "send one item and print the worker's answer as JSON" },
+	{ "spawn",	execq_cmd_spawn,
+	    "start a background session; print its id" },
+	{ "ps",		execq_cmd_ps,
+	    "list sessions (running ones; --all: recent ones too)" },
+	{ "logs",	execq_cmd_logs,
+	    "print a session's output; -f: follow it until it ends" },
+	{ "send",	execq_cmd_send,
+	    "write text (or bytes, or EOF) to a session's stdin" },
+	{ "keys",	execq_cmd_keys,
+	    "send key names (Enter, C-c, Up...) to a session's terminal" },
+	{ "kill",	execq_cmd_kill,
+	    "signal a session's process tree (default TERM)" },
+	{ "wait",	execq_cmd_wait,
+	    "wait for a session to end; print its final status as JSON" },
+	{ "callbacks",	execq_cmd_callbacks,
+	    "print EXEC_CALLBACKs as they arrive on a reply queue" },
+	{ "cleanup",	execq_cmd_cleanup,
+	    "remove old log files of ended sessions (local, no Redis)" },
+	{ "classify",	execq_cmd_classify,
+	    "what the command policy would do with a command (runs nothing)" },
+	{ "workers",	execq_cmd_workers,
+	    "list the workers on this Redis: state, load, confinement" },
+	{ "approvals",	execq_cmd_approvals,
+	    "list the commands waiting for a human's approval" },
+	{ "approve",	execq_cmd_approve,
+	    "approve a held command: its worker runs it" },
+	{ "reject",	execq_cmd_reject,
+	    "reject a held command: its worker answers 'rejected'" },
+};
+
+/* execq --help: only the subcommands that exist. */
+static void
+execq_usage(FILE *f)
+{
+	size_t	i;
+
+	fputs("usage: execq [--redis URL] COMMAND [OPTIONS] [ARGS]\n"
+	    "\n"
+	    "Runs shell commands on an execq-worker through a Redis queue.\n"
+	    "\n"
+	    "Commands:\n", f);
+	for (i = 0; i < sizeof execq_cmds / sizeof execq_cmds[0]; i++)
+		fprintf(f, "  %-9s  %s\n", execq_cmds[i].name,
+		    execq_cmds[i].summary);
+	fputs("\n"
+	    "Options:\n"
+	    "  --redis URL   redis://[[user]:password@]host[:port][/db] or\n"
+	    "                unix://[[user]:password@]/path[?db=N]; default:\n"
+	    "                $EXECQ_REDIS_URL, else ./" EXECQ_RUN_SOCKET "\n"
+	    "                if it exists ('make run'), else "
+	    EXECQ_DEFAULT_URL "\n"
+	    "  -h, --help    show this help; 'execq COMMAND --help' for one\n"
+	    "  --version     print the version\n"
+	    "\n"
+	    "Every command but cleanup also takes --redis URL and --queue Q\n"
+	    "(the worker queue: $EXECQ_QUEUE, else " EXECQ_DEFAULT_QUEUE
+	    "; for callbacks, the\n"
+	    "reply queue: execq.$USER).\n"
+	    "\n"
+	    "Session tokens: spawn keeps each session's token in\n"
+	    "$XDG_STATE_HOME/execq/tokens (else ~/.local/state/execq/tokens);\n"
+	    "logs, send, keys, kill and wait send it. $EXECQ_TOKEN\n"
+	    "overrides it; $EXECQ_OPERATOR_TOKEN acts as an operator (any\n"
+	    "session).\n"
+	    "\n"
+	    "Exit status:\n"
+	    "  0      success (run: the command's own exit status instead)\n"
+	    "  1      cleanup: the log directory cannot be read\n"
+	    "  2      usage error\n"
+	    "  124    run: the command timed out; wait: the session is still\n"
+	    "         running; callbacks: --timeout passed before --count\n"
+	    "  125    execq failed: no Redis, no answer, or an ERROR answer\n"
+	    "  130    logs -f, callbacks: interrupted (Ctrl-C)\n", f);
+}
+
+/* Global options, then the subcommand with argv[0] = "execq <name>". */
+int
+main(int argc, char **argv)
+{
+	const struct execq_cmd	*cmd = NULL;
+	const char		*redis = NULL;
+	char			 name[64];
+	size_t			 i;
+	int			 ch;
+
+	log_init("execq", LOG_LEVEL_WARN);	/* xmalloc's fatal() */
+	while ((ch = getopt_long(argc, argv, "+h", execq_global_longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'h':
+			execq_usage(stdout);
+			return (0);
+		case EXECQ_OPT_VERSION:
+			printf("execq %s\n", EXECQ_VERSION);
+			return (0);
+		case EXECQ_OPT_REDIS:
+			redis = optarg;
+			break;
+		default:
+			return (execq_usage_hint(NULL));
+		}
+	}
+	if (optind >= argc)
+		return (execq_usage_error(NULL, "no command given"));
+	for (i = 0; i < sizeof execq_cmds / sizeof execq_cmds[0]; i++) {
+		if (strcmp(argv[optind], execq_cmds[i].name) == 0)
+			cmd = &execq_cmds[i];
+	}
+	if (cmd == NULL)
+		return (execq_usage_error(NULL, "unknown command '%s'",
+		    argv[optind]));
+	snprintf(name, sizeof name, "execq %s", cmd->name);
+	argv[optind] = name;	/* getopt's messages say "execq run: ..." */
+	return (cmd->fn(redis, argc - optind, argv + optind));
+}
