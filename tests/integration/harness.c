@@ -1553,3 +1553,62 @@ harness_cli(struct harness *h, struct harness_proc *p, const char *url,
 	harness_capture(h, argv, env, timeout_ms, p);
 	free(env);
 }
+
+/* Kills the test's redis-server with SIGKILL and waits until it is gone. */
+void
+harness_redis_kill(struct harness *h)
+{
+	const char	*dir = getenv("EXECQ_TEST_REDIS_DIR");
+	char		*path, *text;
+	long		 pid;
+	int		 i;
+
+	xasprintf(&path, "%s/redis.pid", dir);
+	if ((text = harness_read_file(path, NULL)) == NULL ||
+	    (pid = strtol(text, NULL, 10)) <= 1)
+		harness_fail(h, "no redis pid in %s", path);
+	if (kill((pid_t)pid, SIGKILL) == -1)
+		harness_fail(h, "kill redis %ld: %m", pid);
+	for (i = 0; i < 1000 && kill((pid_t)pid, 0) == 0; i++)
+		harness_sleep_ms(10);
+	(void)unlink(path);
+	(void)unlink(h->redis_path);
+	free(text);
+	free(path);
+}
+
+/* Waits until the server answers PING (not LOADING its data). */
+static void
+harness_redis_wait_loaded(struct harness *h)
+{
+	redisReply	*r;
+	int		 i, ok;
+
+	for (i = 0; i < 1000; i++) {
+		r = redisCommand(h->rc, "PING");
+		ok = r != NULL && r->type == REDIS_REPLY_STATUS;
+		if (r != NULL)
+			freeReplyObject(r);
+		if (ok)
+			return;
+		harness_sleep_ms(10);
+	}
+	harness_fail(h, "redis-server did not finish loading");
+}
+
+/* Starts it again from its config, with extra "--name value" options. */
+void
+harness_redis_start(struct harness *h, const char *opt, const char *val)
+{
+	const char	*conf = getenv("EXECQ_TEST_REDIS_CONF");
+	const char	*argv[] = { "redis-server", conf, opt, val, NULL };
+	int		 status;
+
+	status = harness_run(h, argv, 10000);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		harness_fail(h, "redis-server did not start again");
+	if (harness_wait_file(h->redis_path, 10000) == -1)
+		harness_fail(h, "redis-server has no socket");
+	harness_reconnect(h);
+	harness_redis_wait_loaded(h);
+}

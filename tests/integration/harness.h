@@ -103,6 +103,14 @@ int		 harness_worker_alive(struct harness *, pid_t);
 
 /* A command on the sync client; fails the test on an error reply. */
 struct redisReply *harness_cmd(struct harness *, const char *, ...);
+/* Kills the test's redis-server with SIGKILL and waits until it is gone. */
+void		 harness_redis_kill(struct harness *);
+/*
+ * Starts it again from its config with an extra "--opt val" (both may be
+ * NULL), reconnects and waits until it has loaded its data.
+ */
+void		 harness_redis_start(struct harness *, const char *opt,
+		    const char *val);
 /* Drops the sync connection and connects again (after a Redis restart). */
 void		 harness_reconnect(struct harness *);
 /* XADD q:<queue>:<lane> * field body. */

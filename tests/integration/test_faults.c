@@ -35,65 +35,6 @@
 #define FAULTS_SESSIONS	20
 #define FAULTS_SLOTS	"32"
 
-/* Kills the test's redis-server with SIGKILL and waits until it is gone. */
-static void
-redis_kill(struct harness *h)
-{
-	const char	*dir = getenv("EXECQ_TEST_REDIS_DIR");
-	char		*path, *text;
-	long		 pid;
-	int		 i;
-
-	xasprintf(&path, "%s/redis.pid", dir);
-	if ((text = harness_read_file(path, NULL)) == NULL ||
-	    (pid = strtol(text, NULL, 10)) <= 1)
-		harness_fail(h, "no redis pid in %s", path);
-	if (kill((pid_t)pid, SIGKILL) == -1)
-		harness_fail(h, "kill redis %ld: %m", pid);
-	for (i = 0; i < 1000 && kill((pid_t)pid, 0) == 0; i++)
-		harness_sleep_ms(10);
-	(void)unlink(path);
-	(void)unlink(h->redis_path);
-	free(text);
-	free(path);
-}
-
-/* Waits until the server answers PING (not LOADING its data). */
-static void
-redis_wait_loaded(struct harness *h)
-{
-	redisReply	*r;
-	int		 i, ok;
-
-	for (i = 0; i < 1000; i++) {
-		r = redisCommand(h->rc, "PING");
-		ok = r != NULL && r->type == REDIS_REPLY_STATUS;
-		if (r != NULL)
-			freeReplyObject(r);
-		if (ok)
-			return;
-		harness_sleep_ms(10);
-	}
-	harness_fail(h, "redis-server did not finish loading");
-}
-
-/* Starts it again from its config, with extra "--name value" options. */
-static void
-redis_start(struct harness *h, const char *opt, const char *val)
-{
-	const char	*conf = getenv("EXECQ_TEST_REDIS_CONF");
-	const char	*argv[] = { "redis-server", conf, opt, val, NULL };
-	int		 status;
-
-	status = harness_run(h, argv, 10000);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		harness_fail(h, "redis-server did not start again");
-	if (harness_wait_file(h->redis_path, 10000) == -1)
-		harness_fail(h, "redis-server has no socket");
-	harness_reconnect(h);
-	redis_wait_loaded(h);
-}
-
 /* Switches on the append-only file, synced on every write. */
 static void
 redis_aof_on(struct harness *h)
@@ -299,11 +240,11 @@ restart_scenario(struct harness *h, const char *prefix, int aof)
 	submit_waiting(h, items, FAULTS_ITEMS);
 	taken = atoi(FAULTS_SLOTS) - FAULTS_SESSIONS;
 	wait_started(h, items, taken);
-	redis_kill(h);
+	harness_redis_kill(h);
 	if (aof)
-		redis_start(h, "--appendonly", "yes");
+		harness_redis_start(h, "--appendonly", "yes");
 	else
-		redis_start(h, NULL, NULL);
+		harness_redis_start(h, NULL, NULL);
 	release_waiting(h);
 	wait_all(h, items, aof ? FAULTS_ITEMS : taken);
 	for (i = 0; i < FAULTS_SESSIONS; i++) {
@@ -383,7 +324,7 @@ test_faults_sigterm_redis_down_spools(void **state)
 		snprintf(name, sizeof name, "down%d", i);
 		ids[i] = harness_id(h, name);
 	}
-	redis_kill(h);
+	harness_redis_kill(h);
 	status = harness_worker_stop(h, pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
@@ -391,7 +332,7 @@ test_faults_sigterm_redis_down_spools(void **state)
 	assert_int_equal(stat(h->state_dir, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0700);
 
-	redis_start(h, NULL, NULL);
+	harness_redis_start(h, NULL, NULL);
 	pid = harness_worker_start(h, NULL, NULL);
 	for (i = 0; i < 3; i++) {
 		a = harness_wait_answer(h, NULL, ids[i], HARNESS_WAIT_MS);
@@ -696,8 +637,8 @@ test_faults_session_survives_redis_restart(void **state)
 	a = harness_wait_answer(h, NULL, sid, HARNESS_WAIT_MS);
 	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
 	json_decref(a);
-	redis_kill(h);
-	redis_start(h, NULL, NULL);
+	harness_redis_kill(h);
+	harness_redis_start(h, NULL, NULL);
 	for (i = 0; i < HARNESS_WAIT_MS / 20 && !found; i++) {
 		r = harness_cmd(h, "SISMEMBER execq:running %s", sid);
 		found = r->type == REDIS_REPLY_INTEGER && r->integer == 1;
