@@ -62,6 +62,7 @@ struct execq_opts {
 	int		 submit_only;	/* --raw or --reply-default given */
 	int		 background;	/* spawn: a session */
 	int		 pty;		/* spawn --pty */
+	int		 stream;	/* run: ask for the live output */
 	long		 rows, cols;	/* spawn --rows, --cols; 0: not given */
 	long		 tail_lines;	/* spawn --tail-lines; -1: not given */
 	double		 timeout_s;	/* --timeout; 0 if not given */
@@ -75,6 +76,9 @@ struct execq_opts {
 typedef int (*execq_opts_set_fn)(struct execq_opts *, const char *cmd,
     int ch, const char *arg);
 
+/* One entry of a live output stream (its field/value array), borrowed. */
+typedef void (*execq_live_cb)(const struct redisReply *fields, void *arg);
+
 /* One conversation with Redis: where the item goes, where the answer is. */
 struct execq_session {
 	struct redisContext	*c;
@@ -87,6 +91,10 @@ struct execq_session {
 	char			*notice_key;	/* private: q:<reply>:high, where
 						   APPROVAL_REQUESTs come */
 	char			*notice_cursor;
+	char			*live_key;	/* execq:out:<id>, or NULL */
+	char			*live_cursor;
+	execq_live_cb		 live_cb;	/* each entry read there */
+	void			*live_arg;
 };
 
 /* An answer: the parsed JSON and the text exactly as received. */
@@ -138,6 +146,7 @@ enum execq_optval {
 	EXECQ_OPT_ID_FILE,
 	EXECQ_OPT_MISSING_OK,
 	EXECQ_OPT_QUIET,
+	EXECQ_OPT_NO_LIVE,
 };
 
 /* execq.c: messages. Each returns after printing on stderr. */
@@ -183,8 +192,8 @@ int	 execq_opts_getopt(struct execq_opts *, const char *cmd, int argc,
 	    execq_opts_set_fn set, void (*usage)(FILE *));
 /* As getopt, then joins the command words and checks: run, submit, spawn. */
 int	 execq_opts_parse(struct execq_opts *, const char *cmd, int argc,
-	    char **argv, const struct option *, execq_opts_set_fn set,
-	    void (*usage)(FILE *));
+	    char **argv, const char *shortopts, const struct option *,
+	    execq_opts_set_fn set, void (*usage)(FILE *));
 /* The EXEC item as compact JSON, or NULL (said) if not UTF-8. */
 char	*execq_item_json(const struct execq_opts *, const char *id,
 	    const char *reply);
@@ -211,6 +220,8 @@ int	 execq_session_shared_reply(struct execq_session *, const char *);
 /* The reply, or NULL (said) if Redis failed or answered an error. */
 struct redisReply *execq_command(struct execq_session *, const char *what,
 	    const char *fmt, ...);
+struct redisReply *execq_command_argv(struct execq_session *,
+	    const char *what, int argc, const char **argv);
 /* The newest entry id of a stream, "0" if empty or missing; NULL (said). */
 char	*execq_stream_last_id(struct execq_session *, const char *key);
 /* XREAD replies: entries of one stream; an entry's id; a field (or NULL). */
@@ -223,6 +234,11 @@ void	 execq_quiet_sigint(void);	/* Ctrl-C: _exit(130), no message */
 int	 execq_answer_wait(struct execq_session *, const struct execq_want *,
 	    long long wait_ms, struct execq_answer *);
 void	 execq_answer_release(struct execq_answer *);
+/*
+ * Reads what is left of s->live_key after the answer came (every entry
+ * went there before it) into s->live_cb: 0, or -1 (said).
+ */
+int	 execq_live_drain(struct execq_session *);
 /* Prints "execq: <code>: <message>" for an ERROR answer; returns 125. */
 int	 execq_print_error(const struct json_t *);
 

@@ -183,7 +183,7 @@ execq_cmd_spawn(const char *redis, int argc, char **argv)
 	execq_opts_init(&o, redis);
 	memset(&s, 0, sizeof s);
 	o.background = 1;
-	if ((rc = execq_opts_parse(&o, "spawn", argc, argv,
+	if ((rc = execq_opts_parse(&o, "spawn", argc, argv, "+h",
 	    execq_spawn_longopts, execq_spawn_set, execq_spawn_usage)) != 0) {
 		rc = (rc == 1) ? 0 : EXECQ_EXIT_USAGE;
 		goto out;

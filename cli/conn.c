@@ -54,6 +54,27 @@ execq_command(struct execq_session *s, const char *what, const char *fmt,
 	return (r);
 }
 
+/* The same with an argv (the strings are whole arguments). */
+redisReply *
+execq_command_argv(struct execq_session *s, const char *what, int argc,
+    const char **argv)
+{
+	redisReply	*r;
+
+	r = redisCommandArgv(s->c, argc, argv, NULL);
+	if (r == NULL) {
+		execq_error("Redis at %s: %s: %s", s->display, what,
+		    s->c->errstr);
+		return (NULL);
+	}
+	if (r->type == REDIS_REPLY_ERROR) {
+		execq_error("Redis at %s: %s: %s", s->display, what, r->str);
+		freeReplyObject(r);
+		return (NULL);
+	}
+	return (r);
+}
+
 /* Picks the address: flag, $EXECQ_REDIS_URL, ./.tmp/run/redis.sock, local. */
 static int
 execq_redis_url(const char *flag, struct rurl *u, char **cause)
@@ -165,6 +186,8 @@ execq_session_close(struct execq_session *s)
 	free(s->cursor);
 	free(s->notice_key);
 	free(s->notice_cursor);
+	free(s->live_key);
+	free(s->live_cursor);
 	memset(s, 0, sizeof *s);
 }
 
@@ -421,6 +444,45 @@ execq_answer_scan(char **cursor, const redisReply *entries,
 	return (0);
 }
 
+/* Entries of the live output stream, to live_cb; moves its cursor. */
+static void
+execq_live_scan(struct execq_session *s, const redisReply *entries)
+{
+	const redisReply	*e;
+	size_t			 i;
+
+	for (i = 0; i < entries->elements; i++) {
+		e = entries->element[i];
+		if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+		    e->element[0]->type != REDIS_REPLY_STRING)
+			continue;
+		free(s->live_cursor);
+		s->live_cursor = xstrdup(e->element[0]->str);
+		if (e->element[1]->type == REDIS_REPLY_ARRAY)
+			s->live_cb(e->element[1], s->live_arg);
+	}
+}
+
+int
+execq_live_drain(struct execq_session *s)
+{
+	redisReply	*r;
+	char		*from;
+
+	if (s->live_key == NULL)
+		return (0);
+	xasprintf(&from, "(%s", s->live_cursor);
+	r = execq_command(s, "XRANGE", "XRANGE %s %s +", s->live_key,
+	    strcmp(s->live_cursor, "0") == 0 ? "-" : from);
+	free(from);
+	if (r == NULL)
+		return (-1);
+	if (r->type == REDIS_REPLY_ARRAY)
+		execq_live_scan(s, r);
+	freeReplyObject(r);
+	return (0);
+}
+
 /* One XREAD reply: answers and, on a private queue, notices. */
 static int
 execq_answer_read(struct execq_session *s, const redisReply *r,
@@ -433,7 +495,10 @@ execq_answer_read(struct execq_session *s, const redisReply *r,
 
 	for (k = 0; (entries = execq_xread_stream(r, k, &name)) != NULL;
 	    k++) {
-		if (s->notice_key != NULL && strcmp(name, s->notice_key) == 0)
+		if (s->live_key != NULL && strcmp(name, s->live_key) == 0)
+			execq_live_scan(s, entries);
+		else if (s->notice_key != NULL &&
+		    strcmp(name, s->notice_key) == 0)
 			execq_answer_scan(&s->notice_cursor, entries, w, NULL,
 			    deadline);
 		else if (!found)
@@ -441,6 +506,32 @@ execq_answer_read(struct execq_session *s, const redisReply *r,
 			    deadline);
 	}
 	return (found);
+}
+
+/* XREAD on the answers, and the notices and live output if any. */
+static redisReply *
+execq_xread(struct execq_session *s, const char *block)
+{
+	const char	*argv[12];
+	int		 n = 0;
+
+	argv[n++] = "XREAD";
+	argv[n++] = "COUNT";
+	argv[n++] = "64";
+	argv[n++] = "BLOCK";
+	argv[n++] = block;
+	argv[n++] = "STREAMS";
+	argv[n++] = s->answer_key;
+	if (s->notice_key != NULL)
+		argv[n++] = s->notice_key;
+	if (s->live_key != NULL)
+		argv[n++] = s->live_key;
+	argv[n++] = s->cursor;
+	if (s->notice_key != NULL)
+		argv[n++] = s->notice_cursor;
+	if (s->live_key != NULL)
+		argv[n++] = s->live_cursor;
+	return (execq_command_argv(s, "XREAD", n, argv));
 }
 
 /*
@@ -463,13 +554,7 @@ execq_answer_wait(struct execq_session *s, const struct execq_want *w,
 		/* BLOCK 0 would mean forever. */
 		snprintf(block, sizeof block, "%lld",
 		    left > EXECQ_BLOCK_MS ? EXECQ_BLOCK_MS : left);
-		if (s->notice_key != NULL)
-			r = execq_command(s, "XREAD", "XREAD COUNT 16 BLOCK %s "
-			    "STREAMS %s %s %s %s", block, s->answer_key,
-			    s->notice_key, s->cursor, s->notice_cursor);
-		else
-			r = execq_command(s, "XREAD", "XREAD COUNT 16 BLOCK %s "
-			    "STREAMS %s %s", block, s->answer_key, s->cursor);
+		r = execq_xread(s, block);
 		if (r == NULL)
 			return (-1);
 		found = (r->type != REDIS_REPLY_NIL &&

@@ -167,13 +167,13 @@ execq_opts_getopt(struct execq_opts *o, const char *cmd, int argc,
 /* Parses options and command words: 0, 1 after --help, -1 (said) if bad. */
 int
 execq_opts_parse(struct execq_opts *o, const char *cmd, int argc,
-    char **argv, const struct option *longopts, execq_opts_set_fn set,
-    void (*usage)(FILE *))
+    char **argv, const char *shortopts, const struct option *longopts,
+    execq_opts_set_fn set, void (*usage)(FILE *))
 {
 	int	rc;
 
-	if ((rc = execq_opts_getopt(o, cmd, argc, argv, "+h", longopts, set,
-	    usage)) != 0)
+	if ((rc = execq_opts_getopt(o, cmd, argc, argv, shortopts, longopts,
+	    set, usage)) != 0)
 		return (rc);
 	if (optind < argc)
 		o->command = execq_join_command(argc - optind, argv + optind);
@@ -260,6 +260,8 @@ execq_item_json(const struct execq_opts *o, const char *id,
 		    execq_json_seconds(o->timeout_s));
 	if (o->background)
 		execq_item_session_args(o, args);
+	if (o->stream)
+		json_object_set_new(args, "stream", json_true());
 	if (o->env != NULL)
 		json_object_set(args, "env", o->env);
 	root = json_pack("{s:s, s:s, s:s, s:O}", "id", id, "type", "EXEC",

@@ -518,7 +518,7 @@ exec_read_data(struct exec *ex, int is_err)
 		exec_log(ex, buf, n);
 		exec_idle_arm(ex);
 		if (ex->outputcb != NULL)
-			ex->outputcb(ex, buf, n, ex->arg);
+			ex->outputcb(ex, is_err ? 2 : 1, buf, n, ex->arg);
 		return (n);
 	}
 	if (n == 0 || errno == EIO)

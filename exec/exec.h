@@ -48,9 +48,9 @@ struct exec_confinement {
 	unsigned long long oom_kills;		/* OOM kills (at the end) */
 };
 
-/* New output of a session, as it arrives; buf is borrowed. */
-typedef void (*exec_output_cb)(struct exec *, const char *buf, size_t len,
-    void *arg);
+/* New output as it arrives, of fd 1 (stdout, or the PTY) or 2; borrowed. */
+typedef void (*exec_output_cb)(struct exec *, int fd, const char *buf,
+    size_t len, void *arg);
 
 /* What to run; all borrowed for the length of exec_start(). */
 struct exec_spec {

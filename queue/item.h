@@ -39,6 +39,7 @@ struct item {
 	size_t		 nenv;
 	int		 background;
 	int		 pty;
+	int		 stream;	/* foreground: live output stream */
 	unsigned	 rows, cols;	/* PTY size; 0: default */
 	int		 retries;	/* re-runs allowed after worker_lost */
 	long		 idle_timeout_ms;	/* 0: none (sessions) */

@@ -27,15 +27,10 @@
 #include "queue/item.h"
 #include "queue/queue.h"
 #include "worker/config.h"
+#include "worker/live.h"
 #include "worker/metrics.h"
 #include "worker/session.h"
 
-#define SESSION_FLUSH_BYTES	65536	/* live output: one entry at most */
-#define SESSION_FLUSH_MS	50	/* ... every 50 ms at most: the live
-					   stream carries 1.3 MB/s at most,
-					   the log everything */
-#define SESSION_OUT_MAXLEN	"1000"	/* entries kept in execq:out:<id> */
-#define SESSION_OUT_BACKLOG	1000	/* drop live output past this */
 #define SESSION_TAIL_LINE	500	/* bytes per callback tail line */
 #define SESSION_TAIL_MEM	8192	/* output kept in memory, per stream */
 #define SESSION_POLL_MAX	65536	/* poll's default max_bytes */
@@ -72,11 +67,7 @@ struct session {
 	json_t			*final;		/* the callback, once ended */
 	long long		 serial;	/* names it in a fence check */
 	char			 token[33];	/* whoever has it may act on it */
-	char			*pending;	/* live output not yet sent */
-	size_t			 npending;
-	unsigned long long	 pending_off;	/* its offset in the log */
-	unsigned long long	 skipped;	/* ... and dropped (too fast) */
-	struct event		*ev_flush;
+	struct live		*live;		/* execq:out:<id> */
 	LIST_HEAD(, waiter)	 waiters;
 };
 
@@ -258,80 +249,16 @@ session_index(struct session *s)
 	session_send(s->ss, 3, argv, NULL);
 }
 
-/*
- * Sends the live output gathered so far as one stream entry: "offset" is
- * where its data starts in the log, "skipped" how many bytes since the
- * last entry were too many for the live stream (the log has them; a
- * reader finds the gap by offsets).
- */
-static void
-session_flush(struct session *s)
-{
-	char		 key[192], skipped[32], offset[32];
-	const char	*argv[12];
-	size_t		 len[12];
-	int		 i, n = 0;
-
-	if (s->npending == 0 && s->skipped == 0)
-		return;
-	evtimer_del(s->ev_flush);
-	/* While Redis is away, the log keeps everything: drop, not hoard. */
-	if (queue_backlog(s->ss->q) < SESSION_OUT_BACKLOG) {
-		snprintf(key, sizeof key, "execq:out:%s", s->id);
-		snprintf(skipped, sizeof skipped, "%llu", s->skipped);
-		snprintf(offset, sizeof offset, "%llu", s->pending_off);
-		argv[n++] = "XADD";
-		argv[n++] = key;
-		argv[n++] = "MAXLEN";
-		argv[n++] = "~";
-		argv[n++] = SESSION_OUT_MAXLEN;
-		argv[n++] = "*";
-		argv[n++] = "offset";
-		argv[n++] = offset;
-		if (s->skipped > 0) {
-			argv[n++] = "skipped";
-			argv[n++] = skipped;
-		}
-		argv[n++] = "data";
-		argv[n++] = s->pending;
-		for (i = 0; i < n; i++)
-			len[i] = i == n - 1 ? s->npending : strlen(argv[i]);
-		session_send(s->ss, n, argv, len);
-		s->skipped = 0;
-	} else
-		s->skipped += s->npending;
-	s->npending = 0;
-}
-
-/* The flush timer. */
-static void
-session_flush_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	session_flush(arg);
-}
-
 /* New output: into the live stream (coalesced), and wake the pollers. */
 static void
-session_output_cb(struct exec *ex, const char *buf, size_t len, void *arg)
+session_output_cb(struct exec *ex, int fd, const char *buf, size_t len,
+    void *arg)
 {
 	struct session	*s = arg;
-	struct timeval	 tv = { 0, SESSION_FLUSH_MS * 1000 };
-	size_t		 n;
 
 	(void)ex;
-	if (s->npending == 0)
-		s->pending_off = s->output_bytes;
 	s->output_bytes += len;
-	n = SESSION_FLUSH_BYTES - s->npending;
-	if (n > len)
-		n = len;
-	memcpy(s->pending + s->npending, buf, n);
-	s->npending += n;
-	s->skipped += len - n;
-	if (!evtimer_pending(s->ev_flush, NULL))
-		evtimer_add(s->ev_flush, &tv);
+	live_output(s->live, fd, buf, len);
 	session_wake(s);
 }
 
@@ -840,9 +767,8 @@ session_free(struct session *s)
 	LIST_REMOVE(s, entry);
 	if (s->ex == NULL)
 		s->ss->nended--;
-	event_free(s->ev_flush);
+	live_free(s->live);
 	json_decref(s->final);
-	free(s->pending);
 	free(s->id);
 	free(s->item_id);
 	free(s->command);
@@ -884,7 +810,7 @@ session_done_cb(struct exec *ex, void *arg)
 	struct session		*s = arg;
 	struct sessions		*ss = s->ss;
 	struct exec_result	 r;
-	char			*text, key[192], ttl[16];
+	char			*text;
 	const char		*argv[8];
 	size_t			 len;
 
@@ -896,12 +822,12 @@ session_done_cb(struct exec *ex, void *arg)
 	exec_result_release(&r);
 	ss->nrunning--;
 	ss->nended++;
-	session_flush(s);
 	text = json_dumps(s->final, JSON_COMPACT);
 	len = strlen(text);
 	log_info("session %s: %s, exit %d", s->id, json_string_value(
 	    json_object_get(s->final, "status")), (int)json_integer_value(
 	    json_object_get(s->final, "exit_code")));
+	live_flush(s->live);	/* its output before its callback */
 	queue_answer(ss->q, s->reply_to, "high", s->id, QUEUE_STORE_CALLBACK,
 	    NULL, NULL, text, len);
 	if (ss->metrics != NULL) {
@@ -913,17 +839,7 @@ session_done_cb(struct exec *ex, void *arg)
 		    "session", NULL);
 	}
 	/* The live stream's last entry says how it ended. */
-	snprintf(key, sizeof key, "execq:out:%s", s->id);
-	snprintf(ttl, sizeof ttl, "%u", ss->cfg->session_ttl_s);
-	argv[0] = "XADD";
-	argv[1] = key;
-	argv[2] = "*";
-	argv[3] = "end";
-	argv[4] = text;
-	session_send(ss, 5, argv, NULL);
-	argv[0] = "EXPIRE";
-	argv[2] = ttl;
-	session_send(ss, 3, argv, NULL);
+	live_end(s->live, text, ss->cfg->session_ttl_s);
 	free(text);
 	session_mirror(s);
 	argv[0] = "SREM";
@@ -950,13 +866,11 @@ session_new(struct sessions *ss, const struct item *it)
 	    ss->cfg->reply_default);
 	s->pty = it->pty;
 	s->tail_lines = it->tail_lines < 0 ? 5 : (unsigned)it->tail_lines;
-	s->pending = xmalloc(SESSION_FLUSH_BYTES);
+	s->live = live_create(ss->base, ss->q, s->id, 0);
 	s->started_ms = session_now_ms();
 	s->serial = ++ss->serial;
 	sessions_new_token(s->token);
 	LIST_INIT(&s->waiters);
-	if ((s->ev_flush = evtimer_new(ss->base, session_flush_cb, s)) == NULL)
-		fatal("out of memory (libevent)");
 	LIST_INSERT_HEAD(&ss->list, s, entry);
 	return (s);
 }

@@ -33,6 +33,7 @@
 #include "worker/audit.h"
 #include "worker/config.h"
 #include "worker/http.h"
+#include "worker/live.h"
 #include "worker/metrics.h"
 #include "exec/policyconf.h"
 #include "worker/session.h"
@@ -64,6 +65,8 @@ struct job {
 	char		*outside;	/* held by the sandbox: the path */
 	char		*grant;		/* ... that an approval opened */
 	long long	 received_us;	/* delivered (monotonic) */
+	struct live	*live;		/* args.stream: execq:out:<id> */
+	unsigned long long out_bytes[3];	/* ... per fd, for its end */
 };
 
 #define WORKER_HELD_KEEP	64	/* ended held items remembered */
@@ -196,6 +199,7 @@ worker_job_free(struct job *j)
 	free(j->approved_by);
 	free(j->outside);
 	free(j->grant);
+	live_free(j->live);
 	free(j->stream);
 	free(j->entry_id);
 	free(j);
@@ -266,6 +270,40 @@ worker_fail(struct job *j, const char *reply_to, const char *id,
 	free(json);
 }
 
+/* A foreground command's output, for its live stream. */
+static void
+worker_output_cb(struct exec *ex, int fd, const char *buf, size_t len,
+    void *arg)
+{
+	struct job	*j = arg;
+
+	(void)ex;
+	j->out_bytes[fd == 2 ? 2 : 1] += len;
+	live_output(j->live, fd, buf, len);
+}
+
+/*
+ * The live stream's last entry, before the answer: how many bytes each
+ * stream had, so a reader knows whether it saw them all.
+ */
+static void
+worker_live_end(struct job *j, const struct exec_result *r)
+{
+	json_t	*o;
+	char	*text;
+
+	o = json_pack("{s:s, s:i, s:b, s:I, s:I, s:s?}", "id", j->item->id,
+	    "exit_code", r->exit_code, "timed_out", r->end == EXEC_END_TIMEOUT,
+	    "stdout_bytes", (json_int_t)j->out_bytes[1],
+	    "stderr_bytes", (json_int_t)j->out_bytes[2],
+	    "log_path", r->log_path);
+	if (o == NULL || (text = json_dumps(o, JSON_COMPACT)) == NULL)
+		fatal("out of memory (json)");
+	live_end(j->live, text, j->w->cfg->session_ttl_s);
+	free(text);
+	json_decref(o);
+}
+
 /* The exec finished: answer with its result. */
 static void
 worker_exec_done(struct exec *ex, void *arg)
@@ -302,6 +340,8 @@ worker_exec_done(struct exec *ex, void *arg)
 	    ir.timed_out ? " (timed out)" : "", (long long)r.duration_ms);
 	json = item_result_to_json(&ir, &len);
 	json_decref(conf);
+	if (j->live != NULL)
+		worker_live_end(j, &r);
 	metrics_add(j->w->metrics, METRICS_OUTPUT_BYTES, r.output_bytes,
 	    "foreground", NULL);
 	exec_result_release(&r);
@@ -366,6 +406,10 @@ worker_start(struct job *j)
 	spec.cols = j->item->cols;
 	spec.network = j->network;
 	spec.grant = j->grant;
+	if (j->item->stream) {
+		j->live = live_create(w->base, w->q, j->item->id, 1);
+		spec.outputcb = worker_output_cb;
+	}
 	j->ex = exec_start(&spec, worker_exec_done, j, &code, &cause);
 	if (j->ex == NULL) {
 		/* It never ran: the same id may be sent again. */

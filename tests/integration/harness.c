@@ -1554,6 +1554,33 @@ harness_cli(struct harness *h, struct harness_proc *p, const char *url,
 	free(env);
 }
 
+void
+harness_cli_sh(struct harness *h, struct harness_proc *p, int timeout_ms,
+    const char *script)
+{
+	const char	*argv[] = { "sh", "-c", script, NULL }, **env;
+	char		*url, cli[PATH_MAX + 8], ws[PATH_MAX + 8], q[256];
+	const char	**more;
+	size_t		 n;
+
+	xasprintf(&url, "unix://%s", h->redis_path);
+	env = harness_cli_env(h, url);
+	free(url);
+	snprintf(cli, sizeof cli, "CLI=%s", harness_cli_path(h));
+	snprintf(ws, sizeof ws, "WS=%s", h->ws);
+	snprintf(q, sizeof q, "EXECQ_QUEUE=%s", h->queue);
+	for (n = 0; env[n] != NULL; n++)
+		;
+	more = xcalloc(n + 4, sizeof *more);
+	memcpy(more, env, n * sizeof *more);
+	more[n] = cli;
+	more[n + 1] = ws;
+	more[n + 2] = q;
+	harness_capture(h, argv, more, timeout_ms, p);
+	free(more);
+	free(env);
+}
+
 /* Kills the test's redis-server with SIGKILL and waits until it is gone. */
 void
 harness_redis_kill(struct harness *h)

@@ -218,6 +218,13 @@ void		 harness_capture(struct harness *, const char *const *argv,
 const char	*harness_cli_path(struct harness *);
 void		 harness_cli(struct harness *, struct harness_proc *p,
 		    const char *url, int timeout_ms, const char *const *args);
+/*
+ * Runs sh -c script with the client's environment, plus CLI (the client
+ * binary's path), WS (the workspace) and EXECQ_QUEUE (the test's queue),
+ * and fills *p.
+ */
+void		 harness_cli_sh(struct harness *, struct harness_proc *p,
+		    int timeout_ms, const char *script);
 /* Frees the captured output; p may be zeroed or released already. */
 void		 harness_proc_release(struct harness_proc *);
 /* Its exit code, 128 + n if signal n killed it. */

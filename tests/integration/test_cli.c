@@ -337,6 +337,69 @@ test_cli_run_prints_stdout(void **state)
 	harness_pass(h);
 }
 
+/*
+ * run shows output as the command writes it: the reader of run's stdout
+ * gets the first line while the command still waits, and only that line
+ * lets the command end (it waits for the file the reader makes). Without
+ * live output this would hang until the command's timeout: exit 124.
+ */
+static void
+test_cli_run_output_is_live(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+
+	harness_worker_start(h, NULL, NULL);
+	harness_cli_sh(h, &p, 60000, "\"$CLI\" run --timeout 20 -- sh -c "
+	    "'echo first; echo err1 >&2; while [ ! -e go ]; do sleep 0.05; "
+	    "done; echo second; exit 7' | { read -r line; "
+	    "echo \"got $line\"; touch \"$WS/go\"; cat; }; "
+	    "echo \"rc ${?}\"");
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, "got first\nsecond\nrc 0\n");
+	if (strstr(p.err, "err1\n") == NULL)
+		proc_fail(h, &p, "stderr should have err1");
+	harness_proc_release(&p);
+	/* The exit status is run's own; the pipe above hid it. */
+	cli(h, &p, "run", "--", "sh", "-c", "echo a; echo b >&2; exit 7", NULL);
+	expect_exit(h, &p, 7);
+	expect_out(h, &p, "a\n");
+	expect_err(h, &p, "b\n");
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+/* run -v says the id and the log path; --id-file writes the id. */
+static void
+test_cli_run_shows_id_and_log(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	char			*idf, *text, *want;
+
+	harness_worker_start(h, NULL, NULL);
+	xasprintf(&idf, "%s/run.id", h->dir);
+	cli(h, &p, "run", "-v", "--id-file", idf, "--id",
+	    harness_id(h, "shown"), "--", "echo", "hi", NULL);
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, "hi\n");
+	xasprintf(&want, "execq: item %s: log %s/%s.log\n",
+	    harness_id(h, "shown"), h->log_dir, harness_id(h, "shown"));
+	if (strstr(p.err, want) == NULL)
+		harness_fail(h, "stderr should have: %s; it has: %s", want,
+		    p.err);
+	harness_proc_release(&p);
+	text = harness_read_file(idf, NULL);
+	assert_non_null(text);
+	free(want);
+	xasprintf(&want, "%s\n", harness_id(h, "shown"));
+	assert_string_equal(text, want);
+	free(text);
+	free(want);
+	free(idf);
+	harness_pass(h);
+}
+
 /* run replays stderr on stderr and exits with the command's status. */
 static void
 test_cli_run_replays_stderr_and_status(void **state)
@@ -806,7 +869,8 @@ test_cli_help_for_every_subcommand(void **state)
 	const char		*subs[] = { "run", "submit", "spawn", "ps",
 				    "logs", "send", "keys", "kill", "wait",
 				    "callbacks", "cleanup", "classify",
-				    "approvals", "approve", "reject", NULL };
+				    "approvals", "approve", "reject",
+				    "workers", NULL };
 	const char		*args[3] = { NULL, "--help", NULL };
 	const char		*top[] = { "--help", NULL };
 	char			 want[64];
@@ -839,6 +903,8 @@ main(void)
 {
 	const struct CMUnitTest	tests[] = {
 		T(test_cli_run_prints_stdout),
+		T(test_cli_run_output_is_live),
+		T(test_cli_run_shows_id_and_log),
 		T(test_cli_run_replays_stderr_and_status),
 		T(test_cli_run_timeout_exits_124),
 		T(test_cli_run_cwd_and_env),
