@@ -70,6 +70,7 @@ struct execq_opts {
 	double		 wait_s;	/* --wait; 0 if not given */
 	struct json_t	*env;		/* --env K=V as an object, or NULL */
 	char		*command;	/* the words after options, joined */
+	char		*conf_queue;	/* queue from the client config */
 };
 
 /* Applies one option to o: 0, or -1 (said) on a bad value. */
@@ -210,6 +211,21 @@ int	 execq_exchange(struct execq_session *, const struct execq_opts *,
 int	 execq_exchange_exec(struct execq_session *,
 	    const struct execq_opts *, const char * const *types,
 	    struct execq_answer *);
+
+/* clientconf.c: the client config file and where Redis is. */
+struct rurl;
+/*
+ * key's value in the first client config file that exists (allocated, or
+ * NULL), and in *from that file's path (allocated, or NULL).
+ */
+char	*execq_conf_get(const char *key, char **from);
+/*
+ * The Redis address: flag, $EXECQ_REDIS_URL, redis_url in the config
+ * file, the socket of 'make run' here or above, the default. *from says
+ * which (allocated, always set). 0, or -1 with an allocated *cause.
+ */
+int	 execq_redis_url(const char *flag, struct rurl *, char **from,
+	    char **cause);
 
 /* execq.c: the Redis session. */
 int	 execq_session_open(struct execq_session *,

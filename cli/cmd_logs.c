@@ -12,6 +12,8 @@
  * cleanup runs logs/cleanup.c on this host's log dir, without Redis.
  */
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -66,12 +68,14 @@ struct execq_cleanup_opts {
 	double			 max_age_h;
 	int			 dry_run;
 	int			 verbose;
+	int			 missing_ok;	/* no log dir is no error */
 };
 
 static const struct option execq_cleanup_longopts[] = {
 	{ "log-dir",		required_argument, NULL, EXECQ_OPT_LOG_DIR },
 	{ "max-age-hours",	required_argument, NULL, EXECQ_OPT_MAX_AGE },
 	{ "dry-run",		no_argument,	   NULL, EXECQ_OPT_DRY_RUN },
+	{ "missing-ok",		no_argument,	   NULL, EXECQ_OPT_MISSING_OK },
 	{ "verbose",		no_argument,	   NULL, 'v' },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL,			0,		   NULL, 0 }
@@ -456,7 +460,8 @@ static void
 execq_cleanup_usage(FILE *f)
 {
 	fputs("usage: execq cleanup [--log-dir DIR] [--max-age-hours N] "
-	    "[--dry-run] [-v]\n"
+	    "[--dry-run]\n"
+	    "                     [--missing-ok] [-v]\n"
 	    "\n"
 	    "Removes the log files (<id>.log, <id>.json, .<id>.json.tmp) in\n"
 	    "this host's log directory that are older than N hours, except\n"
@@ -470,11 +475,17 @@ execq_cleanup_usage(FILE *f)
 	    "  --max-age-hours N    age limit by modification time "
 	    "(default 24)\n"
 	    "  --dry-run            remove nothing; list what would go\n"
+	    "  --missing-ok         a log directory that does not exist is "
+	    "not an error\n"
+	    "                       (a worker that never ran here)\n"
 	    "  -v, --verbose        list each file removed\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
-	    "Exit status: 0; 1 if the directory cannot be read; 2 on a\n"
-	    "usage error.\n", f);
+	    "Exit status: 0; 1 if the directory cannot be read; 2 if it does "
+	    "not exist\n"
+	    "(without --missing-ok: a typo in a cron line must not pass "
+	    "silently) or\n"
+	    "on a usage error.\n", f);
 }
 
 /* cleanup's options. */
@@ -501,6 +512,9 @@ execq_cleanup_set(struct execq_opts *o, const char *cmd, int ch,
 	case EXECQ_OPT_DRY_RUN:
 		co->dry_run = 1;
 		return (0);
+	case EXECQ_OPT_MISSING_OK:
+		co->missing_ok = 1;
+		return (0);
 	case 'v':
 		co->verbose = 1;
 		return (0);
@@ -526,6 +540,7 @@ execq_cmd_cleanup(const char *redis, int argc, char **argv)
 {
 	struct execq_cleanup_opts	 co;
 	struct cleanup_stats		 st;
+	struct stat			 sb;
 	const char			*env;
 	int				 rc;
 
@@ -547,6 +562,18 @@ execq_cmd_cleanup(const char *redis, int argc, char **argv)
 	if (co.log_dir == NULL)
 		co.log_dir = ((env = getenv("EXECQ_LOG_DIR")) != NULL &&
 		    *env != '\0') ? env : EXECQ_DEFAULT_LOG_DIR;
+	if (stat(co.log_dir, &sb) == -1 && errno == ENOENT) {
+		if (co.missing_ok) {
+			printf("no log directory %s: nothing to remove\n",
+			    co.log_dir);
+			rc = fflush(stdout) == EOF ? 1 : 0;
+			goto out;
+		}
+		execq_error("the log directory %s does not exist (a typo? "
+		    "--missing-ok accepts that)", co.log_dir);
+		rc = EXECQ_EXIT_USAGE;
+		goto out;
+	}
 	if (cleanup_logs(co.log_dir, co.max_age_h, co.dry_run,
 	    execq_cleanup_file_cb, &co, &st) == -1) {
 		execq_error("cannot read %s: %s", co.log_dir, strerror(errno));

@@ -75,27 +75,6 @@ execq_command_argv(struct execq_session *s, const char *what, int argc,
 	return (r);
 }
 
-/* Picks the address: flag, $EXECQ_REDIS_URL, ./.tmp/run/redis.sock, local. */
-static int
-execq_redis_url(const char *flag, struct rurl *u, char **cause)
-{
-	const char	*url = flag;
-	struct stat	 sb;
-
-	if (url == NULL || *url == '\0')
-		url = getenv("EXECQ_REDIS_URL");
-	if (url != NULL && *url != '\0')
-		return (rurl_parse(url, u, cause));
-	if (stat(EXECQ_RUN_SOCKET, &sb) == 0) {
-		/* Relative, so a deep checkout stays under sun_path's limit. */
-		memset(u, 0, sizeof *u);
-		u->port = 6379;
-		u->path = xstrdup(EXECQ_RUN_SOCKET);
-		return (0);
-	}
-	return (rurl_parse(EXECQ_DEFAULT_URL, u, cause));
-}
-
 /* AUTH and SELECT as the URL asks; -1 (said) if refused. */
 static int
 execq_login(struct execq_session *s, const struct rurl *u)
@@ -128,13 +107,14 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 {
 	struct rurl	 u;
 	struct timeval	 tv = { EXECQ_CONNECT_S, 0 };
-	char		*cause = NULL;
+	char		*cause = NULL, *from = NULL;
 	int		 rc = EXECQ_EXIT_FAIL;
 
 	memset(s, 0, sizeof *s);
-	if (execq_redis_url(o->redis, &u, &cause) == -1) {
-		execq_error("%s", cause);
+	if (execq_redis_url(o->redis, &u, &from, &cause) == -1) {
+		execq_error("%s: %s", from, cause);
 		free(cause);
+		free(from);
 		return (EXECQ_EXIT_USAGE);
 	}
 	s->display = rurl_display(&u);
@@ -145,9 +125,11 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 	else
 		s->c = redisConnectWithTimeout(u.host, u.port, tv);
 	if (s->c == NULL || s->c->err) {
-		execq_error("cannot reach Redis at %s: %s (start one with "
-		    "'make run', or set EXECQ_REDIS_URL)", s->display,
+		execq_error("cannot reach Redis at %s: %s", s->display,
 		    s->c != NULL ? s->c->errstr : "out of memory");
+		execq_error("that address is %s; start a Redis with 'make "
+		    "run', or point the client at one (see 'execq --help')",
+		    from);
 		goto out;
 	}
 	tv.tv_sec = EXECQ_COMMAND_S;
@@ -156,6 +138,7 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 	else if (execq_login(s, &u) == 0)
 		rc = 0;
 out:
+	free(from);
 	rurl_release(&u);
 	return (rc);
 }

@@ -99,17 +99,21 @@ execq_usage(FILE *f)
 	fputs("\n"
 	    "Options:\n"
 	    "  --redis URL   redis://[[user]:password@]host[:port][/db] or\n"
-	    "                unix://[[user]:password@]/path[?db=N]; default:\n"
-	    "                $EXECQ_REDIS_URL, else ./" EXECQ_RUN_SOCKET "\n"
-	    "                if it exists ('make run'), else "
-	    EXECQ_DEFAULT_URL "\n"
+	    "                unix://[[user]:password@]/path[?db=N]\n"
 	    "  -h, --help    show this help; 'execq COMMAND --help' for one\n"
-	    "  --version     print the version\n"
+	    "  -V, --version print the version\n"
 	    "\n"
-	    "Every command but cleanup also takes --redis URL and --queue Q\n"
-	    "(the worker queue: $EXECQ_QUEUE, else " EXECQ_DEFAULT_QUEUE
-	    "; for callbacks, the\n"
-	    "reply queue: execq.$USER).\n"
+	    "Where Redis is, the first that says: --redis; $EXECQ_REDIS_URL;\n"
+	    "redis_url in the client config file ($XDG_CONFIG_HOME/execq/\n"
+	    "config, else ~/.config/execq/config; else /etc/execq/client.conf:\n"
+	    "lines of 'key = value', keys redis_url and queue); the socket of\n"
+	    "'make run' (" EXECQ_RUN_SOCKET ") here or in a parent directory;\n"
+	    EXECQ_DEFAULT_URL ".\n"
+	    "\n"
+	    "Every command but cleanup and classify also takes --redis URL\n"
+	    "and --queue Q (the worker queue: $EXECQ_QUEUE, else queue in the\n"
+	    "client config, else " EXECQ_DEFAULT_QUEUE "; for callbacks, the "
+	    "reply queue:\nexecq.$USER).\n"
 	    "\n"
 	    "Session tokens: spawn keeps each session's token in\n"
 	    "$XDG_STATE_HOME/execq/tokens (else ~/.local/state/execq/tokens);\n"
@@ -119,8 +123,12 @@ execq_usage(FILE *f)
 	    "\n"
 	    "Exit status:\n"
 	    "  0      success (run: the command's own exit status instead)\n"
-	    "  1      cleanup: the log directory cannot be read\n"
-	    "  2      usage error\n"
+	    "  1      cleanup: the log directory cannot be read; classify: a "
+	    "bad\n"
+	    "         config or --batch line; approve, reject: the request "
+	    "is\n"
+	    "         unknown, expired, gone or decided otherwise\n"
+	    "  2      usage error; cleanup: no such log directory\n"
 	    "  124    run: the command timed out; wait: the session is still\n"
 	    "         running; callbacks: --timeout passed before --count\n"
 	    "  125    execq failed: no Redis, no answer, or an ERROR answer\n"
@@ -138,12 +146,13 @@ main(int argc, char **argv)
 	int			 ch;
 
 	log_init("execq", LOG_LEVEL_WARN);	/* xmalloc's fatal() */
-	while ((ch = getopt_long(argc, argv, "+h", execq_global_longopts,
+	while ((ch = getopt_long(argc, argv, "+hV", execq_global_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'h':
 			execq_usage(stdout);
 			return (0);
+		case 'V':
 		case EXECQ_OPT_VERSION:
 			printf("execq %s\n", EXECQ_VERSION);
 			return (0);

@@ -190,12 +190,17 @@ void
 execq_opts_init(struct execq_opts *o, const char *redis)
 {
 	const char	*queue;
+	char		*from;
 
 	memset(o, 0, sizeof *o);
 	o->redis = redis;
 	queue = getenv("EXECQ_QUEUE");
-	o->queue = (queue != NULL && *queue != '\0') ? queue :
-	    EXECQ_DEFAULT_QUEUE;
+	if (queue == NULL || *queue == '\0') {
+		o->conf_queue = execq_conf_get("queue", &from);
+		free(from);
+		queue = o->conf_queue;
+	}
+	o->queue = queue != NULL ? queue : EXECQ_DEFAULT_QUEUE;
 	o->lane = "normal";
 	o->reply_default = EXECQ_DEFAULT_REPLIES;
 	o->tail_lines = -1;
@@ -207,6 +212,7 @@ execq_opts_release(struct execq_opts *o)
 {
 	json_decref(o->env);
 	free(o->command);
+	free(o->conf_queue);
 	memset(o, 0, sizeof *o);
 }
 

@@ -1566,7 +1566,10 @@ harness_cli_sh(struct harness *h, struct harness_proc *p, int timeout_ms,
 	xasprintf(&url, "unix://%s", h->redis_path);
 	env = harness_cli_env(h, url);
 	free(url);
-	snprintf(cli, sizeof cli, "CLI=%s", harness_cli_path(h));
+	if (realpath(harness_cli_path(h), cli + 4) == NULL)
+		harness_fail(h, "realpath %s: %s", harness_cli_path(h),
+		    strerror(errno));
+	memcpy(cli, "CLI=", 4);
 	snprintf(ws, sizeof ws, "WS=%s", h->ws);
 	snprintf(q, sizeof q, "EXECQ_QUEUE=%s", h->queue);
 	for (n = 0; env[n] != NULL; n++)
@@ -1579,6 +1582,21 @@ harness_cli_sh(struct harness *h, struct harness_proc *p, int timeout_ms,
 	harness_capture(h, argv, more, timeout_ms, p);
 	free(more);
 	free(env);
+}
+
+int
+harness_write_file(const char *path, const char *text)
+{
+	FILE	*f;
+	int	 rc = 0;
+
+	if ((f = fopen(path, "w")) == NULL)
+		return (-1);
+	if (fputs(text, f) == EOF)
+		rc = -1;
+	if (fclose(f) != 0)
+		rc = -1;
+	return (rc);
 }
 
 /* Kills the test's redis-server with SIGKILL and waits until it is gone. */

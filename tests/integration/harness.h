@@ -184,6 +184,8 @@ int		 harness_wait_procs_gone(const char *s, int timeout_ms);
 int		 harness_wait_file(const char *path, int timeout_ms);
 /* The whole file, NUL-terminated (*len without it); NULL if unreadable. */
 char		*harness_read_file(const char *path, size_t *len);
+/* Writes text to path (created or truncated): 0, or -1 and errno. */
+int		 harness_write_file(const char *path, const char *text);
 /* argv (argv[0] looked up in PATH) with a deadline; its wait status. */
 int		 harness_run(struct harness *, const char *const *argv,
 		    int timeout_ms);

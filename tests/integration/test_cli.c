@@ -768,6 +768,98 @@ test_cli_kill_unknown_session(void **state)
 	harness_pass(h);
 }
 
+/* A log dir that is not there is an error (a cron typo), unless asked. */
+static void
+test_cli_cleanup_missing_dir(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	char			*dir;
+	const char		*strict[] = { "cleanup", "--log-dir", NULL, NULL };
+	const char		*lax[] = { "cleanup", "--log-dir", NULL,
+				    "--missing-ok", NULL };
+
+	xasprintf(&dir, "%s/no-such-dir", h->dir);
+	strict[2] = lax[2] = dir;
+	harness_cli(h, &p, NO_REDIS, CLI_MS, strict);
+	expect_exit(h, &p, 2);
+	if (strstr(p.err, "does not exist") == NULL)
+		proc_fail(h, &p, "stderr should say the dir does not exist");
+	harness_proc_release(&p);
+	harness_cli(h, &p, NO_REDIS, CLI_MS, lax);
+	expect_exit(h, &p, 0);
+	harness_proc_release(&p);
+	free(dir);
+	harness_pass(h);
+}
+
+/*
+ * Without --redis or EXECQ_REDIS_URL the client reads redis_url from its
+ * config file, else finds the socket of 'make run' in a parent of its
+ * directory; when it cannot reach Redis it says what it tried.
+ */
+static void
+test_cli_finds_redis(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	char			*script, *conf, *text;
+
+	harness_worker_start(h, NULL, NULL);
+	/* The config file. */
+	xasprintf(&conf, "%s/xdg/execq", h->dir);
+	xasprintf(&script, "mkdir -p %s/xdg/execq", h->dir);
+	harness_cli_sh(h, &p, CLI_MS, script);
+	harness_proc_release(&p);
+	free(script);
+	xasprintf(&text, "# written by the test\n  redis_url =  unix://%s  "
+	    "# the test's\n", h->redis_path);
+	free(conf);
+	xasprintf(&conf, "%s/xdg/execq/config", h->dir);
+	assert_int_equal(harness_write_file(conf, text), 0);
+	free(text);
+	xasprintf(&script, "unset EXECQ_REDIS_URL; cd \"$WS\" && "
+	    "XDG_CONFIG_HOME=%s/xdg \"$CLI\" run -- echo via-config",
+	    h->dir);
+	harness_cli_sh(h, &p, CLI_MS, script);
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, "via-config\n");
+	harness_proc_release(&p);
+	free(script);
+	/* A config naming a dead address: the message names the file. */
+	assert_int_equal(harness_write_file(conf,
+	    "redis_url = unix:///nonexistent/sock\n"), 0);
+	xasprintf(&script, "unset EXECQ_REDIS_URL; XDG_CONFIG_HOME=%s/xdg "
+	    "\"$CLI\" ps", h->dir);
+	harness_cli_sh(h, &p, CLI_MS, script);
+	expect_exit(h, &p, 125);
+	if (strstr(p.err, conf) == NULL)
+		proc_fail(h, &p, "stderr should name the config file");
+	harness_proc_release(&p);
+	free(script);
+	/* No config: the socket of 'make run' two directories up. */
+	xasprintf(&script, "unset EXECQ_REDIS_URL; mkdir -p %s/co/.tmp/run "
+	    "%s/co/a/b && ln -s %s %s/co/.tmp/run/redis.sock && cd %s/co/a/b "
+	    "&& XDG_CONFIG_HOME=%s/empty \"$CLI\" run -- echo via-socket",
+	    h->dir, h->dir, h->redis_path, h->dir, h->dir, h->dir);
+	harness_cli_sh(h, &p, CLI_MS, script);
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, "via-socket\n");
+	harness_proc_release(&p);
+	free(script);
+	/* Nothing at all: the default, and the message says so. */
+	xasprintf(&script, "unset EXECQ_REDIS_URL; cd / && "
+	    "XDG_CONFIG_HOME=%s/empty \"$CLI\" --redis '' ps", h->dir);
+	harness_cli_sh(h, &p, CLI_MS, script);
+	if (strstr(p.err, "the default: no --redis, no $EXECQ_REDIS_URL") ==
+	    NULL && harness_proc_exit(&p) != 0)
+		proc_fail(h, &p, "stderr should say it used the default");
+	harness_proc_release(&p);
+	free(script);
+	free(conf);
+	harness_pass(h);
+}
+
 /* cleanup --dry-run lists the old log and keeps it; then it goes. */
 static void
 test_cli_cleanup_dry_run_then_remove(void **state)
@@ -921,6 +1013,8 @@ main(void)
 		T(test_cli_logs_follow_until_end),
 		T(test_cli_kill_unknown_session),
 		T(test_cli_cleanup_dry_run_then_remove),
+		T(test_cli_cleanup_missing_dir),
+		T(test_cli_finds_redis),
 		T(test_cli_help_for_every_subcommand),
 		T(test_cli_classify),
 	};
