@@ -4,6 +4,11 @@ BUILD    ?= build
 VERSION   = 0.2.0
 PREFIX   ?= /usr/local
 BINDIR    = $(PREFIX)/bin
+SYSCONFDIR ?= $(PREFIX)/etc
+LOCALSTATEDIR ?= /var
+MANDIR   ?= $(PREFIX)/share/man
+DOCDIR   ?= $(PREFIX)/share/doc/execq
+UNITDIR  ?= $(PREFIX)/lib/systemd/system
 WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wpointer-arith -Wwrite-strings -Wformat=2 \
             -Wno-missing-field-initializers
@@ -34,7 +39,7 @@ INTEG_TESTS = $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests
 TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o
 
 .PHONY: all deps run test unit integration asan bench install clean valgrind \
-	fuzz faults
+	fuzz faults packaging
 
 all: $(WORKER_BIN) $(CLI_BIN)
 
@@ -83,7 +88,7 @@ faults: deps all $(BUILD)/tests/test_faults
 
 test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(INTEG_TESTS)
-	@$(MAKE) --no-print-directory unit integration
+	@$(MAKE) --no-print-directory unit integration packaging
 
 asan: deps
 	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g" \
@@ -117,12 +122,48 @@ run: deps all
 bench: deps all $(BENCH_BIN)
 	@scripts/bench.sh
 
+# A real host: make install SYSCONFDIR=/etc (systemd and logrotate read
+# /etc; the default follows PREFIX). Nothing existing is overwritten but
+# the binaries, the man pages and the docs.
 install: all
-	install -d $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) \
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/execq \
+	    $(DESTDIR)$(SYSCONFDIR)/logrotate.d $(DESTDIR)$(SYSCONFDIR)/cron.d
+	install -d -m 0755 $(DESTDIR)$(LOCALSTATEDIR)/lib/execq/workspace
+	install -d -m 0700 $(DESTDIR)$(LOCALSTATEDIR)/lib/execq/state
+	install -d -m 0750 $(DESTDIR)$(LOCALSTATEDIR)/log/execq/exec
 	install -m 0755 $(WORKER_BIN) $(CLI_BIN) $(DESTDIR)$(BINDIR)/
-	install -d $(DESTDIR)$(PREFIX)/share/doc/execq
+	install -m 0644 docs/man/execq.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/man/execq-worker.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 README.md docs/PROTOCOL.md docs/CONFIG.md \
-	    $(DESTDIR)$(PREFIX)/share/doc/execq/
+	    docs/worker.json.example $(DESTDIR)$(DOCDIR)/
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	    scripts/execq-worker.service > $(DESTDIR)$(UNITDIR)/execq-worker.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/execq-worker.service
+	test -e $(DESTDIR)$(SYSCONFDIR)/execq/worker.json || \
+	    install -m 0600 docs/worker.json.example \
+	    $(DESTDIR)$(SYSCONFDIR)/execq/worker.json
+	test -e $(DESTDIR)$(SYSCONFDIR)/logrotate.d/execq || \
+	    install -m 0644 scripts/execq.logrotate \
+	    $(DESTDIR)$(SYSCONFDIR)/logrotate.d/execq
+	test -e $(DESTDIR)$(SYSCONFDIR)/cron.d/execq-cleanup || \
+	    sed -e 's|/usr/local/bin|$(BINDIR)|' scripts/execq-cleanup.cron \
+	    > $(DESTDIR)$(SYSCONFDIR)/cron.d/execq-cleanup
+
+# The packaging files: man pages (groff, mandoc), the unit
+# (systemd-analyze), logrotate; and an install into a temp DESTDIR.
+packaging: all
+	@scripts/check-packaging.sh $(BUILD)
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	    $(MAKE) --no-print-directory -s install DESTDIR=$$d \
+	    SYSCONFDIR=/etc >/dev/null && \
+	    test -x $$d$(BINDIR)/execq-worker && \
+	    test -f $$d/etc/execq/worker.json && \
+	    test -f $$d$(UNITDIR)/execq-worker.service && \
+	    ! grep -n '@[A-Z]*@' $$d$(UNITDIR)/execq-worker.service && \
+	    man -l $$d$(MANDIR)/man8/execq-worker.8 >/dev/null && \
+	    echo "make install: ok"
 
 clean:
 	rm -rf build build-asan .tmp

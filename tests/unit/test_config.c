@@ -216,6 +216,24 @@ test_config_file_overrides_default(void **state)
 	assert_string_equal(c->reply_default, "replies");	/* untouched */
 }
 
+/* The config make install puts in place loads (paths overridden). */
+static void
+test_config_installed_example_loads(void **state)
+{
+	struct fixture	*fx = *state;
+	char		*file, *ws;
+
+	assert_int_equal(asprintf(&file, "%s/docs/worker.json.example",
+	    fx->oldcwd) > 0, 1);
+	assert_int_equal(asprintf(&ws, "EXECQ_WORKSPACE=%s", fx->dir) > 0, 1);
+	assert_int_equal(load(fx, ARGS("--config", file), ARGS(ws)), 0);
+	assert_string_equal(fx->c.log_file, "/var/log/execq/worker.log");
+	assert_string_equal(fx->c.http, "127.0.0.1:9464");
+	assert_int_equal(fx->c.enable_execute, 0);
+	free(ws);
+	free(file);
+}
+
 static void
 test_config_env_overrides_file(void **state)
 {
@@ -989,6 +1007,7 @@ main(void)
 		T(test_config_rules_loaded),
 		T(test_config_defaults),
 		T(test_config_file_overrides_default),
+		T(test_config_installed_example_loads),
 		T(test_config_env_overrides_file),
 		T(test_config_flag_overrides_env),
 		T(test_config_layers_max_procs),
