@@ -1,8 +1,9 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # make run: a private redis-server on .tmp/run/redis.sock and a worker with
 # execution enabled on the demo workspace .tmp/run/workspace, in the
-# foreground. Ctrl-C stops both. build/execq finds this Redis by itself
-# when run from this directory.
+# foreground, with its metrics on http://127.0.0.1:9464 (the next free
+# port if that one is taken). Ctrl-C stops both. build/execq finds this
+# Redis by itself when run in this directory or below it.
 set -eu
 top=$(pwd)
 run="$top/.tmp/run"
@@ -30,10 +31,16 @@ stop() {
 }
 trap stop EXIT
 trap 'exit 130' INT TERM
+# The first port from 9464 that nothing listens on.
+port=9464
+while [ $port -lt 9564 ] && (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; do
+	port=$((port + 1))
+done
 cat <<MSG
 
   execq is running: redis on $sock, worker below (Ctrl-C stops both).
   Workspace: $run/workspace    Logs: $top/.tmp/exec/
+  Metrics: http://127.0.0.1:$port/metrics    Health: http://127.0.0.1:$port/healthz
 
   From a second terminal, in $top:
 
@@ -45,15 +52,20 @@ cat <<MSG
 
   A session (see README.md, "Sessions"):
 
-    S=\$($build/execq spawn --pty -- python3 -q)
-    $build/execq keys \$S '6*7' Enter; $build/execq logs \$S
+    S=\$($build/execq spawn --pty -- sh -c 'while read -r l; do echo "you said: \$l"; done')
+    $build/execq keys \$S hello Enter; $build/execq logs \$S
     $build/execq kill \$S; $build/execq callbacks --count 1 --from-start
 
-  Other programs: EXECQ_REDIS_URL=unix://$sock
+  The workers on this Redis: $build/execq workers
+
+  From another directory: EXECQ_REDIS_URL=unix://$sock, or the line
+    redis_url = unix://$sock
+  in ~/.config/execq/config (see 'execq --help').
 
 MSG
 ENABLE_EXECUTE=1 "$build/execq-worker" --redis "unix://$sock" \
-    --workspace "$run/workspace" --log-dir "$top/.tmp/exec" "$@" &
+    --workspace "$run/workspace" --log-dir "$top/.tmp/exec" \
+    --http "127.0.0.1:$port" "$@" &
 wpid=$!
 trap 'kill -TERM $wpid 2>/dev/null; wait $wpid; exit 130' INT TERM
 wait $wpid

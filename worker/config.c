@@ -138,8 +138,9 @@ static const struct config_opt config_opts[] = {
 	  "items taken from Redis and run at once", NULL },
 	{ "log_max_bytes", "log-max-bytes", NULL, "EXECQ_LOG_MAX_BYTES",
 	  CONFIG_SIZE, OFF(log_max_bytes), 65536, 1ULL << 40, "1g", "BYTES",
-	  "a log stops growing at BYTES; its last 64 KiB\n"
-	  "are added when the command ends", NULL },
+	  "a log stops growing at BYTES; the first and last\n"
+	  "32 KiB of the rest are added when the command ends",
+	  NULL },
 	{ "max_item_bytes", "max-item-bytes", NULL, "EXECQ_MAX_ITEM_BYTES",
 	  CONFIG_SIZE, OFF(max_item_bytes), 1024, 64 << 20, "1m", "BYTES",
 	  "larger items are refused", NULL },
