@@ -360,25 +360,28 @@ execq_run_answer(struct execq_session *s, const struct execq_run_opts *ro,
     const struct execq_live *lv, const json_t *root)
 {
 	const char	*type, *log_path;
+	int		 rc;
 
 	type = json_string_value(json_object_get(root, "type"));
 	if (strcmp(type, "ERROR") == 0)
 		return (execq_print_error(root));
 	log_path = json_string_value(json_object_get(root, "log_path"));
+	if (s->live_key == NULL) {
+		rc = execq_print_result(root);
+	} else {
+		if (execq_live_drain(s) != 0 || execq_live_fill(lv, root) != 0)
+			return (EXECQ_EXIT_FAIL);
+		if (fflush(stdout) == EOF) {
+			execq_error("stdout: %s", strerror(errno));
+			return (EXECQ_EXIT_FAIL);
+		}
+		rc = execq_result_code(root);
+	}
+	/* After the output, so it is the last line a reader sees. */
 	if (ro->verbose)
 		execq_error("item %s: log %s", ro->o.id, log_path != NULL ?
 		    log_path : "(none)");
-	if (s->live_key == NULL)
-		return (execq_print_result(root));
-	if (execq_live_drain(s) != 0)
-		return (EXECQ_EXIT_FAIL);
-	if (execq_live_fill(lv, root) != 0)
-		return (EXECQ_EXIT_FAIL);
-	if (fflush(stdout) == EOF) {
-		execq_error("stdout: %s", strerror(errno));
-		return (EXECQ_EXIT_FAIL);
-	}
-	return (execq_result_code(root));
+	return (rc);
 }
 
 /* execq run: submit, show the output as it comes, exit with its code. */
