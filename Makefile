@@ -39,7 +39,7 @@ INTEG_TESTS = $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests
 TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o
 
 .PHONY: all deps run test unit integration asan bench install clean valgrind \
-	fuzz faults packaging
+	fuzz faults packaging doccheck
 
 all: $(WORKER_BIN) $(CLI_BIN)
 
@@ -88,7 +88,7 @@ faults: deps all $(BUILD)/tests/test_faults
 
 test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(INTEG_TESTS)
-	@$(MAKE) --no-print-directory unit integration packaging
+	@$(MAKE) --no-print-directory unit integration packaging doccheck
 
 asan: deps
 	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g" \
@@ -150,6 +150,11 @@ install: all
 	test -e $(DESTDIR)$(SYSCONFDIR)/cron.d/execq-cleanup || \
 	    sed -e 's|/usr/local/bin|$(BINDIR)|' scripts/execq-cleanup.cron \
 	    > $(DESTDIR)$(SYSCONFDIR)/cron.d/execq-cleanup
+
+# Every example of README.md and docs/PROTOCOL.md, run against a private
+# Redis and worker (scripts/doccheck --help).
+doccheck: deps all
+	@scripts/doccheck $(BUILD)
 
 # The packaging files: man pages (groff, mandoc), the unit
 # (systemd-analyze), logrotate; and an install into a temp DESTDIR.
