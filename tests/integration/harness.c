@@ -329,17 +329,22 @@ harness_check_sanitizers(struct harness *h)
 	static const char	*marks[] = { "ERROR: AddressSanitizer",
 				    "ERROR: LeakSanitizer", "runtime error:",
 				    NULL };
+	struct harness_worker	*w;
 	unsigned		 i, j;
 	char			*text;
+	const char		*path;
 	int			 rc = 0;
 
-	for (i = 0; i < h->nw; i++) {
-		if ((text = harness_read_file(h->w[i].err_path, NULL)) == NULL)
+	for (i = 0; i < 2 * h->nw; i++) {
+		w = &h->w[i % h->nw];
+		path = i < h->nw ? w->err_path : w->log_path;
+		if (path == NULL || (text = harness_read_file(path, NULL)) ==
+		    NULL)
 			continue;
 		for (j = 0; marks[j] != NULL; j++) {
 			if (strstr(text, marks[j]) != NULL) {
 				fprintf(stderr, "harness: worker %s: %s\n",
-				    h->w[i].consumer, marks[j]);
+				    w->consumer, marks[j]);
 				rc = -1;
 			}
 		}
@@ -370,6 +375,7 @@ harness_teardown(void **state)
 	for (i = 0; i < h->nw; i++) {
 		free(h->w[i].consumer);
 		free(h->w[i].err_path);
+		free(h->w[i].log_path);
 	}
 	if (h->dir != NULL && getenv("EXECQ_TEST_KEEP") == NULL)
 		nftw(h->dir, harness_rm_cb, 16, FTW_DEPTH|FTW_PHYS);
@@ -476,8 +482,14 @@ harness_worker_argv(struct harness *h, struct harness_worker *w, va_list ap)
 	v = xcalloc(n + 1, sizeof *v);
 	for (n = 0; n < nbase; n++)
 		v[n] = xstrdup(base[n]);
-	while ((s = va_arg(ap, const char *)) != NULL)
+	while ((s = va_arg(ap, const char *)) != NULL) {
+		/* Its lines go there instead of stderr: read that too. */
+		if (n > 0 && strcmp(v[n - 1], "--log-file") == 0) {
+			free(w->log_path);
+			w->log_path = xstrdup(s);
+		}
 		v[n++] = xstrdup(s);
+	}
 	v[n] = NULL;
 	free(url);
 	return (v);
@@ -530,7 +542,8 @@ harness_worker_ready(struct harness *h, struct harness_worker *w)
 	freeReplyObject(r);
 	if (ready)
 		return (1);
-	text = harness_read_file(w->err_path, NULL);
+	text = harness_read_file(w->log_path != NULL ? w->log_path :
+	    w->err_path, NULL);
 	ready = text != NULL && strstr(text, "read connection up") != NULL;
 	free(text);
 	return (ready);

@@ -30,6 +30,7 @@ struct harness_worker {
 	pid_t	 pid;		/* -1 once reaped */
 	char	*consumer;	/* its --consumer name */
 	char	*err_path;	/* its stdout and stderr */
+	char	*log_path;	/* --log-file, or NULL */
 };
 
 /* One test's world; plain data, the test reads the paths and names. */

@@ -508,6 +508,68 @@ test_observe_workers_fleet(void **state)
 	harness_pass(h);
 }
 
+/* Waits until the file at path holds needle; fails at the deadline. */
+static void
+wait_in_file(struct harness *h, const char *path, const char *needle)
+{
+	int64_t	 end = harness_now_ms() + 20000;
+	char	*text;
+
+	for (;;) {
+		text = harness_read_file(path, NULL);
+		if (text != NULL && strstr(text, needle) != NULL) {
+			free(text);
+			return;
+		}
+		free(text);
+		if (harness_now_ms() > end)
+			harness_fail(h, "%s never held '%s'", path, needle);
+		harness_sleep_ms(50);
+	}
+}
+
+/* SIGHUP after logrotate moved them: the worker's log and audit.log are
+   opened again, and new lines go to the new files. */
+static void
+test_observe_sighup_reopens_logs(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	char		*log, *old_log, *audit, *old_audit, *text;
+	pid_t		 pid;
+
+	xasprintf(&log, "%s/worker.log", h->dir);
+	xasprintf(&old_log, "%s/worker.log.1", h->dir);
+	xasprintf(&audit, "%s/audit.log", h->state_dir);
+	xasprintf(&old_audit, "%s/audit.log.1", h->state_dir);
+	pid = harness_worker_start(h, NULL, "--log-file", log, (char *)NULL);
+	wait_in_file(h, log, "connection up");
+	harness_submit(h, "normal", harness_id(h, "before"), "echo before",
+	    NULL);
+	json_decref(harness_wait_answer(h, NULL, harness_id(h, "before"),
+	    HARNESS_WAIT_MS));
+	wait_in_file(h, audit, harness_id(h, "before"));
+	assert_int_equal(rename(log, old_log), 0);
+	assert_int_equal(rename(audit, old_audit), 0);
+	assert_int_equal(kill(pid, SIGHUP), 0);
+	wait_in_file(h, log, "SIGHUP: log files reopened");
+	harness_submit(h, "normal", harness_id(h, "after"), "echo after", NULL);
+	json_decref(harness_wait_answer(h, NULL, harness_id(h, "after"),
+	    HARNESS_WAIT_MS));
+	wait_in_file(h, audit, harness_id(h, "after"));
+	wait_in_file(h, log, harness_id(h, "after"));
+	text = harness_read_file(old_audit, NULL);
+	assert_null(strstr(text, harness_id(h, "after")));
+	free(text);
+	text = harness_read_file(old_log, NULL);
+	assert_null(strstr(text, "SIGHUP"));
+	free(text);
+	free(log);
+	free(old_log);
+	free(audit);
+	free(old_audit);
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    harness_teardown)
 
@@ -519,6 +581,7 @@ main(void)
 		T(test_observe_healthz_follows_redis),
 		T(test_observe_malformed_requests),
 		T(test_observe_workers_fleet),
+		T(test_observe_sighup_reopens_logs),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
