@@ -19,7 +19,7 @@
 #include "cli/cli.h"
 #include "logs/xmalloc.h"
 
-#define EXECQ_WORKERS_COLUMNS	11
+#define EXECQ_WORKERS_COLUMNS	12
 
 struct execq_workers_opts {
 	struct execq_opts	 o;
@@ -36,8 +36,8 @@ static const struct option execq_workers_longopts[] = {
 };
 
 static const char *const execq_workers_headers[EXECQ_WORKERS_COLUMNS] = {
-	"WORKER", "STATE", "HOST", "PID", "QUEUE", "SLOTS", "SESSIONS",
-	"HELD", "UPTIME", "BEAT", "CONFINEMENT" };
+	"WORKER", "STATE", "HOST", "PID", "QUEUE", "VERSION", "SLOTS",
+	"SESSIONS", "HELD", "UPTIME", "BEAT", "CONFINEMENT" };
 
 /* workers --help. */
 static void
@@ -48,7 +48,8 @@ execq_workers_usage(FILE *f)
 	    "Lists the workers that share this Redis, as each last said at\n"
 	    "its heartbeat (every claim_idle_s/3, 10 s by default): state\n"
 	    "(running, stopping; stopped: it shut down cleanly; dead: it\n"
-	    "went silent), host, pid, queue, slots used/total, sessions\n"
+	    "went silent), host, pid, queue, version, slots used/total, "
+	    "sessions\n"
 	    "running, commands held for approval, uptime, time since its\n"
 	    "last heartbeat, and its confinement (all: every layer on; else\n"
 	    "the layers that are off). Entries silent for a day go away.\n"
@@ -220,18 +221,19 @@ execq_workers_row(const json_t *o, char **cells)
 	cells[2] = execq_workers_str(o, "host");
 	cells[3] = execq_workers_int(o, "pid");
 	cells[4] = execq_workers_str(o, "queue");
-	xasprintf(&cells[5], "%lld/%lld",
+	cells[5] = execq_workers_str(o, "version");
+	xasprintf(&cells[6], "%lld/%lld",
 	    (long long)json_integer_value(json_object_get(o, "slots_used")),
 	    (long long)json_integer_value(json_object_get(o, "slots_total")));
-	cells[6] = execq_workers_int(o, "sessions_running");
-	cells[7] = execq_workers_int(o, "approvals_parked");
+	cells[7] = execq_workers_int(o, "sessions_running");
+	cells[8] = execq_workers_int(o, "approvals_parked");
 	/* A live worker is up until now; another one was until its beat. */
 	execq_format_duration((json_is_true(json_object_get(o, "alive")) ?
 	    now : beat) - started, buf, sizeof buf);
-	cells[8] = xstrdup(started > 0 ? buf : "-");
+	cells[9] = xstrdup(started > 0 ? buf : "-");
 	execq_format_duration(now - beat, buf, sizeof buf);
-	xasprintf(&cells[9], "%s ago", buf);
-	cells[10] = execq_workers_confinement(o);
+	xasprintf(&cells[10], "%s ago", buf);
+	cells[11] = execq_workers_confinement(o);
 }
 
 /* Prints the list as a table, or as JSON lines. */

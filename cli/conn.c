@@ -27,6 +27,23 @@
 #include "logs/xmalloc.h"
 #include "queue/rurl.h"
 
+/* r, or NULL (said) when the connection failed or Redis said no. */
+static redisReply *
+execq_reply(struct execq_session *s, const char *what, redisReply *r)
+{
+	if (r == NULL) {
+		execq_error("Redis at %s: %s: %s", s->display, what,
+		    s->c->errstr);
+		return (NULL);
+	}
+	if (r->type == REDIS_REPLY_ERROR) {
+		execq_error("Redis at %s: %s: %s", s->display, what, r->str);
+		freeReplyObject(r);
+		return (NULL);
+	}
+	return (r);
+}
+
 /*
  * Sends one command; the reply, or NULL (said, "Redis at URL: WHAT: why")
  * if the connection failed or Redis answered with an error.
@@ -41,17 +58,7 @@ execq_command(struct execq_session *s, const char *what, const char *fmt,
 	va_start(ap, fmt);
 	r = redisvCommand(s->c, fmt, ap);
 	va_end(ap);
-	if (r == NULL) {
-		execq_error("Redis at %s: %s: %s", s->display, what,
-		    s->c->errstr);
-		return (NULL);
-	}
-	if (r->type == REDIS_REPLY_ERROR) {
-		execq_error("Redis at %s: %s: %s", s->display, what, r->str);
-		freeReplyObject(r);
-		return (NULL);
-	}
-	return (r);
+	return (execq_reply(s, what, r));
 }
 
 /* The same with an argv (the strings are whole arguments). */
@@ -59,20 +66,8 @@ redisReply *
 execq_command_argv(struct execq_session *s, const char *what, int argc,
     const char **argv)
 {
-	redisReply	*r;
-
-	r = redisCommandArgv(s->c, argc, argv, NULL);
-	if (r == NULL) {
-		execq_error("Redis at %s: %s: %s", s->display, what,
-		    s->c->errstr);
-		return (NULL);
-	}
-	if (r->type == REDIS_REPLY_ERROR) {
-		execq_error("Redis at %s: %s: %s", s->display, what, r->str);
-		freeReplyObject(r);
-		return (NULL);
-	}
-	return (r);
+	return (execq_reply(s, what, redisCommandArgv(s->c, argc, argv,
+	    NULL)));
 }
 
 /* AUTH and SELECT as the URL asks; -1 (said) if refused. */
