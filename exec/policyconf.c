@@ -19,8 +19,8 @@
 #include <jansson.h>
 
 #include "exec/classify.h"
+#include "exec/policyconf.h"
 #include "logs/xmalloc.h"
-#include "worker/policyconf.h"
 
 #define POLICYCONF_RULES_MAX	1000
 #define POLICYCONF_ALLOW_MAX	100
@@ -468,4 +468,150 @@ policyconf_queue_network(const struct policyconf *pc, const char *queue)
 	    (v = json_object_get(pc->queue_network, queue)) == NULL)
 		return (-1);
 	return (json_is_true(v));
+}
+
+/* One layer's string for a settings member: copied over the old one. */
+static void
+policyconf_settings_set(char **field, const char *v)
+{
+	if (v == NULL)
+		return;
+	free(*field);
+	*field = xstrdup(v);
+}
+
+/*
+ * The file's layer: its policy keys, and the few plain keys the policy
+ * needs. Keys of the worker's own (timeouts, Redis...) are its business.
+ */
+static int
+policyconf_settings_file(struct policy_settings *ps, const char *path,
+    char **cause)
+{
+	static const char *const keys[] = { "workspace", "shell", "tier",
+	    "sandbox", "queue" };
+	char		**fields[] = { &ps->workspace, &ps->shell, &ps->tier,
+			    &ps->sandbox, &ps->queue };
+	json_error_t	 jerr;
+	json_t		*root, *v;
+	const char	*key;
+	char		*where;
+	size_t		 i;
+	int		 rc = 0;
+
+	if ((root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr)) ==
+	    NULL || !json_is_object(root)) {
+		xasprintf(cause, "config file %s: %s", path, root == NULL ?
+		    jerr.text : "not a JSON object");
+		json_decref(root);
+		return (-1);
+	}
+	xasprintf(&where, "config file %s", path);
+	json_object_foreach(root, key, v) {
+		if (policyconf_owns(key)) {
+			if ((rc = policyconf_key(ps->pc, where, key, v,
+			    cause)) != 0)
+				break;
+			continue;
+		}
+		for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+			if (strcmp(key, keys[i]) != 0)
+				continue;
+			if (!json_is_string(v)) {
+				xasprintf(cause, "%s: \"%s\" must be a string",
+				    where, key);
+				rc = -1;
+				break;
+			}
+			policyconf_settings_set(fields[i], json_string_value(v));
+		}
+		if (rc != 0)
+			break;
+	}
+	free(where);
+	json_decref(root);
+	return (rc);
+}
+
+/* NAME's value in envp, or NULL (an empty one counts as unset). */
+static const char *
+policyconf_getenv(char *const *envp, const char *name)
+{
+	size_t	n = strlen(name);
+
+	for (; envp != NULL && *envp != NULL; envp++)
+		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=' &&
+		    (*envp)[n + 1] != '\0')
+			return (*envp + n + 1);
+	return (NULL);
+}
+
+int
+policyconf_settings_load(struct policy_settings *ps, const char *file,
+    char *const *envp, const struct policy_settings *over, char **cause)
+{
+	const char	*qt, *env_tier;
+	char		*rp;
+
+	memset(ps, 0, sizeof *ps);
+	ps->pc = policyconf_create();
+	ps->workspace = xstrdup(POLICYCONF_DEFAULT_WORKSPACE);
+	ps->shell = xstrdup(POLICYCONF_DEFAULT_SHELL);
+	ps->tier = xstrdup(POLICYCONF_DEFAULT_TIER);
+	ps->sandbox = xstrdup(POLICYCONF_DEFAULT_SANDBOX);
+	ps->queue = xstrdup(POLICYCONF_DEFAULT_QUEUE);
+	if (file == NULL)
+		file = policyconf_getenv(envp, "EXECQ_CONFIG");
+	if (file != NULL && policyconf_settings_file(ps, file, cause) != 0)
+		return (-1);
+	/* queue_tiers beats the file's tier; the environment and flags
+	   beat both, as in the worker. */
+	policyconf_settings_set(&ps->queue, policyconf_getenv(envp,
+	    "EXECQ_QUEUE"));
+	policyconf_settings_set(&ps->queue, over->queue);
+	if ((qt = policyconf_queue_tier(ps->pc, ps->queue)) != NULL)
+		policyconf_settings_set(&ps->tier, qt);
+	env_tier = policyconf_getenv(envp, "EXECQ_TIER");
+	policyconf_settings_set(&ps->tier, env_tier);
+	policyconf_settings_set(&ps->tier, over->tier);
+	policyconf_settings_set(&ps->workspace, policyconf_getenv(envp,
+	    "EXECQ_WORKSPACE"));
+	policyconf_settings_set(&ps->workspace, over->workspace);
+	policyconf_settings_set(&ps->shell, policyconf_getenv(envp,
+	    "EXECQ_SHELL"));
+	policyconf_settings_set(&ps->sandbox, policyconf_getenv(envp,
+	    "EXECQ_SANDBOX"));
+	policyconf_settings_set(&ps->sandbox, over->sandbox);
+	if (strcmp(ps->tier, "auto") == 0)
+		ps->tier_level = CLS_TIER_READ_ONLY;	/* unconfined */
+	else if (cls_tier_parse(ps->tier, &ps->tier_level) != 0) {
+		xasprintf(cause, "tier '%s' must be auto, read_only, "
+		    "read_write, confined or admin", ps->tier);
+		return (-1);
+	}
+	if (cls_sandbox_parse(ps->sandbox, &ps->sandbox_mode) != 0) {
+		xasprintf(cause, "sandbox '%s' must be hold, refuse or off",
+		    ps->sandbox);
+		return (-1);
+	}
+	if ((rp = realpath(ps->workspace, NULL)) == NULL) {
+		xasprintf(cause, "workspace '%s': %s (give --workspace DIR)",
+		    ps->workspace, strerror(errno));
+		return (-1);
+	}
+	free(ps->workspace);
+	ps->workspace = rp;
+	return (policyconf_finish(ps->pc, ps->workspace, ps->shell, cause));
+}
+
+void
+policyconf_settings_release(struct policy_settings *ps)
+{
+	free(ps->workspace);
+	free(ps->shell);
+	free(ps->tier);
+	free(ps->sandbox);
+	free(ps->queue);
+	policyconf_free(ps->pc);
+	memset(ps, 0, sizeof *ps);
 }

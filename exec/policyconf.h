@@ -43,4 +43,35 @@ int			 policyconf_queue_network(const struct policyconf *,
 			    const char *queue);
 size_t			 policyconf_nrules(const struct policyconf *);
 
+/* The worker's defaults for the settings the policy depends on. */
+#define POLICYCONF_DEFAULT_WORKSPACE	"workspace"
+#define POLICYCONF_DEFAULT_SHELL	"/bin/sh"
+#define POLICYCONF_DEFAULT_TIER		"auto"
+#define POLICYCONF_DEFAULT_SANDBOX	"hold"
+#define POLICYCONF_DEFAULT_QUEUE	"exec"
+
+/*
+ * What deciding on a command needs of a worker's settings, for a program
+ * that is not the worker (`execq classify`). Strings are allocated.
+ */
+struct policy_settings {
+	char			*workspace;	/* realpath'd */
+	char			*shell, *tier, *sandbox, *queue;
+	enum cls_tier		 tier_level;	/* auto: read_only */
+	enum cls_sandbox	 sandbox_mode;
+	struct policyconf	*pc;		/* built, rules checked */
+};
+/*
+ * Loads them as the worker would: the defaults above, then the config
+ * file (file, else $EXECQ_CONFIG, else none; its queue_tiers beats its
+ * tier), then EXECQ_WORKSPACE, EXECQ_SHELL, EXECQ_TIER, EXECQ_SANDBOX and
+ * EXECQ_QUEUE from envp, then the non-NULL strings of over (workspace,
+ * tier, sandbox, queue). Makes nothing on disk: the workspace must
+ * exist. 0, or -1 with an allocated *cause (release ps either way).
+ */
+int			 policyconf_settings_load(struct policy_settings *,
+			    const char *file, char *const *envp,
+			    const struct policy_settings *over, char **cause);
+void			 policyconf_settings_release(struct policy_settings *);
+
 #endif
