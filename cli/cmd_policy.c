@@ -20,6 +20,7 @@
 #include "exec/policy.h"
 #include "exec/policyconf.h"
 #include "logs/xmalloc.h"
+#include "queue/keyspace.h"
 
 #define EXECQ_REQUEST_LEN	32
 #define EXECQ_DECIDE_WAIT_S	5
@@ -386,7 +387,7 @@ execq_request_get(struct execq_session *s, const char *request)
 	redisReply	*r;
 	json_t		*o = NULL;
 
-	r = execq_command(s, "GET", "GET execq:approval:%s", request);
+	r = execq_command(s, "GET", "GET " KS_APPROVAL "%s", request);
 	if (r == NULL)
 		return (NULL);
 	if (r->type == REDIS_REPLY_STRING)
@@ -400,7 +401,7 @@ static redisReply *
 execq_pending(struct execq_session *s)
 {
 	return (execq_command(s, "ZRANGEBYSCORE", "ZRANGEBYSCORE "
-	    "execq:approvals:pending %lld +inf", execq_epoch_ms()));
+	    KS_APPROVALS_PENDING " %lld +inf", execq_epoch_ms()));
 }
 
 /* A string member, or "". */
@@ -419,7 +420,7 @@ execq_worker_alive(struct execq_session *s, const json_t *o)
 	redisReply	*r;
 	int		 alive = 1;
 
-	r = execq_command(s, "EXISTS", "EXISTS execq:worker:%s",
+	r = execq_command(s, "EXISTS", "EXISTS " KS_WORKER "%s",
 	    execq_jstr(o, "worker"));
 	if (r != NULL && r->type == REDIS_REPLY_INTEGER)
 		alive = r->integer == 1;
@@ -567,7 +568,7 @@ execq_decision_send(struct execq_session *s, int approve,
 	    "REJECT", "request", request, "by", by, "reason", reason);
 	text = json_dumps(o, JSON_COMPACT|JSON_PRESERVE_ORDER);
 	json_decref(o);
-	r = redisCommand(s->c, "XADD execq:decisions MAXLEN ~ 10000 * item %s",
+	r = redisCommand(s->c, "XADD " KS_DECISIONS " MAXLEN ~ 10000 * item %s",
 	    text);
 	free(text);
 	if (r == NULL || r->type == REDIS_REPLY_ERROR) {

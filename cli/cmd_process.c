@@ -28,6 +28,7 @@
 #include "cli/cli.h"
 #include "queue/item.h"
 #include "logs/xmalloc.h"
+#include "queue/keyspace.h"
 
 #define EXECQ_WAIT_DEFAULT_S	3600
 #define EXECQ_WAIT_CHUNK_MS	60000	/* the most one wait action takes */
@@ -119,7 +120,7 @@ execq_process_open(struct execq_session *s, struct execq_opts *o,
 	if (!execq_name_valid(o->queue))
 		return (execq_usage_error(cmd, "bad queue name '%s': it must "
 		    "match " EXECQ_NAME_RULE, o->queue));
-	o->lane = "ctl";
+	o->lane = KS_LANE_CTL;
 	return (execq_session_open(s, o));
 }
 

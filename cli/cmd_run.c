@@ -25,6 +25,7 @@
 #include "cli/cli.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
+#include "queue/keyspace.h"
 #include "queue/rurl.h"
 
 /* run and submit share one table; run refuses submit's two extras. */
@@ -415,7 +416,7 @@ execq_cmd_run(const char *redis, int argc, char **argv)
 		goto out;
 	if (!ro.no_live) {
 		ro.o.stream = 1;
-		xasprintf(&s.live_key, "execq:out:%s", ro.o.id);
+		xasprintf(&s.live_key, KS_OUT "%s", ro.o.id);
 		s.live_cursor = xstrdup("0");
 		s.live_cb = execq_run_live_cb;
 		s.live_arg = &lv;

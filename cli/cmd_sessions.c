@@ -25,6 +25,7 @@
 
 #include "cli/cli.h"
 #include "logs/xmalloc.h"
+#include "queue/keyspace.h"
 
 #define EXECQ_PS_MAX		100	/* ZREVRANGE execq:sessions 0 99 */
 #define EXECQ_PS_COLUMNS	7
@@ -315,7 +316,7 @@ execq_session_get(struct execq_session *s, const char *id, json_t **out)
 	redisReply	*r;
 	char		*key;
 
-	xasprintf(&key, "execq:session:%s", id);
+	xasprintf(&key, KS_SESSION "%s", id);
 	r = execq_command(s, "HGETALL", "HGETALL %s", key);
 	free(key);
 	if (r == NULL)
@@ -445,13 +446,13 @@ execq_ps_fetch(struct execq_session *s, int all)
 	size_t		 i;
 	int		 failed = 0;
 
-	ids = execq_command(s, "ZREVRANGE", "ZREVRANGE execq:sessions 0 %d",
+	ids = execq_command(s, "ZREVRANGE", "ZREVRANGE " KS_SESSIONS " 0 %d",
 	    EXECQ_PS_MAX - 1);
 	if (ids == NULL)
 		return (NULL);
 	list = json_array();
 	for (i = 0; ids->type == REDIS_REPLY_ARRAY && i < ids->elements; i++)
-		redisAppendCommand(s->c, "HGETALL execq:session:%b",
+		redisAppendCommand(s->c, "HGETALL " KS_SESSION "%b",
 		    ids->element[i]->str, ids->element[i]->len);
 	for (i = 0; ids->type == REDIS_REPLY_ARRAY && i < ids->elements; i++) {
 		if (redisGetReply(s->c, (void **)&r) != REDIS_OK) {
@@ -686,7 +687,7 @@ execq_cmd_callbacks(const char *redis, int argc, char **argv)
 	co.o.queue = queue;
 	if ((rc = execq_session_open(&s, &co.o)) != 0)
 		goto out;
-	xasprintf(&key, "q:%s:high", queue);
+	xasprintf(&key, KS_QUEUE "%s:" KS_LANE_HIGH, queue);
 	cursor = co.from_start ? xstrdup("0") : execq_stream_last_id(&s, key);
 	if (cursor == NULL) {
 		rc = EXECQ_EXIT_FAIL;

@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "logs/xmalloc.h"
+#include "queue/keyspace.h"
 
 #define EXECQ_WORKERS_COLUMNS	12
 
@@ -115,7 +116,7 @@ execq_workers_fetch(struct execq_session *s, const char *queue)
 	const char	*state;
 	size_t		 i, n = 0;
 
-	if ((all = execq_command(s, "HGETALL", "HGETALL execq:workers")) ==
+	if ((all = execq_command(s, "HGETALL", "HGETALL " KS_WORKERS)) ==
 	    NULL)
 		return (NULL);
 	v = xcalloc(all->elements / 2 + 1, sizeof *v);
@@ -130,7 +131,7 @@ execq_workers_fetch(struct execq_session *s, const char *queue)
 		}
 		json_object_set_new(o, "consumer", json_stringn(
 		    all->element[i]->str, all->element[i]->len));
-		redisAppendCommand(s->c, "EXISTS execq:worker:%b",
+		redisAppendCommand(s->c, "EXISTS " KS_WORKER "%b",
 		    all->element[i]->str, all->element[i]->len);
 		v[n++] = o;
 	}
@@ -279,11 +280,11 @@ execq_workers_prune(struct execq_session *s, const json_t *list)
 		if (json_is_true(json_object_get(o, "alive")))
 			continue;
 		c = json_string_value(json_object_get(o, "consumer"));
-		if ((r = execq_command(s, "HDEL", "HDEL execq:workers %s", c)) ==
+		if ((r = execq_command(s, "HDEL", "HDEL " KS_WORKERS " %s", c)) ==
 		    NULL)
 			return (-1);
 		freeReplyObject(r);
-		if ((r = execq_command(s, "ZREM", "ZREM execq:workers:beat %s",
+		if ((r = execq_command(s, "ZREM", "ZREM " KS_WORKERS_BEAT " %s",
 		    c)) == NULL)
 			return (-1);
 		freeReplyObject(r);

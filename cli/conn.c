@@ -25,6 +25,7 @@
 #include "cli/cli.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
+#include "queue/keyspace.h"
 #include "queue/rurl.h"
 
 /* r, or NULL (said) when the connection failed or Redis said no. */
@@ -114,7 +115,7 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 	}
 	s->display = rurl_display(&u);
 	s->queue = xstrdup(o->queue);
-	xasprintf(&s->item_key, "q:%s:%s", o->queue, o->lane);
+	xasprintf(&s->item_key, KS_QUEUE_FMT, o->queue, o->lane);
 	if (u.path != NULL)
 		s->c = redisConnectUnixWithTimeout(u.path, tv);
 	else
@@ -146,8 +147,8 @@ execq_session_close(struct execq_session *s)
 	char		*normal, *high;
 
 	if (s->c != NULL && s->c->err == 0 && s->reply != NULL) {
-		xasprintf(&normal, "q:%s:normal", s->reply);
-		xasprintf(&high, "q:%s:high", s->reply);
+		xasprintf(&normal, KS_QUEUE "%s:" KS_LANE_NORMAL, s->reply);
+		xasprintf(&high, KS_QUEUE "%s:" KS_LANE_HIGH, s->reply);
 		if ((r = execq_command(s, "DEL", "DEL %s %s", normal,
 		    high)) != NULL)
 			freeReplyObject(r);
@@ -174,9 +175,9 @@ void
 execq_session_private_reply(struct execq_session *s)
 {
 	s->reply = execq_reply_name();
-	xasprintf(&s->answer_key, "q:%s:normal", s->reply);
+	xasprintf(&s->answer_key, KS_QUEUE "%s:" KS_LANE_NORMAL, s->reply);
 	s->cursor = xstrdup("0");
-	xasprintf(&s->notice_key, "q:%s:high", s->reply);
+	xasprintf(&s->notice_key, KS_QUEUE "%s:" KS_LANE_HIGH, s->reply);
 	s->notice_cursor = xstrdup("0");
 }
 
@@ -265,12 +266,12 @@ execq_quiet_sigint(void)
 int
 execq_session_shared_reply(struct execq_session *s, const char *name)
 {
-	xasprintf(&s->answer_key, "q:%s:normal", name);
+	xasprintf(&s->answer_key, KS_QUEUE "%s:" KS_LANE_NORMAL, name);
 	s->cursor = execq_stream_last_id(s, s->answer_key);
 	if (s->cursor == NULL)
 		return (-1);
 	/* An APPROVAL_REQUEST for our item would come here. */
-	xasprintf(&s->notice_key, "q:%s:high", name);
+	xasprintf(&s->notice_key, KS_QUEUE "%s:" KS_LANE_HIGH, name);
 	s->notice_cursor = execq_stream_last_id(s, s->notice_key);
 	return (s->notice_cursor != NULL ? 0 : -1);
 }

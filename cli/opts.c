@@ -25,6 +25,7 @@
 #include "cli/cli.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
+#include "queue/keyspace.h"
 #include "queue/rurl.h"
 
 /* Adds --env K=V to o->env; -1 (said) if it is not K=V or not UTF-8. */
@@ -104,8 +105,9 @@ execq_opts_check(struct execq_opts *o, const char *cmd)
 {
 	if (!execq_name_valid(o->queue))
 		goto badname;
-	if (strcmp(o->lane, "high") != 0 && strcmp(o->lane, "normal") != 0 &&
-	    strcmp(o->lane, "low") != 0) {
+	if (strcmp(o->lane, KS_LANE_HIGH) != 0 &&
+	    strcmp(o->lane, KS_LANE_NORMAL) != 0 &&
+	    strcmp(o->lane, KS_LANE_LOW) != 0) {
 		execq_usage_error(cmd, "--priority is high, normal or low, "
 		    "not '%s'", o->lane);
 		return (-1);
@@ -201,7 +203,7 @@ execq_opts_init(struct execq_opts *o, const char *redis)
 		queue = o->conf_queue;
 	}
 	o->queue = queue != NULL ? queue : EXECQ_DEFAULT_QUEUE;
-	o->lane = "normal";
+	o->lane = KS_LANE_NORMAL;
 	o->reply_default = EXECQ_DEFAULT_REPLIES;
 	o->tail_lines = -1;
 }

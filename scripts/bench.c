@@ -36,6 +36,7 @@
 #include "exec/cgroup.h"
 #include "exec/confine.h"
 #include "exec/spawn.h"
+#include "queue/keyspace.h"
 
 extern char **environ;
 
@@ -133,13 +134,13 @@ bench_client(const char *url, const char *queue, const char *cmd, int id,
 	if ((rc = bench_connect(url)) == NULL || rc->err)
 		return (1);
 	snprintf(reply, sizeof reply, "bench-%d-%d", (int)getpid(), id);
-	snprintf(stream, sizeof stream, "q:%s:normal", reply);
+	snprintf(stream, sizeof stream, KS_QUEUE "%s:" KS_LANE_NORMAL, reply);
 	for (i = 0; i < n; i++) {
 		snprintf(item, sizeof item, "{\"id\":\"b%d-%d-%d\",\"type\":"
 		    "\"EXEC\",\"reply_to\":\"%s\",\"args\":{\"command\":\"%s\"}}",
 		    (int)getpid(), id, i, reply, cmd);
 		t = bench_now();
-		r = redisCommand(rc, "XADD q:%s:normal * item %s", queue, item);
+		r = redisCommand(rc, "XADD " KS_QUEUE "%s:" KS_LANE_NORMAL " * item %s", queue, item);
 		if (r == NULL || r->type == REDIS_REPLY_ERROR)
 			return (1);
 		freeReplyObject(r);
@@ -241,7 +242,7 @@ bench_spawn(redisContext *rc, const char *queue, const char *id,
 	    "EXEC", "reply_to", reply, "args", "command", cmd, "background", 1,
 	    "pty", pty);
 	text = json_dumps(o, JSON_COMPACT);
-	r = redisCommand(rc, "XADD q:%s:normal * item %s", queue, text);
+	r = redisCommand(rc, "XADD " KS_QUEUE "%s:" KS_LANE_NORMAL " * item %s", queue, text);
 	rc2 = r != NULL && r->type != REDIS_REPLY_ERROR ? 0 : -1;
 	if (r != NULL)
 		freeReplyObject(r);
@@ -267,7 +268,7 @@ bench_callback(int n, const char *url, const char *queue)
 		return (1);
 	lat = calloc(n, sizeof *lat);
 	snprintf(reply, sizeof reply, "bench-cb-%d", (int)getpid());
-	snprintf(stream, sizeof stream, "q:%s:high", reply);
+	snprintf(stream, sizeof stream, KS_QUEUE "%s:" KS_LANE_HIGH, reply);
 	for (i = 0; i < n; i++) {
 		snprintf(id, sizeof id, "cb%d-%d", (int)getpid(), i);
 		if (bench_spawn(rc, queue, id, reply, "date +%s%N", 0) == -1 ||
@@ -320,7 +321,7 @@ bench_throughput(int mb, const char *url, const char *queue,
 	if ((rc = bench_connect(url)) == NULL || rc->err)
 		return (1);
 	snprintf(reply, sizeof reply, "bench-tp-%d", (int)getpid());
-	snprintf(stream, sizeof stream, "q:%s:high", reply);
+	snprintf(stream, sizeof stream, KS_QUEUE "%s:" KS_LANE_HIGH, reply);
 	snprintf(id, sizeof id, "tp%d", (int)getpid());
 	t0 = bench_now();
 	if (bench_spawn(rc, queue, id, reply, cmd, 0) == -1 ||
@@ -385,7 +386,7 @@ bench_idle(int n, const char *url, const char *queue, pid_t worker)
 		return (1);
 	rss0 = bench_status_kb(worker, "VmRSS:");
 	snprintf(reply, sizeof reply, "bench-idle-%d", (int)getpid());
-	snprintf(stream, sizeof stream, "q:%s:normal", reply);
+	snprintf(stream, sizeof stream, KS_QUEUE "%s:" KS_LANE_NORMAL, reply);
 	for (i = 0; i < n; i++) {
 		snprintf(id, sizeof id, "idle%d-%d", (int)getpid(), i);
 		if (bench_spawn(rc, queue, id, reply, "sleep 3600", 1) == -1)

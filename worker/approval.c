@@ -24,6 +24,7 @@
 #include "logs/log.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
+#include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "worker/approval.h"
 #include "worker/config.h"
@@ -109,7 +110,7 @@ approval_publish(struct approval *a)
 	snprintf(ttl, sizeof ttl, "%lld", (long long)((a->req.expires_ms -
 	    a->req.created_ms) / 1000 + APPROVAL_KEEP_S));
 	snprintf(score, sizeof score, "%lld", (long long)a->req.expires_ms);
-	snprintf(key, sizeof key, "execq:approval:%s", a->request);
+	snprintf(key, sizeof key, KS_APPROVAL "%s", a->request);
 	argv[0] = "SET";
 	argv[1] = key;
 	argv[2] = json;
@@ -118,12 +119,12 @@ approval_publish(struct approval *a)
 	queue_send(as->q, 5, argv, NULL, NULL, NULL);
 	if (strcmp(a->req.state, "pending") == 0) {
 		argv[0] = "ZADD";
-		argv[1] = "execq:approvals:pending";
+		argv[1] = KS_APPROVALS_PENDING;
 		argv[2] = score;
 		argv[3] = a->request;
 		queue_send(as->q, 4, argv, NULL, NULL, NULL);
 		argv[0] = "XADD";
-		argv[1] = "execq:approvals";
+		argv[1] = KS_APPROVALS;
 		argv[2] = "MAXLEN";
 		argv[3] = "~";
 		argv[4] = APPROVAL_STREAM_MAXLEN;
@@ -131,11 +132,11 @@ approval_publish(struct approval *a)
 		argv[6] = "item";
 		argv[7] = json;
 		queue_send(as->q, 8, argv, NULL, NULL, NULL);
-		queue_answer(as->q, a->req.reply_to, "high", NULL,
+		queue_answer(as->q, a->req.reply_to, KS_LANE_HIGH, NULL,
 		    QUEUE_STORE_NONE, NULL, NULL, json, len);
 	} else {
 		argv[0] = "ZREM";
-		argv[1] = "execq:approvals:pending";
+		argv[1] = KS_APPROVALS_PENDING;
 		argv[2] = a->request;
 		queue_send(as->q, 3, argv, NULL, NULL, NULL);
 	}
@@ -247,13 +248,13 @@ approvals_read_cb(const struct queue_entry *e, size_t n, int failed,
 	as->reading = APPROVAL_READ_NONE;
 	if (failed) {		/* the next tick tries again */
 		if (!as->failing)
-			log_warn("approvals: cannot read execq:decisions (no "
+			log_warn("approvals: cannot read " KS_DECISIONS " (no "
 			    "access? Redis away?); held commands wait");
 		as->failing = 1;
 		return;
 	}
 	if (as->failing)
-		log_info("approvals: reading execq:decisions again");
+		log_info("approvals: reading " KS_DECISIONS " again");
 	as->failing = 0;
 	if (!first && as->cursor == NULL)
 		return;		/* went idle meanwhile */
@@ -275,10 +276,10 @@ approvals_read_cb(const struct queue_entry *e, size_t n, int failed,
 static void
 approvals_poll(struct approvals *as)
 {
-	const char	*first[] = { "XREVRANGE", "execq:decisions", "+", "-",
+	const char	*first[] = { "XREVRANGE", KS_DECISIONS, "+", "-",
 			    "COUNT", "1" };
 	const char	*next[] = { "XREAD", "COUNT", "128", "STREAMS",
-			    "execq:decisions", as->cursor };
+			    KS_DECISIONS, as->cursor };
 	int		 r;
 
 	if (as->reading != APPROVAL_READ_NONE)

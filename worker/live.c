@@ -12,6 +12,7 @@
 
 #include "logs/log.h"
 #include "logs/xmalloc.h"
+#include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "worker/live.h"
 
@@ -46,7 +47,7 @@ live_create(struct event_base *base, struct queue *q, const char *id,
 	l = xcalloc(1, sizeof *l);
 	l->q = q;
 	l->per_fd = per_fd;
-	xasprintf(&l->key, "execq:out:%s", id);
+	xasprintf(&l->key, KS_OUT "%s", id);
 	l->pending = xmalloc(LIVE_FLUSH_BYTES);
 	if ((l->ev_flush = evtimer_new(base, live_flush_cb, l)) == NULL)
 		fatal("out of memory (libevent)");

@@ -25,6 +25,7 @@
 #include "logs/tail.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
+#include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "worker/config.h"
 #include "worker/live.h"
@@ -180,7 +181,7 @@ session_mirror(struct session *s)
 	const char	*argv[32];
 	int		 n = 0;
 
-	snprintf(key, sizeof key, "execq:session:%s", s->id);
+	snprintf(key, sizeof key, KS_SESSION "%s", s->id);
 	snprintf(pid, sizeof pid, "%ld", (long)s->pid);
 	snprintf(started, sizeof started, "%lld", (long long)s->started_ms);
 	snprintf(ended, sizeof ended, "%lld", (long long)s->ended_ms);
@@ -235,7 +236,7 @@ session_index(struct session *s)
 	snprintf(old, sizeof old, "(%lld", (long long)s->started_ms -
 	    7LL * 86400 * 1000);
 	argv[0] = "ZADD";
-	argv[1] = "execq:sessions";
+	argv[1] = KS_SESSIONS;
 	argv[2] = score;
 	argv[3] = s->id;
 	session_send(s->ss, 4, argv, NULL);
@@ -244,7 +245,7 @@ session_index(struct session *s)
 	argv[3] = old;
 	session_send(s->ss, 4, argv, NULL);
 	argv[0] = "SADD";		/* checked for lost sessions */
-	argv[1] = "execq:running";
+	argv[1] = KS_RUNNING;
 	argv[2] = s->id;
 	session_send(s->ss, 3, argv, NULL);
 }
@@ -828,8 +829,8 @@ session_done_cb(struct exec *ex, void *arg)
 	    json_object_get(s->final, "status")), (int)json_integer_value(
 	    json_object_get(s->final, "exit_code")));
 	live_flush(s->live);	/* its output before its callback */
-	queue_answer(ss->q, s->reply_to, "high", s->id, QUEUE_STORE_CALLBACK,
-	    NULL, NULL, text, len);
+	queue_answer(ss->q, s->reply_to, KS_LANE_HIGH, s->id,
+	    QUEUE_STORE_CALLBACK, NULL, NULL, text, len);
 	if (ss->metrics != NULL) {
 		metrics_add(ss->metrics, METRICS_SESSIONS_ENDED, 1,
 		    json_string_value(json_object_get(s->final, "status")),
@@ -843,7 +844,7 @@ session_done_cb(struct exec *ex, void *arg)
 	free(text);
 	session_mirror(s);
 	argv[0] = "SREM";
-	argv[1] = "execq:running";
+	argv[1] = KS_RUNNING;
 	argv[2] = s->id;
 	session_send(ss, 3, argv, NULL);
 	session_wake(s);
@@ -1283,7 +1284,7 @@ sessions_fence(struct sessions *ss)
 	LIST_FOREACH(s, &ss->list, entry) {
 		if (s->ex == NULL)
 			continue;
-		snprintf(key, sizeof key, "execq:session:%s", s->id);
+		snprintf(key, sizeof key, KS_SESSION "%s", s->id);
 		snprintf(serial, sizeof serial, "%lld", s->serial);
 		argv[0] = "EVAL";
 		argv[1] = lua;
@@ -1392,13 +1393,13 @@ sessions_mirror_held(struct sessions *ss, const struct session_held *h,
 	const char	*argv[24];
 	int		 n = 0;
 
-	snprintf(key, sizeof key, "execq:session:%s", h->id);
+	snprintf(key, sizeof key, KS_SESSION "%s", h->id);
 	if (drop) {
 		argv[0] = "DEL";
 		argv[1] = key;
 		session_send(ss, 2, argv, NULL);
 		argv[0] = "ZREM";
-		argv[1] = "execq:sessions";
+		argv[1] = KS_SESSIONS;
 		argv[2] = h->id;
 		session_send(ss, 3, argv, NULL);
 		return;
@@ -1435,7 +1436,7 @@ sessions_mirror_held(struct sessions *ss, const struct session_held *h,
 	argv[2] = ttl;
 	session_send(ss, 3, argv, NULL);
 	argv[0] = "ZADD";
-	argv[1] = "execq:sessions";
+	argv[1] = KS_SESSIONS;
 	argv[2] = started;
 	argv[3] = h->id;
 	session_send(ss, 4, argv, NULL);

@@ -27,6 +27,7 @@
 #include "logs/syncer.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
+#include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "queue/rurl.h"
 #include "worker/approval.h"
@@ -249,8 +250,8 @@ worker_finish(struct job *j, const char *code, const char *reply_to,
 {
 	struct worker	*w = j->w;
 
-	queue_answer(w->q, worker_reply_to(w, reply_to), "normal", id, store,
-	    j->stream, j->entry_id, json, len);
+	queue_answer(w->q, worker_reply_to(w, reply_to), KS_LANE_NORMAL, id,
+	    store, j->stream, j->entry_id, json, len);
 	worker_answered(j, code);
 	worker_drop(j);
 }
@@ -384,7 +385,7 @@ worker_start(struct job *j)
 		log_info("item %s: session started: %s", j->item->id,
 		    j->item->command);
 		queue_answer_kept(w->q, worker_reply_to(w, j->item->reply_to),
-		    "normal", j->item->id, QUEUE_STORE_ANSWER, j->stream,
+		    KS_LANE_NORMAL, j->item->id, QUEUE_STORE_ANSWER, j->stream,
 		    j->entry_id, json, len, kept, kept_len);
 		worker_spawned(j);
 		worker_answered(j, "ok");

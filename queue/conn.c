@@ -1,0 +1,315 @@
+/* The two Redis connections: connect, resolve, reconnect with backoff. */
+
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+#include <hiredis/adapters/libevent.h>
+
+#include "logs/log.h"
+#include "logs/syncer.h"
+#include "logs/xmalloc.h"
+#include "queue/keyspace.h"
+#include "queue/queue.h"
+#include "queue/queue_int.h"
+#include "queue/rurl.h"
+#include "queue/spool.h"
+
+/*
+ * Writes what is buffered on c in this loop turn instead of after the next
+ * epoll round: one round trip less per command on the hot path. It runs
+ * as an event of its own, never inside a hiredis callback, where a write
+ * error would free the context under hiredis' feet.
+ */
+static void
+queue_kick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct qconn	*c = arg;
+
+	(void)fd;
+	(void)what;
+	if (c->up && c->ac != NULL)
+		redisAsyncHandleWrite(c->ac);	/* may disconnect: c->ac NULL */
+}
+
+/* Schedules queue_kick_cb for this loop turn. */
+void
+queue_kick(struct qconn *c)
+{
+	if (c->up && c->ac != NULL)
+		event_active(c->ev_kick, EV_TIMEOUT, 1);
+}
+
+/* Schedules a reconnect with exponential backoff. */
+static void
+queue_retry_later(struct qconn *c)
+{
+	struct timeval	tv;
+
+	if (c->q->freeing)
+		return;
+	c->backoff_ms = c->backoff_ms == 0 ? QUEUE_BACKOFF_MIN_MS :
+	    c->backoff_ms * 2;
+	if (c->backoff_ms > QUEUE_BACKOFF_MAX_MS)
+		c->backoff_ms = QUEUE_BACKOFF_MAX_MS;
+	tv.tv_sec = c->backoff_ms / 1000;
+	tv.tv_usec = (c->backoff_ms % 1000) * 1000;
+	evtimer_add(c->ev_retry, &tv);
+}
+
+/* The reconnect timer. */
+static void
+queue_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	queue_connect(arg);
+}
+
+/* Any reply on a connection's setup commands: errors are logged. */
+static void
+queue_setup_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct qconn	*c = arg;
+
+	(void)ac;
+	if (reply != NULL && reply->type == REDIS_REPLY_ERROR &&
+	    strncmp(reply->str, "BUSYGROUP", 9) != 0) {
+		log_warn("queue: redis %s: %s", c->name, reply->str);
+		if (strstr(reply->str, "AUTH") != NULL ||
+		    strstr(reply->str, "WRONGPASS") != NULL ||
+		    strstr(reply->str, "NOPERM") != NULL)
+			redisAsyncDisconnect(c->ac);
+	}
+}
+
+/* AUTH and SELECT, first on every new connection. */
+static void
+queue_hello(struct qconn *c)
+{
+	struct queue	*q = c->q;
+	char		 db[16];
+
+	if (q->url.password != NULL && q->url.user != NULL)
+		redisAsyncCommand(c->ac, queue_setup_cb, c, "AUTH %s %s",
+		    q->url.user, q->url.password);
+	else if (q->url.password != NULL)
+		redisAsyncCommand(c->ac, queue_setup_cb, c, "AUTH %s",
+		    q->url.password);
+	if (q->url.db != 0) {
+		snprintf(db, sizeof db, "%d", q->url.db);
+		redisAsyncCommand(c->ac, queue_setup_cb, c, "SELECT %s", db);
+	}
+}
+
+/* Creates the consumer group on every lane (BUSYGROUP is fine). */
+void
+queue_create_groups(struct queue *q)
+{
+	int	i;
+
+	for (i = 0; i < QUEUE_NLANES; i++)
+		redisAsyncCommand(q->rd.ac, queue_setup_cb, &q->rd,
+		    "XGROUP CREATE %s " QUEUE_GROUP " 0 MKSTREAM", q->lanes[i]);
+}
+
+/* The read connection's id, to unblock it from the other one. */
+static void
+queue_client_id_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct queue	*q = arg;
+
+	(void)ac;
+	if (reply != NULL && reply->type == REDIS_REPLY_INTEGER)
+		q->rd_client_id = reply->integer;
+	else if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
+		log_warn("queue: CLIENT ID: %s (new work waits for the read "
+		    "timeout when all slots were busy)", reply->str);
+}
+
+/* Connected (or not). */
+static void
+queue_connect_cb(const redisAsyncContext *ac, int status)
+{
+	struct qconn	*c = ac->data;
+
+	if (status != REDIS_OK) {
+		log_warn("queue: redis %s: connect: %s", c->name, ac->errstr);
+		c->ac = NULL;		/* hiredis frees it */
+		queue_retry_later(c);
+		return;
+	}
+	log_info("queue: redis %s connection up", c->name);
+	c->up = 1;
+	if (c->ever_up)
+		c->q->reconnects++;
+	c->ever_up = 1;
+	c->backoff_ms = 0;
+	if (c == &c->q->rd) {
+		redisAsyncCommand(c->ac, queue_client_id_cb, c->q, "CLIENT ID");
+		queue_create_groups(c->q);
+		queue_read_next(c->q);
+	} else {
+		/* Announce ourselves at once: forwarding checks for it. */
+		queue_announce(c->q);
+		if (c->q->was_up && c->q->eventcb != NULL)
+			c->q->eventcb(QUEUE_EV_RECONNECTED, c->q->eventarg);
+		c->q->was_up = 1;
+		queue_flush(c->q);
+	}
+}
+
+/* Lost: everything pending got a NULL reply already; reconnect. */
+static void
+queue_disconnect_cb(const redisAsyncContext *ac, int status)
+{
+	struct qconn	*c = ac->data;
+
+	c->ac = NULL;
+	c->up = 0;
+	if (c == &c->q->rd)
+		c->q->reading = 0;
+	if (c->q->freeing)
+		return;
+	log_warn("queue: redis %s connection lost%s%s", c->name,
+	    status == REDIS_OK ? "" : ": ", status == REDIS_OK ? "" : ac->errstr);
+	if (c == &c->q->wr)
+		queue_spool_out(c->q);
+	queue_retry_later(c);
+}
+
+/* On the resolver's thread: the host's first address, as text. */
+static int
+queue_resolve_work(void *arg)
+{
+	struct qconn	*c = arg;
+	struct addrinfo	 hints, *res;
+	int		 rc;
+
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if ((rc = getaddrinfo(c->q->url.host, NULL, &hints, &res)) != 0) {
+		c->gai_error = gai_strerror(rc);
+		return (EHOSTUNREACH);
+	}
+	if (res->ai_family == AF_INET6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)
+		    (void *)res->ai_addr)->sin6_addr, c->addr, sizeof c->addr);
+	else
+		inet_ntop(AF_INET, &((struct sockaddr_in *)
+		    (void *)res->ai_addr)->sin_addr, c->addr, sizeof c->addr);
+	freeaddrinfo(res);
+	return (0);
+}
+
+/* Back on the loop with the address: connect to it. */
+static void
+queue_resolved_cb(int err, void *arg)
+{
+	struct qconn	*c = arg;
+
+	c->resolving = 0;
+	if (c->q->freeing)
+		return;
+	if (err != 0) {
+		log_warn("queue: redis %s: cannot resolve %s: %s", c->name,
+		    c->q->url.host, c->gai_error);
+		queue_retry_later(c);
+		return;
+	}
+	queue_connect(c);
+}
+
+/* 1 if host is an address already (no lookup). */
+int
+queue_numeric(const char *host)
+{
+	unsigned char	buf[sizeof(struct in6_addr)];
+
+	return (inet_pton(AF_INET, host, buf) == 1 ||
+	    inet_pton(AF_INET6, host, buf) == 1);
+}
+
+/*
+ * Starts connecting c; failures come back through the callbacks. A host
+ * name is looked up first on the resolver's thread, on every attempt (a
+ * failover may move it), so a slow DNS never stops the loop.
+ */
+void
+queue_connect(struct qconn *c)
+{
+	struct queue	*q = c->q;
+
+	if (q->url.path == NULL && q->resolver != NULL && !c->resolving &&
+	    c->addr[0] == '\0') {
+		c->resolving = 1;
+		syncer_call(q->resolver, queue_resolve_work, queue_resolved_cb,
+		    c);
+		return;
+	}
+	if (q->url.path != NULL)
+		c->ac = redisAsyncConnectUnix(q->url.path);
+	else
+		c->ac = redisAsyncConnect(c->addr[0] != '\0' ? c->addr :
+		    q->url.host, q->url.port);
+	c->addr[0] = '\0';	/* looked up again next time */
+	if (c->ac == NULL || c->ac->err) {
+		log_warn("queue: redis %s: %s", c->name, c->ac != NULL ?
+		    c->ac->errstr : "out of memory");
+		if (c->ac != NULL)
+			redisAsyncFree(c->ac);
+		c->ac = NULL;
+		queue_retry_later(c);
+		return;
+	}
+	/* hiredis 0.14 does not set CLOEXEC: children must not inherit it. */
+	fcntl(c->ac->c.fd, F_SETFD, FD_CLOEXEC);
+	c->ac->data = c;
+	redisLibeventAttach(c->ac, q->base);
+	redisAsyncSetConnectCallback(c->ac, queue_connect_cb);
+	redisAsyncSetDisconnectCallback(c->ac, queue_disconnect_cb);
+	queue_hello(c);
+}
+
+/* Sets up one connection's state. */
+void
+queue_conn_init(struct queue *q, struct qconn *c, const char *name)
+{
+	c->q = q;
+	c->name = name;
+	c->ev_retry = evtimer_new(q->base, queue_retry_cb, c);
+	c->ev_kick = event_new(q->base, -1, 0, queue_kick_cb, c);
+	if (c->ev_retry == NULL || c->ev_kick == NULL)
+		fatal("out of memory (libevent)");
+}
+
+/* Closes a connection; its pending callbacks see NULL replies. */
+void
+queue_conn_release(struct qconn *c)
+{
+	if (c->ac != NULL)
+		redisAsyncFree(c->ac);
+	c->ac = NULL;
+	if (c->ev_retry != NULL)
+		event_free(c->ev_retry);
+	c->ev_retry = NULL;
+	if (c->ev_kick != NULL)
+		event_free(c->ev_kick);
+	c->ev_kick = NULL;
+}

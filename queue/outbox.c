@@ -1,0 +1,399 @@
+/*
+ * What must reach Redis (claims, answers, commands): kept in order until
+ * Redis replies, retried across reconnects and refusals, spooled to disk
+ * when the worker stops or Redis is away.
+ */
+
+#include <sys/queue.h>
+
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+
+#include "logs/log.h"
+#include "logs/syncer.h"
+#include "logs/xmalloc.h"
+#include "queue/keyspace.h"
+#include "queue/queue.h"
+#include "queue/queue_int.h"
+#include "queue/rurl.h"
+#include "queue/spool.h"
+
+/* A request from a printf-free argument list; strings are copied. */
+struct qreq *
+queue_req_new(int argc, const char **argv, const size_t *len)
+{
+	struct qreq	*r;
+	int		 i;
+
+	r = xcalloc(1, sizeof *r);
+	r->argc = argc;
+	r->argv = xcalloc(argc, sizeof *r->argv);
+	r->argvlen = xcalloc(argc, sizeof *r->argvlen);
+	for (i = 0; i < argc; i++) {
+		r->argvlen[i] = len != NULL ? len[i] : strlen(argv[i]);
+		r->argv[i] = xmalloc(r->argvlen[i] + 1);
+		memcpy(r->argv[i], argv[i], r->argvlen[i]);
+		r->argv[i][r->argvlen[i]] = '\0';
+	}
+	return (r);
+}
+
+/* Marks a request as not for the spool. */
+struct qreq *
+queue_nospool(struct qreq *r)
+{
+	r->nospool = 1;
+	return (r);
+}
+
+/* Frees a request. */
+void
+queue_req_free(struct qreq *r)
+{
+	int	i;
+
+	for (i = 0; i < r->argc; i++)
+		free(r->argv[i]);
+	free(r->argv);
+	free(r->argvlen);
+	free(r);
+}
+
+/* Answers and commands without a callback can be replayed by anyone. */
+static int
+queue_spoolable(const struct qreq *r)
+{
+	return (r->claimcb == NULL && r->replycb == NULL && !r->nospool &&
+	    r->spool.file == NULL);
+}
+
+/* Keeps the requests Redis has not confirmed on disk; how many are. */
+unsigned
+queue_spool_out(struct queue *q)
+{
+	struct qreq	*req;
+	unsigned	 n = 0;
+
+	if (q->spool == NULL)
+		return (0);
+	TAILQ_FOREACH(req, &q->out, entry) {
+		if (queue_spoolable(req))
+			(void)spool_append(q->spool, req->argc,
+			    (const char *const *)req->argv, req->argvlen,
+			    &req->spool);
+		if (req->spool.file != NULL)
+			n++;
+	}
+	spool_sync(q->spool);
+	return (n);
+}
+
+unsigned
+queue_spool_all(struct queue *q)
+{
+	return (queue_spool_out(q));
+}
+
+/* Retry failed requests once the backoff is over. */
+void
+queue_flush_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct queue	*q = arg;
+
+	(void)fd;
+	(void)what;
+	q->err_wait = 0;
+	queue_flush(q);
+}
+
+/*
+ * Redis refused a request (OOM, READONLY, a script error): nothing more
+ * goes out for a while, doubling up to QUEUE_ERR_BACKOFF_MAX_MS while the
+ * refusals go on, and the log says so once a second at most.
+ */
+static void
+queue_refused(struct queue *q, const char *what, const char *why)
+{
+	struct timeval	 tv;
+	time_t		 now = time(NULL);
+
+	if (now != q->err_logged) {
+		log_warn("queue: redis refused %s: %s (%u more since; retrying "
+		    "in %u ms)", what, why, q->err_quiet, q->err_backoff_ms == 0 ?
+		    QUEUE_BACKOFF_MIN_MS : q->err_backoff_ms);
+		q->err_logged = now;
+		q->err_quiet = 0;
+	} else
+		q->err_quiet++;
+	if (q->err_wait)
+		return;		/* this burst is counted already */
+	q->err_backoff_ms = q->err_backoff_ms == 0 ? QUEUE_BACKOFF_MIN_MS :
+	    q->err_backoff_ms * 2;
+	if (q->err_backoff_ms > QUEUE_ERR_BACKOFF_MAX_MS)
+		q->err_backoff_ms = QUEUE_ERR_BACKOFF_MAX_MS;
+	q->err_wait = 1;
+	tv.tv_sec = q->err_backoff_ms / 1000;
+	tv.tv_usec = (q->err_backoff_ms % 1000) * 1000;
+	evtimer_add(q->ev_flush, &tv);
+}
+
+/* The reply to an answer or a claim. */
+static void
+queue_req_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct qreq	*req = arg;
+	struct qconn	*c = ac->data;
+	struct queue	*q = c->q;
+	enum queue_claim what;
+	const char	*answer = NULL;
+	size_t		 len = 0;
+
+	req->sent = 0;
+	if (reply == NULL || q->freeing)
+		return;		/* resent when the connection is back */
+	if (reply->type == REDIS_REPLY_ERROR) {
+		queue_refused(q, req->claimcb != NULL ? "a claim" :
+		    "an answer", reply->str);
+		if (req->claimcb == NULL) {
+			if (queue_spoolable(req) && q->spool != NULL) {
+				(void)spool_append(q->spool, req->argc,
+				    (const char *const *)req->argv, req->argvlen,
+				    &req->spool);
+				spool_sync(q->spool);
+			}
+			return;		/* kept; sent again after the backoff */
+		}
+		/* A claim lets go: the entry stays pending, read again. */
+		q->let_go = 1;
+		TAILQ_REMOVE(&q->out, req, entry);
+		q->nout--;
+		req->claimcb(QUEUE_CLAIM_FAILED, NULL, 0, req->arg);
+		queue_req_free(req);
+		return;
+	}
+	q->err_backoff_ms = 0;
+	TAILQ_REMOVE(&q->out, req, entry);
+	q->nout--;
+	if (q->spool != NULL)
+		spool_done(q->spool, &req->spool);
+	if (req->replycb != NULL)
+		req->replycb(reply->type == REDIS_REPLY_INTEGER ?
+		    reply->integer : 0, req->arg);
+	else if (req->claimcb != NULL) {
+		what = QUEUE_CLAIM_RUNNING;
+		if (reply->type == REDIS_REPLY_ARRAY && reply->elements >= 1)
+			what = (enum queue_claim)reply->element[0]->integer;
+		if (what == QUEUE_CLAIM_ANSWERED && reply->elements == 2) {
+			answer = reply->element[1]->str;
+			len = reply->element[1]->len;
+		}
+		req->claimcb(what, answer, len, req->arg);
+	}
+	queue_req_free(req);
+}
+
+/* Sends every request that is not on its way. */
+void
+queue_flush(struct queue *q)
+{
+	struct qreq	*req;
+
+	if (!q->wr.up || q->freeing || q->err_wait)
+		return;
+	TAILQ_FOREACH(req, &q->out, entry) {
+		if (req->sent)
+			continue;
+		req->sent = 1;
+		redisAsyncCommandArgv(q->wr.ac, queue_req_cb, req, req->argc,
+		    (const char **)req->argv, req->argvlen);
+	}
+	queue_kick(&q->wr);
+}
+
+/* Queues a request and sends it if the connection is up. */
+void
+queue_push(struct queue *q, struct qreq *req)
+{
+	TAILQ_INSERT_TAIL(&q->out, req, entry);
+	q->nout++;
+	if (!q->wr.up && queue_spoolable(req) && q->spool != NULL) {
+		(void)spool_append(q->spool, req->argc,
+		    (const char *const *)req->argv, req->argvlen, &req->spool);
+		spool_sync(q->spool);
+	}
+	queue_flush(q);
+}
+
+void
+queue_claim(struct queue *q, const char *item_id, const char *entry_id,
+    int redelivered, int retries, queue_claim_cb cb, void *arg)
+{
+	char		*claim, *answer, ttl[16], nretries[16];
+	const char	*argv[10];
+	struct qreq	*req;
+
+	xasprintf(&claim, KS_CLAIM "%s", item_id);
+	xasprintf(&answer, KS_ANSWER "%s", item_id);
+	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
+	snprintf(nretries, sizeof nretries, "%d", retries);
+	argv[0] = "EVAL";
+	argv[1] = queue_claim_lua;
+	argv[2] = "2";
+	argv[3] = claim;
+	argv[4] = answer;
+	argv[5] = q->consumer;
+	argv[6] = ttl;
+	argv[7] = redelivered ? "1" : "0";
+	argv[8] = nretries;
+	argv[9] = entry_id;
+	req = queue_req_new(10, argv, NULL);
+	req->claimcb = cb;
+	req->arg = arg;
+	free(claim);
+	free(answer);
+	queue_push(q, req);
+}
+
+void
+queue_answer(struct queue *q, const char *reply_to, const char *lane,
+    const char *item_id, enum queue_store store, const char *stream,
+    const char *entry_id, const char *json, size_t len)
+{
+	queue_answer_kept(q, reply_to, lane, item_id, store, stream, entry_id,
+	    json, len, NULL, 0);
+}
+
+void
+queue_answer_kept(struct queue *q, const char *reply_to, const char *lane,
+    const char *item_id, enum queue_store store, const char *stream,
+    const char *entry_id, const char *json, size_t len, const char *kept,
+    size_t kept_len)
+{
+	char		*reply, *answer, *claim, ttl[16], how[2];
+	const char	*argv[14];
+	size_t		 argvlen[14];
+	int		 i;
+
+	xasprintf(&reply, KS_QUEUE_FMT, reply_to, lane);
+	if (store == QUEUE_STORE_CALLBACK)
+		xasprintf(&answer, KS_SESSION "%s", item_id);
+	else
+		xasprintf(&answer, KS_ANSWER "%s",
+		    item_id != NULL ? item_id : "");
+	xasprintf(&claim, KS_CLAIM "%s", item_id != NULL ? item_id : "");
+	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
+	how[0] = item_id == NULL ? '0' : "0123"[store];
+	how[1] = '\0';
+	argv[0] = "EVAL";
+	argv[1] = queue_answer_lua;
+	argv[2] = "4";
+	argv[3] = reply;
+	argv[4] = answer;
+	argv[5] = stream != NULL ? stream : reply;
+	argv[6] = claim;
+	argv[7] = QUEUE_REPLY_MAXLEN;
+	argv[8] = json;
+	argv[9] = how;
+	argv[10] = ttl;
+	argv[11] = entry_id != NULL ? entry_id : "";
+	argv[12] = QUEUE_GROUP;
+	argv[13] = kept != NULL ? kept : "";
+	for (i = 0; i < 14; i++)
+		argvlen[i] = i == 8 ? len : strlen(argv[i]);
+	argvlen[13] = kept != NULL ? kept_len : 0;
+	queue_push(q, queue_req_new(14, argv, argvlen));
+	free(reply);
+	free(answer);
+	free(claim);
+}
+
+void
+queue_send(struct queue *q, int argc, const char **argv, const size_t *len,
+    queue_reply_cb cb, void *arg)
+{
+	struct qreq	*req;
+
+	req = queue_req_new(argc, argv, len);
+	req->replycb = cb;
+	req->arg = arg;
+	queue_push(q, req);
+}
+
+void
+queue_forward(struct queue *q, const char *session_id, const char *stream,
+    const char *entry_id, const char *body, size_t len, queue_reply_cb cb,
+    void *arg)
+{
+	char		*hash;
+	const char	*argv[10];
+	size_t		 argvlen[10];
+	int		 i;
+
+	xasprintf(&hash, KS_SESSION "%s", session_id);
+	argv[0] = "EVAL";
+	argv[1] = queue_forward_lua;
+	argv[2] = "2";
+	argv[3] = hash;
+	argv[4] = stream;
+	argv[5] = q->consumer;
+	argv[6] = QUEUE_GROUP;
+	argv[7] = entry_id;
+	argv[8] = body;
+	argv[9] = q->name;
+	for (i = 0; i < 10; i++)
+		argvlen[i] = i == 8 ? len : strlen(argv[i]);
+	queue_send(q, 10, argv, argvlen, cb, arg);
+	free(hash);
+}
+
+unsigned
+queue_backlog(const struct queue *q)
+{
+	const struct qreq	*req;
+	unsigned		 n = 0;
+
+	TAILQ_FOREACH(req, &q->out, entry)
+		if (req->claimcb == NULL)
+			n++;
+	return (n);
+}
+
+/* A command of a stopped worker's spool, sent like our own. */
+static void
+queue_replay_cb(int argc, const char **argv, const size_t *len,
+    const struct spool_ref *ref, void *arg)
+{
+	struct queue	*q = arg;
+	struct qreq	*req;
+
+	req = queue_req_new(argc, argv, len);
+	req->spool = *ref;
+	TAILQ_INSERT_TAIL(&q->out, req, entry);
+	q->nout++;
+}
+
+/* The spool, and what stopped workers left in it. */
+void
+queue_spool_open(struct queue *q, const struct queue_config *cfg)
+{
+	char	*cause;
+
+	if ((q->spool = spool_open(cfg->state_dir, cfg->consumer, cfg->syncer,
+	    &cause)) == NULL) {
+		log_warn("queue: %s (answers wait in memory only)", cause);
+		free(cause);
+		return;
+	}
+	(void)spool_adopt(q->spool, queue_replay_cb, q);
+}

@@ -1,0 +1,180 @@
+#ifndef EXECQ_QUEUE_INT_H
+#define EXECQ_QUEUE_INT_H
+
+/*
+ * The queue module's insides, shared by its files and by nothing else:
+ *
+ *   queue.c    the object: create, free, heartbeat, lease, registry, stats
+ *   conn.c     the two Redis connections: connect, resolve, AUTH/HELLO,
+ *              reconnect with backoff, the write kick
+ *   reader.c   the lanes: fetch, blocking read, held and tracked entries,
+ *              takeover (XAUTOCLAIM), one-shot reads
+ *   outbox.c   what must reach Redis: claims, answers, commands, their
+ *              retry and backoff, the spool hand-off
+ *   scripts.c  the Lua scripts
+ *
+ * Every function keeps the module's prefix, queue_.
+ */
+
+#include <sys/queue.h>
+
+#include <netinet/in.h>
+
+#include <stddef.h>
+#include <time.h>
+
+#include <event2/util.h>
+#include <hiredis/async.h>
+
+#include "queue/keyspace.h"
+#include "queue/queue.h"
+#include "queue/rurl.h"
+#include "queue/spool.h"
+
+struct event;
+struct event_base;
+struct syncer;
+
+#define QUEUE_GROUP		KS_GROUP
+#define QUEUE_NLANES		5	/* ctl, ctl:<consumer>, high... */
+#define QUEUE_NCTL		2	/* read whatever the free slots */
+#define QUEUE_CTL_COUNT		"64"
+#define QUEUE_BLOCK_MS		"2000"
+#define QUEUE_REPLY_MAXLEN	"10000"
+#define QUEUE_BACKOFF_MIN_MS	50
+#define QUEUE_BACKOFF_MAX_MS	2000
+#define QUEUE_ERR_BACKOFF_MAX_MS 8000	/* Redis says no (OOM, READONLY) */
+#define QUEUE_HEAD_BYTES	65536	/* of an item too large to take */
+#define QUEUE_STATUS_KEEP_MS	"86400000"	/* a silent worker's status */
+
+extern const char *const queue_lanes[QUEUE_NLANES];
+
+/* scripts.c */
+extern const char queue_fetch_lua[];
+extern const char queue_forward_lua[];
+extern const char queue_claim_lua[];
+extern const char queue_answer_lua[];
+extern const char queue_lost_lua[];
+extern const char queue_status_lua[];
+
+struct queue;
+
+/* One Redis connection and its reconnect timer. */
+struct qconn {
+	struct queue		*q;
+	const char		*name;
+	redisAsyncContext	*ac;
+	int			 up;
+	unsigned		 backoff_ms;
+	struct event		*ev_retry;
+	struct event		*ev_kick;
+	int			 ever_up;	/* connected once: a later
+						   connect is a reconnect */
+	int			 resolving;	/* a DNS lookup is under way */
+	char			 addr[INET6_ADDRSTRLEN];	/* its answer */
+	const char		*gai_error;	/* ... or why not */
+};
+
+/* A command that must reach Redis: kept until it has a reply. */
+struct qreq {
+	TAILQ_ENTRY(qreq)	 entry;
+	int			 argc;
+	char			**argv;
+	size_t			*argvlen;
+	int			 sent;
+	queue_claim_cb		 claimcb;	/* NULL for answers */
+	queue_reply_cb		 replycb;	/* or this, or neither */
+	void			*arg;
+	int			 nospool;	/* wrong to replay later */
+	struct spool_ref	 spool;		/* where it is kept on disk */
+};
+TAILQ_HEAD(qreqs, qreq);
+
+/* An entry delivered by Redis that the worker had no room for yet. */
+struct qheld {
+	TAILQ_ENTRY(qheld)	 entry;
+	char			*stream, *entry_id, *body;
+	size_t			 len, size;
+	int			 has_body, redelivered;
+};
+TAILQ_HEAD(qhelds, qheld);
+
+/* An entry being worked on, refreshed so no one takes it over. */
+struct qtrack {
+	LIST_ENTRY(qtrack)	 entry;
+	char			*stream, *entry_id;
+};
+
+struct queue {
+	struct event_base	*base;
+	struct rurl		 url;
+	char			*name, *consumer;
+	char			*lanes[QUEUE_NLANES];
+	unsigned		 claim_idle_ms, answer_ttl_s;
+	size_t			 max_item_bytes;
+	queue_item_cb		 itemcb;
+	void			*arg;
+	struct qconn		 rd, wr;
+	unsigned		 want;
+	int			 reading;	/* a read is outstanding */
+	int			 ctl_only;	/* ... blocking on ctl lanes only */
+	long long		 rd_client_id;	/* for CLIENT UNBLOCK */
+	int			 stopped;	/* no more work items */
+	int			 retired;	/* worker key deleted */
+	int			 freeing;
+	struct qreqs		 out;		/* answers and claims */
+	unsigned		 nout;
+	struct spool		*spool;		/* NULL: no state dir */
+	struct syncer		*resolver;	/* DNS; NULL: none needed */
+	unsigned		 err_backoff_ms;	/* Redis said no */
+	int			 err_wait;	/* ... so nothing goes out */
+	time_t			 err_logged;
+	unsigned		 err_quiet;	/* errors not logged since */
+	unsigned		 read_backoff_ms;	/* reads refused */
+	int			 let_go;	/* claims refused: read our own
+						   pending entries again */
+	int			 fetch_own;	/* ... this fetch does */
+	int			 leased;	/* our lease key was set */
+	int			 was_up;	/* the write side connected once */
+	queue_event_cb		 eventcb;
+	void			*eventarg;
+	time_t			 read_logged;
+	struct qhelds		 held;
+	LIST_HEAD(, qtrack)	 tracked;
+	struct event		*ev_beat;
+	char			*status;	/* for execq:workers; NULL */
+	unsigned long long	 reconnects;
+	struct event		*ev_read_retry;
+	struct event		*ev_flush;
+	struct event		*ev_unblock;
+};
+
+/* conn.c */
+void	queue_kick(struct qconn *c);
+void	queue_create_groups(struct queue *q);
+int	queue_numeric(const char *host);
+void	queue_connect(struct qconn *c);
+void	queue_conn_init(struct queue *q, struct qconn *c, const char *name);
+void	queue_conn_release(struct qconn *c);
+
+/* outbox.c */
+struct qreq *	queue_req_new(int argc, const char **argv, const size_t *len);
+struct qreq *	queue_nospool(struct qreq *r);
+void	queue_req_free(struct qreq *r);
+unsigned	queue_spool_out(struct queue *q);
+void	queue_flush_retry_cb(evutil_socket_t fd, short what, void *arg);
+void	queue_flush(struct queue *q);
+void	queue_push(struct queue *q, struct qreq *req);
+unsigned	queue_backlog(const struct queue *q);
+void	queue_spool_open(struct queue *q, const struct queue_config *cfg);
+
+/* queue.c */
+void	queue_announce(struct queue *q);
+
+/* reader.c */
+void	queue_read_retry_cb(evutil_socket_t fd, short what, void *arg);
+void	queue_read_next(struct queue *q);
+void	queue_unblock_retry_cb(evutil_socket_t fd, short what, void *arg);
+void	queue_autoclaim_cb(redisAsyncContext *ac, void *r, void *arg);
+
+#endif

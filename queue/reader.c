@@ -1,0 +1,516 @@
+/*
+ * Reading the lanes: the fetch script and the blocking read, entries held
+ * until the worker has room, tracked ones kept from takeover, XAUTOCLAIM,
+ * and one-shot reads.
+ */
+
+#include <sys/queue.h>
+
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+
+#include "logs/log.h"
+#include "logs/syncer.h"
+#include "logs/xmalloc.h"
+#include "queue/keyspace.h"
+#include "queue/queue.h"
+#include "queue/queue_int.h"
+#include "queue/rurl.h"
+#include "queue/spool.h"
+
+/* A one-shot read in flight. */
+struct qread {
+	struct queue	*q;
+	queue_read_cb	 cb;
+	void		*arg;
+};
+
+static void	queue_block_cb(redisAsyncContext *, void *, void *);
+static void	queue_unblock_cb(redisAsyncContext *, void *, void *);
+
+/* The "item" field of an entry's field list, or NULL. */
+static const redisReply *
+queue_item_field(const redisReply *fields)
+{
+	size_t	i;
+
+	if (fields == NULL || fields->type != REDIS_REPLY_ARRAY)
+		return (NULL);
+	for (i = 0; i + 1 < fields->elements; i += 2) {
+		if (fields->element[i]->type == REDIS_REPLY_STRING &&
+		    strcmp(fields->element[i]->str, "item") == 0 &&
+		    fields->element[i + 1]->type == REDIS_REPLY_STRING)
+			return (fields->element[i + 1]);
+	}
+	return (NULL);
+}
+
+/* 1 if the entry is one we are working on. */
+static int
+queue_is_tracked(struct queue *q, const char *stream, const char *id)
+{
+	struct qtrack	*t;
+
+	LIST_FOREACH(t, &q->tracked, entry) {
+		if (strcmp(t->entry_id, id) == 0 &&
+		    strcmp(t->stream, stream) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/* Lane order of a stream key, for sorting a blocking read's result. */
+static int
+queue_lane_index(struct queue *q, const char *stream)
+{
+	int	i;
+
+	for (i = 0; i < QUEUE_NLANES; i++)
+		if (strcmp(q->lanes[i], stream) == 0)
+			return (i);
+	return (QUEUE_NLANES);
+}
+
+/*
+ * Hands one entry to the worker, or holds it when there is no room. size
+ * is the item's size when only its head came (0: all of it); a body over
+ * max_item_bytes that came whole (a blocking read) is cut to its head
+ * here, so no more than that is kept.
+ */
+static void
+queue_offer(struct queue *q, const char *stream, const char *id,
+    const redisReply *fields, int redelivered, size_t size)
+{
+	const redisReply	*item = queue_item_field(fields);
+	struct queue_entry	 e;
+	struct qheld		*h;
+	int			 ctl = queue_lane_index(q, stream) < QUEUE_NCTL;
+	size_t			 len = item != NULL ? item->len : 0;
+
+	if (size == 0 && len > q->max_item_bytes)
+		size = len;
+	if (size != 0 && len > QUEUE_HEAD_BYTES)
+		len = QUEUE_HEAD_BYTES;
+	if (q->want == 0 && !ctl) {
+		h = xcalloc(1, sizeof *h);
+		h->stream = xstrdup(stream);
+		h->entry_id = xstrdup(id);
+		h->has_body = item != NULL;
+		h->body = item != NULL ? xstrndup(item->str, len) : NULL;
+		h->len = len;
+		h->size = size;
+		h->redelivered = redelivered;
+		TAILQ_INSERT_TAIL(&q->held, h, entry);
+		queue_track(q, stream, id);	/* nobody takes it over */
+		return;
+	}
+	if (!ctl)
+		q->want--;
+	e.stream = stream;
+	e.entry_id = id;
+	e.body = item != NULL ? item->str : NULL;
+	e.len = len;
+	e.size = size;
+	e.redelivered = redelivered;
+	e.control = ctl;
+	q->itemcb(&e, q->arg);
+}
+
+/* Entries held back earlier go first, as room appears. */
+static void
+queue_offer_held(struct queue *q)
+{
+	struct qheld		*h;
+	struct queue_entry	 e;
+
+	while (q->want > 0 && !q->freeing &&
+	    (h = TAILQ_FIRST(&q->held)) != NULL) {
+		TAILQ_REMOVE(&q->held, h, entry);
+		queue_untrack(q, h->stream, h->entry_id);
+		q->want--;
+		e.stream = h->stream;
+		e.entry_id = h->entry_id;
+		e.body = h->body;
+		e.len = h->len;
+		e.size = h->size;
+		e.redelivered = h->redelivered;
+		e.control = 0;
+		q->itemcb(&e, q->arg);
+		free(h->stream);
+		free(h->entry_id);
+		free(h->body);
+		free(h);
+	}
+}
+
+/* Retries a read that failed (NOGROUP after a Redis restart, ...). */
+void
+queue_read_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct queue	*q = arg;
+
+	(void)fd;
+	(void)what;
+	if (q->rd.up)
+		queue_create_groups(q);
+	queue_read_next(q);
+}
+
+/*
+ * A read came back as an error (OOM, a missing group after a restart):
+ * try again after a backoff that doubles while it goes on, saying so once
+ * a second at most.
+ */
+static void
+queue_read_failed(struct queue *q, const char *what, const redisReply *r)
+{
+	struct timeval	tv;
+	time_t		now = time(NULL);
+
+	q->read_backoff_ms = q->read_backoff_ms == 0 ? QUEUE_BACKOFF_MIN_MS :
+	    q->read_backoff_ms * 2;
+	if (q->read_backoff_ms > QUEUE_ERR_BACKOFF_MAX_MS)
+		q->read_backoff_ms = QUEUE_ERR_BACKOFF_MAX_MS;
+	if (now != q->read_logged) {
+		log_warn("queue: %s: %s (retrying in %u ms)", what, r->str,
+		    q->read_backoff_ms);
+		q->read_logged = now;
+	}
+	tv.tv_sec = q->read_backoff_ms / 1000;
+	tv.tv_usec = (q->read_backoff_ms % 1000) * 1000;
+	evtimer_add(q->ev_read_retry, &tv);
+}
+
+/* The non-blocking fetch: entries {stream, id, fields} in lane order. */
+static void
+queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r, *e;
+	struct queue	*q = arg;
+	size_t		 i, n = 0;
+	char		 count[16];
+
+	(void)ac;
+	q->reading = 0;
+	if (reply == NULL || q->freeing)
+		return;
+	if (reply->type == REDIS_REPLY_ERROR) {
+		queue_read_failed(q, "fetch", reply);
+		return;
+	}
+	q->read_backoff_ms = 0;
+	if (q->fetch_own)
+		q->let_go = 0;
+	for (i = 0; reply->type == REDIS_REPLY_ARRAY && i < reply->elements;
+	    i++) {
+		e = reply->element[i];
+		if (e->type != REDIS_REPLY_ARRAY || e->elements != 4)
+			continue;
+		if (q->fetch_own && queue_is_tracked(q, e->element[0]->str,
+		    e->element[1]->str))
+			continue;	/* being worked on, or held */
+		queue_offer(q, e->element[0]->str, e->element[1]->str,
+		    e->element[2], 0, (size_t)e->element[3]->integer);
+		n++;
+	}
+	if (n > 0 || !q->rd.up) {
+		queue_read_next(q);
+		return;
+	}
+	/*
+	 * Nothing waiting: block until something arrives on a control lane,
+	 * or on any lane when there is room (queue_want unblocks a
+	 * control-only read as soon as room appears).
+	 */
+	q->reading = 1;
+	q->ctl_only = q->want == 0;
+	if (q->ctl_only)
+		redisAsyncCommand(q->rd.ac, queue_block_cb, q, "XREADGROUP GROUP "
+		    QUEUE_GROUP " %s COUNT " QUEUE_CTL_COUNT " BLOCK "
+		    QUEUE_BLOCK_MS " STREAMS %s %s > >", q->consumer,
+		    q->lanes[0], q->lanes[1]);
+	else {
+		snprintf(count, sizeof count, "%u", q->want);
+		redisAsyncCommand(q->rd.ac, queue_block_cb, q, "XREADGROUP GROUP "
+		    QUEUE_GROUP " %s COUNT %s BLOCK " QUEUE_BLOCK_MS " STREAMS "
+		    "%s %s %s %s %s > > > > >", q->consumer, count, q->lanes[0],
+		    q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4]);
+	}
+	queue_kick(&q->rd);
+}
+
+/* The blocking read: [[stream, [[id, fields], ...]], ...]. */
+static void
+queue_block_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r, *s, *e;
+	struct queue	*q = arg;
+	size_t		 i, j;
+	int		 lane;
+
+	(void)ac;
+	q->reading = 0;
+	q->ctl_only = 0;
+	if (reply == NULL || q->freeing)
+		return;
+	if (reply->type == REDIS_REPLY_ERROR) {
+		if (strncmp(reply->str, "UNBLOCKED", 9) != 0)
+			queue_read_failed(q, "XREADGROUP", reply);
+		else
+			queue_read_next(q);
+		return;
+	}
+	q->read_backoff_ms = 0;
+	/* Several lanes may answer at once: control first, then high. */
+	for (lane = 0; lane < QUEUE_NLANES; lane++) {
+		for (i = 0; reply->type == REDIS_REPLY_ARRAY &&
+		    i < reply->elements; i++) {
+			s = reply->element[i];
+			if (s->type != REDIS_REPLY_ARRAY || s->elements != 2 ||
+			    queue_lane_index(q, s->element[0]->str) != lane)
+				continue;
+			for (j = 0; j < s->element[1]->elements; j++) {
+				e = s->element[1]->element[j];
+				if (e->type == REDIS_REPLY_ARRAY &&
+				    e->elements == 2)
+					queue_offer(q, s->element[0]->str,
+					    e->element[0]->str, e->element[1],
+					    0, 0);
+			}
+		}
+	}
+	queue_read_next(q);
+}
+
+/* Reads more if there is room and no read outstanding. */
+void
+queue_read_next(struct queue *q)
+{
+	struct qtrack	*t;
+	char		 count[16], max[32];
+	unsigned	 n;
+
+	queue_offer_held(q);
+	if (q->reading || !q->rd.up || q->freeing)
+		return;
+	n = q->want;
+	q->fetch_own = q->let_go && q->want > 0 && !q->stopped;
+	if (q->fetch_own)	/* the tracked ones come back too */
+		LIST_FOREACH(t, &q->tracked, entry)
+			n++;
+	snprintf(count, sizeof count, "%u", n);
+	snprintf(max, sizeof max, "%zu", q->max_item_bytes);
+	q->reading = 1;
+	redisAsyncCommand(q->rd.ac, queue_fetch_cb, q, "EVAL %s 5 %s %s %s %s "
+	    "%s " QUEUE_GROUP " %s %s %d %s %s", queue_fetch_lua, q->lanes[0],
+	    q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4], q->consumer,
+	    count, QUEUE_NCTL, q->fetch_own ? "0" : ">", max);
+	queue_kick(&q->rd);
+}
+
+/*
+ * Ends a read blocked on the control lanes only: there is room for work
+ * now. The blocking command may not have reached Redis yet (it travels
+ * on the other connection), so when nothing was unblocked, try again.
+ */
+static void
+queue_unblock(struct queue *q)
+{
+	if (q->reading && q->ctl_only && q->want > 0 && q->rd_client_id > 0 &&
+	    q->wr.up) {
+		redisAsyncCommand(q->wr.ac, queue_unblock_cb, q, "CLIENT UNBLOCK "
+		    "%lld ERROR", q->rd_client_id);
+		queue_kick(&q->wr);
+	}
+}
+
+/* CLIENT UNBLOCK's answer: 0 means the read was not blocked yet. */
+static void
+queue_unblock_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct queue	*q = arg;
+	struct timeval	 tv = { 0, 1000 };
+
+	(void)ac;
+	if (reply == NULL || q->freeing)
+		return;
+	if (reply->type == REDIS_REPLY_INTEGER && reply->integer == 0)
+		evtimer_add(q->ev_unblock, &tv);
+	else if (reply->type == REDIS_REPLY_ERROR)	/* an ACL, maybe */
+		log_warn("queue: CLIENT UNBLOCK: %s (new work waits for the "
+		    "read timeout)", reply->str);
+}
+
+/* The retry timer. */
+void
+queue_unblock_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	queue_unblock(arg);
+}
+
+void
+queue_want(struct queue *q, unsigned n)
+{
+	q->want = q->stopped ? 0 : n;
+	queue_unblock(q);	/* a control-only read would not see work */
+	queue_read_next(q);
+}
+
+void
+queue_stop_reading(struct queue *q)
+{
+	q->stopped = 1;		/* control lanes are still read */
+	q->want = 0;
+}
+
+/* Entries of an XRANGE-shaped reply ([[id, [field, value...]]...]). */
+static size_t
+queue_read_entries(const redisReply *r, const char *stream,
+    struct queue_entry *out, size_t max)
+{
+	const redisReply	*e, *item;
+	size_t			 i, n = 0;
+
+	for (i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements &&
+	    n < max; i++) {
+		e = r->element[i];
+		if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+		    e->element[0]->type != REDIS_REPLY_STRING)
+			continue;
+		memset(&out[n], 0, sizeof out[n]);
+		out[n].stream = stream;
+		out[n].entry_id = e->element[0]->str;
+		if ((item = queue_item_field(e->element[1])) != NULL) {
+			out[n].body = item->str;
+			out[n].len = item->len;
+		}
+		n++;
+	}
+	return (n);
+}
+
+/* The reply to queue_read(): XREAD's [[stream, entries]] or entries. */
+static void
+queue_read_reply_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply		*reply = r;
+	struct qread		*rd = arg;
+	struct queue_entry	 entries[QUEUE_READ_MAX];
+	const redisReply	*list = reply;
+	const char		*stream = "";
+	size_t			 n = 0;
+
+	(void)ac;
+	if (rd->q->freeing) {
+		free(rd);
+		return;
+	}
+	if (reply == NULL || reply->type == REDIS_REPLY_ERROR) {
+		rd->cb(NULL, 0, -1, rd->arg);
+		free(rd);
+		return;
+	}
+	if (reply->type == REDIS_REPLY_ARRAY && reply->elements == 1 &&
+	    reply->element[0]->type == REDIS_REPLY_ARRAY &&
+	    reply->element[0]->elements == 2 &&
+	    reply->element[0]->element[0]->type == REDIS_REPLY_STRING) {
+		stream = reply->element[0]->element[0]->str;
+		list = reply->element[0]->element[1];
+	}
+	if (list->type == REDIS_REPLY_ARRAY)
+		n = queue_read_entries(list, stream, entries, QUEUE_READ_MAX);
+	rd->cb(entries, n, 0, rd->arg);
+	free(rd);
+}
+
+int
+queue_read(struct queue *q, int argc, const char **argv, queue_read_cb cb,
+    void *arg)
+{
+	struct qread	*rd;
+
+	if (!q->wr.up || q->freeing)
+		return (-1);
+	rd = xcalloc(1, sizeof *rd);
+	rd->q = q;
+	rd->cb = cb;
+	rd->arg = arg;
+	if (redisAsyncCommandArgv(q->wr.ac, queue_read_reply_cb, rd, argc, argv,
+	    NULL) != REDIS_OK) {
+		free(rd);
+		return (-1);
+	}
+	queue_kick(&q->wr);
+	return (0);
+}
+
+void
+queue_track(struct queue *q, const char *stream, const char *entry_id)
+{
+	struct qtrack	*t;
+
+	t = xcalloc(1, sizeof *t);
+	t->stream = xstrdup(stream);
+	t->entry_id = xstrdup(entry_id);
+	LIST_INSERT_HEAD(&q->tracked, t, entry);
+}
+
+void
+queue_untrack(struct queue *q, const char *stream, const char *entry_id)
+{
+	struct qtrack	*t;
+
+	LIST_FOREACH(t, &q->tracked, entry) {
+		if (strcmp(t->entry_id, entry_id) == 0 &&
+		    strcmp(t->stream, stream) == 0)
+			break;
+	}
+	if (t == NULL)
+		return;
+	LIST_REMOVE(t, entry);
+	free(t->stream);
+	free(t->entry_id);
+	free(t);
+}
+
+/* XAUTOCLAIM: [cursor, [[id, fields|nil], ...], [deleted...]]. */
+void
+queue_autoclaim_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r, *e;
+	struct queue	*q = ((struct qconn *)ac->data)->q;
+	const char	*stream = arg;
+	size_t		 i;
+
+	if (reply == NULL || q->freeing || q->stopped)
+		return;
+	if (reply->type == REDIS_REPLY_ERROR) {
+		if (strncmp(reply->str, "NOGROUP", 7) != 0)
+			log_warn("queue: XAUTOCLAIM %s: %s", stream, reply->str);
+		return;
+	}
+	if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 2)
+		return;
+	for (i = 0; i < reply->element[1]->elements; i++) {
+		e = reply->element[1]->element[i];
+		if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+		    queue_is_tracked(q, stream, e->element[0]->str))
+			continue;
+		log_info("queue: taking over %s %s from a silent worker",
+		    stream, e->element[0]->str);
+		queue_offer(q, stream, e->element[0]->str, e->element[1], 1, 0);
+	}
+}

@@ -1,0 +1,163 @@
+/*
+ * The Lua scripts the queue runs with EVAL. Key names come from
+ * queue/keyspace.h.
+ */
+
+#include "queue/keyspace.h"
+#include "queue/queue_int.h"
+
+/*
+ * New entries in lane order: up to 64 from each of the first ARGV[4]
+ * (control) lanes, then up to ARGV[3] from the work lanes, high first:
+ * exact count, exact order. ARGV[5] is the id read from the work lanes:
+ * ">" for new entries, "0" for this consumer's own pending ones (after
+ * Redis refused claims: those entries are ours but not being worked on).
+ * A field over ARGV[6] bytes stays in Redis: only its first 64 KiB come
+ * back, with its size as the entry's fourth element.
+ */
+const char queue_fetch_lua[] =
+    "local out = {} local want = tonumber(ARGV[3]) "
+    "local nctl = tonumber(ARGV[4]) "
+    "for i, k in ipairs(KEYS) do "
+    " local n, id = want, ARGV[5] "
+    " if i <= nctl then n, id = 64, '>' end "
+    " if n > 0 then "
+    "  local r = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], "
+    "   'COUNT', n, 'STREAMS', k, id) "
+    "  if r then for _, e in ipairs(r[1][2]) do "
+    "   local f, size = e[2] or {}, 0 "
+    "   for j = 2, #f, 2 do if #f[j] > tonumber(ARGV[6]) then "
+    "    size = #f[j] f[j] = string.sub(f[j], 1, 65536) end end "
+    "   out[#out + 1] = {k, e[1], f, size} "
+    "   if i > nctl then want = want - 1 end end end "
+    " end "
+    "end return out";
+
+/*
+ * Hands a PROCESS item to the worker that owns its session. KEYS: the
+ * session hash, the stream the item came from. ARGV: me, group, entry,
+ * item, queue. Returns 1 forwarded (and acknowledged), 0 not owned by
+ * another worker, -1 owned by a worker that is gone.
+ */
+const char queue_forward_lua[] =
+    "local owner = redis.call('HGET', KEYS[1], 'worker') "
+    "if not owner or owner == ARGV[1] then return 0 end "
+    "if redis.call('EXISTS', '" KS_WORKER "' .. owner) == 0 then "
+    " return -1 end "
+    "if redis.call('XACK', KEYS[2], ARGV[2], ARGV[3]) == 0 then return 1 end "
+    "redis.call('XDEL', KEYS[2], ARGV[3]) "
+    "redis.call('XADD', '" KS_QUEUE "' .. ARGV[5] .. ':" KS_LANE_CTL ":' .. "
+    " owner, "
+    " 'MAXLEN', '~', 10000, '*', 'item', ARGV[4]) "
+    "return 1";
+
+/*
+ * The idempotency key. KEYS: claim, answer. ARGV: consumer, ttl,
+ * redelivered, retries, entry. Returns {1} run, {2, answer}, {3} running,
+ * {4} lost. The claim's value is "<consumer>|<runs>|<entry>" ("-" once
+ * released: the id may run again), so a claim resent after a lost reply is
+ * recognised as ours and runs.
+ */
+const char queue_claim_lua[] =
+    "local me = ARGV[1] .. '|' local c = redis.call('GET', KEYS[1]) "
+    "if not c or c == '-' then "
+    " redis.call('SET', KEYS[1], me .. '1|' .. ARGV[5], 'EX', ARGV[2]) "
+    " return {1} end "
+    "if string.sub(c, 1, #me) == me and "
+    " string.sub(c, -#ARGV[5] - 1) == '|' .. ARGV[5] then return {1} end "
+    "local a = redis.call('GET', KEYS[2]) "
+    "if a then return {2, a} end "
+    "if ARGV[3] ~= '1' then return {3} end "
+    "local n = tonumber(string.match(c, '|(%d+)|')) or 1 "
+    "if n <= tonumber(ARGV[4]) then "
+    " redis.call('SET', KEYS[1], me .. (n + 1) .. '|' .. ARGV[5], 'EX', "
+    " ARGV[2]) return {1} end "
+    "return {4}";
+
+/*
+ * An answer, stored and acknowledged atomically. KEYS: reply stream,
+ * answer key (for a callback: the session hash), source stream, claim key.
+ * ARGV: maxlen, json, store (1: keep it as the item's answer, 2: release
+ * the claim so the id may run again, 3: a session's callback, 0: none of
+ * these), ttl, entry, group, and what to keep as the answer when it is
+ * not the json sent (a session's token is sent once, never kept). The
+ * acknowledged entry is deleted from its
+ * work stream, so work streams hold only what is waiting or running.
+ * An entry that is acknowledged already (this answer resent after a lost
+ * reply, or the entry answered by a worker that took it over: either way
+ * the item's claim or answer is there) gets no second answer: exactly one
+ * per entry. An entry that is gone with no claim and no answer was lost by
+ * Redis (a restart without persistence): the answer is still published.
+ * A session's callback goes out once: the first of the worker and the
+ * lost-session sweep marks the session hash and the other stays silent.
+ * A reply stream nobody reads any more expires ttl after its last answer.
+ */
+const char queue_answer_lua[] =
+    "if ARGV[5] ~= '' then "
+    " local n = redis.pcall('XACK', KEYS[3], ARGV[6], ARGV[5]) "
+    " if n == 1 then redis.call('XDEL', KEYS[3], ARGV[5]) "
+    " elseif ARGV[3] ~= '3' and (redis.call('EXISTS', KEYS[4]) == 1 or "
+    "  redis.call('EXISTS', KEYS[2]) == 1) then return 0 end "
+    "end "
+    "if ARGV[3] == '3' then "
+    " if redis.call('HSETNX', KEYS[2], 'callback', '1') == 0 then "
+    "  return 0 end "
+    " if redis.call('TTL', KEYS[2]) < 0 then "
+    "  redis.call('EXPIRE', KEYS[2], ARGV[4]) end "
+    "end "
+    "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[2]) "
+    "redis.call('EXPIRE', KEYS[1], ARGV[4]) "
+    "if ARGV[3] == '1' then local keep = ARGV[2] "
+    " if ARGV[7] and ARGV[7] ~= '' then keep = ARGV[7] end "
+    " redis.call('SET', KEYS[2], keep, 'EX', ARGV[4]) "
+    " redis.call('EXPIRE', KEYS[4], ARGV[4]) "
+    "elseif ARGV[3] == '2' then redis.call('SET', KEYS[4], '-', 'EX', "
+    " ARGV[4]) end "
+    "return 1";
+
+/*
+ * Sessions whose worker is gone (no heartbeat for claim_idle) end as
+ * "lost", with their one EXEC_CALLBACK, sent by whichever worker sees it
+ * first (the script is atomic). KEYS: the running set. ARGV: now, ttl.
+ */
+const char queue_lost_lua[] =
+    "local n = 0 "
+    "for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do "
+    " local h = '" KS_SESSION "' .. id "
+    " local st = redis.call('HMGET', h, 'status', 'worker', 'reply_to', "
+    "  'log_path', 'callback') "
+    " if st[1] ~= 'running' or st[5] then redis.call('SREM', KEYS[1], id) "
+    " elseif st[2] and redis.call('EXISTS', '" KS_WORKER "' .. st[2]) == 0 "
+    " then "
+    "  redis.call('SREM', KEYS[1], id) "
+    "  redis.call('HSET', h, 'status', 'lost', 'ended_ms', ARGV[1], "
+    "   'callback', '1') "
+    "  redis.call('EXPIRE', h, ARGV[2]) "
+    "  local cb = '{\"type\":\"EXEC_CALLBACK\",\"priority\":\"high\",' .. "
+    "   '\"id\":' .. cjson.encode(id) .. ',\"session_id\":' .. "
+    "   cjson.encode(id) .. ',\"status\":\"lost\",\"exit_code\":null,' .. "
+    "   '\"signal\":null,\"killed_by\":null,\"log_path\":' .. "
+    "   cjson.encode(st[4] or '') .. ',\"tail\":[],\"worker\":' .. "
+    "   cjson.encode(st[2]) .. ',\"message\":\"the worker running this ' .. "
+    "   'session stopped before the session ended\"}' "
+    "  redis.call('XADD', '" KS_QUEUE "' .. (st[3] or 'replies') .. ':"
+    KS_LANE_HIGH "', "
+    "   'MAXLEN', '~', 10000, '*', 'item', cb) "
+    "  n = n + 1 "
+    " end "
+    "end return n";
+
+/*
+ * The fleet registry: this worker's status (JSON) in the hash
+ * execq:workers, its beat time in the sorted set execq:workers:beat, and
+ * entries not heard of for ARGV[4] ms removed. KEYS: the hash, the set.
+ * ARGV: consumer, status, now (ms).
+ */
+const char queue_status_lua[] =
+    "redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) "
+    "redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) "
+    "local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', "
+    " '(' .. (tonumber(ARGV[3]) - tonumber(ARGV[4]))) "
+    "for _, c in ipairs(old) do "
+    " redis.call('HDEL', KEYS[1], c) redis.call('ZREM', KEYS[2], c) "
+    "end return #old";
