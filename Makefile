@@ -39,7 +39,7 @@ INTEG_TESTS = $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests
 TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o
 
 .PHONY: all deps run test unit integration asan bench install clean valgrind \
-	fuzz faults packaging doccheck
+	fuzz faults packaging doccheck bench-fleet
 
 all: $(WORKER_BIN) $(CLI_BIN)
 
@@ -121,6 +121,10 @@ run: deps all
 
 bench: deps all $(BENCH_BIN)
 	@scripts/bench.sh
+
+# One Redis, 8 workers on this host: the fleet ceiling's check.
+bench-fleet: deps all $(BENCH_BIN)
+	@BENCH_FLEET=1 scripts/bench.sh
 
 # A real host: make install SYSCONFDIR=/etc (systemd and logrotate read
 # /etc; the default follows PREFIX). Nothing existing is overwritten but

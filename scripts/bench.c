@@ -9,6 +9,7 @@
  *   execq-bench callback -n N --redis URL --queue Q
  *   execq-bench throughput --mb M --redis URL --queue Q --dir TMPDIR
  *   execq-bench idle -n N --redis URL --queue Q --pid WORKER_PID
+ *   execq-bench redis --redis URL
  *
  * Each prints one line of figures (confine: three).
  */
@@ -140,7 +141,8 @@ bench_client(const char *url, const char *queue, const char *cmd, int id,
 		    "\"EXEC\",\"reply_to\":\"%s\",\"args\":{\"command\":\"%s\"}}",
 		    (int)getpid(), id, i, reply, cmd);
 		t = bench_now();
-		r = redisCommand(rc, "XADD " KS_QUEUE "%s:" KS_LANE_NORMAL " * item %s", queue, item);
+		r = redisCommand(rc, "XADD " KS_QUEUE "%s:" KS_LANE_NORMAL
+		    " * item %s", queue, item);
 		if (r == NULL || r->type == REDIS_REPLY_ERROR)
 			return (1);
 		freeReplyObject(r);
@@ -191,6 +193,49 @@ bench_queue(int n, int c, const char *url, const char *queue,
 		return (1);
 	}
 	bench_report(label, c, per * c, bench_now() - t0, lat);
+	return (0);
+}
+
+/*
+ * A snapshot of the server's counters: every command it ran (commands a
+ * script runs included), the scripts among them, and its CPU time in
+ * microseconds. The difference of two is what ran in between (this
+ * snapshot's own INFO calls: 2).
+ */
+static int
+bench_redis(const char *url)
+{
+	redisContext	*rc;
+	redisReply	*r;
+	const char	*p;
+	long long	 calls = 0, scripts = 0, v;
+	double		 sys = 0, user = 0;
+	char		 name[64];
+
+	if ((rc = bench_connect(url)) == NULL || rc->err)
+		return (1);
+	if ((r = redisCommand(rc, "INFO commandstats")) == NULL ||
+	    r->type != REDIS_REPLY_STRING)
+		return (1);
+	for (p = r->str; (p = strstr(p, "cmdstat_")) != NULL; p++) {
+		if (sscanf(p, "cmdstat_%63[^:]:calls=%lld", name, &v) != 2)
+			continue;
+		calls += v;
+		if (strcmp(name, "eval") == 0 || strcmp(name, "evalsha") == 0)
+			scripts += v;
+	}
+	freeReplyObject(r);
+	if ((r = redisCommand(rc, "INFO cpu")) == NULL ||
+	    r->type != REDIS_REPLY_STRING)
+		return (1);
+	if ((p = strstr(r->str, "used_cpu_sys:")) != NULL)
+		sys = strtod(p + 13, NULL);
+	if ((p = strstr(r->str, "used_cpu_user:")) != NULL)
+		user = strtod(p + 14, NULL);
+	freeReplyObject(r);
+	redisFree(rc);
+	printf("calls %lld scripts %lld cpu_us %.0f\n", calls, scripts,
+	    (sys + user) * 1e6);
 	return (0);
 }
 
@@ -722,7 +767,7 @@ main(int argc, char **argv)
 		case 'l': label = optarg; break;
 		default:
 			printf("usage: execq-bench floor|queue|confine|"
-			    "callback|throughput|idle [-n N] [-c C] "
+			    "callback|throughput|idle|redis [-n N] [-c C] "
 			    "[--redis URL] [--queue Q] [--label L] [--dir D] "
 			    "[-- CMD]\n");
 			return (ch == 'h' ? 0 : 2);
@@ -744,6 +789,8 @@ main(int argc, char **argv)
 		return (bench_callback(n, url, queue));
 	if (strcmp(argv[optind], "throughput") == 0)
 		return (bench_throughput(mb, url, queue, dir));
+	if (strcmp(argv[optind], "redis") == 0)
+		return (bench_redis(url));
 	if (strcmp(argv[optind], "idle") == 0 && pid > 0)
 		return (bench_idle(n, url, queue, pid));
 	return (2);

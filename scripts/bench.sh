@@ -5,7 +5,13 @@
 # rounds of N each, N=2000 by default: BENCH_N); the per-command cost of
 # confinement without Redis; then sessions: exit-to-callback latency, 200 MB
 # through a session log next to a shell redirect, and the worker's memory
-# and CPU with 1000 idle PTY sessions; then classify --batch.
+# and CPU with 1000 idle PTY sessions; then classify --batch. Concurrency
+# 1, 2 and 8; around each confined round, the Redis commands and Redis CPU
+# per item (INFO commandstats and INFO cpu). The last line is JSON.
+#
+# BENCH_FLEET=1 (make bench-fleet) measures one Redis serving 8 workers
+# on this host instead: items/s and Redis CPU per item under load, and
+# Redis CPU per idle worker (docs/SCALING.md).
 set -eu
 build=${BUILD:-build}
 n=${BENCH_N:-2000}
@@ -45,8 +51,28 @@ bench_queue() {
 	    --queue "$1" --label "$3"
 }
 
+# Redis counters before and after the rest of the command line: prints
+# "cmds/item scripts/item us/item" of that run, n items ($1), less the
+# client's own two commands an item (XADD, XREAD).
+bench_redis_around() {
+	items=$1
+	shift
+	before=$("$build/execq-bench" redis --redis "$url")
+	"$@"
+	after=$("$build/execq-bench" redis --redis "$url")
+	echo "$before $after" | awk -v n="$items" '{
+		printf "%.2f %.2f %.1f\n", ($8 - $2 - 2) / n - 2,
+		    ($10 - $4) / n, ($12 - $6) / n }'
+}
+
+if [ "${BENCH_FLEET:-0}" = 1 ]; then
+	. scripts/bench-fleet.sh
+	exit 0
+fi
+
 echo "execq bench: N=$n foreground \`true\`, $(nproc) cores, $(uname -r)"
-for c in 1 2; do
+: > "$tmp/summary"
+for c in 1 2 8; do
 	bench_worker "benchoff$c" "$c" --confine off
 	off=$!
 	bench_worker "benchon$c" "$c" --tmp-dir "$tmp/cmdtmp"
@@ -58,13 +84,20 @@ for c in 1 2; do
 	for round in 1 2; do
 		"$build/execq-bench" floor -n "$n" -c "$c" | tee -a "$tmp/rows"
 		bench_queue "benchoff$c" "$n" unconfined | tee -a "$tmp/rows"
-		bench_queue "benchon$c" "$n" confined | tee -a "$tmp/rows"
+		bench_redis_around "$n" bench_queue "benchon$c" "$n" confined \
+		    > "$tmp/out"
+		head -1 "$tmp/out" | tee -a "$tmp/rows"
+		tail -1 "$tmp/out" > "$tmp/redis$c"
 	done
+	read -r cmds scripts us < "$tmp/redis$c"
+	echo "redis  c=$c  per item: $cmds commands from the worker (a" \
+	    "script's own calls counted), $scripts scripts, $us us of Redis CPU"
 	rss_off=$(awk '/VmHWM/ {print $2}' "/proc/$off/status")
 	rss_on=$(awk '/VmHWM/ {print $2}' "/proc/$on/status")
 	bench_stop
 	# Rows: label c=C RATE items/s p50 MS ms p99 MS ms; means of the rounds.
-	awk -v c="$c" -v ro="$rss_off" -v rc="$rss_on" '
+	awk -v c="$c" -v ro="$rss_off" -v rc="$rss_on" -v cmds="$cmds" \
+	    -v us="$us" -v summary="$tmp/summary" '
 	{ rate[$1] += $3; p50[$1] += $6; k[$1]++ }
 	$1 == "unconfined" { uo[k[$1]] = $3; po[k[$1]] = $6 }
 	$1 == "confined" { uc[k[$1]] = $3; pc[k[$1]] = $6 }
@@ -74,6 +107,10 @@ for c in 1 2; do
 		    "confined; worker peak RSS %d KiB, %d KiB confined\n", c,
 		    rate["unconfined"] / rate["floor"],
 		    rate["confined"] / rate["floor"], ro, rc
+		printf "%d %.3f %.3f %.3f %.3f %s %s\n", c,
+		    rate["confined"] / rate["floor"],
+		    rate["unconfined"] / rate["floor"], p50["confined"],
+		    p50["floor"], cmds, us >> summary
 		printf "confined/unconfined  c=%d  throughput %.2f, p50 " \
 		    "%+.3f ms (rounds:", c,
 		    rate["confined"] / rate["unconfined"],
@@ -125,3 +162,14 @@ awk -v n="$lines" -v ns=$((end - start)) -v bad="$bad" -v su="$startup" \
 	    "without)\n", n, ns / 1e6, n / (ns / 1e9), bad, su / 1e6,
 	    n / ((ns - su) / 1e9)
 }'
+# The last line, for scripts: the ratios to the floor (confined, the
+# default), latency at c=1 and Redis's work per item at c=1.
+awk '{ r[$1] = $2; u[$1] = $3; p[$1] = $4; f[$1] = $5; cm[$1] = $6;
+    us[$1] = $7 }
+END {
+	printf "{\"c1_ratio\":%.3f,\"c2_ratio\":%.3f,\"c8_ratio\":%.3f," \
+	    "\"c1_ratio_unconfined\":%.3f,\"p50_ms\":%.3f," \
+	    "\"floor_p50_ms\":%.3f,\"redis_cmds_per_item\":%.2f," \
+	    "\"redis_us_per_item\":%.1f}\n", r[1], r[2], r[8], u[1], p[1],
+	    f[1], cm[1], us[1]
+}' "$tmp/summary"
