@@ -42,33 +42,10 @@
 #include "logs/log.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
-
-#define ITEM_ID_MAX		128
-#define ITEM_ID_RULE		"1 to 128 of [A-Za-z0-9_.:-], not starting " \
-			    "with '.'"
-#define ITEM_TIMEOUT_MAX_S	604800		/* a week */
-#define ITEM_ENV_MAX		256		/* entries */
-#define ITEM_ENV_NAME_MAX	256
-#define ITEM_SIZE_MAX		1000		/* PTY rows, cols */
-#define ITEM_RETRIES_MAX	10
-#define ITEM_TOKENS_MAX		1024		/* list: the caller's tokens */
-#define ITEM_BRIEF_MAX		64		/* quoted values in messages */
-/*
- * The kernel's limits on what execve(2) takes: one string (the command
- * given to sh -c, or one NAME=value) at most MAX_ARG_STRLEN (32 pages)
- * with its NUL, and all of them together at most a quarter of the stack
- * limit; ITEM_ARGS_MAX keeps well inside that of an 8 MiB stack.
- */
-#define ITEM_ARG_STRLEN_MAX	(131072 - 1)
-#define ITEM_ARGS_MAX		(1024 * 1024)
-
-static int	item_fail(struct item_error *, const char *, const char *, ...)
-		    __attribute__((format(printf, 3, 4)));
-static int	item_fail_got(struct item_error *, const char *, json_t *,
-		    const char *, ...) __attribute__((format(printf, 4, 5)));
+#include "queue/item_int.h"
 
 /* Sets err's code and message, replacing an earlier message. Returns -1. */
-static int
+int
 item_fail(struct item_error *err, const char *code, const char *fmt, ...)
 {
 	va_list	ap;
@@ -97,7 +74,7 @@ item_brief(json_t *v)
 }
 
 /* item_fail with ", got <v>" appended. Returns -1. */
-static int
+int
 item_fail_got(struct item_error *err, const char *code, json_t *v,
     const char *fmt, ...)
 {
@@ -153,7 +130,7 @@ item_env_name_valid(const char *s)
 }
 
 /* 1 if a JSON string holds a "\u0000". */
-static int
+int
 item_has_nul(json_t *v)
 {
 	return (json_string_length(v) != strlen(json_string_value(v)));
@@ -164,7 +141,7 @@ item_has_nul(json_t *v)
  * borrowed from obj), -1 wrong type or NUL inside (err set). name is the
  * member's full name for messages ("args.cwd").
  */
-static int
+int
 item_get_string(json_t *obj, const char *key, const char *name,
     const char **out, struct item_error *err)
 {
@@ -183,7 +160,7 @@ item_get_string(json_t *obj, const char *key, const char *name,
 }
 
 /* Reads an optional boolean args member into *out (0 when absent). */
-static int
+int
 item_get_bool(json_t *args, const char *key, int *out,
     struct item_error *err)
 {
@@ -200,7 +177,7 @@ item_get_bool(json_t *args, const char *key, int *out,
 }
 
 /* Reads an optional integer args member in [min, max] (0 when absent). */
-static int
+int
 item_get_int(json_t *args, const char *key, long min, long max, long *out,
     struct item_error *err)
 {
@@ -466,217 +443,6 @@ item_parse_flags(json_t *args, struct item *it, struct item_error *err)
 	    "bad_timeout", err));
 }
 
-static const struct {
-	const char		*name;
-	enum item_action	 action;
-} item_actions[] = {
-	{ "list", ITEM_ACTION_LIST },
-	{ "poll", ITEM_ACTION_POLL },
-	{ "log", ITEM_ACTION_LOG },
-	{ "write", ITEM_ACTION_WRITE },
-	{ "send-keys", ITEM_ACTION_SEND_KEYS },
-	{ "kill", ITEM_ACTION_KILL },
-	{ "wait", ITEM_ACTION_WAIT },
-};
-
-/* Reads an optional non-negative integer PROCESS argument. */
-static int
-item_get_count(json_t *args, const char *key, long max, long *out,
-    struct item_error *err)
-{
-	if (item_get_int(args, key, 0, max, out, err) == -1) {
-		err->code = "bad_args";
-		return (-1);
-	}
-	return (0);
-}
-
-int
-item_base64_decode(const char *in, size_t len, char **out, size_t *outlen)
-{
-	static const char	 alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				    "abcdefghijklmnopqrstuvwxyz0123456789+/";
-	const char		*p;
-	uint32_t		 acc = 0;
-	int			 bits = 0;
-	size_t			 i, n = 0;
-
-	*out = xmalloc(len / 4 * 3 + 4);
-	for (i = 0; i < len && in[i] != '='; i++) {
-		if (in[i] == '\0' || (p = strchr(alpha, in[i])) == NULL)
-			goto fail;
-		acc = (acc << 6) | (uint32_t)(p - alpha);
-		if ((bits += 6) >= 8) {
-			bits -= 8;
-			(*out)[n++] = (char)((acc >> bits) & 0xff);
-		}
-	}
-	for (; i < len; i++)		/* only padding after the first '=' */
-		if (in[i] != '=')
-			goto fail;
-	(*out)[n] = '\0';
-	*outlen = n;
-	return (0);
-
-fail:
-	free(*out);
-	*out = NULL;
-	return (-1);
-}
-
-/* Reads write's data (text) or data_b64. */
-static int
-item_parse_data(json_t *args, struct item *it, struct item_error *err)
-{
-	json_t	*v;
-
-	if ((v = json_object_get(args, "data_b64")) != NULL &&
-	    !json_is_null(v)) {
-		if (!json_is_string(v) || item_base64_decode(
-		    json_string_value(v), json_string_length(v), &it->data,
-		    &it->data_len) == -1)
-			return (item_fail(err, "bad_args",
-			    "args.data_b64 must be base64 text"));
-		return (0);
-	}
-	if ((v = json_object_get(args, "data")) != NULL && !json_is_null(v)) {
-		if (!json_is_string(v))
-			return (item_fail_got(err, "bad_args", v,
-			    "args.data must be a string"));
-		it->data_len = json_string_length(v);
-		it->data = xmalloc(it->data_len + 1);
-		memcpy(it->data, json_string_value(v), it->data_len + 1);
-		return (0);
-	}
-	if (it->eof)
-		return (0);
-	return (item_fail(err, "bad_args", "write needs args.data, "
-	    "args.data_b64 or args.eof"));
-}
-
-/* Reads send-keys' keys: an array of strings. */
-static int
-item_parse_keys(json_t *args, struct item *it, struct item_error *err)
-{
-	json_t	*keys, *v;
-	size_t	 i;
-
-	keys = json_object_get(args, "keys");
-	if (!json_is_array(keys) || json_array_size(keys) == 0 ||
-	    json_array_size(keys) > 1024)
-		return (item_fail(err, "bad_args", "args.keys must be an "
-		    "array of 1 to 1024 strings"));
-	it->keys = xcalloc(json_array_size(keys) + 1, sizeof *it->keys);
-	json_array_foreach(keys, i, v) {
-		if (!json_is_string(v) || item_has_nul(v))
-			return (item_fail_got(err, "bad_args", v,
-			    "args.keys[%zu] must be a string", i));
-		it->keys[i] = xstrdup(json_string_value(v));
-	}
-	return (0);
-}
-
-/* 1 if s looks like a token: 1 to 128 printable ASCII, no spaces. */
-static int
-item_token_valid(const char *s)
-{
-	size_t	i;
-
-	for (i = 0; s[i] != '\0'; i++)
-		if (i >= 128 || s[i] <= ' ' || s[i] > '~')
-			return (0);
-	return (i > 0);
-}
-
-/* args.token, args.tokens (list) and args.operator_token. */
-static int
-item_parse_tokens(json_t *args, struct item *it, struct item_error *err)
-{
-	const char	*s;
-	json_t		*a, *v;
-	size_t		 i;
-
-	if (item_get_string(args, "token", "args.token", &s, err) == -1)
-		return (-1);
-	if (s != NULL && !item_token_valid(s))
-		return (item_fail(err, "bad_args", "args.token must be 1 to "
-		    "128 printable characters"));
-	it->token = s != NULL ? xstrdup(s) : NULL;
-	if (item_get_string(args, "operator_token", "args.operator_token", &s,
-	    err) == -1)
-		return (-1);
-	if (s != NULL && !item_token_valid(s))
-		return (item_fail(err, "bad_args", "args.operator_token must "
-		    "be 1 to 128 printable characters"));
-	it->operator_token = s != NULL ? xstrdup(s) : NULL;
-	if ((a = json_object_get(args, "tokens")) == NULL || json_is_null(a))
-		return (0);
-	if (!json_is_array(a) || json_array_size(a) > ITEM_TOKENS_MAX)
-		return (item_fail_got(err, "bad_args", a, "args.tokens must be "
-		    "an array of at most %d tokens", ITEM_TOKENS_MAX));
-	it->tokens = xcalloc(json_array_size(a) + 1, sizeof *it->tokens);
-	json_array_foreach(a, i, v) {
-		if (!json_is_string(v) || item_has_nul(v) ||
-		    !item_token_valid(json_string_value(v)))
-			return (item_fail_got(err, "bad_args", v, "args.tokens "
-			    "must hold tokens (1 to 128 printable characters)"));
-		it->tokens[i] = xstrdup(json_string_value(v));
-	}
-	return (0);
-}
-
-/* Reads the args of a PROCESS item. */
-static int
-item_parse_process(json_t *args, struct item *it, struct item_error *err)
-{
-	const char	*s;
-	size_t		 i;
-	int		 r;
-
-	if ((r = item_get_string(args, "action", "args.action", &s, err)) != 1)
-		return (item_fail(err, "bad_action", "args.action must be one "
-		    "of list, poll, log, write, send-keys, kill, wait"));
-	for (i = 0; i < sizeof item_actions / sizeof item_actions[0]; i++)
-		if (strcmp(s, item_actions[i].name) == 0)
-			break;
-	if (i == sizeof item_actions / sizeof item_actions[0])
-		return (item_fail_got(err, "bad_action",
-		    json_object_get(args, "action"), "args.action must be one "
-		    "of list, poll, log, write, send-keys, kill, wait"));
-	it->action = item_actions[i].action;
-	it->action_name = item_actions[i].name;
-	if (item_parse_tokens(args, it, err) == -1)
-		return (-1);
-	if (it->action == ITEM_ACTION_LIST)
-		return (0);
-	if (item_get_string(args, "session_id", "args.session_id", &s,
-	    err) != 1 || !item_id_valid(s))
-		return (item_fail(err, "bad_args", "args.session_id must be "
-		    ITEM_ID_RULE));
-	it->session_id = xstrdup(s);
-	if (item_get_string(args, "encoding", "args.encoding", &s, err) == -1)
-		return (-1);
-	it->base64 = s != NULL && strcmp(s, "base64") == 0;
-	if (item_get_string(args, "signal", "args.signal", &s, err) == -1)
-		return (-1);
-	it->signal_name = s != NULL ? xstrdup(s) : NULL;
-	if (item_get_count(args, "offset", 1L << 50, &it->offset, err) == -1 ||
-	    item_get_count(args, "length", 1L << 30, &it->length, err) == -1 ||
-	    item_get_count(args, "lines", 100000, &it->lines, err) == -1 ||
-	    item_get_count(args, "max_bytes", 1 << 20, &it->max_bytes,
-	    err) == -1 ||
-	    item_get_count(args, "wait_ms", 60000, &it->wait_ms, err) == -1 ||
-	    item_get_count(args, "timeout_ms", 3600000, &it->timeout_ms,
-	    err) == -1 ||
-	    item_get_bool(args, "eof", &it->eof, err) == -1)
-		return (-1);
-	if (it->action == ITEM_ACTION_WRITE)
-		return (item_parse_data(args, it, err));
-	if (it->action == ITEM_ACTION_SEND_KEYS)
-		return (item_parse_keys(args, it, err));
-	return (0);
-}
-
 /* Reads the args object of an EXEC item. */
 static int
 item_parse_args(json_t *root, struct item *it, struct item_error *err)
@@ -802,38 +568,6 @@ item_parse(const char *buf, size_t len, size_t max_len,
 	return (it);
 }
 
-char *
-item_base64_encode(const void *buf, size_t len, size_t *outlen)
-{
-	static const char	 alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				    "abcdefghijklmnopqrstuvwxyz0123456789+/";
-	const unsigned char	*p = buf;
-	char			*out, *o;
-	uint32_t		 v;
-	size_t			 i;
-
-	out = o = xmalloc((len + 2) / 3 * 4 + 1);
-	for (i = 0; i + 2 < len; i += 3) {
-		v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-		*o++ = alpha[v >> 18];
-		*o++ = alpha[(v >> 12) & 63];
-		*o++ = alpha[(v >> 6) & 63];
-		*o++ = alpha[v & 63];
-	}
-	if (i < len) {
-		v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 :
-		    0);
-		*o++ = alpha[v >> 18];
-		*o++ = alpha[(v >> 12) & 63];
-		*o++ = i + 1 < len ? alpha[(v >> 6) & 63] : '=';
-		*o++ = '=';
-	}
-	*o = '\0';
-	if (outlen != NULL)
-		*outlen = o - out;
-	return (out);
-}
-
 /* Frees an item and everything it owns. */
 void
 item_free(struct item *it)
@@ -882,318 +616,4 @@ item_error_release(struct item_error *err)
 	err->id = NULL;
 	free(err->reply_to);
 	err->reply_to = NULL;
-}
-
-/*
- * Length of the UTF-8 sequence at s (n bytes left): > 0 when valid and not
- * NUL; otherwise minus the length of the maximal invalid subpart (>= 1).
- */
-static int
-item_utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char	lo = 0x80, hi = 0xbf;
-	int		need, i;
-
-	if (s[0] >= 0x01 && s[0] <= 0x7f)
-		return (1);
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		need = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		need = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		need = 4;
-	else
-		return (-1);		/* NUL, 80..C1, F5..FF */
-	if (s[0] == 0xe0)
-		lo = 0xa0;		/* overlong */
-	else if (s[0] == 0xed)
-		hi = 0x9f;		/* surrogates */
-	else if (s[0] == 0xf0)
-		lo = 0x90;		/* overlong */
-	else if (s[0] == 0xf4)
-		hi = 0x8f;		/* > U+10FFFF */
-	for (i = 1; i < need; i++) {
-		if ((size_t)i >= n || s[i] < lo || s[i] > hi)
-			return (-i);
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	return (need);
-}
-
-/* Copies s into a valid, NUL-terminated UTF-8 string; see the top. */
-char *
-item_utf8_sanitize(const char *s, size_t len, size_t *outlen)
-{
-	const unsigned char	*u = (const unsigned char *)s;
-	char			*out;
-	size_t			 i, o;
-	int			 r;
-
-	for (i = 0; i < len && (r = item_utf8_seq(u + i, len - i)) > 0; i += r)
-		/* nothing */;
-	if (i == len) {			/* all valid: the common case */
-		out = xmalloc(len + 1);
-		if (len != 0)
-			memcpy(out, s, len);
-		out[len] = '\0';
-		o = len;
-		goto out;
-	}
-	out = xreallocarray(NULL, len + 1, 3);	/* each byte may become 3 */
-	memcpy(out, s, i);
-	for (o = i; i < len; i += (r > 0 ? r : -r)) {
-		if ((r = item_utf8_seq(u + i, len - i)) > 0) {
-			memcpy(out + o, s + i, r);
-			o += r;
-		} else {
-			memcpy(out + o, "\xef\xbf\xbd", 3);
-			o += 3;
-		}
-	}
-	out[o] = '\0';
-out:
-	if (outlen != NULL)
-		*outlen = o;
-	return (out);
-}
-
-/* A JSON string of arbitrary bytes, sanitized; null for NULL. */
-static json_t *
-item_json_bytes(const char *s, size_t len)
-{
-	json_t	*v;
-	char	*clean;
-	size_t	 n;
-
-	if (s == NULL)
-		return (json_null());
-	clean = item_utf8_sanitize(s, len, &n);
-	v = json_stringn_nocheck(clean, n);
-	free(clean);
-	return (v);
-}
-
-/* A JSON string of a C string, sanitized; null for NULL. */
-static json_t *
-item_json_str(const char *s)
-{
-	return (item_json_bytes(s, s == NULL ? 0 : strlen(s)));
-}
-
-/* Command output as a JSON string, sanitized; "" for NULL. */
-static json_t *
-item_json_output(const char *s, size_t len)
-{
-	return (s == NULL ? json_string("") : item_json_bytes(s, len));
-}
-
-/* "SIGKILL" for 9, "SIG<n>" when glibc has no name, null for 0. */
-static json_t *
-item_json_signal(int sig)
-{
-	char		 buf[32];
-	const char	*abbrev;
-
-	if (sig == 0)
-		return (json_null());
-	if ((abbrev = sigabbrev_np(sig)) != NULL)
-		snprintf(buf, sizeof buf, "SIG%s", abbrev);
-	else
-		snprintf(buf, sizeof buf, "SIG%d", sig);
-	return (json_string(buf));
-}
-
-/* Dumps and frees root; out of memory is fatal. */
-static char *
-item_dump(json_t *root, size_t *len)
-{
-	char	*s;
-
-	if (root == NULL)
-		fatal("out of memory");
-	s = json_dumps(root, JSON_COMPACT|JSON_PRESERVE_ORDER);
-	json_decref(root);
-	if (s == NULL)
-		fatal("out of memory");
-	if (len != NULL)
-		*len = strlen(s);
-	return (s);
-}
-
-/* An EXEC_RESULT answer. The "o" values are stolen by json_pack. */
-char *
-item_result_to_json(const struct item_result *r, size_t *len)
-{
-	json_t	*root;
-
-	root = json_pack("{s:s, s:o, s:i, s:o, s:o, s:o, s:b, s:b, s:I, s:o,"
-	    " s:{s:I, s:I, s:I}}",
-	    "type", "EXEC_RESULT",
-	    "id", item_json_str(r->id),
-	    "exit_code", r->exit_code,
-	    "signal", item_json_signal(r->signal),
-	    "stdout", item_json_output(r->out, r->out_len),
-	    "stderr", item_json_output(r->err, r->err_len),
-	    "truncated", r->truncated != 0,
-	    "timed_out", r->timed_out != 0,
-	    "duration_ms", (json_int_t)r->duration_ms,
-	    "log_path", item_json_str(r->log_path),
-	    "rusage",
-	    "user_ms", (json_int_t)r->user_ms,
-	    "sys_ms", (json_int_t)r->sys_ms,
-	    "max_rss_kb", (json_int_t)r->max_rss_kb);
-	if (root != NULL && r->confinement != NULL)
-		json_object_set(root, "confinement", r->confinement);
-	if (root != NULL && r->log_error != NULL) {
-		json_object_set_new(root, "log_complete", json_false());
-		json_object_set_new(root, "log_error",
-		    json_string(r->log_error));
-	}
-	if (root != NULL && r->approved_by != NULL)
-		json_object_set_new(root, "approval", json_pack("{s:o, s:o}",
-		    "request", item_json_str(r->request),
-		    "by", item_json_str(r->approved_by)));
-	return (item_dump(root, len));
-}
-
-/* An ERROR answer; a NULL id, code or message encodes as null. */
-char *
-item_error_to_json(const char *id, const char *code, const char *message,
-    size_t *len)
-{
-	json_t	*root;
-
-	root = json_pack("{s:s, s:o, s:{s:o, s:o}}",
-	    "type", "ERROR",
-	    "id", item_json_str(id),
-	    "error",
-	    "code", item_json_str(code),
-	    "message", item_json_str(message));
-	return (item_dump(root, len));
-}
-
-/* Reads a required string member of an APPROVE or REJECT item. */
-static int
-item_decision_string(json_t *root, const char *key, int required,
-    char **out, char **cause)
-{
-	struct item_error	 err;
-	const char		*s;
-	int			 r;
-
-	memset(&err, 0, sizeof err);
-	if ((r = item_get_string(root, key, key, &s, &err)) == -1) {
-		*cause = err.message;
-		return (-1);
-	}
-	if (r == 0 || *s == '\0') {
-		if (!required)
-			return (0);
-		xasprintf(cause, "%s is missing", key);
-		return (-1);
-	}
-	*out = xstrdup(s);
-	return (0);
-}
-
-int
-item_decision_parse(const char *buf, size_t len, struct item_decision *d,
-    char **cause)
-{
-	json_t		*root;
-	json_error_t	 jerr;
-	char		*type = NULL;
-	int		 r = -1;
-
-	memset(d, 0, sizeof *d);
-	*cause = NULL;
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr)) ==
-	    NULL) {
-		xasprintf(cause, "bad JSON: %s", jerr.text);
-		return (-1);
-	}
-	if (!json_is_object(root))
-		xasprintf(cause, "a decision must be a JSON object");
-	else if (item_decision_string(root, "type", 1, &type, cause) == 0 &&
-	    item_decision_string(root, "request", 1, &d->request, cause) == 0 &&
-	    item_decision_string(root, "by", 1, &d->by, cause) == 0 &&
-	    item_decision_string(root, "reason", 0, &d->reason, cause) == 0) {
-		if (strcmp(type, "APPROVE") == 0 || strcmp(type, "REJECT") == 0) {
-			d->approve = type[0] == 'A';
-			r = 0;
-		} else
-			xasprintf(cause, "type must be \"APPROVE\" or "
-			    "\"REJECT\"");
-	}
-	free(type);
-	json_decref(root);
-	if (r == -1)
-		item_decision_release(d);
-	return (r);
-}
-
-void
-item_decision_release(struct item_decision *d)
-{
-	free(d->request);
-	free(d->by);
-	free(d->reason);
-	memset(d, 0, sizeof *d);
-}
-
-/* NAME=value strings as a JSON object; {} for NULL. */
-static json_t *
-item_json_env(char *const *env)
-{
-	json_t		*o = json_object();
-	const char	*eq;
-	char		*name;
-	size_t		 i;
-
-	for (i = 0; env != NULL && env[i] != NULL; i++) {
-		if ((eq = strchr(env[i], '=')) == NULL)
-			continue;
-		name = xstrndup(env[i], eq - env[i]);
-		json_object_set_new(o, name, item_json_str(eq + 1));
-		free(name);
-	}
-	return (o);
-}
-
-char *
-item_approval_to_json(const struct item_approval *a, size_t *len)
-{
-	json_t	*root;
-
-	root = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-	    " s:I, s:I, s:o, s:o, s:o, s:o}",
-	    "type", "APPROVAL_REQUEST",
-	    "id", item_json_str(a->id),
-	    "request", item_json_str(a->request),
-	    "state", item_json_str(a->state),
-	    "command", item_json_str(a->command),
-	    "cwd", item_json_str(a->cwd),
-	    "env", item_json_env(a->env),
-	    "risk", item_json_str(a->risk),
-	    "rule", item_json_str(a->rule),
-	    "reason", item_json_str(a->reason),
-	    "created_ms", (json_int_t)a->created_ms,
-	    "expires_ms", (json_int_t)a->expires_ms,
-	    "queue", item_json_str(a->queue),
-	    "worker", item_json_str(a->worker),
-	    "reply_to", item_json_str(a->reply_to),
-	    "background", json_boolean(a->background));
-	if (root != NULL && a->network)
-		json_object_set_new(root, "network", json_true());
-	if (root != NULL && a->grant_path != NULL)
-		json_object_set_new(root, "grant_path",
-		    item_json_str(a->grant_path));
-	if (root != NULL && a->decided_by != NULL)
-		json_object_set_new(root, "decided_by",
-		    item_json_str(a->decided_by));
-	if (root != NULL && a->decision_reason != NULL)
-		json_object_set_new(root, "decision_reason",
-		    item_json_str(a->decision_reason));
-	return (item_dump(root, len));
 }

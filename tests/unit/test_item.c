@@ -1,4 +1,4 @@
-/* Unit tests for queue/item.c: item parsing, answers, UTF-8 sanitizing. */
+/* Unit tests for queue/item*.c: item parsing, answers, UTF-8 sanitizing. */
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,0 +1,334 @@
+/*
+ * The JSON the worker writes: answers (EXEC_RESULT, ERROR), approval
+ * requests and decisions, and the UTF-8 sanitizing every string of
+ * output goes through.
+ */
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "logs/log.h"
+#include "logs/xmalloc.h"
+#include "queue/item.h"
+#include "queue/item_int.h"
+
+/*
+ * Length of the UTF-8 sequence at s (n bytes left): > 0 when valid and not
+ * NUL; otherwise minus the length of the maximal invalid subpart (>= 1).
+ */
+static int
+item_utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char	lo = 0x80, hi = 0xbf;
+	int		need, i;
+
+	if (s[0] >= 0x01 && s[0] <= 0x7f)
+		return (1);
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		need = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		need = 4;
+	else
+		return (-1);		/* NUL, 80..C1, F5..FF */
+	if (s[0] == 0xe0)
+		lo = 0xa0;		/* overlong */
+	else if (s[0] == 0xed)
+		hi = 0x9f;		/* surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90;		/* overlong */
+	else if (s[0] == 0xf4)
+		hi = 0x8f;		/* > U+10FFFF */
+	for (i = 1; i < need; i++) {
+		if ((size_t)i >= n || s[i] < lo || s[i] > hi)
+			return (-i);
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return (need);
+}
+
+/* Copies s into a valid, NUL-terminated UTF-8 string; see the top. */
+char *
+item_utf8_sanitize(const char *s, size_t len, size_t *outlen)
+{
+	const unsigned char	*u = (const unsigned char *)s;
+	char			*out;
+	size_t			 i, o;
+	int			 r;
+
+	for (i = 0; i < len && (r = item_utf8_seq(u + i, len - i)) > 0; i += r)
+		/* nothing */;
+	if (i == len) {			/* all valid: the common case */
+		out = xmalloc(len + 1);
+		if (len != 0)
+			memcpy(out, s, len);
+		out[len] = '\0';
+		o = len;
+		goto out;
+	}
+	out = xreallocarray(NULL, len + 1, 3);	/* each byte may become 3 */
+	memcpy(out, s, i);
+	for (o = i; i < len; i += (r > 0 ? r : -r)) {
+		if ((r = item_utf8_seq(u + i, len - i)) > 0) {
+			memcpy(out + o, s + i, r);
+			o += r;
+		} else {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+		}
+	}
+	out[o] = '\0';
+out:
+	if (outlen != NULL)
+		*outlen = o;
+	return (out);
+}
+
+/* A JSON string of arbitrary bytes, sanitized; null for NULL. */
+static json_t *
+item_json_bytes(const char *s, size_t len)
+{
+	json_t	*v;
+	char	*clean;
+	size_t	 n;
+
+	if (s == NULL)
+		return (json_null());
+	clean = item_utf8_sanitize(s, len, &n);
+	v = json_stringn_nocheck(clean, n);
+	free(clean);
+	return (v);
+}
+
+/* A JSON string of a C string, sanitized; null for NULL. */
+static json_t *
+item_json_str(const char *s)
+{
+	return (item_json_bytes(s, s == NULL ? 0 : strlen(s)));
+}
+
+/* Command output as a JSON string, sanitized; "" for NULL. */
+static json_t *
+item_json_output(const char *s, size_t len)
+{
+	return (s == NULL ? json_string("") : item_json_bytes(s, len));
+}
+
+/* "SIGKILL" for 9, "SIG<n>" when glibc has no name, null for 0. */
+static json_t *
+item_json_signal(int sig)
+{
+	char		 buf[32];
+	const char	*abbrev;
+
+	if (sig == 0)
+		return (json_null());
+	if ((abbrev = sigabbrev_np(sig)) != NULL)
+		snprintf(buf, sizeof buf, "SIG%s", abbrev);
+	else
+		snprintf(buf, sizeof buf, "SIG%d", sig);
+	return (json_string(buf));
+}
+
+/* Dumps and frees root; out of memory is fatal. */
+static char *
+item_dump(json_t *root, size_t *len)
+{
+	char	*s;
+
+	if (root == NULL)
+		fatal("out of memory");
+	s = json_dumps(root, JSON_COMPACT|JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (s == NULL)
+		fatal("out of memory");
+	if (len != NULL)
+		*len = strlen(s);
+	return (s);
+}
+
+/* An EXEC_RESULT answer. The "o" values are stolen by json_pack. */
+char *
+item_result_to_json(const struct item_result *r, size_t *len)
+{
+	json_t	*root;
+
+	root = json_pack("{s:s, s:o, s:i, s:o, s:o, s:o, s:b, s:b, s:I, s:o,"
+	    " s:{s:I, s:I, s:I}}",
+	    "type", "EXEC_RESULT",
+	    "id", item_json_str(r->id),
+	    "exit_code", r->exit_code,
+	    "signal", item_json_signal(r->signal),
+	    "stdout", item_json_output(r->out, r->out_len),
+	    "stderr", item_json_output(r->err, r->err_len),
+	    "truncated", r->truncated != 0,
+	    "timed_out", r->timed_out != 0,
+	    "duration_ms", (json_int_t)r->duration_ms,
+	    "log_path", item_json_str(r->log_path),
+	    "rusage",
+	    "user_ms", (json_int_t)r->user_ms,
+	    "sys_ms", (json_int_t)r->sys_ms,
+	    "max_rss_kb", (json_int_t)r->max_rss_kb);
+	if (root != NULL && r->confinement != NULL)
+		json_object_set(root, "confinement", r->confinement);
+	if (root != NULL && r->log_error != NULL) {
+		json_object_set_new(root, "log_complete", json_false());
+		json_object_set_new(root, "log_error",
+		    json_string(r->log_error));
+	}
+	if (root != NULL && r->approved_by != NULL)
+		json_object_set_new(root, "approval", json_pack("{s:o, s:o}",
+		    "request", item_json_str(r->request),
+		    "by", item_json_str(r->approved_by)));
+	return (item_dump(root, len));
+}
+
+/* An ERROR answer; a NULL id, code or message encodes as null. */
+char *
+item_error_to_json(const char *id, const char *code, const char *message,
+    size_t *len)
+{
+	json_t	*root;
+
+	root = json_pack("{s:s, s:o, s:{s:o, s:o}}",
+	    "type", "ERROR",
+	    "id", item_json_str(id),
+	    "error",
+	    "code", item_json_str(code),
+	    "message", item_json_str(message));
+	return (item_dump(root, len));
+}
+
+/* Reads a required string member of an APPROVE or REJECT item. */
+static int
+item_decision_string(json_t *root, const char *key, int required,
+    char **out, char **cause)
+{
+	struct item_error	 err;
+	const char		*s;
+	int			 r;
+
+	memset(&err, 0, sizeof err);
+	if ((r = item_get_string(root, key, key, &s, &err)) == -1) {
+		*cause = err.message;
+		return (-1);
+	}
+	if (r == 0 || *s == '\0') {
+		if (!required)
+			return (0);
+		xasprintf(cause, "%s is missing", key);
+		return (-1);
+	}
+	*out = xstrdup(s);
+	return (0);
+}
+
+int
+item_decision_parse(const char *buf, size_t len, struct item_decision *d,
+    char **cause)
+{
+	json_t		*root;
+	json_error_t	 jerr;
+	char		*type = NULL;
+	int		 r = -1;
+
+	memset(d, 0, sizeof *d);
+	*cause = NULL;
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr)) ==
+	    NULL) {
+		xasprintf(cause, "bad JSON: %s", jerr.text);
+		return (-1);
+	}
+	if (!json_is_object(root))
+		xasprintf(cause, "a decision must be a JSON object");
+	else if (item_decision_string(root, "type", 1, &type, cause) == 0 &&
+	    item_decision_string(root, "request", 1, &d->request, cause) == 0 &&
+	    item_decision_string(root, "by", 1, &d->by, cause) == 0 &&
+	    item_decision_string(root, "reason", 0, &d->reason, cause) == 0) {
+		if (strcmp(type, "APPROVE") == 0 || strcmp(type, "REJECT") == 0) {
+			d->approve = type[0] == 'A';
+			r = 0;
+		} else
+			xasprintf(cause, "type must be \"APPROVE\" or "
+			    "\"REJECT\"");
+	}
+	free(type);
+	json_decref(root);
+	if (r == -1)
+		item_decision_release(d);
+	return (r);
+}
+
+void
+item_decision_release(struct item_decision *d)
+{
+	free(d->request);
+	free(d->by);
+	free(d->reason);
+	memset(d, 0, sizeof *d);
+}
+
+/* NAME=value strings as a JSON object; {} for NULL. */
+static json_t *
+item_json_env(char *const *env)
+{
+	json_t		*o = json_object();
+	const char	*eq;
+	char		*name;
+	size_t		 i;
+
+	for (i = 0; env != NULL && env[i] != NULL; i++) {
+		if ((eq = strchr(env[i], '=')) == NULL)
+			continue;
+		name = xstrndup(env[i], eq - env[i]);
+		json_object_set_new(o, name, item_json_str(eq + 1));
+		free(name);
+	}
+	return (o);
+}
+
+char *
+item_approval_to_json(const struct item_approval *a, size_t *len)
+{
+	json_t	*root;
+
+	root = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+	    " s:I, s:I, s:o, s:o, s:o, s:o}",
+	    "type", "APPROVAL_REQUEST",
+	    "id", item_json_str(a->id),
+	    "request", item_json_str(a->request),
+	    "state", item_json_str(a->state),
+	    "command", item_json_str(a->command),
+	    "cwd", item_json_str(a->cwd),
+	    "env", item_json_env(a->env),
+	    "risk", item_json_str(a->risk),
+	    "rule", item_json_str(a->rule),
+	    "reason", item_json_str(a->reason),
+	    "created_ms", (json_int_t)a->created_ms,
+	    "expires_ms", (json_int_t)a->expires_ms,
+	    "queue", item_json_str(a->queue),
+	    "worker", item_json_str(a->worker),
+	    "reply_to", item_json_str(a->reply_to),
+	    "background", json_boolean(a->background));
+	if (root != NULL && a->network)
+		json_object_set_new(root, "network", json_true());
+	if (root != NULL && a->grant_path != NULL)
+		json_object_set_new(root, "grant_path",
+		    item_json_str(a->grant_path));
+	if (root != NULL && a->decided_by != NULL)
+		json_object_set_new(root, "decided_by",
+		    item_json_str(a->decided_by));
+	if (root != NULL && a->decision_reason != NULL)
+		json_object_set_new(root, "decision_reason",
+		    item_json_str(a->decision_reason));
+	return (item_dump(root, len));
+}
