@@ -191,6 +191,34 @@ queue_read_failed(struct queue *q, const char *what, const redisReply *r)
 	evtimer_add(q->ev_read_retry, &tv);
 }
 
+/*
+ * Nothing waiting: block until something arrives on a control lane,
+ * or on any lane when there is room (queue_want unblocks a control-only
+ * read as soon as room appears). A blocking XREADGROUP returns at once
+ * when entries are there already.
+ */
+static void
+queue_block(struct queue *q)
+{
+	char	count[16];
+
+	q->reading = 1;
+	q->ctl_only = q->want == 0;
+	if (q->ctl_only)
+		redisAsyncCommand(q->rd.ac, queue_block_cb, q, "XREADGROUP GROUP "
+		    QUEUE_GROUP " %s COUNT " QUEUE_CTL_COUNT " BLOCK "
+		    QUEUE_BLOCK_MS " STREAMS %s %s > >", q->consumer,
+		    q->lanes[0], q->lanes[1]);
+	else {
+		snprintf(count, sizeof count, "%u", q->want);
+		redisAsyncCommand(q->rd.ac, queue_block_cb, q, "XREADGROUP GROUP "
+		    QUEUE_GROUP " %s COUNT %s BLOCK " QUEUE_BLOCK_MS " STREAMS "
+		    "%s %s %s %s %s > > > > >", q->consumer, count, q->lanes[0],
+		    q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4]);
+	}
+	queue_kick(&q->rd);
+}
+
 /* The non-blocking fetch: entries {stream, id, fields} in lane order. */
 static void
 queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
@@ -198,7 +226,6 @@ queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
 	redisReply	*reply = r, *e;
 	struct queue	*q = arg;
 	size_t		 i, n = 0;
-	char		 count[16];
 
 	(void)ac;
 	q->reading = 0;
@@ -227,26 +254,7 @@ queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
 		queue_read_next(q);
 		return;
 	}
-	/*
-	 * Nothing waiting: block until something arrives on a control lane,
-	 * or on any lane when there is room (queue_want unblocks a
-	 * control-only read as soon as room appears).
-	 */
-	q->reading = 1;
-	q->ctl_only = q->want == 0;
-	if (q->ctl_only)
-		redisAsyncCommand(q->rd.ac, queue_block_cb, q, "XREADGROUP GROUP "
-		    QUEUE_GROUP " %s COUNT " QUEUE_CTL_COUNT " BLOCK "
-		    QUEUE_BLOCK_MS " STREAMS %s %s > >", q->consumer,
-		    q->lanes[0], q->lanes[1]);
-	else {
-		snprintf(count, sizeof count, "%u", q->want);
-		redisAsyncCommand(q->rd.ac, queue_block_cb, q, "XREADGROUP GROUP "
-		    QUEUE_GROUP " %s COUNT %s BLOCK " QUEUE_BLOCK_MS " STREAMS "
-		    "%s %s %s %s %s > > > > >", q->consumer, count, q->lanes[0],
-		    q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4]);
-	}
-	queue_kick(&q->rd);
+	queue_block(q);
 }
 
 /* The blocking read: [[stream, [[id, fields], ...]], ...]. */
@@ -308,6 +316,15 @@ queue_read_next(struct queue *q)
 	if (q->fetch_own)	/* the tracked ones come back too */
 		LIST_FOREACH(t, &q->tracked, entry)
 			n++;
+	/*
+	 * No room: only control items can be taken, and their order does
+	 * not matter, so the blocking read alone does (it returns at once
+	 * with what is there): one script less per item.
+	 */
+	if (n == 0) {
+		queue_block(q);
+		return;
+	}
 	snprintf(count, sizeof count, "%u", n);
 	snprintf(max, sizeof max, "%zu", q->max_item_bytes);
 	q->reading = 1;
