@@ -131,6 +131,50 @@ struct item_result {
  * are not valid UTF-8 are replaced with U+FFFD, so any output encodes.
  */
 char	*item_result_to_json(const struct item_result *, size_t *len);
+/* The facts of a session that ended, for its EXEC_CALLBACK; borrowed. */
+struct item_callback {
+	const char	*id, *session_id;
+	const char	*status;	/* completed, failed, killed, ... */
+	int		 exit_code;
+	int		 signal;	/* 0: none */
+	const char	*killed_by;	/* NULL: null */
+	const char	*log_path;
+	const char *const *tail;	/* ntail lines, any bytes */
+	size_t		 ntail;
+	int64_t		 duration_ms, output_bytes, ended_ms;
+	int64_t		 user_ms, sys_ms, max_rss_kb;
+	const char	*worker;	/* its consumer name */
+	const char	*log_error;	/* the log is not whole: why */
+	struct json_t	*confinement;	/* {...}; NULL: left out */
+};
+/*
+ * A session's EXEC_CALLBACK (docs/PROTOCOL.md section 11), a new
+ * reference: the worker keeps it as the session's final state.
+ */
+struct json_t	*item_callback_to_json(const struct item_callback *);
+
+/*
+ * The EXEC_CALLBACK of a session whose worker vanished, as a template for
+ * the lost-session script: "@ID@", "@LOG@" and "@WORKER@" (JSON strings,
+ * quotes included) stand for the session id, its log path and the
+ * worker's name, which only Redis knows. Allocated.
+ */
+#define ITEM_LOST_ID		"\"@ID@\""
+#define ITEM_LOST_LOG		"\"@LOG@\""
+#define ITEM_LOST_WORKER	"\"@WORKER@\""
+char	*item_lost_template(size_t *len);
+
+/* A session that started, for its EXEC_STARTED; borrowed. */
+struct item_started {
+	const char	*id, *session_id, *log_path, *worker;
+	long		 pid;
+	int		 pty;
+	struct json_t	*confinement;	/* NULL: left out */
+	const char	*token;		/* NULL: left out (the kept copy) */
+};
+/* An EXEC_STARTED answer (section 11); allocated, *len set. */
+char	*item_started_to_json(const struct item_started *, size_t *len);
+
 /* An ERROR answer; id may be NULL (then "id": null). */
 char	*item_error_to_json(const char *id, const char *code,
 	    const char *message, size_t *len);

@@ -192,6 +192,75 @@ item_result_to_json(const struct item_result *r, size_t *len)
 	return (item_dump(root, len));
 }
 
+json_t *
+item_callback_to_json(const struct item_callback *c)
+{
+	json_t	*root, *tail;
+	size_t	 i;
+
+	tail = json_array();
+	for (i = 0; i < c->ntail; i++)
+		json_array_append_new(tail, item_json_bytes(c->tail[i],
+		    strlen(c->tail[i])));
+	root = json_pack("{s:s, s:s, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, "
+	    "s:I, s:I, s:I, s:{s:I, s:I, s:I}, s:o}",
+	    "type", "EXEC_CALLBACK", "priority", "high",
+	    "id", item_json_str(c->id),
+	    "session_id", item_json_str(c->session_id),
+	    "status", item_json_str(c->status),
+	    "exit_code", c->exit_code,
+	    "signal", item_json_signal(c->signal),
+	    "killed_by", item_json_str(c->killed_by),
+	    "log_path", item_json_str(c->log_path),
+	    "tail", tail,
+	    "duration_ms", (json_int_t)c->duration_ms,
+	    "output_bytes", (json_int_t)c->output_bytes,
+	    "ended_ms", (json_int_t)c->ended_ms,
+	    "rusage", "user_ms", (json_int_t)c->user_ms,
+	    "sys_ms", (json_int_t)c->sys_ms,
+	    "max_rss_kb", (json_int_t)c->max_rss_kb,
+	    "worker", item_json_str(c->worker));
+	if (root == NULL)
+		fatal("out of memory (json)");
+	if (c->log_error != NULL) {
+		json_object_set_new(root, "log_complete", json_false());
+		json_object_set_new(root, "log_error",
+		    item_json_str(c->log_error));
+	}
+	if (c->confinement != NULL)
+		json_object_set(root, "confinement", c->confinement);
+	return (root);
+}
+
+char *
+item_lost_template(size_t *len)
+{
+	return (item_dump(json_pack("{s:s, s:s, s:s, s:s, s:s, s:n, s:n, "
+	    "s:n, s:s, s:[], s:s, s:s}", "type", "EXEC_CALLBACK", "priority",
+	    "high", "id", "@ID@", "session_id", "@ID@", "status", "lost",
+	    "exit_code", "signal", "killed_by", "log_path", "@LOG@", "tail",
+	    "worker", "@WORKER@", "message", "the worker running this session "
+	    "stopped before the session ended"), len));
+}
+
+char *
+item_started_to_json(const struct item_started *st, size_t *len)
+{
+	json_t	*root;
+
+	root = json_pack("{s:s, s:o, s:o, s:I, s:o, s:b, s:o}",
+	    "type", "EXEC_STARTED", "id", item_json_str(st->id),
+	    "session_id", item_json_str(st->session_id),
+	    "pid", (json_int_t)st->pid, "log_path", item_json_str(st->log_path),
+	    "pty", st->pty != 0, "worker", item_json_str(st->worker));
+	if (root != NULL && st->confinement != NULL)
+		json_object_set(root, "confinement", st->confinement);
+	if (root != NULL && st->token != NULL)
+		json_object_set_new(root, "session_token",
+		    item_json_str(st->token));
+	return (item_dump(root, len));
+}
+
 /* An ERROR answer; a NULL id, code or message encodes as null. */
 char *
 item_error_to_json(const char *id, const char *code, const char *message,

@@ -22,6 +22,7 @@
 #include "logs/log.h"
 #include "logs/syncer.h"
 #include "logs/xmalloc.h"
+#include "queue/item.h"
 #include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "queue/queue_int.h"
@@ -181,8 +182,8 @@ queue_beat_cb(evutil_socket_t fd, short what, void *arg)
 		q->eventcb(QUEUE_EV_BEAT, q->eventarg);
 	queue_announce(q);
 	redisAsyncCommand(q->wr.ac, queue_lost_cb, q, "EVAL %s 1 " KS_RUNNING " "
-	    "%lld %u", queue_lost_lua, (long long)time(NULL) * 1000,
-	    q->answer_ttl_s);
+	    "%lld %u %s", queue_lost_lua, (long long)time(NULL) * 1000,
+	    q->answer_ttl_s, q->lost_cb);
 	if (q->want == 0 || q->stopped)
 		return;
 	snprintf(idle, sizeof idle, "%u", q->claim_idle_ms);
@@ -212,6 +213,7 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	    xstrdup(cfg->url->password) : NULL;
 	q->name = xstrdup(cfg->queue);
 	q->consumer = xstrdup(cfg->consumer);
+	q->lost_cb = item_lost_template(NULL);
 	for (i = 0; i < QUEUE_NLANES; i++) {
 		if (strchr(queue_lanes[i], '%') != NULL)	/* the inbox */
 			xasprintf(&q->lanes[i], KS_INBOX_FMT, cfg->queue,
@@ -290,6 +292,7 @@ queue_free(struct queue *q)
 	event_free(q->ev_unblock);
 	event_free(q->ev_beat);
 	free(q->status);
+	free(q->lost_cb);
 	for (i = 0; i < QUEUE_NLANES; i++)
 		free(q->lanes[i]);
 	free(q->url.host);

@@ -143,6 +143,7 @@ struct queue {
 	LIST_HEAD(, qtrack)	 tracked;
 	struct event		*ev_beat;
 	char			*status;	/* for execq:workers; NULL */
+	char			*lost_cb;	/* item_lost_template() */
 	unsigned long long	 reconnects;
 	struct event		*ev_read_retry;
 	struct event		*ev_flush;

@@ -3,6 +3,7 @@
  * queue/keyspace.h.
  */
 
+#include "queue/item.h"
 #include "queue/keyspace.h"
 #include "queue/queue_int.h"
 
@@ -118,7 +119,9 @@ const char queue_answer_lua[] =
 /*
  * Sessions whose worker is gone (no heartbeat for claim_idle) end as
  * "lost", with their one EXEC_CALLBACK, sent by whichever worker sees it
- * first (the script is atomic). KEYS: the running set. ARGV: now, ttl.
+ * first (the script is atomic). KEYS: the running set. ARGV: now, ttl,
+ * the callback's template (item_lost_template(): queue/item_json.c
+ * writes the wire format, the script only fills in what Redis knows).
  */
 const char queue_lost_lua[] =
     "local n = 0 "
@@ -133,13 +136,13 @@ const char queue_lost_lua[] =
     "  redis.call('HSET', h, 'status', 'lost', 'ended_ms', ARGV[1], "
     "   'callback', '1') "
     "  redis.call('EXPIRE', h, ARGV[2]) "
-    "  local cb = '{\"type\":\"EXEC_CALLBACK\",\"priority\":\"high\",' .. "
-    "   '\"id\":' .. cjson.encode(id) .. ',\"session_id\":' .. "
-    "   cjson.encode(id) .. ',\"status\":\"lost\",\"exit_code\":null,' .. "
-    "   '\"signal\":null,\"killed_by\":null,\"log_path\":' .. "
-    "   cjson.encode(st[4] or '') .. ',\"tail\":[],\"worker\":' .. "
-    "   cjson.encode(st[2]) .. ',\"message\":\"the worker running this ' .. "
-    "   'session stopped before the session ended\"}' "
+    "  local cb = ARGV[3] "
+    "  cb = string.gsub(cb, '" ITEM_LOST_ID "', "
+    "   function() return cjson.encode(id) end) "
+    "  cb = string.gsub(cb, '" ITEM_LOST_LOG "', "
+    "   function() return cjson.encode(st[4] or '') end) "
+    "  cb = string.gsub(cb, '" ITEM_LOST_WORKER "', "
+    "   function() return cjson.encode(st[2]) end) "
     "  redis.call('XADD', '" KS_QUEUE "' .. (st[3] or 'replies') .. ':"
     KS_LANE_HIGH "', "
     "   'MAXLEN', '~', 10000, '*', 'item', cb) "

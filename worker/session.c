@@ -678,9 +678,10 @@ session_signal_json(int sig)
 static json_t *
 session_callback(struct session *s, const struct exec_result *r)
 {
-	json_t		*o, *tail;
-	char		**lines;
-	unsigned	 n, i;
+	struct item_callback	 c;
+	json_t			*o;
+	char			**lines;
+	unsigned		 n;
 
 	/* A log that could not be written: the tail kept in memory. */
 	if (r->log_error != 0 && r->out_len == 0 && r->err != NULL)
@@ -692,35 +693,28 @@ session_callback(struct session *s, const struct exec_result *r)
 	else
 		lines = tail_lines(s->log_path, s->tail_lines,
 		    SESSION_TAIL_LINE, &n);
-	tail = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(tail, session_text(lines[i],
-		    strlen(lines[i])));
+	memset(&c, 0, sizeof c);
+	c.id = s->item_id;
+	c.session_id = s->id;
+	c.status = exec_status_name(r);
+	c.exit_code = r->exit_code;
+	c.signal = r->signal;
+	c.killed_by = exec_killed_by(r);
+	c.log_path = s->log_path;
+	c.tail = (const char *const *)lines;
+	c.ntail = n;
+	c.duration_ms = r->duration_ms;
+	c.output_bytes = r->output_bytes;
+	c.ended_ms = s->ended_ms;
+	c.user_ms = r->user_ms;
+	c.sys_ms = r->sys_ms;
+	c.max_rss_kb = r->max_rss_kb;
+	c.worker = queue_consumer(s->ss->q);
+	c.log_error = r->log_error != 0 ? strerror(r->log_error) : NULL;
+	c.confinement = exec_confinement_json(&r->confinement, 1);
+	o = item_callback_to_json(&c);
+	json_decref(c.confinement);
 	tail_free(lines);
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:s, s:o, "
-	    "s:I, s:I, s:I, s:{s:I, s:I, s:I}, s:s}",
-	    "type", "EXEC_CALLBACK", "priority", "high", "id", s->item_id,
-	    "session_id", s->id, "status", exec_status_name(r),
-	    "exit_code", r->exit_code, "signal", session_signal_json(r->signal),
-	    "killed_by", exec_killed_by(r) != NULL ?
-	    json_string(exec_killed_by(r)) : json_null(),
-	    "log_path", s->log_path, "tail", tail,
-	    "duration_ms", (json_int_t)r->duration_ms,
-	    "output_bytes", (json_int_t)r->output_bytes,
-	    "ended_ms", (json_int_t)s->ended_ms,
-	    "rusage", "user_ms", (json_int_t)r->user_ms,
-	    "sys_ms", (json_int_t)r->sys_ms,
-	    "max_rss_kb", (json_int_t)r->max_rss_kb,
-	    "worker", queue_consumer(s->ss->q));
-	if (o == NULL)
-		fatal("out of memory (json)");
-	if (r->log_error != 0) {
-		json_object_set_new(o, "log_complete", json_false());
-		json_object_set_new(o, "log_error",
-		    json_string(strerror(r->log_error)));
-	}
-	json_object_set_new(o, "confinement",
-	    exec_confinement_json(&r->confinement, 1));
 	return (o);
 }
 
@@ -882,9 +876,10 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
     char **kept, size_t *kept_len, const char **code, char **cause)
 {
 	struct exec_confinement	 conf;
-	json_t			*started;
+	struct item_started	 st;
 	struct session		*s;
 	struct exec_spec	 spec;
+	char			*text;
 
 	if (sessions_has(ss, it->id)) {
 		*code = "duplicate_id";
@@ -922,20 +917,19 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 	session_mirror(s);
 	session_index(s);
 	exec_confinement(s->ex, &conf);
-	started = json_pack("{s:s, s:s, s:s, s:I, s:s, s:b, s:s}",
-	    "type", "EXEC_STARTED", "id", it->id, "session_id", s->id,
-	    "pid", (json_int_t)s->pid, "log_path", s->log_path, "pty", s->pty,
-	    "worker", queue_consumer(ss->q));
-	if (started == NULL)
-		fatal("out of memory (json)");
-	json_object_set_new(started, "confinement",
-	    exec_confinement_json(&conf, 0));
-	*kept = json_dumps(started, JSON_COMPACT);
-	if (*kept == NULL)
-		fatal("out of memory (json)");
-	*kept_len = strlen(*kept);
-	json_object_set_new(started, "session_token", json_string(s->token));
-	return (session_dump(started, len));
+	memset(&st, 0, sizeof st);
+	st.id = it->id;
+	st.session_id = s->id;
+	st.pid = (long)s->pid;
+	st.log_path = s->log_path;
+	st.pty = s->pty;
+	st.worker = queue_consumer(ss->q);
+	st.confinement = exec_confinement_json(&conf, 0);
+	*kept = item_started_to_json(&st, kept_len);
+	st.token = s->token;		/* sent once, never kept */
+	text = item_started_to_json(&st, len);
+	json_decref(st.confinement);
+	return (text);
 }
 
 /* The session named by id, or NULL. */

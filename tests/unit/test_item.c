@@ -954,6 +954,107 @@ test_item_error_null_id(void **state)
 	free(s);
 }
 
+/* EXEC_CALLBACK: every field, in the order PROTOCOL.md shows them. */
+static void
+test_item_callback_json(void **state)
+{
+	struct item_callback	 c;
+	const char		*tail[] = { "line 4", "caf\xe9" };
+	json_t			*o;
+	char			*s;
+
+	(void)state;
+	memset(&c, 0, sizeof c);
+	c.id = "s1";
+	c.session_id = "s1";
+	c.status = "killed";
+	c.exit_code = 143;
+	c.signal = 15;
+	c.killed_by = "user";
+	c.log_path = "/l/s1.log";
+	c.tail = tail;
+	c.ntail = 2;
+	c.duration_ms = 45;
+	c.output_bytes = 18;
+	c.ended_ms = 1000;
+	c.user_ms = 1;
+	c.sys_ms = 2;
+	c.max_rss_kb = 3;
+	c.worker = "w1";
+	c.confinement = json_pack("{s:b}", "confined", 0);
+	o = item_callback_to_json(&c);
+	s = json_dumps(o, JSON_COMPACT);
+	assert_string_equal(s, "{\"type\":\"EXEC_CALLBACK\",\"priority\":"
+	    "\"high\",\"id\":\"s1\",\"session_id\":\"s1\",\"status\":"
+	    "\"killed\",\"exit_code\":143,\"signal\":\"SIGTERM\","
+	    "\"killed_by\":\"user\",\"log_path\":\"/l/s1.log\",\"tail\":"
+	    "[\"line 4\",\"caf\xef\xbf\xbd\"],\"duration_ms\":45,"
+	    "\"output_bytes\":18,\"ended_ms\":1000,\"rusage\":{\"user_ms\":1,"
+	    "\"sys_ms\":2,\"max_rss_kb\":3},\"worker\":\"w1\","
+	    "\"confinement\":{\"confined\":false}}");
+	free(s);
+	json_decref(o);
+	c.killed_by = NULL;
+	c.signal = 0;
+	c.log_error = "No space left on device";
+	o = item_callback_to_json(&c);
+	assert_true(json_is_null(json_object_get(o, "killed_by")));
+	assert_true(json_is_null(json_object_get(o, "signal")));
+	assert_true(json_is_false(json_object_get(o, "log_complete")));
+	assert_string_equal(json_string_value(json_object_get(o, "log_error")),
+	    "No space left on device");
+	json_decref(o);
+	json_decref(c.confinement);
+}
+
+/* EXEC_STARTED with the token, and the copy kept without it. */
+static void
+test_item_started_json(void **state)
+{
+	struct item_started	 st;
+	char			*s;
+
+	(void)state;
+	memset(&st, 0, sizeof st);
+	st.id = "s1";
+	st.session_id = "s1";
+	st.pid = 42;
+	st.log_path = "/l/s1.log";
+	st.pty = 1;
+	st.worker = "w1";
+	s = item_started_to_json(&st, NULL);
+	assert_string_equal(s, "{\"type\":\"EXEC_STARTED\",\"id\":\"s1\","
+	    "\"session_id\":\"s1\",\"pid\":42,\"log_path\":\"/l/s1.log\","
+	    "\"pty\":true,\"worker\":\"w1\"}");
+	free(s);
+	st.token = "0123abcd";
+	s = item_started_to_json(&st, NULL);
+	assert_non_null(strstr(s, ",\"session_token\":\"0123abcd\"}"));
+	free(s);
+}
+
+/* The lost callback's template: placeholders the script fills in. */
+static void
+test_item_lost_template(void **state)
+{
+	json_t	*o;
+	char	*s;
+
+	(void)state;
+	s = item_lost_template(NULL);
+	assert_non_null(strstr(s, "\"id\":" ITEM_LOST_ID ",\"session_id\":"
+	    ITEM_LOST_ID));
+	assert_non_null(strstr(s, "\"log_path\":" ITEM_LOST_LOG));
+	assert_non_null(strstr(s, "\"worker\":" ITEM_LOST_WORKER));
+	o = json_loads(s, 0, NULL);
+	assert_string_equal(json_string_value(json_object_get(o, "status")),
+	    "lost");
+	assert_true(json_is_null(json_object_get(o, "exit_code")));
+	assert_int_equal(json_array_size(json_object_get(o, "tail")), 0);
+	json_decref(o);
+	free(s);
+}
+
 /* The ERROR answer for a parse failure encodes and routes. */
 static void
 test_item_error_from_parse(void **state)
@@ -1043,6 +1144,9 @@ main(void)
 		cmocka_unit_test(test_item_result_signal_names),
 		cmocka_unit_test(test_item_error_round_trip),
 		cmocka_unit_test(test_item_error_null_id),
+		cmocka_unit_test(test_item_callback_json),
+		cmocka_unit_test(test_item_started_json),
+		cmocka_unit_test(test_item_lost_template),
 		cmocka_unit_test(test_item_error_from_parse),
 	};
 
