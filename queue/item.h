@@ -164,6 +164,15 @@ struct json_t	*item_callback_to_json(const struct item_callback *);
 #define ITEM_LOST_WORKER	"\"@WORKER@\""
 char	*item_lost_template(size_t *len);
 
+/*
+ * The "end" entry of a foreground item's live stream (args.stream):
+ * {"id", "exit_code", "timed_out", "stdout_bytes", "stderr_bytes",
+ * "log_path"}. Allocated, *len set (len may be NULL).
+ */
+char	*item_stream_end_to_json(const char *id, int exit_code,
+	    int timed_out, uint64_t stdout_bytes, uint64_t stderr_bytes,
+	    const char *log_path, size_t *len);
+
 /* A session that started, for its EXEC_STARTED; borrowed. */
 struct item_started {
 	const char	*id, *session_id, *log_path, *worker;

@@ -244,6 +244,18 @@ item_lost_template(size_t *len)
 }
 
 char *
+item_stream_end_to_json(const char *id, int exit_code, int timed_out,
+    uint64_t stdout_bytes, uint64_t stderr_bytes, const char *log_path,
+    size_t *len)
+{
+	return (item_dump(json_pack("{s:o, s:i, s:b, s:I, s:I, s:o}", "id",
+	    item_json_str(id), "exit_code", exit_code, "timed_out",
+	    timed_out != 0, "stdout_bytes", (json_int_t)stdout_bytes,
+	    "stderr_bytes", (json_int_t)stderr_bytes, "log_path",
+	    item_json_str(log_path)), len));
+}
+
+char *
 item_started_to_json(const struct item_started *st, size_t *len)
 {
 	json_t	*root;

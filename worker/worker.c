@@ -290,19 +290,13 @@ worker_output_cb(struct exec *ex, int fd, const char *buf, size_t len,
 static void
 worker_live_end(struct job *j, const struct exec_result *r)
 {
-	json_t	*o;
 	char	*text;
 
-	o = json_pack("{s:s, s:i, s:b, s:I, s:I, s:s?}", "id", j->item->id,
-	    "exit_code", r->exit_code, "timed_out", r->end == EXEC_END_TIMEOUT,
-	    "stdout_bytes", (json_int_t)j->out_bytes[1],
-	    "stderr_bytes", (json_int_t)j->out_bytes[2],
-	    "log_path", r->log_path);
-	if (o == NULL || (text = json_dumps(o, JSON_COMPACT)) == NULL)
-		fatal("out of memory (json)");
+	text = item_stream_end_to_json(j->item->id, r->exit_code,
+	    r->end == EXEC_END_TIMEOUT, j->out_bytes[1], j->out_bytes[2],
+	    r->log_path, NULL);
 	live_end(j->live, text, j->w->cfg->session_ttl_s);
 	free(text);
-	json_decref(o);
 }
 
 /* The exec finished: answer with its result. */

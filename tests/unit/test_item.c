@@ -1033,6 +1033,20 @@ test_item_started_json(void **state)
 	free(s);
 }
 
+/* The end of a foreground item's live stream. */
+static void
+test_item_stream_end_json(void **state)
+{
+	char	*s;
+
+	(void)state;
+	s = item_stream_end_to_json("j1", 3, 0, 10, 2, "/l/j1.log", NULL);
+	assert_string_equal(s, "{\"id\":\"j1\",\"exit_code\":3,"
+	    "\"timed_out\":false,\"stdout_bytes\":10,\"stderr_bytes\":2,"
+	    "\"log_path\":\"/l/j1.log\"}");
+	free(s);
+}
+
 /* The lost callback's template: placeholders the script fills in. */
 static void
 test_item_lost_template(void **state)
@@ -1147,6 +1161,7 @@ main(void)
 		cmocka_unit_test(test_item_callback_json),
 		cmocka_unit_test(test_item_started_json),
 		cmocka_unit_test(test_item_lost_template),
+		cmocka_unit_test(test_item_stream_end_json),
 		cmocka_unit_test(test_item_error_from_parse),
 	};
 
