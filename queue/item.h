@@ -173,6 +173,18 @@ char	*item_stream_end_to_json(const char *id, int exit_code,
 	    int timed_out, uint64_t stdout_bytes, uint64_t stderr_bytes,
 	    const char *log_path, size_t *len);
 
+/*
+ * A PROCESS_RESULT: {"type", "id", "action", "session_id"} and the
+ * action's fields (stolen). Allocated, *len set.
+ */
+char	*item_process_result_to_json(const char *id, const char *action,
+	    const char *session_id, struct json_t *fields, size_t *len);
+/* Output in an answer: "output" (text, sanitized) or "output_b64". */
+void	 item_json_put_output(struct json_t *o, const char *buf, size_t len,
+	    int base64);
+/* "SIGTERM" for 15, "SIG99" for an unnamed one, null for 0 (new ref). */
+struct json_t	*item_json_signal(int sig);
+
 /* A session that started, for its EXEC_STARTED; borrowed. */
 struct item_started {
 	const char	*id, *session_id, *log_path, *worker;

@@ -124,7 +124,7 @@ item_json_output(const char *s, size_t len)
 }
 
 /* "SIGKILL" for 9, "SIG<n>" when glibc has no name, null for 0. */
-static json_t *
+json_t *
 item_json_signal(int sig)
 {
 	char		 buf[32];
@@ -253,6 +253,35 @@ item_stream_end_to_json(const char *id, int exit_code, int timed_out,
 	    timed_out != 0, "stdout_bytes", (json_int_t)stdout_bytes,
 	    "stderr_bytes", (json_int_t)stderr_bytes, "log_path",
 	    item_json_str(log_path)), len));
+}
+
+char *
+item_process_result_to_json(const char *id, const char *action,
+    const char *session_id, json_t *fields, size_t *len)
+{
+	json_t	*root;
+
+	root = json_pack("{s:s, s:o, s:s, s:o?}", "type", "PROCESS_RESULT",
+	    "id", item_json_str(id), "action", action, "session_id",
+	    session_id != NULL ? item_json_str(session_id) : NULL);
+	if (root == NULL)
+		fatal("out of memory (json)");
+	json_object_update_new(root, fields);
+	return (item_dump(root, len));
+}
+
+void
+item_json_put_output(json_t *o, const char *buf, size_t len, int base64)
+{
+	char	*b64;
+
+	if (!base64) {
+		json_object_set_new(o, "output", item_json_output(buf, len));
+		return;
+	}
+	b64 = item_base64_encode(buf, len, NULL);
+	json_object_set_new(o, "output_b64", json_string(b64));
+	free(b64);
 }
 
 char *

@@ -99,46 +99,17 @@ session_now_ms(void)
 	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }
 
-/* A borrowed JSON string of bytes that may not be valid UTF-8. */
-static json_t *
-session_text(const char *buf, size_t len)
-{
-	char	*clean;
-	size_t	 n;
-	json_t	*v;
 
-	clean = item_utf8_sanitize(buf, len, &n);
-	v = json_stringn_nocheck(clean, n);
-	free(clean);
-	return (v);
-}
-
-/* JSON text of o (stolen), for an answer. */
-static char *
-session_dump(json_t *o, size_t *len)
-{
-	char	*text;
-
-	if (o == NULL || (text = json_dumps(o, JSON_COMPACT)) == NULL)
-		fatal("out of memory (json)");
-	json_decref(o);
-	*len = strlen(text);
-	return (text);
-}
 
 /* Answers with a PROCESS_RESULT made of fields (stolen). */
 static void
 session_answer(const char *item_id, const char *action, const char *sid,
     json_t *fields, sessions_answer_cb cb, void *arg)
 {
-	json_t	*o;
 	char	*text;
 	size_t	 len;
 
-	o = json_pack("{s:s, s:s, s:s, s:s?}", "type", "PROCESS_RESULT", "id",
-	    item_id, "action", action, "session_id", sid);
-	json_object_update_new(o, fields);
-	text = session_dump(o, &len);
+	text = item_process_result_to_json(item_id, action, sid, fields, &len);
 	cb(NULL, text, len, arg);
 	free(text);
 }
@@ -263,20 +234,6 @@ session_output_cb(struct exec *ex, int fd, const char *buf, size_t len,
 	session_wake(s);
 }
 
-/* The output member of an answer: text, or base64 when asked. */
-static void
-session_put_output(json_t *o, const char *buf, size_t len, int base64)
-{
-	char	*b64;
-
-	if (!base64) {
-		json_object_set_new(o, "output", session_text(buf, len));
-		return;
-	}
-	b64 = item_base64_encode(buf, len, NULL);
-	json_object_set_new(o, "output_b64", json_string(b64));
-	free(b64);
-}
 
 /* The status members: running, or how it ended. */
 static void
@@ -324,7 +281,6 @@ struct session_read {
 static void	session_hold_poll(struct session *, struct session_read *);
 static void	session_answer_wait(struct session *, const char *, int,
 		    sessions_answer_cb, void *);
-static json_t	*session_signal_json(int);
 static int	 session_token_eq(const char *, const char *);
 
 static struct session_read *
@@ -402,7 +358,7 @@ session_answer_poll(struct session *s, struct session_read *r)
 
 	o = json_object();
 	session_put_status(o, s);
-	session_put_output(o, r->buf, r->len, r->base64);
+	item_json_put_output(o, r->buf, r->len, r->base64);
 	json_object_set_new(o, "offset", json_integer(r->offset));
 	json_object_set_new(o, "next_offset", json_integer(r->offset + r->len));
 	json_object_set_new(o, "eof", json_boolean(s->final != NULL &&
@@ -427,7 +383,7 @@ session_answer_log(struct session *s, struct session_read *r)
 		start = i;
 	}
 	o = json_object();
-	session_put_output(o, r->buf + start, r->len - start, r->base64);
+	item_json_put_output(o, r->buf + start, r->len - start, r->base64);
 	json_object_set_new(o, "offset", json_integer(r->offset + start));
 	json_object_set_new(o, "next_offset", json_integer(r->offset + r->len));
 	json_object_set_new(o, "size", json_integer(r->size));
@@ -478,7 +434,7 @@ session_read_offline(struct session_read *r)
 	s.final = json_pack("{s:s, s:O?, s:o, s:O?, s:s}", "status",
 	    status == NULL || strcmp(status, "running") == 0 ? "lost" : status,
 	    "exit_code", json_object_get(r->meta, "exit_code"),
-	    "signal", session_signal_json((int)json_integer_value(
+	    "signal", item_json_signal((int)json_integer_value(
 	    json_object_get(r->meta, "signal"))),
 	    "killed_by", json_object_get(r->meta, "killed_by"),
 	    "log_path", s.log_path);
@@ -657,22 +613,6 @@ session_hold_poll(struct session *s, struct session_read *r)
 	session_read_free(r);
 }
 
-/* "SIGTERM" for 15, JSON null for 0. */
-static json_t *
-session_signal_json(int sig)
-{
-	const char	*name;
-	char		 buf[32];
-
-	if (sig == 0)
-		return (json_null());
-	name = sigabbrev_np(sig);
-	if (name == NULL)
-		snprintf(buf, sizeof buf, "SIG%d", sig);
-	else
-		snprintf(buf, sizeof buf, "SIG%s", name);
-	return (json_string(buf));
-}
 
 /* The EXEC_CALLBACK of a finished exec: also the session's final state. */
 static json_t *
@@ -1357,7 +1297,7 @@ sessions_act_held(const struct item *it, const struct session_held *h,
 		if (it->action == ITEM_ACTION_WAIT)
 			json_object_set_new(o, "waited_out", json_false());
 		else {
-			session_put_output(o, "", 0, it->base64);
+			item_json_put_output(o, "", 0, it->base64);
 			if (it->action == ITEM_ACTION_LOG)
 				json_object_set_new(o, "size", json_integer(0));
 			json_object_set_new(o, "offset", json_integer(0));

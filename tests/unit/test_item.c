@@ -1047,6 +1047,32 @@ test_item_stream_end_json(void **state)
 	free(s);
 }
 
+/* PROCESS_RESULT: the envelope, then the action's fields; output as
+   text (sanitized) or base64. */
+static void
+test_item_process_result_json(void **state)
+{
+	json_t	*f;
+	char	*s;
+
+	(void)state;
+	f = json_object();
+	item_json_put_output(f, "a\xff", 2, 0);
+	s = item_process_result_to_json("p1", "poll", "s1", f, NULL);
+	assert_string_equal(s, "{\"type\":\"PROCESS_RESULT\",\"id\":\"p1\","
+	    "\"action\":\"poll\",\"session_id\":\"s1\",\"output\":"
+	    "\"a\xef\xbf\xbd\"}");
+	free(s);
+	f = json_object();
+	item_json_put_output(f, "a\xff", 2, 1);
+	item_json_put_output(f, NULL, 0, 0);
+	s = item_process_result_to_json("p2", "list", NULL, f, NULL);
+	assert_string_equal(s, "{\"type\":\"PROCESS_RESULT\",\"id\":\"p2\","
+	    "\"action\":\"list\",\"session_id\":null,\"output_b64\":\"Yf8=\","
+	    "\"output\":\"\"}");
+	free(s);
+}
+
 /* The lost callback's template: placeholders the script fills in. */
 static void
 test_item_lost_template(void **state)
@@ -1162,6 +1188,7 @@ main(void)
 		cmocka_unit_test(test_item_started_json),
 		cmocka_unit_test(test_item_lost_template),
 		cmocka_unit_test(test_item_stream_end_json),
+		cmocka_unit_test(test_item_process_result_json),
 		cmocka_unit_test(test_item_error_from_parse),
 	};
 
