@@ -38,6 +38,8 @@ enum exec_flag {
 	EXEC_SYNCING = 0x10,		/* the log is being fsync'd */
 	EXEC_SYNCED = 0x20,		/* ... and is on disk */
 	EXEC_LOG_FULL = 0x40,		/* past log_max_bytes */
+	EXEC_FINISHING = 0x80,		/* its <id>.json is being written:
+					   then the done callback */
 };
 
 struct exec {
@@ -316,6 +318,8 @@ exec_terminate(struct exec *ex, int sig, enum exec_end why)
 {
 	struct timeval	tv;
 
+	if (ex->flags & EXEC_FINISHING)
+		return;		/* over: its result is written already */
 	if (ex->end == EXEC_END_EXIT)
 		ex->end = why;
 	if (ex->flags & EXEC_KILLING) {
@@ -715,14 +719,61 @@ exec_confinement_json(const struct exec_confinement *c, int at_end)
 	return (o);
 }
 
+/* <id>.json written off the loop; ex is finished once it is there. */
+struct exec_meta_job {
+	struct exec	*ex;		/* NULL: nothing waits for it */
+	char		*id, *text;
+};
+
+/* On the syncer's thread: the file, by rename. */
+static int
+exec_meta_work(void *arg)
+{
+	struct exec_meta_job	*job = arg;
+
+	if (execlog_write_meta(exec_cfg->log_dir, job->id, job->text,
+	    strlen(job->text)) == -1)
+		return (errno);
+	return (0);
+}
+
+/* Back on the loop: the exec that waited for its file is done now. */
+static void
+exec_meta_done(int err, void *arg)
+{
+	struct exec_meta_job	*job = arg;
+	struct exec		*ex = job->ex;
+
+	if (err == ECANCELED) {		/* the worker stops: write it here */
+		err = execlog_write_meta(exec_cfg->log_dir, job->id, job->text,
+		    strlen(job->text)) == -1 ? errno : 0;
+		if (ex != NULL)
+			exec_free(ex);	/* nobody is called back any more */
+		ex = NULL;
+	}
+	if (err != 0)
+		log_warn("exec %s: metadata: %s", job->id, strerror(err));
+	if (ex != NULL) {
+		ex->donecb(ex, ex->arg);
+		exec_free(ex);
+	}
+	free(job->id);
+	free(job->text);
+	free(job);
+}
+
 /*
  * Writes <id>.json beside the log: what runs, and once it ended, how.
- * A "running" file tells `execq cleanup` to keep the log.
+ * A "running" file tells `execq cleanup` to keep the log. The file is
+ * made on the syncer's thread (creating a file can take a millisecond
+ * on a busy filesystem); with finish, the done callback runs once it is
+ * there, so an answer never comes before its <id>.json.
  */
 static void
-exec_write_meta(struct exec *ex, int running)
+exec_write_meta(struct exec *ex, int running, int finish)
 {
 	struct exec_result	 r;
+	struct exec_meta_job	*job;
 	json_t			*o;
 	char			*text;
 
@@ -745,13 +796,14 @@ exec_write_meta(struct exec *ex, int running)
 		    "output_bytes", (json_int_t)r.output_bytes,
 		    "killed_by", exec_killed_by(&r) != NULL ?
 		    json_string(exec_killed_by(&r)) : json_null()));
-	text = o == NULL ? NULL : json_dumps(o, JSON_COMPACT);
-	if (text == NULL || execlog_write_meta(exec_cfg->log_dir, ex->id, text,
-	    strlen(text)) == -1)
-		log_warn("exec %s: metadata: %s", ex->id,
-		    text == NULL ? "cannot encode" : strerror(errno));
-	free(text);
+	if (o == NULL || (text = json_dumps(o, JSON_COMPACT)) == NULL)
+		fatal("out of memory (json)");
 	json_decref(o);
+	job = xcalloc(1, sizeof *job);
+	job->ex = finish ? ex : NULL;
+	job->id = xstrdup(ex->id);
+	job->text = text;
+	syncer_call(exec_syncer, exec_meta_work, exec_meta_done, job);
 }
 
 /* The log is on disk (or fsync failed): the exec may finish now. */
@@ -778,7 +830,7 @@ exec_maybe_done(struct exec *ex)
 {
 	const unsigned	all = EXEC_EXITED|EXEC_OUT_CLOSED|EXEC_ERR_CLOSED;
 
-	if ((ex->flags & all) != all)
+	if ((ex->flags & all) != all || (ex->flags & EXEC_FINISHING))
 		return;
 	evtimer_del(ex->ev_drain);	/* drained: no more waiting for it */
 	if (ex->background) {		/* the output is done: so are they */
@@ -806,9 +858,10 @@ exec_maybe_done(struct exec *ex)
 	}
 	evtimer_del(ex->ev_drain);
 	evtimer_del(ex->ev_grace);
-	exec_write_meta(ex, 0);
-	ex->donecb(ex, ex->arg);
-	exec_free(ex);
+	evtimer_del(ex->ev_timeout);
+	evtimer_del(ex->ev_idle);
+	ex->flags |= EXEC_FINISHING;
+	exec_write_meta(ex, 0, 1);	/* then the done callback, then freed */
 }
 
 /* Frees ex, killing its tree if it still runs. */
@@ -1082,7 +1135,7 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 	}
 	log_debug("exec %s: pid %ld started", ex->id, (long)ex->pid);
 	if (ex->background)
-		exec_write_meta(ex, 1);
+		exec_write_meta(ex, 1, 0);
 	return (ex);
 
 fail:
