@@ -721,7 +721,7 @@ exec_confinement_json(const struct exec_confinement *c, int at_end)
 
 /* <id>.json written off the loop; ex is finished once it is there. */
 struct exec_meta_job {
-	struct exec	*ex;		/* NULL: nothing waits for it */
+	struct exec	*ex;		/* finished once the file is there */
 	char		*id, *text;
 };
 
@@ -764,10 +764,10 @@ exec_meta_done(int err, void *arg)
 
 /*
  * Writes <id>.json beside the log: what runs, and once it ended, how.
- * A "running" file tells `execq cleanup` to keep the log. The file is
- * made on the syncer's thread (creating a file can take a millisecond
- * on a busy filesystem); with finish, the done callback runs once it is
- * there, so an answer never comes before its <id>.json.
+ * A "running" file tells `execq cleanup` to keep the log. The final file
+ * (finish) is made on the syncer's thread (creating a file can take a
+ * millisecond on a busy filesystem), and the done callback runs once it
+ * is there, so an answer never comes before its <id>.json.
  */
 static void
 exec_write_meta(struct exec *ex, int running, int finish)
@@ -799,8 +799,21 @@ exec_write_meta(struct exec *ex, int running, int finish)
 	if (o == NULL || (text = json_dumps(o, JSON_COMPACT)) == NULL)
 		fatal("out of memory (json)");
 	json_decref(o);
+	if (!finish) {
+		/*
+		 * A session's "running" file is there before its
+		 * EXEC_STARTED goes out: a worker killed right after still
+		 * leaves the token its owner reads the log with.
+		 */
+		if (execlog_write_meta(exec_cfg->log_dir, ex->id, text,
+		    strlen(text)) == -1)
+			log_warn("exec %s: metadata: %s", ex->id,
+			    strerror(errno));
+		free(text);
+		return;
+	}
 	job = xcalloc(1, sizeof *job);
-	job->ex = finish ? ex : NULL;
+	job->ex = ex;
 	job->id = xstrdup(ex->id);
 	job->text = text;
 	syncer_call(exec_syncer, exec_meta_work, exec_meta_done, job);
