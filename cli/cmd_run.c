@@ -3,20 +3,11 @@
  * printed as JSON (submit).
  */
 
-#include <sys/random.h>
-#include <sys/stat.h>
-#include <sys/time.h>
-
 #include <errno.h>
 #include <getopt.h>
-#include <pwd.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <hiredis/hiredis.h>
@@ -26,7 +17,6 @@
 #include "logs/log.h"
 #include "logs/xmalloc.h"
 #include "queue/keyspace.h"
-#include "queue/rurl.h"
 
 /* run and submit share one table; run refuses submit's two extras. */
 static const struct option execq_longopts[] = {

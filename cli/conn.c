@@ -3,27 +3,19 @@
  * sending an item, waiting for its answer on a reply stream.
  */
 
-#include <sys/random.h>
-#include <sys/stat.h>
 #include <sys/time.h>
 
-#include <errno.h>
-#include <getopt.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <hiredis/hiredis.h>
 #include <jansson.h>
 
 #include "cli/cli.h"
-#include "logs/log.h"
 #include "logs/xmalloc.h"
 #include "queue/keyspace.h"
 #include "queue/rurl.h"

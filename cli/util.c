@@ -5,13 +5,9 @@
 
 #include <sys/ioctl.h>
 #include <sys/random.h>
-#include <sys/stat.h>
-#include <sys/time.h>
 
 #include <errno.h>
-#include <getopt.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,13 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <hiredis/hiredis.h>
-#include <jansson.h>
-
 #include "cli/cli.h"
-#include "logs/log.h"
 #include "logs/xmalloc.h"
-#include "queue/rurl.h"
 
 /* Crockford base32: no I, L, O or U. */
 static const char	execq_base32_chars[] =

@@ -5,7 +5,6 @@
 
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +12,9 @@
 
 #include <jansson.h>
 
-#include "logs/log.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
 #include "queue/item_int.h"
-
 
 static const struct {
 	const char		*name;

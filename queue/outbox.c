@@ -8,7 +8,6 @@
 
 #include <netinet/in.h>
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +24,6 @@
 #include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "queue/queue_int.h"
-#include "queue/rurl.h"
 #include "queue/spool.h"
 
 /* A request from a printf-free argument list; strings are copied. */

@@ -26,7 +26,6 @@
 #include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "queue/queue_int.h"
-#include "queue/rurl.h"
 #include "queue/spool.h"
 
 const char *const queue_lanes[QUEUE_NLANES] = {

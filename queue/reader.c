@@ -8,8 +8,6 @@
 
 #include <netinet/in.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +23,6 @@
 #include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "queue/queue_int.h"
-#include "queue/rurl.h"
 #include "queue/spool.h"
 
 /* A one-shot read in flight. */
