@@ -1033,10 +1033,7 @@ worker_sigchld_cb(evutil_socket_t sig, short what, void *arg)
 static long long
 worker_now_ms(void)
 {
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	return (worker_now_us() / 1000);
 }
 
 /* CLOCK_MONOTONIC in microseconds. */
