@@ -20,7 +20,7 @@ CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS)
 LDLIBS    += $(PKG_LIBS) -lutil -lm -lpthread
 
-LOGS_SRC  = logs/log.c logs/xmalloc.c logs/execlog.c logs/syncer.c logs/tail.c logs/cleanup.c
+LOGS_SRC  = logs/log.c logs/xmalloc.c logs/execlog.c logs/spare.c logs/syncer.c logs/tail.c logs/cleanup.c
 EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/confine.c exec/exec.c exec/keys.c exec/shparse.c exec/cls_words.c exec/cls_path.c exec/cls_env.c exec/cls_vars.c exec/cls_flow.c exec/cls_block.c exec/cls_table.c exec/cls_git.c exec/cls_tools.c exec/cls_wrap.c exec/classify.c exec/policyconf.c
 QUEUE_SRC = queue/item.c queue/item_process.c queue/item_json.c queue/rurl.c queue/spool.c queue/scripts.c queue/conn.c queue/reader.c queue/outbox.c queue/queue.c
 WORKER_SRC = worker/config.c worker/audit.c worker/approval.c worker/metrics.c worker/status.c worker/live.c worker/http.c worker/session.c worker/worker.c

@@ -25,6 +25,7 @@
 #include "exec/spawn.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
+#include "logs/spare.h"
 #include "logs/syncer.h"
 #include "logs/xmalloc.h"
 
@@ -83,6 +84,7 @@ static struct cgroup_pool	*exec_pool;
 static struct confine		*exec_confine;
 static struct event		*exec_ev_cgroup;
 static struct syncer		*exec_syncer;
+static struct spare		*exec_spare;	/* files made ahead */
 static int			 exec_devnull = -1;
 static unsigned			 exec_n;
 
@@ -128,6 +130,7 @@ exec_init(struct event_base *base, const struct exec_config *cfg,
 	exec_syncer = cfg->syncer;
 	if (exec_devnull == -1 || exec_syncer == NULL)
 		return (-1);
+	exec_spare = spare_create(base, cfg->log_dir, cfg->spare_files);
 	if (pool == NULL) {
 		/* Orphans of our children come back to us, not to init. */
 		if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
@@ -147,6 +150,8 @@ exec_shutdown(void)
 	struct exec	*ex;
 
 	exec_syncer = NULL;	/* the caller freed it: no callbacks here */
+	spare_free(exec_spare);
+	exec_spare = NULL;
 	while ((ex = LIST_FIRST(&exec_all)) != NULL)
 		exec_free(ex);
 	if (exec_ev_cgroup != NULL)
@@ -723,6 +728,7 @@ exec_confinement_json(const struct exec_confinement *c, int at_end)
 struct exec_meta_job {
 	struct exec	*ex;		/* finished once the file is there */
 	char		*id, *text;
+	int		 spare;		/* logs/spare.h; -1 once used */
 };
 
 /* On the syncer's thread: the file, by rename. */
@@ -730,9 +736,11 @@ static int
 exec_meta_work(void *arg)
 {
 	struct exec_meta_job	*job = arg;
+	int			 spare = job->spare;
 
+	job->spare = -1;
 	if (execlog_write_meta(exec_cfg->log_dir, job->id, job->text,
-	    strlen(job->text)) == -1)
+	    strlen(job->text), spare) == -1)
 		return (errno);
 	return (0);
 }
@@ -746,7 +754,7 @@ exec_meta_done(int err, void *arg)
 
 	if (err == ECANCELED) {		/* the worker stops: write it here */
 		err = execlog_write_meta(exec_cfg->log_dir, job->id, job->text,
-		    strlen(job->text)) == -1 ? errno : 0;
+		    strlen(job->text), job->spare) == -1 ? errno : 0;
 		if (ex != NULL)
 			exec_free(ex);	/* nobody is called back any more */
 		ex = NULL;
@@ -806,7 +814,7 @@ exec_write_meta(struct exec *ex, int running, int finish)
 		 * leaves the token its owner reads the log with.
 		 */
 		if (execlog_write_meta(exec_cfg->log_dir, ex->id, text,
-		    strlen(text)) == -1)
+		    strlen(text), spare_take(exec_spare)) == -1)
 			log_warn("exec %s: metadata: %s", ex->id,
 			    strerror(errno));
 		free(text);
@@ -816,6 +824,7 @@ exec_write_meta(struct exec *ex, int running, int finish)
 	job->ex = ex;
 	job->id = xstrdup(ex->id);
 	job->text = text;
+	job->spare = spare_take(exec_spare);
 	syncer_call(exec_syncer, exec_meta_work, exec_meta_done, job);
 }
 
@@ -1104,7 +1113,9 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 	memset(&sc, 0, sizeof sc);
 	sc.ruleset_fd = -1;
 	o.stdin_fd = o.stdout_fd = o.stderr_fd = o.pty_fd = -1;
-	if ((ex->log = execlog_open(exec_cfg->log_dir, spec->id)) == NULL) {
+	ex->log = execlog_open(exec_cfg->log_dir, spec->id,
+	    spare_take(exec_spare));
+	if (ex->log == NULL) {
 		*code = errno == ELOOP || errno == EPERM ? "log_unsafe" :
 		    "log_failed";
 		xasprintf(cause, "cannot open the log %s/%s.log: %s",

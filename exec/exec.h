@@ -32,6 +32,7 @@ struct exec_config {
 	unsigned	 max_pids;		/* cgroup v1 limits, as set */
 	unsigned long long max_memory;
 	struct syncer	*syncer;		/* fsyncs logs; the caller's */
+	unsigned	 spare_files;		/* made ahead (logs/spare.h) */
 };
 
 /* How one command was confined (all 0: not at all). */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "logs/execlog.h"
+#include "logs/spare.h"
 #include "logs/xmalloc.h"
 
 struct execlog {
@@ -125,16 +126,25 @@ execlog_mkdir(const char *dir)
 }
 
 struct execlog *
-execlog_open(const char *dir, const char *id)
+execlog_open(const char *dir, const char *id, int spare)
 {
 	struct execlog	*lg;
 
 	if (!execlog_id_ok(id)) {
+		if (spare != -1)
+			close(spare);
 		errno = EINVAL;
 		return (NULL);
 	}
 	lg = xcalloc(1, sizeof *lg);
 	xasprintf(&lg->path, "%s/%s.log", dir, id);
+	if (spare != -1) {
+		if (spare_link(spare, lg->path) == 0) {
+			lg->fd = spare;
+			return (lg);
+		}
+		close(spare);	/* the log is there already: append */
+	}
 	lg->fd = execlog_open_safe(lg->path, O_WRONLY|O_CREAT|O_APPEND, 0644);
 	/* The directory vanished (a tmp cleaner, an operator): again. */
 	if (lg->fd == -1 && errno == ENOENT && execlog_mkdir(dir) == 0)
@@ -205,26 +215,33 @@ execlog_free(struct execlog *lg)
 
 int
 execlog_write_meta(const char *dir, const char *id, const char *json,
-    size_t len)
+    size_t len, int spare)
 {
 	char		 tmp[PATH_MAX], path[PATH_MAX];
 	const char	*p = json;
 	ssize_t		 n;
-	int		 fd, saved_errno;
+	int		 fd = -1, saved_errno;
 
-	if (!execlog_id_ok(id)) {
-		errno = EINVAL;
-		return (-1);
-	}
-	if ((size_t)snprintf(path, sizeof path, "%s/%s.json", dir, id) >=
+	if (!execlog_id_ok(id) ||
+	    (size_t)snprintf(path, sizeof path, "%s/%s.json", dir, id) >=
 	    sizeof path || (size_t)snprintf(tmp, sizeof tmp,
 	    "%s/.%s.json.tmp", dir, id) >= sizeof tmp) {
-		errno = ENAMETOOLONG;
+		if (spare != -1)
+			close(spare);
+		errno = execlog_id_ok(id) ? ENAMETOOLONG : EINVAL;
 		return (-1);
 	}
 	(void)unlink(tmp);		/* a leftover, or something planted */
 	/* The worker's alone: a session's token is in it. */
-	fd = open(tmp, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0600);
+	if (spare != -1) {
+		if (fchmod(spare, 0600) == 0 && spare_link(spare, tmp) == 0)
+			fd = spare;
+		else
+			close(spare);
+	}
+	if (fd == -1)
+		fd = open(tmp, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC,
+		    0600);
 	if (fd == -1)
 		return (-1);
 	while (len > 0) {

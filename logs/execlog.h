@@ -37,9 +37,11 @@ int		 execlog_probe(const char *dir);
 int		 execlog_mkdir(const char *dir);
 /*
  * Opens (append, create) <dir>/<id>.log with execlog_open_safe(), making
- * dir again first if it vanished. NULL with errno on failure.
+ * dir again first if it vanished. spare (logs/spare.h, or -1) is taken:
+ * it becomes the log when no log of that id exists. NULL with errno on
+ * failure.
  */
-struct execlog	*execlog_open(const char *dir, const char *id);
+struct execlog	*execlog_open(const char *dir, const char *id, int spare);
 /* Writes all of buf, retrying short writes and EINTR; 0 or -1 (errno). */
 int		 execlog_write(struct execlog *, const void *buf, size_t len);
 const char	*execlog_path(const struct execlog *);
@@ -53,10 +55,11 @@ int		 execlog_detach_fd(struct execlog *);
 /* Closes the fd if still attached (no fsync) and frees. NULL ok. */
 void		 execlog_free(struct execlog *);
 /*
- * Writes <dir>/<id>.json atomically (temporary file, rename). 0 or -1
- * with errno; nothing is left behind on failure.
+ * Writes <dir>/<id>.json atomically (temporary file, rename), mode 0600.
+ * spare (logs/spare.h, or -1) is taken and used as the temporary file.
+ * 0 or -1 with errno; nothing is left behind on failure.
  */
 int		 execlog_write_meta(const char *dir, const char *id,
-		    const char *json, size_t len);
+		    const char *json, size_t len, int spare);
 
 #endif

@@ -71,6 +71,7 @@ struct job {
 };
 
 #define WORKER_HELD_KEEP	64	/* ended held items remembered */
+#define WORKER_SPARE_MAX	64	/* files made ahead, at most */
 
 /* An item whose approval request ended without running it. */
 struct held_end {
@@ -1645,6 +1646,9 @@ worker_create(struct event_base *base, const struct config *cfg)
 		goto fail;
 	}
 	w->ecfg.syncer = w->syncer;
+	/* Two files an item (log and metadata), for every slot at once. */
+	w->ecfg.spare_files = cfg->max_procs * 2 + 2 > WORKER_SPARE_MAX ?
+	    WORKER_SPARE_MAX : cfg->max_procs * 2 + 2;
 	w->pool = b.pool;
 	if (b.pool == NULL)
 		log_warn("cgroups unavailable: falling back to process groups "
