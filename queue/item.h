@@ -103,6 +103,9 @@ struct item	*item_parse(const char *buf, size_t len, size_t max_len,
 		    struct item_error *err);
 void		 item_free(struct item *);		/* NULL ok */
 void		 item_error_release(struct item_error *);	/* frees members */
+/* The longest item id; ITEM_ID_MAX_S for the fetch script. */
+#define ITEM_ID_MAX		128
+#define ITEM_ID_MAX_S		"128"
 /* 1 if s is a usable item id or queue name (also safe as a file name). */
 int		 item_id_valid(const char *s);
 

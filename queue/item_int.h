@@ -17,7 +17,6 @@
 
 #include "queue/item.h"
 
-#define ITEM_ID_MAX		128
 #define ITEM_ID_RULE		"1 to 128 of [A-Za-z0-9_.:-], not starting " \
 			    "with '.'"
 #define ITEM_TIMEOUT_MAX_S	604800		/* a week */

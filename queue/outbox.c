@@ -264,6 +264,25 @@ queue_claim(struct queue *q, const char *item_id, const char *entry_id,
 }
 
 void
+queue_release(struct queue *q, const char *item_id, const char *entry_id)
+{
+	char		*claim, ttl[16];
+	const char	*argv[7];
+
+	xasprintf(&claim, KS_CLAIM "%s", item_id);
+	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
+	argv[0] = "EVAL";
+	argv[1] = queue_release_lua;
+	argv[2] = "1";
+	argv[3] = claim;
+	argv[4] = q->consumer;
+	argv[5] = entry_id;
+	argv[6] = ttl;
+	queue_push(q, queue_req_new(7, argv, NULL));
+	free(claim);
+}
+
+void
 queue_answer(struct queue *q, const char *reply_to, const char *lane,
     const char *item_id, enum queue_store store, const char *stream,
     const char *entry_id, const char *json, size_t len)

@@ -29,6 +29,11 @@ struct queue_entry {
 					   and body holds only its head */
 	int		 redelivered;	/* taken over from a dead worker */
 	int		 control;	/* from a control lane (PROCESS) */
+	int		 claim;		/* claimed as it was read: an enum
+					   queue_claim; 0: not claimed */
+	const char	*claim_id;	/* ... the item id it claimed */
+	const char	*answer;	/* ... QUEUE_CLAIM_ANSWERED's */
+	size_t		 answer_len;
 };
 
 typedef void (*queue_item_cb)(const struct queue_entry *, void *arg);
@@ -91,8 +96,15 @@ void		 queue_stop_reading(struct queue *);
 /* Says this worker is gone: nothing is forwarded to it any more. */
 void		 queue_retire(struct queue *);
 /*
+ * Lets go of a claim made as the entry was read (queue_entry.claim
+ * QUEUE_CLAIM_RUN), for an item that did not run: the id may run again.
+ */
+void		 queue_release(struct queue *, const char *item_id,
+		    const char *entry_id);
+/*
  * Marks item id as taken by this worker (the idempotency key) and calls
- * back with what Redis knew. Retried across reconnects.
+ * back with what Redis knew. Retried across reconnects. Entries claimed
+ * as they were read need none.
  */
 void		 queue_claim(struct queue *, const char *item_id,
 		    const char *entry_id, int redelivered, int retries,

@@ -53,6 +53,7 @@ extern const char *const queue_lanes[QUEUE_NLANES];
 extern const char queue_fetch_lua[];
 extern const char queue_forward_lua[];
 extern const char queue_claim_lua[];
+extern const char queue_release_lua[];
 extern const char queue_answer_lua[];
 extern const char queue_lost_lua[];
 extern const char queue_status_lua[];

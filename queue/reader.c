@@ -82,11 +82,14 @@ queue_lane_index(struct queue *q, const char *stream)
  * Hands one entry to the worker, or holds it when there is no room. size
  * is the item's size when only its head came (0: all of it); a body over
  * max_item_bytes that came whole (a blocking read) is cut to its head
- * here, so no more than that is kept.
+ * here, so no more than that is kept. claim (NULL: none) is what the
+ * fetch script's claim said: {outcome, answer, item id}. A held entry
+ * keeps no claim: ours is released, and it is claimed when it is offered.
  */
 static void
 queue_offer(struct queue *q, const char *stream, const char *id,
-    const redisReply *fields, int redelivered, size_t size)
+    const redisReply *fields, int redelivered, size_t size,
+    const redisReply *const *claim)
 {
 	const redisReply	*item = queue_item_field(fields);
 	struct queue_entry	 e;
@@ -99,6 +102,8 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 	if (size != 0 && len > QUEUE_HEAD_BYTES)
 		len = QUEUE_HEAD_BYTES;
 	if (q->want == 0 && !ctl) {
+		if (claim != NULL && claim[0]->integer == QUEUE_CLAIM_RUN)
+			queue_release(q, claim[2]->str, id);
 		h = xcalloc(1, sizeof *h);
 		h->stream = xstrdup(stream);
 		h->entry_id = xstrdup(id);
@@ -120,6 +125,10 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 	e.size = size;
 	e.redelivered = redelivered;
 	e.control = ctl;
+	e.claim = claim != NULL ? (int)claim[0]->integer : 0;
+	e.claim_id = claim != NULL ? claim[2]->str : NULL;
+	e.answer = claim != NULL ? claim[1]->str : NULL;
+	e.answer_len = claim != NULL ? claim[1]->len : 0;
 	q->itemcb(&e, q->arg);
 }
 
@@ -142,6 +151,9 @@ queue_offer_held(struct queue *q)
 		e.size = h->size;
 		e.redelivered = h->redelivered;
 		e.control = 0;
+		e.claim = 0;
+		e.claim_id = e.answer = NULL;
+		e.answer_len = 0;
 		q->itemcb(&e, q->arg);
 		free(h->stream);
 		free(h->entry_id);
@@ -216,13 +228,17 @@ queue_block(struct queue *q)
 	queue_kick(&q->rd);
 }
 
-/* The non-blocking fetch: entries {stream, id, fields} in lane order. */
+/*
+ * The fetch script's reply: entries {stream, id, fields, size, claim,
+ * answer, item id} in lane order; claim 0 when it claimed nothing.
+ */
 static void
 queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
 {
 	redisReply	*reply = r, *e;
 	struct queue	*q = arg;
 	size_t		 i, n = 0;
+	int		 claimed;
 
 	(void)ac;
 	q->reading = 0;
@@ -238,13 +254,18 @@ queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
 	for (i = 0; reply->type == REDIS_REPLY_ARRAY && i < reply->elements;
 	    i++) {
 		e = reply->element[i];
-		if (e->type != REDIS_REPLY_ARRAY || e->elements != 4)
+		if (e->type != REDIS_REPLY_ARRAY || e->elements != 7 ||
+		    e->element[4]->type != REDIS_REPLY_INTEGER ||
+		    e->element[5]->type != REDIS_REPLY_STRING ||
+		    e->element[6]->type != REDIS_REPLY_STRING)
 			continue;
 		if (q->fetch_own && queue_is_tracked(q, e->element[0]->str,
 		    e->element[1]->str))
 			continue;	/* being worked on, or held */
+		claimed = e->element[4]->integer != 0;
 		queue_offer(q, e->element[0]->str, e->element[1]->str,
-		    e->element[2], 0, (size_t)e->element[3]->integer);
+		    e->element[2], 0, (size_t)e->element[3]->integer,
+		    claimed ? (const redisReply *const *)e->element + 4 : NULL);
 		n++;
 	}
 	if (n > 0 || !q->rd.up) {
@@ -290,7 +311,7 @@ queue_block_cb(redisAsyncContext *ac, void *r, void *arg)
 				    e->elements == 2)
 					queue_offer(q, s->element[0]->str,
 					    e->element[0]->str, e->element[1],
-					    0, 0);
+					    0, 0, NULL);
 			}
 		}
 	}
@@ -302,7 +323,7 @@ void
 queue_read_next(struct queue *q)
 {
 	struct qtrack	*t;
-	char		 count[16], max[32];
+	char		 count[16], max[32], ttl[16];
 	unsigned	 n;
 
 	queue_offer_held(q);
@@ -325,10 +346,11 @@ queue_read_next(struct queue *q)
 	snprintf(count, sizeof count, "%u", n);
 	snprintf(max, sizeof max, "%zu", q->max_item_bytes);
 	q->reading = 1;
+	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
 	redisAsyncCommand(q->rd.ac, queue_fetch_cb, q, "EVAL %s 5 %s %s %s %s "
-	    "%s " QUEUE_GROUP " %s %s %d %s %s", queue_fetch_lua, q->lanes[0],
-	    q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4], q->consumer,
-	    count, QUEUE_NCTL, q->fetch_own ? "0" : ">", max);
+	    "%s " QUEUE_GROUP " %s %s %d %s %s %s", queue_fetch_lua,
+	    q->lanes[0], q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4],
+	    q->consumer, count, QUEUE_NCTL, q->fetch_own ? "0" : ">", max, ttl);
 	queue_kick(&q->rd);
 }
 
@@ -525,6 +547,7 @@ queue_autoclaim_cb(redisAsyncContext *ac, void *r, void *arg)
 			continue;
 		log_info("queue: taking over %s %s from a silent worker",
 		    stream, e->element[0]->str);
-		queue_offer(q, stream, e->element[0]->str, e->element[1], 1, 0);
+		queue_offer(q, stream, e->element[0]->str, e->element[1], 1, 0,
+		    NULL);
 	}
 }

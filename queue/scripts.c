@@ -8,6 +8,31 @@
 #include "queue/queue_int.h"
 
 /*
+ * The idempotency key, as a Lua function both scripts below define:
+ * claim(claim key, answer key, consumer, ttl, redelivered, retries,
+ * entry). Returns {1} run, {2, answer}, {3} running, {4} lost. The
+ * claim's value is "<consumer>|<runs>|<entry>" ("-" once released: the
+ * id may run again), so a claim resent after a lost reply is recognised
+ * as ours and runs.
+ */
+#define QUEUE_CLAIM_FN \
+    "local function claim(ck, ak, c0, ttl, redelivered, retries, entry) " \
+    " local me = c0 .. '|' local c = redis.call('GET', ck) " \
+    " if not c or c == '-' then " \
+    "  redis.call('SET', ck, me .. '1|' .. entry, 'EX', ttl) " \
+    "  return {1} end " \
+    " if string.sub(c, 1, #me) == me and " \
+    "  string.sub(c, -#entry - 1) == '|' .. entry then return {1} end " \
+    " local a = redis.call('GET', ak) " \
+    " if a then return {2, a} end " \
+    " if redelivered ~= '1' then return {3} end " \
+    " local n = tonumber(string.match(c, '|(%d+)|')) or 1 " \
+    " if n <= tonumber(retries) then " \
+    "  redis.call('SET', ck, me .. (n + 1) .. '|' .. entry, 'EX', ttl) " \
+    "  return {1} end " \
+    " return {4} end "
+
+/*
  * New entries in lane order: up to 64 from each of the first ARGV[4]
  * (control) lanes, then up to ARGV[3] from the work lanes, high first:
  * exact count, exact order. ARGV[5] is the id read from the work lanes:
@@ -15,8 +40,31 @@
  * Redis refused claims: those entries are ours but not being worked on).
  * A field over ARGV[6] bytes stays in Redis: only its first 64 KiB come
  * back, with its size as the entry's fourth element.
+ *
+ * An EXEC item of a work lane with a well-formed id is claimed as it is
+ * read (ARGV[7]: the answer ttl): the fifth element is the claim's
+ * outcome (0: not claimed), the sixth the stored answer or "". One round
+ * trip takes an item; the worker releases the claim of an item it then
+ * refuses or cannot take now. Its XREADGROUP would let the claim's SET
+ * through when Redis is out of memory (a script may go on writing once
+ * it wrote), so the script carries the flags line, and Redis refuses it
+ * whole then, as it refuses a plain XREADGROUP.
  */
 const char queue_fetch_lua[] =
+    "#!lua\n"	/* flagged: refused whole while Redis is out of memory */
+    QUEUE_CLAIM_FN
+    "local function take(id, f) "
+    " local body for j = 1, #f - 1, 2 do "
+    "  if f[j] == 'item' then body = f[j + 1] end end "
+    " if not body then return 0, '', '' end "
+    " local ok, it = pcall(cjson.decode, body) "
+    " if not ok or type(it) ~= 'table' or it.type ~= 'EXEC' or "
+    "  type(it.id) ~= 'string' or #it.id > " ITEM_ID_MAX_S " or "
+    "  not string.find(it.id, '^[%w_:%-][%w_.:%-]*$') then "
+    "  return 0, '', '' end "
+    " local r = claim('" KS_CLAIM "' .. it.id, '" KS_ANSWER "' .. it.id, "
+    "  ARGV[2], ARGV[7], '0', '0', id) "
+    " return r[1], r[2] or '', it.id end "
     "local out = {} local want = tonumber(ARGV[3]) "
     "local nctl = tonumber(ARGV[4]) "
     "for i, k in ipairs(KEYS) do "
@@ -26,10 +74,11 @@ const char queue_fetch_lua[] =
     "  local r = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], "
     "   'COUNT', n, 'STREAMS', k, id) "
     "  if r then for _, e in ipairs(r[1][2]) do "
-    "   local f, size = e[2] or {}, 0 "
+    "   local f, size, c, a, cid = e[2] or {}, 0, 0, '', '' "
     "   for j = 2, #f, 2 do if #f[j] > tonumber(ARGV[6]) then "
     "    size = #f[j] f[j] = string.sub(f[j], 1, 65536) end end "
-    "   out[#out + 1] = {k, e[1], f, size} "
+    "   if i > nctl and size == 0 then c, a, cid = take(e[1], f) end "
+    "   out[#out + 1] = {k, e[1], f, size, c, a, cid} "
     "   if i > nctl then want = want - 1 end end end "
     " end "
     "end return out";
@@ -53,27 +102,26 @@ const char queue_forward_lua[] =
     "return 1";
 
 /*
- * The idempotency key. KEYS: claim, answer. ARGV: consumer, ttl,
- * redelivered, retries, entry. Returns {1} run, {2, answer}, {3} running,
- * {4} lost. The claim's value is "<consumer>|<runs>|<entry>" ("-" once
- * released: the id may run again), so a claim resent after a lost reply is
- * recognised as ours and runs.
+ * The idempotency key (QUEUE_CLAIM_FN) of an item not claimed as it was
+ * read (a blocking read, a takeover). KEYS: claim, answer. ARGV:
+ * consumer, ttl, redelivered, retries, entry.
  */
 const char queue_claim_lua[] =
-    "local me = ARGV[1] .. '|' local c = redis.call('GET', KEYS[1]) "
-    "if not c or c == '-' then "
-    " redis.call('SET', KEYS[1], me .. '1|' .. ARGV[5], 'EX', ARGV[2]) "
-    " return {1} end "
-    "if string.sub(c, 1, #me) == me and "
-    " string.sub(c, -#ARGV[5] - 1) == '|' .. ARGV[5] then return {1} end "
-    "local a = redis.call('GET', KEYS[2]) "
-    "if a then return {2, a} end "
-    "if ARGV[3] ~= '1' then return {3} end "
-    "local n = tonumber(string.match(c, '|(%d+)|')) or 1 "
-    "if n <= tonumber(ARGV[4]) then "
-    " redis.call('SET', KEYS[1], me .. (n + 1) .. '|' .. ARGV[5], 'EX', "
-    " ARGV[2]) return {1} end "
-    "return {4}";
+    QUEUE_CLAIM_FN
+    "return claim(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], "
+    " ARGV[5])";
+
+/*
+ * Lets go of a claim made as the entry was read, for an item the worker
+ * cannot take now: it is taken again later, and runs then. KEYS: claim.
+ * ARGV: consumer, entry, ttl. Only our claim of that entry is released.
+ */
+const char queue_release_lua[] =
+    "local c = redis.call('GET', KEYS[1]) "
+    "if c and string.sub(c, 1, #ARGV[1] + 1) == ARGV[1] .. '|' and "
+    " string.sub(c, -#ARGV[2] - 1) == '|' .. ARGV[2] then "
+    " redis.call('SET', KEYS[1], '-', 'EX', ARGV[3]) return 1 end "
+    "return 0";
 
 /*
  * An answer, stored and acknowledged atomically. KEYS: reply stream,

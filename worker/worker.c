@@ -68,6 +68,12 @@ struct job {
 	long long	 received_us;	/* delivered (monotonic) */
 	struct live	*live;		/* args.stream: execq:out:<id> */
 	unsigned long long out_bytes[3];	/* ... per fd, for its end */
+	int		 claim;		/* claimed as it was read: what the
+					   claim said (enum queue_claim) */
+	char		*claim_id;	/* ... of which item id */
+	char		*claim_answer;	/* ... the stored answer */
+	int		 claim_ours;	/* ... a claim is ours and unused: let
+					   go of it if the item never runs */
 };
 
 #define WORKER_HELD_KEEP	64	/* ended held items remembered */
@@ -204,6 +210,8 @@ worker_job_free(struct job *j)
 	live_free(j->live);
 	free(j->stream);
 	free(j->entry_id);
+	free(j->claim_id);
+	free(j->claim_answer);
 	free(j);
 }
 
@@ -226,12 +234,17 @@ worker_answered(struct job *j, const char *code)
 	    (worker_now_us() - j->received_us) / 1e6);
 }
 
-/* Forgets a job whose entry is acknowledged (or will be) elsewhere. */
+/*
+ * Forgets a job whose entry is acknowledged (or will be) elsewhere. A
+ * claim made as it was read, for an item that never ran, is let go.
+ */
 static void
 worker_drop(struct job *j)
 {
 	struct worker	*w = j->w;
 
+	if (j->claim_ours)
+		queue_release(w->q, j->claim_id, j->entry_id);
 	queue_untrack(w->q, j->stream, j->entry_id);
 	LIST_REMOVE(j, entry);
 	w->njobs--;
@@ -251,6 +264,12 @@ worker_finish(struct job *j, const char *code, const char *reply_to,
 {
 	struct worker	*w = j->w;
 
+	/* Refused after its claim: the answer lets go of it. */
+	if (j->claim_ours && store == QUEUE_STORE_NONE && id != NULL &&
+	    strcmp(id, j->claim_id) == 0) {
+		store = QUEUE_STORE_RELEASE;
+		j->claim_ours = 0;
+	}
 	queue_answer(w->q, worker_reply_to(w, reply_to), KS_LANE_NORMAL, id,
 	    store, j->stream, j->entry_id, json, len);
 	worker_answered(j, code);
@@ -659,6 +678,7 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 	struct job	*j = arg;
 	struct item	*it = j->item;
 
+	j->claim_ours = 0;	/* the claim is used now, whatever it said */
 	switch (what) {
 	case QUEUE_CLAIM_RUN:
 		if (j->w->stopping) {	/* SIGTERM came while claiming */
@@ -936,6 +956,12 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 	w->njobs++;
 	j->control = e->control;
 	j->received_us = worker_now_us();
+	if (e->claim != 0) {
+		j->claim = e->claim;
+		j->claim_id = xstrdup(e->claim_id);
+		j->claim_answer = xstrndup(e->answer, e->answer_len);
+		j->claim_ours = e->claim == QUEUE_CLAIM_RUN;
+	}
 	if (!j->control)
 		w->nslots++;
 	queue_track(w->q, j->stream, j->entry_id);
@@ -981,6 +1007,16 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 	}
 	if (worker_check(j) == -1 || worker_classify(j) == -1)
 		return;
+	/* Claimed as it was read: one round trip less. */
+	if (j->claim != 0 && strcmp(j->claim_id, j->item->id) == 0) {
+		worker_claim_cb((enum queue_claim)j->claim, j->claim_answer,
+		    strlen(j->claim_answer), j);
+		return;
+	}
+	if (j->claim_ours) {	/* not this id (a JSON with two ids) */
+		queue_release(w->q, j->claim_id, j->entry_id);
+		j->claim_ours = 0;
+	}
 	queue_claim(w->q, j->item->id, j->entry_id, e->redelivered,
 	    j->item->retries, worker_claim_cb, j);
 }

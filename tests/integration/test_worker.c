@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hiredis/hiredis.h>
 #include <jansson.h>
 
 #include <stdarg.h>
@@ -812,6 +813,56 @@ test_worker_same_id_gets_stored_answer(void **state)
 	harness_pass(h);
 }
 
+/*
+ * Items waiting when the worker reads are claimed as they are read (the
+ * fetch script). One refused, or not even parsed, lets go of its claim:
+ * the same id sent again, fixed, runs. Three cases, all queued before
+ * the worker starts, so each comes through the fetch; one slot, so they
+ * are read in order.
+ */
+static void
+test_worker_refused_claim_released(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*ids[3] = { harness_id(h, "rcwd"), harness_id(h, "rcmd"),
+			    harness_id(h, "rlone") };
+	const char	*codes[3] = { "cwd_not_found", "missing_command",
+			    "cwd_not_found" };
+	char		 body[512], key[256];
+	redisReply	*r;
+	json_t		*a;
+	int		 i;
+
+	harness_submit(h, "normal", ids[0], "echo fixed0", "{\"cwd\":\"nope\"}");
+	harness_submit(h, "normal", ids[0], "echo fixed0", NULL);
+	snprintf(body, sizeof body, "{\"id\":\"%s\",\"type\":\"EXEC\","
+	    "\"reply_to\":\"%s\",\"args\":{}}", ids[1], h->reply);
+	harness_submit_json(h, "normal", body);
+	harness_submit(h, "normal", ids[1], "echo fixed1", NULL);
+	harness_submit(h, "normal", ids[2], "true", "{\"cwd\":\"nope\"}");
+	harness_worker_start(h, NULL, "--max-procs", "1", NULL);
+	for (i = 0; i < 3; i++) {
+		a = harness_wait_answer(h, NULL, ids[i], HARNESS_WAIT_MS);
+		expect_error(a, ids[i], codes[i]);
+		json_decref(a);
+		if (i == 2)
+			break;
+		a = harness_wait_answer(h, NULL, ids[i], HARNESS_WAIT_MS);
+		expect_result(a, ids[i], 0);
+		snprintf(body, sizeof body, "fixed%d\n", i);
+		assert_string_equal(jstr(a, "stdout"), body);
+		json_decref(a);
+	}
+	/* The lone refusal was claimed as it was read, then let go. */
+	snprintf(key, sizeof key, "execq:claim:%s", ids[2]);
+	r = harness_cmd(h, "GET %s", key);
+	assert_int_equal(r->type, REDIS_REPLY_STRING);
+	assert_string_equal(r->str, "-");
+	freeReplyObject(r);
+	assert_int_equal(harness_pending(h, "normal"), 0);
+	harness_pass(h);
+}
+
 /* Every entry, answered or refused, on every lane, is acknowledged. */
 static void
 test_worker_acks_every_entry(void **state)
@@ -1028,6 +1079,7 @@ main(void)
 		T(test_worker_max_procs_1_runs_one_at_a_time),
 		T(test_worker_high_lane_served_before_low),
 		T(test_worker_same_id_gets_stored_answer),
+		T(test_worker_refused_claim_released),
 		T(test_worker_acks_every_entry),
 		T(test_worker_survives_redis_restart),
 		T(test_worker_lost_item_is_reported),

@@ -343,6 +343,8 @@ test_item_parse_id_too_long(void **state)
 static void
 test_item_parse_id_valid(void **state)
 {
+	char	id[ITEM_ID_MAX + 2];
+
 	(void)state;
 	assert_true(item_id_valid("a"));
 	assert_true(item_id_valid("A-z_0.9:x"));
@@ -354,6 +356,14 @@ test_item_parse_id_valid(void **state)
 	assert_false(item_id_valid("a b"));
 	assert_false(item_id_valid("a\\b"));
 	assert_false(item_id_valid("caf\xc3\xa9"));
+	/* The longest id, as C and the fetch script (queue/scripts.c) see it. */
+	assert_int_equal(atoi(ITEM_ID_MAX_S), ITEM_ID_MAX);
+	memset(id, 'a', ITEM_ID_MAX);
+	id[ITEM_ID_MAX] = '\0';
+	assert_true(item_id_valid(id));
+	id[ITEM_ID_MAX] = 'a';
+	id[ITEM_ID_MAX + 1] = '\0';
+	assert_false(item_id_valid(id));
 }
 
 static void
