@@ -1,6 +1,7 @@
 #include <sys/prctl.h>
 #include <sys/queue.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -50,6 +51,9 @@ struct exec {
 	char			*cwd;
 	char			*token;		/* or NULL */
 	pid_t			 pid;
+	int			 pidfd;		/* reaped through it, or -1:
+						   SIGCHLD (exec_reaped) */
+	struct event		*ev_pid;
 	int			 pty;
 	int			 durable;	/* fsync the log before done */
 	unsigned		 flags;
@@ -587,18 +591,12 @@ exec_drain_cb(evutil_socket_t fd, short what, void *arg)
 	exec_maybe_done(ex);
 }
 
-int
-exec_reaped(pid_t pid, int status, const struct rusage *ru)
+/* The main process is reaped: its status and resource use. */
+static void
+exec_exited(struct exec *ex, int status, const struct rusage *ru)
 {
-	struct exec	*ex;
 	struct timeval	 tv;
 
-	LIST_FOREACH(ex, &exec_all, entry) {
-		if (ex->pid == pid && !(ex->flags & EXEC_EXITED))
-			break;
-	}
-	if (ex == NULL)
-		return (0);
 	ex->status = status;
 	ex->ru = *ru;
 	ex->flags |= EXEC_EXITED;
@@ -623,8 +621,64 @@ exec_reaped(pid_t pid, int status, const struct rusage *ru)
 		tv.tv_usec = (exec_cfg->drain_ms % 1000) * 1000;
 		evtimer_add(ex->ev_drain, &tv);
 	}
+	if (ex->ev_pid != NULL) {
+		event_free(ex->ev_pid);
+		ex->ev_pid = NULL;
+	}
+	if (ex->pidfd != -1) {
+		close(ex->pidfd);
+		ex->pidfd = -1;
+	}
 	exec_maybe_done(ex);
+}
+
+int
+exec_reaped(pid_t pid, int status, const struct rusage *ru)
+{
+	struct exec	*ex;
+
+	LIST_FOREACH(ex, &exec_all, entry) {
+		if (ex->pid == pid && !(ex->flags & EXEC_EXITED))
+			break;
+	}
+	if (ex == NULL)
+		return (0);
+	exec_exited(ex, status, ru);
 	return (1);
+}
+
+/*
+ * The pidfd is readable: the child ended. waitid(P_PIDFD) reaps it; the
+ * raw syscall, for glibc's wrapper has no rusage. Its siginfo becomes
+ * the wait status the rest of the module reads. The worker's SIGCHLD
+ * handler may reap it first (exec_reaped); whichever comes first frees
+ * this event, so the other never sees the child.
+ */
+static void
+exec_pid_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct exec	*ex = arg;
+	struct rusage	 ru;
+	siginfo_t	 si;
+	int		 status;
+
+	(void)what;
+	memset(&si, 0, sizeof si);
+	memset(&ru, 0, sizeof ru);
+	if (syscall(SYS_waitid, P_PIDFD, fd, &si, WEXITED|WNOHANG, &ru) == -1) {
+		if (errno == EINTR)
+			return;
+		log_warn("exec %s: waitid: %s (its exit status is lost; "
+		    "reported as 127)", ex->id, strerror(errno));
+		status = 0x7f00;
+	} else if (si.si_pid == 0)
+		return;			/* not yet */
+	else if (si.si_code == CLD_EXITED)
+		status = (si.si_status & 0xff) << 8;
+	else
+		status = (si.si_status & 0x7f) |
+		    (si.si_code == CLD_DUMPED ? 0x80 : 0);
+	exec_exited(ex, status, &ru);
 }
 
 
@@ -900,6 +954,10 @@ exec_free(struct exec *ex)
 		while (waitpid(ex->pid, NULL, 0) == -1 && errno == EINTR)
 			;
 	}
+	if (ex->ev_pid != NULL)
+		event_free(ex->ev_pid);
+	if (ex->pidfd != -1)
+		close(ex->pidfd);
 	cgroup_put(ex->cg);
 	confine_remove_tmp(exec_confine, ex->tmp);	/* its tree is gone */
 	free(ex->tmp);
@@ -943,6 +1001,7 @@ exec_create(const struct exec_spec *spec, exec_done_cb donecb, void *arg)
 	ex->token = spec->token != NULL ? xstrdup(spec->token) : NULL;
 	ex->cwd = xstrdup(spec->cwd);
 	ex->pid = -1;
+	ex->pidfd = -1;
 	ex->pty = spec->pty;
 	ex->background = spec->background;
 	ex->durable = exec_cfg->log_fsync || spec->background;
@@ -1029,6 +1088,12 @@ exec_arm(struct exec *ex, const struct exec_spec *spec)
 {
 	struct timeval	tv;
 
+	if (ex->pidfd != -1) {
+		ex->ev_pid = event_new(exec_base, ex->pidfd, EV_READ|EV_PERSIST,
+		    exec_pid_cb, ex);
+		if (ex->ev_pid == NULL || event_add(ex->ev_pid, NULL) == -1)
+			return (-1);
+	}
 	ex->ev_out = event_new(exec_base, ex->out_fd, EV_READ|EV_PERSIST,
 	    exec_out_cb, ex);
 	if (ex->ev_out == NULL || event_add(ex->ev_out, NULL) == -1)
@@ -1140,7 +1205,7 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 	o.cwd = spec->cwd;
 	o.envp = envp != NULL ? envp : spec->envp;
 	o.cgroup_fd = ex->cg != NULL ? cgroup_fd(ex->cg) : -1;
-	ex->pid = spawn_start(&o);
+	ex->pid = spawn_start(&o, &ex->pidfd);
 	confine_spawned(&sc);
 	policy_env_free(envp);
 	envp = NULL;

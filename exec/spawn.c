@@ -398,7 +398,7 @@ spawn_child_stack(void)
  * glibc's clone() does the same, and the child joins its leaf itself.
  */
 static pid_t
-spawn_clone(const struct spawn_opts *o, const sigset_t *mask)
+spawn_clone(const struct spawn_opts *o, const sigset_t *mask, int *pidfd)
 {
 	static int		 no_clone3;
 	const char		*base = strrchr(o->shell, '/');
@@ -416,6 +416,14 @@ spawn_clone(const struct spawn_opts *o, const sigset_t *mask)
 		memset(&args, 0, sizeof args);
 		args.flags = CLONE_VFORK;
 		args.exit_signal = SIGCHLD;
+		/*
+		 * exit_signal stays SIGCHLD: an execve makes it SIGCHLD again
+		 * anyway, so 0 would only hide a child that dies before.
+		 */
+		if (pidfd != NULL) {
+			args.flags |= CLONE_PIDFD;
+			args.pidfd = (uint64_t)(uintptr_t)pidfd;
+		}
 		if (o->cgroup_fd != -1) {
 			args.flags |= CLONE_INTO_CGROUP;
 			args.cgroup = (uint64_t)o->cgroup_fd;
@@ -435,13 +443,15 @@ spawn_clone(const struct spawn_opts *o, const sigset_t *mask)
 			return (pid);
 		no_clone3 = 1;
 	}
+	if (pidfd != NULL)
+		*pidfd = -1;
 	a.join_cgroup = o->cgroup_fd != -1;
 	return (clone(spawn_child_fn, stack + SPAWN_STACK_SIZE,
 	    CLONE_VM|CLONE_VFORK|SIGCHLD, &a));
 }
 
 pid_t
-spawn_start(const struct spawn_opts *o)
+spawn_start(const struct spawn_opts *o, int *pidfd)
 {
 	sigset_t	all, old;
 	pid_t		pid;
@@ -457,9 +467,11 @@ spawn_start(const struct spawn_opts *o)
 	}
 	spawn_report->err = 0;
 	spawn_report->step = SPAWN_OK;
+	if (pidfd != NULL)
+		*pidfd = -1;
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = spawn_clone(o, &old);
+	pid = spawn_clone(o, &old, pidfd);
 	saved_errno = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid == -1) {
@@ -472,6 +484,10 @@ spawn_start(const struct spawn_opts *o)
 		saved_errno = spawn_report->err;
 		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
 			;
+		if (pidfd != NULL && *pidfd != -1) {
+			close(*pidfd);
+			*pidfd = -1;
+		}
 		errno = saved_errno;
 		return (-1);
 	}

@@ -49,8 +49,13 @@ struct spawn_opts {
  * the step that failed in the child (chdir, exec...), reported through
  * memory shared with it, in which case the child has been reaped already.
  * The caller's fds are untouched; the child keeps only 0, 1 and 2.
+ *
+ * With pidfd, *pidfd (CLOEXEC) is a pidfd of the child, readable when it
+ * ends: reap it with waitid(P_PIDFD). Where clone3 is refused it is -1.
+ * Either way the child's end also raises SIGCHLD (execve makes a child's
+ * exit signal SIGCHLD whatever clone said).
  */
-pid_t	spawn_start(const struct spawn_opts *);
+pid_t	spawn_start(const struct spawn_opts *, int *pidfd);
 /* Which step failed in the last spawn_start() that returned -1. */
 const char *spawn_failed_step(void);
 

@@ -616,7 +616,7 @@ bench_conf_one(struct bench_conf *b, int confined, int64_t *lat)
 	o.cgroup_fd = cg != NULL ? cgroup_fd(cg) : -1;
 	if (!confined || bench_conf_prepare(b, cg, id, &sc, &tmp) == 0) {
 		o.confine = confined ? &sc : NULL;
-		if ((pid = spawn_start(&o)) == -1)
+		if ((pid = spawn_start(&o, NULL)) == -1)
 			fprintf(stderr, "execq-bench: spawn: %s: %s\n",
 			    spawn_failed_step(), strerror(errno));
 		confine_spawned(&sc);

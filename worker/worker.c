@@ -1049,7 +1049,12 @@ worker_queue_event_cb(enum queue_event ev, void *arg)
 	}
 }
 
-/* One SIGCHLD can stand for several children. */
+/*
+ * One SIGCHLD can stand for several children. Commands are reaped
+ * through their pidfds (exec.c) as often as here; this is what reaps
+ * the orphans a subreaper inherits, and commands started where clone3
+ * is refused (no pidfd).
+ */
 static void
 worker_sigchld_cb(evutil_socket_t sig, short what, void *arg)
 {
