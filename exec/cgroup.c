@@ -123,7 +123,10 @@ cgroup_remove_tree(const char *path, int wait)
 		usleep(10000);
 }
 
-/* 1 if pid is a live execq-worker (a reused pid is someone else). */
+/*
+ * 1 if pid is a live execq-worker, or execq-bench (which makes a pool of
+ * its own): a reused pid is someone else.
+ */
 static int
 cgroup_worker_alive(long pid)
 {
@@ -142,7 +145,8 @@ cgroup_worker_alive(long pid)
 		return (1);
 	comm[n] = '\0';
 	comm[strcspn(comm, "\n")] = '\0';
-	return (strcmp(comm, "execq-worker") == 0);
+	return (strcmp(comm, "execq-worker") == 0 ||
+	    strcmp(comm, "execq-bench") == 0);
 }
 
 /*
