@@ -45,6 +45,24 @@ bench_stop() {
 	wpids=
 }
 
+# A free TCP port on the loopback, for a worker's side door.
+bench_port() {
+	python3 -c 'import socket; s = socket.socket(); \
+s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# The worker's own stage latencies so far, from its /metrics on port $1:
+# "spawn_sum spawn_count answer_sum answer_count" (seconds).
+bench_stages() {
+	python3 -c 'import sys, urllib.request
+m = {}
+for l in urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1]):
+    f = l.decode().split()
+    if len(f) == 2: m[f[0]] = f[1]
+print(*[m.get("execq_%s_latency_seconds_%s" % (a, b), "0")
+    for a in ("spawn", "answer") for b in ("sum", "count")])' "$1"
+}
+
 # Foreground `true` items through queue $1, $2 of them, labelled $3.
 bench_queue() {
 	"$build/execq-bench" queue -n "$2" -c "$c" --redis "$url" \
@@ -75,7 +93,9 @@ echo "execq bench: N=$n foreground \`true\`, $(nproc) cores, $(uname -r)"
 for c in 1 2 8; do
 	bench_worker "benchoff$c" "$c" --confine off
 	off=$!
-	bench_worker "benchon$c" "$c" --tmp-dir "$tmp/cmdtmp"
+	port=$(bench_port)
+	bench_worker "benchon$c" "$c" --tmp-dir "$tmp/cmdtmp" \
+	    --http "127.0.0.1:$port"
 	on=$!
 	sleep 0.5
 	bench_queue "benchoff$c" 200 unconfined >/dev/null
@@ -84,11 +104,28 @@ for c in 1 2 8; do
 	for round in 1 2; do
 		"$build/execq-bench" floor -n "$n" -c "$c" | tee -a "$tmp/rows"
 		bench_queue "benchoff$c" "$n" unconfined | tee -a "$tmp/rows"
+		st0=$(bench_stages "$port")
 		bench_redis_around "$n" bench_queue "benchon$c" "$n" confined \
 		    > "$tmp/out"
+		st1=$(bench_stages "$port")
 		head -1 "$tmp/out" | tee -a "$tmp/rows"
 		tail -1 "$tmp/out" > "$tmp/redis$c"
+		echo "$st0 $st1 $(head -1 "$tmp/out")" >> "$tmp/stages$c"
 	done
+	# Where an item's time goes (confined, means of both rounds): from
+	# delivery to the worker until the command runs, from then until
+	# its answer is queued (the command, its exit, the <id>.json), and
+	# the rest of what the client waited (its XADD, Redis, the reads).
+	awk -v c="$c" '{
+		sp += ($5 - $1) / ($6 - $2); an += ($7 - $3) / ($8 - $4)
+		wait += c / $11; k++ }
+	END {
+		sp = sp / k * 1e3; an = an / k * 1e3; wait = wait / k * 1e3
+		printf "stages c=%d  per item (mean): delivery -> running " \
+		    "%.3f ms, running -> answer queued %.3f ms, Redis and " \
+		    "client %.3f ms, of %.3f ms\n", c, sp, an - sp, wait - an,
+		    wait
+	}' "$tmp/stages$c"
 	read -r cmds scripts us < "$tmp/redis$c"
 	echo "redis  c=$c  per item: $cmds commands from the worker (a" \
 	    "script's own calls counted), $scripts scripts, $us us of Redis CPU"
