@@ -188,6 +188,90 @@ void	 item_json_put_output(struct json_t *o, const char *buf, size_t len,
 /* "SIGTERM" for 15, "SIG99" for an unnamed one, null for 0 (new ref). */
 struct json_t	*item_json_signal(int sig);
 
+/*
+ * The fields of each action's PROCESS_RESULT (docs/PROTOCOL.md section
+ * 12), for item_process_result_to_json. Each is a new reference; the
+ * structs' strings are borrowed.
+ */
+
+/* How a session stands, as its answers show it. */
+struct item_session_status {
+	const char	*status;	/* "running", "completed", ... */
+	int		 ended;		/* 0: no "signal", "killed_by" */
+	int		 has_exit_code;	/* 0: "exit_code": null */
+	int		 exit_code;
+	int		 signal;	/* 0: null */
+	const char	*killed_by;	/* NULL: null */
+};
+/* Output read from a session's log, for poll and log. */
+struct item_read {
+	const char	*buf;		/* len bytes, any */
+	size_t		 len;
+	int		 base64;	/* "output_b64" rather than "output" */
+	long long	 offset;	/* where buf starts in the log */
+	long long	 size;		/* log: the log's size */
+	int		 eof;		/* poll: it ended and all is read */
+};
+/* poll: the status members, the output, "offset", "next_offset", "eof". */
+struct json_t	*item_poll_to_json(const struct item_session_status *,
+		    const struct item_read *);
+/* log: the output, "offset", "next_offset", "size", the status members. */
+struct json_t	*item_log_to_json(const struct item_session_status *,
+		    const struct item_read *);
+/*
+ * The final state of a session only its files remember, kept as a
+ * session's EXEC_CALLBACK is: {"status", "exit_code", "signal",
+ * "killed_by", "log_path"}.
+ */
+struct json_t	*item_session_end_to_json(const struct item_session_status *,
+		    const char *log_path);
+/*
+ * wait: final (the EXEC_CALLBACK, or item_session_end_to_json) less
+ * "type", "priority", "id" and "session_id"; for a NULL final (running)
+ * {"status": "running", "waited_out"}.
+ */
+struct json_t	*item_wait_to_json(const struct json_t *final,
+		    int waited_out);
+
+/* A session as list shows it. */
+struct item_session {
+	const char	*session_id, *command, *log_path;
+	long		 pid;
+	int		 pty;
+	int64_t		 started_ms;
+	int64_t		 ended_ms;	/* shown once status.ended */
+	int64_t		 output_bytes;
+	struct item_session_status status;
+};
+/* One list entry: the session's facts, then the status members. */
+struct json_t	*item_session_to_json(const struct item_session *);
+/* list: {"sessions": sessions}, the array (stolen) of entries. */
+struct json_t	*item_list_to_json(struct json_t *sessions);
+/* write and send-keys: {"written": n}. */
+struct json_t	*item_write_to_json(long long written);
+/* kill: {"status": "killing"}. */
+struct json_t	*item_kill_to_json(void);
+
+/*
+ * An item held for approval, or one whose request ended without running
+ * it, as PROCESS actions show it: state is "held", "rejected", "expired"
+ * or "cancelled". decided_by may be NULL.
+ */
+struct item_held {
+	const char	*id, *state, *request, *command, *risk, *rule,
+			*reason, *decided_by;
+	long long	 created_ms, expires_ms;
+};
+/* One held item as a list entry. */
+struct json_t	*item_held_to_json(const struct item_held *);
+/*
+ * poll, log or wait (action) on a held item: its state, and for poll and
+ * log an empty output ("output_b64" if base64), "eof" once the request
+ * ended; wait has "waited_out": false (it does not wait for a human).
+ */
+struct json_t	*item_held_answer_to_json(const struct item_held *,
+		    enum item_action, int base64);
+
 /* A session that started, for its EXEC_STARTED; borrowed. */
 struct item_started {
 	const char	*id, *session_id, *log_path, *worker;

@@ -1,5 +1,6 @@
 /*
- * The JSON the worker writes: answers (EXEC_RESULT, ERROR), approval
+ * The JSON the worker writes: answers (EXEC_RESULT, EXEC_STARTED,
+ * EXEC_CALLBACK, PROCESS_RESULT and its actions' fields, ERROR), approval
  * requests and decisions, and the UTF-8 sanitizing every string of
  * output goes through.
  */
@@ -281,6 +282,180 @@ item_json_put_output(json_t *o, const char *buf, size_t len, int base64)
 	b64 = item_base64_encode(buf, len, NULL);
 	json_object_set_new(o, "output_b64", json_string(b64));
 	free(b64);
+}
+
+/*
+ * The status members: "status", "exit_code", then, once it ended,
+ * "signal" and "killed_by".
+ */
+static void
+item_json_put_status(json_t *o, const struct item_session_status *st)
+{
+	json_object_set_new(o, "status", item_json_str(st->status));
+	json_object_set_new(o, "exit_code", st->has_exit_code ?
+	    json_integer(st->exit_code) : json_null());
+	if (!st->ended)
+		return;
+	json_object_set_new(o, "signal", item_json_signal(st->signal));
+	json_object_set_new(o, "killed_by", item_json_str(st->killed_by));
+}
+
+/* The output read, "offset" where it starts, "next_offset" past it. */
+static void
+item_json_put_read(json_t *o, const struct item_read *rd)
+{
+	item_json_put_output(o, rd->buf, rd->len, rd->base64);
+	json_object_set_new(o, "offset", json_integer(rd->offset));
+	json_object_set_new(o, "next_offset", json_integer(rd->offset +
+	    (long long)rd->len));
+}
+
+/* o, which is NULL only when jansson ran out of memory: then fatal. */
+static json_t *
+item_json_checked(json_t *o)
+{
+	if (o == NULL)
+		fatal("out of memory (json)");
+	return (o);
+}
+
+json_t *
+item_poll_to_json(const struct item_session_status *st,
+    const struct item_read *rd)
+{
+	json_t	*o = item_json_checked(json_object());
+
+	item_json_put_status(o, st);
+	item_json_put_read(o, rd);
+	json_object_set_new(o, "eof", json_boolean(rd->eof));
+	return (o);
+}
+
+json_t *
+item_log_to_json(const struct item_session_status *st,
+    const struct item_read *rd)
+{
+	json_t	*o = item_json_checked(json_object());
+
+	item_json_put_read(o, rd);
+	json_object_set_new(o, "size", json_integer(rd->size));
+	item_json_put_status(o, st);
+	return (o);
+}
+
+json_t *
+item_session_end_to_json(const struct item_session_status *st,
+    const char *log_path)
+{
+	json_t	*o = item_json_checked(json_object());
+
+	item_json_put_status(o, st);
+	json_object_set_new(o, "log_path", item_json_str(log_path));
+	return (o);
+}
+
+json_t *
+item_wait_to_json(const json_t *final, int waited_out)
+{
+	json_t	*o;
+
+	if (final == NULL)
+		return (item_json_checked(json_pack("{s:s, s:b}", "status",
+		    "running", "waited_out", waited_out != 0)));
+	o = item_json_checked(json_deep_copy(final));
+	/* The envelope says what the item and the session are. */
+	json_object_del(o, "type");
+	json_object_del(o, "priority");
+	json_object_del(o, "id");
+	json_object_del(o, "session_id");
+	return (o);
+}
+
+json_t *
+item_session_to_json(const struct item_session *e)
+{
+	json_t	*o;
+
+	o = item_json_checked(json_pack("{s:o, s:o, s:I, s:b, s:I, s:I, s:o}",
+	    "session_id", item_json_str(e->session_id),
+	    "command", item_json_str(e->command),
+	    "pid", (json_int_t)e->pid, "pty", e->pty != 0,
+	    "started_ms", (json_int_t)e->started_ms,
+	    "output_bytes", (json_int_t)e->output_bytes,
+	    "log_path", item_json_str(e->log_path)));
+	item_json_put_status(o, &e->status);
+	if (e->status.ended)
+		json_object_set_new(o, "ended_ms", json_integer(e->ended_ms));
+	return (o);
+}
+
+json_t *
+item_list_to_json(json_t *sessions)
+{
+	return (item_json_checked(json_pack("{s:o}", "sessions", sessions)));
+}
+
+json_t *
+item_write_to_json(long long written)
+{
+	return (item_json_checked(json_pack("{s:I}", "written",
+	    (json_int_t)written)));
+}
+
+json_t *
+item_kill_to_json(void)
+{
+	return (item_json_checked(json_pack("{s:s}", "status", "killing")));
+}
+
+/* A held item: as a list entry, or (with_id 0) an answer's fields. */
+static json_t *
+item_json_held(const struct item_held *h, int with_id)
+{
+	json_t	*o;
+
+	/* Nothing ran: no exit code, whatever became of the request. */
+	o = item_json_checked(json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+	    "s:I, s:I, s:o, s:n, s:b}", "session_id", item_json_str(h->id),
+	    "status", item_json_str(h->state),
+	    "request", item_json_str(h->request),
+	    "command", item_json_str(h->command),
+	    "risk", item_json_str(h->risk), "rule", item_json_str(h->rule),
+	    "reason", item_json_str(h->reason),
+	    "created_ms", (json_int_t)h->created_ms,
+	    "expires_ms", (json_int_t)h->expires_ms,
+	    "decided_by", item_json_str(h->decided_by), "exit_code",
+	    "ran", 0));
+	if (!with_id)		/* the envelope has it */
+		json_object_del(o, "session_id");
+	return (o);
+}
+
+json_t *
+item_held_to_json(const struct item_held *h)
+{
+	return (item_json_held(h, 1));
+}
+
+json_t *
+item_held_answer_to_json(const struct item_held *h, enum item_action action,
+    int base64)
+{
+	json_t	*o = item_json_held(h, 0);
+
+	if (action == ITEM_ACTION_WAIT) {
+		json_object_set_new(o, "waited_out", json_false());
+		return (o);
+	}
+	item_json_put_output(o, "", 0, base64);
+	if (action == ITEM_ACTION_LOG)
+		json_object_set_new(o, "size", json_integer(0));
+	json_object_set_new(o, "offset", json_integer(0));
+	json_object_set_new(o, "next_offset", json_integer(0));
+	/* A request that ended will never have output. */
+	json_object_set_new(o, "eof", json_boolean(strcmp(h->state,
+	    "held") != 0));
+	return (o);
 }
 
 char *

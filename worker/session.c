@@ -66,6 +66,7 @@ struct session {
 	int64_t			 started_ms, ended_ms;
 	unsigned long long	 output_bytes;
 	json_t			*final;		/* the callback, once ended */
+	struct item_session_status status;	/* running, or how it ended */
 	long long		 serial;	/* names it in a fence check */
 	char			 token[33];	/* whoever has it may act on it */
 	struct live		*live;		/* execq:out:<id> */
@@ -235,23 +236,6 @@ session_output_cb(struct exec *ex, int fd, const char *buf, size_t len,
 }
 
 
-/* The status members: running, or how it ended. */
-static void
-session_put_status(json_t *o, struct session *s)
-{
-	if (s->final == NULL) {
-		json_object_set_new(o, "status", json_string("running"));
-		json_object_set_new(o, "exit_code", json_null());
-		return;
-	}
-	json_object_set(o, "status", json_object_get(s->final, "status"));
-	json_object_set(o, "exit_code", json_object_get(s->final,
-	    "exit_code"));
-	json_object_set(o, "signal", json_object_get(s->final, "signal"));
-	json_object_set(o, "killed_by", json_object_get(s->final,
-	    "killed_by"));
-}
-
 /*
  * A poll or log read of a session's log. For a live session it runs on
  * the syncer's thread (a disk read never waits on the loop) and the
@@ -354,25 +338,26 @@ session_read_work(void *arg)
 static void
 session_answer_poll(struct session *s, struct session_read *r)
 {
-	json_t	*o;
+	struct item_read	 rd;
 
-	o = json_object();
-	session_put_status(o, s);
-	item_json_put_output(o, r->buf, r->len, r->base64);
-	json_object_set_new(o, "offset", json_integer(r->offset));
-	json_object_set_new(o, "next_offset", json_integer(r->offset + r->len));
-	json_object_set_new(o, "eof", json_boolean(s->final != NULL &&
-	    (long long)(r->offset + r->len) >= r->size));
-	session_answer(r->item_id, "poll", s->id, o, r->cb, r->arg);
+	memset(&rd, 0, sizeof rd);
+	rd.buf = r->buf;
+	rd.len = r->len;
+	rd.base64 = r->base64;
+	rd.offset = r->offset;
+	rd.eof = s->final != NULL &&
+	    (long long)(r->offset + r->len) >= r->size;
+	session_answer(r->item_id, "poll", s->id, item_poll_to_json(&s->status,
+	    &rd), r->cb, r->arg);
 }
 
 /* A log's answer: the range read, or its last lines. */
 static void
 session_answer_log(struct session *s, struct session_read *r)
 {
-	json_t	*o;
-	size_t	 start = 0, i;
-	long	 nl = 0;
+	struct item_read	 rd;
+	size_t			 start = 0, i;
+	long			 nl = 0;
 
 	if (r->lines > 0) {
 		for (i = r->len; i > 0; i--) {
@@ -382,13 +367,14 @@ session_answer_log(struct session *s, struct session_read *r)
 		}
 		start = i;
 	}
-	o = json_object();
-	item_json_put_output(o, r->buf + start, r->len - start, r->base64);
-	json_object_set_new(o, "offset", json_integer(r->offset + start));
-	json_object_set_new(o, "next_offset", json_integer(r->offset + r->len));
-	json_object_set_new(o, "size", json_integer(r->size));
-	session_put_status(o, s);
-	session_answer(r->item_id, "log", s->id, o, r->cb, r->arg);
+	memset(&rd, 0, sizeof rd);
+	rd.buf = r->buf + start;
+	rd.len = r->len - start;
+	rd.base64 = r->base64;
+	rd.offset = r->offset + start;
+	rd.size = r->size;
+	session_answer(r->item_id, "log", s->id, item_log_to_json(&s->status,
+	    &rd), r->cb, r->arg);
 }
 
 /* What was read answers the request, or a poll waits for output. */
@@ -416,6 +402,7 @@ session_read_offline(struct session_read *r)
 {
 	struct session	 s;
 	const char	*status, *token;
+	json_t		*code;
 
 	/* Its owner (the token kept in the metadata) or an operator. */
 	token = json_string_value(json_object_get(r->meta, "session_token"));
@@ -431,13 +418,17 @@ session_read_offline(struct session_read *r)
 	s.id = r->sid;
 	s.log_path = r->path;
 	status = json_string_value(json_object_get(r->meta, "status"));
-	s.final = json_pack("{s:s, s:O?, s:o, s:O?, s:s}", "status",
-	    status == NULL || strcmp(status, "running") == 0 ? "lost" : status,
-	    "exit_code", json_object_get(r->meta, "exit_code"),
-	    "signal", item_json_signal((int)json_integer_value(
-	    json_object_get(r->meta, "signal"))),
-	    "killed_by", json_object_get(r->meta, "killed_by"),
-	    "log_path", s.log_path);
+	s.status.status = status == NULL || strcmp(status, "running") == 0 ?
+	    "lost" : status;
+	s.status.ended = 1;
+	code = json_object_get(r->meta, "exit_code");
+	s.status.has_exit_code = json_is_integer(code);
+	s.status.exit_code = (int)json_integer_value(code);
+	s.status.signal = (int)json_integer_value(json_object_get(r->meta,
+	    "signal"));
+	s.status.killed_by = json_string_value(json_object_get(r->meta,
+	    "killed_by"));
+	s.final = item_session_end_to_json(&s.status, s.log_path);
 	if (r->action == ITEM_ACTION_WAIT) {
 		session_answer_wait(&s, r->item_id, 0, r->cb, r->arg);
 		session_read_free(r);
@@ -508,18 +499,8 @@ static void
 session_answer_wait(struct session *s, const char *item_id, int waited_out,
     sessions_answer_cb cb, void *arg)
 {
-	json_t	*o;
-
-	if (s->final != NULL) {
-		o = json_deep_copy(s->final);
-		json_object_del(o, "type");
-		json_object_del(o, "priority");
-		json_object_del(o, "id");
-		json_object_del(o, "session_id");
-	} else
-		o = json_pack("{s:s, s:b}", "status", "running",
-		    "waited_out", waited_out);
-	session_answer(item_id, "wait", s->id, o, cb, arg);
+	session_answer(item_id, "wait", s->id, item_wait_to_json(s->final,
+	    waited_out), cb, arg);
 }
 
 /* Frees a waiter that has been answered or dropped. */
@@ -754,6 +735,12 @@ session_done_cb(struct exec *ex, void *arg)
 	s->ended_ms = session_now_ms();
 	s->output_bytes = r.output_bytes;
 	s->final = session_callback(s, &r);
+	s->status.status = exec_status_name(&r);	/* static */
+	s->status.ended = 1;
+	s->status.has_exit_code = 1;
+	s->status.exit_code = r.exit_code;
+	s->status.signal = r.signal;
+	s->status.killed_by = exec_killed_by(&r);	/* static or NULL */
 	exec_result_release(&r);
 	ss->nrunning--;
 	ss->nended++;
@@ -803,6 +790,7 @@ session_new(struct sessions *ss, const struct item *it)
 	s->tail_lines = it->tail_lines < 0 ? 5 : (unsigned)it->tail_lines;
 	s->live = live_create(ss->base, ss->q, s->id, 0);
 	s->started_ms = session_now_ms();
+	s->status.status = "running";
 	s->serial = ++ss->serial;
 	sessions_new_token(s->token);
 	LIST_INIT(&s->waiters);
@@ -913,32 +901,32 @@ static void
 session_act_list(struct sessions *ss, const struct item *it,
     sessions_answer_cb cb, void *arg)
 {
-	struct session	*s;
-	json_t		*a, *o;
-	int		 op;
+	struct session		*s;
+	struct item_session	 e;
+	json_t			*a;
+	int			 op;
 
 	a = json_array();
 	op = sessions_operator(ss->cfg, it);
 	LIST_FOREACH(s, &ss->list, entry) {
 		if (!op && !session_listed(it, s))
 			continue;	/* someone else's */
-		o = json_pack("{s:s, s:s, s:I, s:b, s:I, s:I, s:s}",
-		    "session_id", s->id, "command", s->command,
-		    "pid", (json_int_t)s->pid, "pty", s->pty,
-		    "started_ms", (json_int_t)s->started_ms,
-		    "output_bytes", (json_int_t)(s->ex != NULL ?
-		    exec_output_bytes(s->ex) : s->output_bytes),
-		    "log_path", s->log_path);
-		session_put_status(o, s);
-		if (s->final != NULL)
-			json_object_set_new(o, "ended_ms",
-			    json_integer(s->ended_ms));
-		json_array_append_new(a, o);
+		memset(&e, 0, sizeof e);
+		e.session_id = s->id;
+		e.command = s->command;
+		e.log_path = s->log_path;
+		e.pid = (long)s->pid;
+		e.pty = s->pty;
+		e.started_ms = s->started_ms;
+		e.ended_ms = s->ended_ms;
+		e.output_bytes = (int64_t)(s->ex != NULL ?
+		    exec_output_bytes(s->ex) : s->output_bytes);
+		e.status = s->status;
+		json_array_append_new(a, item_session_to_json(&e));
 	}
 	if (ss->heldcb != NULL && op)	/* held items: operators only */
 		ss->heldcb(a, ss->heldarg);
-	session_answer(it->id, "list", NULL, json_pack("{s:o}", "sessions", a),
-	    cb, arg);
+	session_answer(it->id, "list", NULL, item_list_to_json(a), cb, arg);
 }
 
 /* log: a byte range, or the last lines. */
@@ -993,8 +981,8 @@ session_act_write(struct session *s, const struct item *it,
 	if (it->eof && exec_close_input(s->ex) == -1)
 		log_debug("session %s: close input: %s", s->id,
 		    strerror(errno));
-	session_answer(it->id, it->action_name, s->id, json_pack("{s:I}",
-	    "written", (json_int_t)n), cb, arg);
+	session_answer(it->id, it->action_name, s->id,
+	    item_write_to_json((long long)n), cb, arg);
 }
 
 /* A signal number from "TERM", "SIGTERM", "term" or "15"; -1 if none. */
@@ -1038,8 +1026,7 @@ session_act_kill(struct session *s, const struct item *it,
 	}
 	log_info("session %s: kill with signal %d", s->id, sig);
 	exec_kill(s->ex, sig, EXEC_END_KILLED);
-	session_answer(it->id, "kill", s->id, json_pack("{s:s}", "status",
-	    "killing"), cb, arg);
+	session_answer(it->id, "kill", s->id, item_kill_to_json(), cb, arg);
 }
 
 int
@@ -1271,43 +1258,18 @@ sessions_on_held(struct sessions *ss, sessions_held_cb cb, void *arg)
 	ss->heldarg = arg;
 }
 
-json_t *
-sessions_held_json(const struct session_held *h)
-{
-	return (json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, "
-	    "s:s?, s:n, s:b}", "session_id", h->id, "status", h->state,
-	    "request", h->request, "command", h->command, "risk", h->risk,
-	    "rule", h->rule, "reason", h->reason, "created_ms",
-	    (json_int_t)h->created_ms, "expires_ms", (json_int_t)h->expires_ms,
-	    "decided_by", h->decided_by, "exit_code", "ran", 0));
-}
-
 void
-sessions_act_held(const struct item *it, const struct session_held *h,
+sessions_act_held(const struct item *it, const struct item_held *h,
     sessions_answer_cb cb, void *arg)
 {
-	json_t	*o;
-
 	switch (it->action) {
 	case ITEM_ACTION_POLL:
 	case ITEM_ACTION_LOG:
 	case ITEM_ACTION_WAIT:
-		o = sessions_held_json(h);
-		json_object_del(o, "session_id");
-		if (it->action == ITEM_ACTION_WAIT)
-			json_object_set_new(o, "waited_out", json_false());
-		else {
-			item_json_put_output(o, "", 0, it->base64);
-			if (it->action == ITEM_ACTION_LOG)
-				json_object_set_new(o, "size", json_integer(0));
-			json_object_set_new(o, "offset", json_integer(0));
-			json_object_set_new(o, "next_offset", json_integer(0));
-			json_object_set_new(o, "eof", json_boolean(
-			    strcmp(h->state, "held") != 0));
-		}
 		session_answer(it->id, it->action == ITEM_ACTION_POLL ? "poll" :
-		    it->action == ITEM_ACTION_LOG ? "log" : "wait", h->id, o,
-		    cb, arg);
+		    it->action == ITEM_ACTION_LOG ? "log" : "wait", h->id,
+		    item_held_answer_to_json(h, it->action, it->base64), cb,
+		    arg);
 		break;
 	default:
 		session_error("held", cb, arg, "%s is %s (approval request "
@@ -1320,7 +1282,7 @@ sessions_act_held(const struct item *it, const struct session_held *h,
 }
 
 void
-sessions_mirror_held(struct sessions *ss, const struct session_held *h,
+sessions_mirror_held(struct sessions *ss, const struct item_held *h,
     const char *reply_to, int drop)
 {
 	char		 key[192], started[24], expires[24], ttl[24];

@@ -13,6 +13,7 @@
 struct config;
 struct event_base;
 struct item;
+struct item_held;
 struct queue;
 struct syncer;
 struct json_t;
@@ -95,24 +96,18 @@ int		 sessions_act_offline(struct sessions *, const struct item *,
 		    sessions_answer_cb, void *arg);
 
 /*
- * An item held for approval, or one whose request ended without running
- * it, as PROCESS actions show it: state is "held", "rejected",
- * "expired" or "cancelled". Strings borrowed.
- */
-struct session_held {
-	const char	*id, *state, *request, *command, *risk, *rule,
-			*reason, *decided_by;
-	long long	 created_ms, expires_ms;
-};
-/*
- * Answers a PROCESS item on a held item: poll, log and wait get its
- * state at once (nothing has run, so no output; wait does not wait for
- * a human), write, send-keys and kill the error "held".
+ * Answers a PROCESS item on a held item (queue/item.h, borrowed): poll,
+ * log and wait get its state at once (nothing has run, so no output;
+ * wait does not wait for a human), write, send-keys and kill the error
+ * "held".
  */
 void		 sessions_act_held(const struct item *,
-		    const struct session_held *, sessions_answer_cb,
+		    const struct item_held *, sessions_answer_cb,
 		    void *arg);
-/* Items held here, shown by "list" with the sessions (a JSON array). */
+/*
+ * Items held here, shown by "list" with the sessions: the callback
+ * appends an item_held_to_json() entry to the JSON array for each.
+ */
 typedef void (*sessions_held_cb)(struct json_t *array, void *arg);
 void		 sessions_on_held(struct sessions *, sessions_held_cb, void *);
 /*
@@ -121,9 +116,7 @@ void		 sessions_on_held(struct sessions *, sessions_held_cb, void *);
  * drop (an approved item that runs in the foreground), removes it.
  */
 void		 sessions_mirror_held(struct sessions *,
-		    const struct session_held *, const char *reply_to,
+		    const struct item_held *, const char *reply_to,
 		    int drop);
-/* One held item as a list entry (new reference). */
-struct json_t	*sessions_held_json(const struct session_held *);
 
 #endif

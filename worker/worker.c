@@ -468,7 +468,7 @@ worker_audit(struct job *j, const char *event, const char *by,
 /* A held job's state as PROCESS actions show it (strings borrowed). */
 static void
 worker_held_view(const struct job *j, const struct approval *a,
-    const char *state, struct session_held *h)
+    const char *state, struct item_held *h)
 {
 	const struct item_approval	*req = approval_info(a);
 
@@ -509,7 +509,7 @@ worker_held_ended(struct job *j, const struct approval *a,
     const char *state)
 {
 	struct worker		*w = j->w;
-	struct session_held	 h;
+	struct item_held	 h;
 	struct held_end		*e = &w->ended[w->nended++ % WORKER_HELD_KEEP];
 
 	worker_held_view(j, a, state, &h);
@@ -530,7 +530,7 @@ worker_held_ended(struct job *j, const struct approval *a,
 
 /* The item id as held here now, or as it ended; -1 if neither. */
 static int
-worker_held_find(struct worker *w, const char *id, struct session_held *h)
+worker_held_find(struct worker *w, const char *id, struct item_held *h)
 {
 	struct job	*j;
 	struct held_end	*e;
@@ -566,14 +566,14 @@ static void
 worker_held_list_cb(json_t *a, void *arg)
 {
 	struct worker		*w = arg;
-	struct session_held	 h;
+	struct item_held	 h;
 	struct job		*j;
 
 	LIST_FOREACH(j, &w->jobs, entry) {
 		if (j->approval == NULL)
 			continue;
 		worker_held_view(j, j->approval, "held", &h);
-		json_array_append_new(a, sessions_held_json(&h));
+		json_array_append_new(a, item_held_to_json(&h));
 	}
 }
 
@@ -584,7 +584,7 @@ worker_decided_cb(struct approval *a, enum approval_outcome how,
 {
 	struct job		*j = arg;
 	struct item		*it = j->item;
-	struct session_held	 h;
+	struct item_held	 h;
 	char			*msg;
 
 	j->request = xstrdup(approval_request(a));
@@ -642,7 +642,7 @@ worker_park(struct job *j)
 {
 	struct worker		*w = j->w;
 	struct item_approval	 req;
-	struct session_held	 h;
+	struct item_held	 h;
 
 	j->control = 1;
 	w->nslots--;
@@ -765,7 +765,7 @@ worker_process(struct job *j, const struct queue_entry *e)
 {
 	struct worker		*w = j->w;
 	struct item		*it = j->item;
-	struct session_held	 h;
+	struct item_held	 h;
 
 	if (it->action != ITEM_ACTION_LIST && it->session_id != NULL &&
 	    worker_held_find(w, it->session_id, &h) == 0) {
