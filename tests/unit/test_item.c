@@ -1083,6 +1083,283 @@ test_item_process_result_json(void **state)
 	free(s);
 }
 
+/* A PROCESS_RESULT carrying fields (stolen), as it goes on the wire. */
+static void
+assert_process(const char *id, const char *action, const char *sid,
+    json_t *fields, const char *want)
+{
+	char	*s;
+
+	s = item_process_result_to_json(id, action, sid, fields, NULL);
+	assert_string_equal(s, want);
+	free(s);
+}
+
+#define HELD_REQ	"6f0c1d2e3a4b5c6d7e8f90a1b2c3d4e5"
+
+/* The held item of PROTOCOL.md's example. */
+static void
+held_example(struct item_held *h)
+{
+	memset(h, 0, sizeof *h);
+	h->id = "job-7";
+	h->state = "held";
+	h->request = HELD_REQ;
+	h->command = "touch made.txt";
+	h->risk = "write";
+	h->rule = "write:touch";
+	h->reason = "touch creates or updates files";
+	h->created_ms = 1795400000000LL;
+	h->expires_ms = 1795400600000LL;
+}
+
+/* poll: running (PROTOCOL.md's example), then ended, in base64. */
+static void
+test_item_poll_json(void **state)
+{
+	struct item_session_status	 st;
+	struct item_read		 rd;
+
+	(void)state;
+	memset(&st, 0, sizeof st);
+	st.status = "running";
+	memset(&rd, 0, sizeof rd);
+	rd.buf = ">>> 6*7\r\n42\r\n>>> ";
+	rd.len = strlen(rd.buf);
+	assert_process("p2", "poll", "s1", item_poll_to_json(&st, &rd),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p2\",\"action\":\"poll\","
+	    "\"session_id\":\"s1\",\"status\":\"running\",\"exit_code\":null,"
+	    "\"output\":\">>> 6*7\\r\\n42\\r\\n>>> \",\"offset\":0,"
+	    "\"next_offset\":17,\"eof\":false}");
+	st.status = "killed";
+	st.ended = 1;
+	st.has_exit_code = 1;
+	st.exit_code = 143;
+	st.signal = 15;
+	st.killed_by = "user";
+	rd.buf = "hi";
+	rd.len = 2;
+	rd.base64 = 1;
+	rd.offset = 5;
+	rd.eof = 1;
+	assert_process("p3", "poll", "s1", item_poll_to_json(&st, &rd),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p3\",\"action\":\"poll\","
+	    "\"session_id\":\"s1\",\"status\":\"killed\",\"exit_code\":143,"
+	    "\"signal\":\"SIGTERM\",\"killed_by\":\"user\",\"output_b64\":"
+	    "\"aGk=\",\"offset\":5,\"next_offset\":7,\"eof\":true}");
+}
+
+/* log: the range, its size, then the status members; text sanitized. */
+static void
+test_item_log_json(void **state)
+{
+	struct item_session_status	 st;
+	struct item_read		 rd;
+
+	(void)state;
+	memset(&st, 0, sizeof st);
+	st.status = "completed";
+	st.ended = 1;
+	st.has_exit_code = 1;
+	memset(&rd, 0, sizeof rd);
+	rd.buf = "b\n";
+	rd.len = 2;
+	rd.offset = 3;
+	rd.size = 5;
+	rd.eof = 1;		/* not a log member */
+	assert_process("p1", "log", "s1", item_log_to_json(&st, &rd),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p1\",\"action\":\"log\","
+	    "\"session_id\":\"s1\",\"output\":\"b\\n\",\"offset\":3,"
+	    "\"next_offset\":5,\"size\":5,\"status\":\"completed\","
+	    "\"exit_code\":0,\"signal\":null,\"killed_by\":null}");
+	memset(&st, 0, sizeof st);
+	st.status = "running";
+	rd.buf = "a\xff";
+	rd.offset = 0;
+	rd.size = 9;
+	assert_process("p1", "log", "s1", item_log_to_json(&st, &rd),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p1\",\"action\":\"log\","
+	    "\"session_id\":\"s1\",\"output\":\"a\xef\xbf\xbd\",\"offset\":0,"
+	    "\"next_offset\":2,\"size\":9,\"status\":\"running\","
+	    "\"exit_code\":null}");
+}
+
+/*
+ * wait: running (PROTOCOL.md's example), a callback less its envelope
+ * members, and the end of a session only its files remember.
+ */
+static void
+test_item_wait_json(void **state)
+{
+	struct item_session_status	 st;
+	struct item_callback		 c;
+	json_t				*final;
+
+	(void)state;
+	assert_process("p4", "wait", "s1", item_wait_to_json(NULL, 1),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p4\",\"action\":\"wait\","
+	    "\"session_id\":\"s1\",\"status\":\"running\","
+	    "\"waited_out\":true}");
+	memset(&c, 0, sizeof c);
+	c.id = "s1";
+	c.session_id = "s1";
+	c.status = "failed";
+	c.exit_code = 4;
+	c.log_path = "/l/s1.log";
+	c.duration_ms = 45;
+	c.output_bytes = 18;
+	c.ended_ms = 1000;
+	c.worker = "w1";
+	final = item_callback_to_json(&c);
+	assert_process("p5", "wait", "s1", item_wait_to_json(final, 0),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p5\",\"action\":\"wait\","
+	    "\"session_id\":\"s1\",\"status\":\"failed\",\"exit_code\":4,"
+	    "\"signal\":null,\"killed_by\":null,\"log_path\":\"/l/s1.log\","
+	    "\"tail\":[],\"duration_ms\":45,\"output_bytes\":18,"
+	    "\"ended_ms\":1000,\"rusage\":{\"user_ms\":0,\"sys_ms\":0,"
+	    "\"max_rss_kb\":0},\"worker\":\"w1\"}");
+	/* The final state is kept: wait copies it. */
+	assert_string_equal(json_string_value(json_object_get(final, "type")),
+	    "EXEC_CALLBACK");
+	json_decref(final);
+	memset(&st, 0, sizeof st);
+	st.status = "lost";
+	st.ended = 1;
+	final = item_session_end_to_json(&st, "/l/s1.log");
+	assert_process("p6", "wait", "s1", item_wait_to_json(final, 0),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p6\",\"action\":\"wait\","
+	    "\"session_id\":\"s1\",\"status\":\"lost\",\"exit_code\":null,"
+	    "\"signal\":null,\"killed_by\":null,\"log_path\":\"/l/s1.log\"}");
+	json_decref(final);
+	st.status = "killed";
+	st.has_exit_code = 1;
+	st.exit_code = 137;
+	st.signal = 9;
+	st.killed_by = "timeout";
+	final = item_session_end_to_json(&st, "/l/s1.log");
+	assert_process("p7", "wait", "s1", item_wait_to_json(final, 1),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p7\",\"action\":\"wait\","
+	    "\"session_id\":\"s1\",\"status\":\"killed\",\"exit_code\":137,"
+	    "\"signal\":\"SIGKILL\",\"killed_by\":\"timeout\",\"log_path\":"
+	    "\"/l/s1.log\"}");
+	json_decref(final);
+}
+
+/* list: an ended session, a running one, a held item. */
+static void
+test_item_list_json(void **state)
+{
+	struct item_session	 e;
+	struct item_held	 h;
+	json_t			*a;
+
+	(void)state;
+	a = json_array();
+	memset(&e, 0, sizeof e);
+	e.session_id = "s1";
+	e.command = "false";
+	e.log_path = "/l/s1.log";
+	e.pid = 42;
+	e.started_ms = 900;
+	e.ended_ms = 2000;
+	e.output_bytes = 3;
+	e.status.status = "failed";
+	e.status.ended = 1;
+	e.status.has_exit_code = 1;
+	e.status.exit_code = 1;
+	json_array_append_new(a, item_session_to_json(&e));
+	memset(&e, 0, sizeof e);
+	e.session_id = "s2";
+	e.command = "sleep 9";
+	e.log_path = "/l/s2.log";
+	e.pid = 43;
+	e.pty = 1;
+	e.started_ms = 1000;
+	e.ended_ms = 5;		/* not shown: it runs */
+	e.status.status = "running";
+	json_array_append_new(a, item_session_to_json(&e));
+	held_example(&h);
+	json_array_append_new(a, item_held_to_json(&h));
+	assert_process("p1", "list", NULL, item_list_to_json(a),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p1\",\"action\":\"list\","
+	    "\"session_id\":null,\"sessions\":["
+	    "{\"session_id\":\"s1\",\"command\":\"false\",\"pid\":42,"
+	    "\"pty\":false,\"started_ms\":900,\"output_bytes\":3,"
+	    "\"log_path\":\"/l/s1.log\",\"status\":\"failed\",\"exit_code\":1,"
+	    "\"signal\":null,\"killed_by\":null,\"ended_ms\":2000},"
+	    "{\"session_id\":\"s2\",\"command\":\"sleep 9\",\"pid\":43,"
+	    "\"pty\":true,\"started_ms\":1000,\"output_bytes\":0,"
+	    "\"log_path\":\"/l/s2.log\",\"status\":\"running\","
+	    "\"exit_code\":null},"
+	    "{\"session_id\":\"job-7\",\"status\":\"held\",\"request\":\""
+	    HELD_REQ "\",\"command\":\"touch made.txt\",\"risk\":\"write\","
+	    "\"rule\":\"write:touch\",\"reason\":\"touch creates or updates "
+	    "files\",\"created_ms\":1795400000000,\"expires_ms\":1795400600000,"
+	    "\"decided_by\":null,\"exit_code\":null,\"ran\":false}]}");
+	assert_process("p2", "list", NULL, item_list_to_json(json_array()),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p2\",\"action\":\"list\","
+	    "\"session_id\":null,\"sessions\":[]}");
+}
+
+/* write, send-keys and kill. */
+static void
+test_item_write_kill_json(void **state)
+{
+	(void)state;
+	assert_process("p1", "write", "s1", item_write_to_json(0),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p1\",\"action\":\"write\","
+	    "\"session_id\":\"s1\",\"written\":0}");
+	assert_process("p2", "send-keys", "s1", item_write_to_json(4),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p2\",\"action\":"
+	    "\"send-keys\",\"session_id\":\"s1\",\"written\":4}");
+	assert_process("p3", "kill", "s1", item_kill_to_json(),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p3\",\"action\":\"kill\","
+	    "\"session_id\":\"s1\",\"status\":\"killing\"}");
+}
+
+/*
+ * poll, log and wait on a held item (poll: PROTOCOL.md's example), and
+ * on one whose request was rejected.
+ */
+static void
+test_item_held_answer_json(void **state)
+{
+	struct item_held	 h;
+
+	(void)state;
+	held_example(&h);
+	assert_process("p5", "poll", "job-7",
+	    item_held_answer_to_json(&h, ITEM_ACTION_POLL, 0),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p5\",\"action\":\"poll\","
+	    "\"session_id\":\"job-7\",\"status\":\"held\",\"request\":\""
+	    HELD_REQ "\",\"command\":\"touch made.txt\",\"risk\":\"write\","
+	    "\"rule\":\"write:touch\",\"reason\":\"touch creates or updates "
+	    "files\",\"created_ms\":1795400000000,\"expires_ms\":1795400600000,"
+	    "\"decided_by\":null,\"exit_code\":null,\"ran\":false,"
+	    "\"output\":\"\",\"offset\":0,\"next_offset\":0,\"eof\":false}");
+	assert_process("p6", "wait", "job-7",
+	    item_held_answer_to_json(&h, ITEM_ACTION_WAIT, 0),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p6\",\"action\":\"wait\","
+	    "\"session_id\":\"job-7\",\"status\":\"held\",\"request\":\""
+	    HELD_REQ "\",\"command\":\"touch made.txt\",\"risk\":\"write\","
+	    "\"rule\":\"write:touch\",\"reason\":\"touch creates or updates "
+	    "files\",\"created_ms\":1795400000000,\"expires_ms\":1795400600000,"
+	    "\"decided_by\":null,\"exit_code\":null,\"ran\":false,"
+	    "\"waited_out\":false}");
+	h.state = "rejected";
+	h.decided_by = "alice";
+	assert_process("p7", "log", "job-7",
+	    item_held_answer_to_json(&h, ITEM_ACTION_LOG, 1),
+	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p7\",\"action\":\"log\","
+	    "\"session_id\":\"job-7\",\"status\":\"rejected\",\"request\":\""
+	    HELD_REQ "\",\"command\":\"touch made.txt\",\"risk\":\"write\","
+	    "\"rule\":\"write:touch\",\"reason\":\"touch creates or updates "
+	    "files\",\"created_ms\":1795400000000,\"expires_ms\":1795400600000,"
+	    "\"decided_by\":\"alice\",\"exit_code\":null,\"ran\":false,"
+	    "\"output_b64\":\"\",\"size\":0,\"offset\":0,\"next_offset\":0,"
+	    "\"eof\":true}");
+}
+
 /* The lost callback's template: placeholders the script fills in. */
 static void
 test_item_lost_template(void **state)
@@ -1199,6 +1476,12 @@ main(void)
 		cmocka_unit_test(test_item_lost_template),
 		cmocka_unit_test(test_item_stream_end_json),
 		cmocka_unit_test(test_item_process_result_json),
+		cmocka_unit_test(test_item_poll_json),
+		cmocka_unit_test(test_item_log_json),
+		cmocka_unit_test(test_item_wait_json),
+		cmocka_unit_test(test_item_list_json),
+		cmocka_unit_test(test_item_write_kill_json),
+		cmocka_unit_test(test_item_held_answer_json),
 		cmocka_unit_test(test_item_error_from_parse),
 	};
 
