@@ -827,9 +827,11 @@ exec_meta_done(int err, void *arg)
 /*
  * Writes <id>.json beside the log: what runs, and once it ended, how.
  * A "running" file tells `execq cleanup` to keep the log. The final file
- * (finish) is made on the syncer's thread (creating a file can take a
- * millisecond on a busy filesystem), and the done callback runs once it
- * is there, so an answer never comes before its <id>.json.
+ * (finish) is written in a spare file (logs/spare.h) here, when one is
+ * in stock: a write, a link and a rename. Without one it is made on the
+ * syncer's thread (creating a file can take a millisecond on a busy
+ * filesystem). Either way the done callback runs once it is there, so
+ * an answer never comes before its <id>.json.
  */
 static void
 exec_write_meta(struct exec *ex, int running, int finish)
@@ -879,6 +881,10 @@ exec_write_meta(struct exec *ex, int running, int finish)
 	job->id = xstrdup(ex->id);
 	job->text = text;
 	job->spare = spare_take(exec_spare);
+	if (job->spare != -1) {		/* no file to create: no thread */
+		exec_meta_done(exec_meta_work(job), job);
+		return;
+	}
 	syncer_call(exec_syncer, exec_meta_work, exec_meta_done, job);
 }
 
