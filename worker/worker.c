@@ -1007,8 +1007,14 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 	}
 	if (worker_check(j) == -1 || worker_classify(j) == -1)
 		return;
-	/* Claimed as it was read: one round trip less. */
-	if (j->claim != 0 && strcmp(j->claim_id, j->item->id) == 0) {
+	/*
+	 * Claimed as it was read: one round trip less. But "running" may
+	 * be this worker's own claim of an earlier entry of the id whose
+	 * answer or release is still on its way (on the other connection):
+	 * the claim script, sent behind them, sees what they did.
+	 */
+	if (j->claim != 0 && j->claim != QUEUE_CLAIM_RUNNING &&
+	    strcmp(j->claim_id, j->item->id) == 0) {
 		worker_claim_cb((enum queue_claim)j->claim, j->claim_answer,
 		    strlen(j->claim_answer), j);
 		return;
