@@ -231,17 +231,24 @@ execlog_write_meta(const char *dir, const char *id, const char *json,
 		errno = execlog_id_ok(id) ? ENAMETOOLONG : EINVAL;
 		return (-1);
 	}
-	(void)unlink(tmp);		/* a leftover, or something planted */
-	/* The worker's alone: a session's token is in it. */
+	/*
+	 * The worker's alone: a session's token is in it. A file already
+	 * at tmp is a leftover, or something planted: it goes first (with
+	 * a spare, only when the link finds it there).
+	 */
 	if (spare != -1) {
-		if (fchmod(spare, 0600) == 0 && spare_link(spare, tmp) == 0)
+		if (fchmod(spare, 0600) == 0 &&
+		    (spare_link(spare, tmp) == 0 || (errno == EEXIST &&
+		    unlink(tmp) == 0 && spare_link(spare, tmp) == 0)))
 			fd = spare;
 		else
 			close(spare);
 	}
-	if (fd == -1)
+	if (fd == -1) {
+		(void)unlink(tmp);
 		fd = open(tmp, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC,
 		    0600);
+	}
 	if (fd == -1)
 		return (-1);
 	while (len > 0) {

@@ -214,6 +214,41 @@ test_spare_meta(void **state)
 	spare_free(s);
 }
 
+/*
+ * A file or a symlink already where the temporary file goes (a leftover,
+ * or planted) is removed, never written through: with a spare or not.
+ */
+static void
+test_spare_meta_planted_tmp(void **state)
+{
+	struct fixture	*fx = *state;
+	struct spare	*s;
+	char		 tmp[128], target[128], path[128], buf[64];
+	int		 fd, i;
+
+	s = spare_create(fx->base, fx->dir, 2);
+	wait_stock(fx, s, 2);
+	snprintf(target, sizeof target, "%s/target", fx->dir);
+	fd = open(target, O_WRONLY|O_CREAT|O_EXCL|O_CLOEXEC, 0600);
+	assert_true(fd != -1);
+	assert_int_equal(write(fd, "keep", 4), 4);
+	close(fd);
+	for (i = 0; i < 2; i++) {
+		snprintf(tmp, sizeof tmp, "%s/.p%d.json.tmp", fx->dir, i);
+		assert_int_equal(symlink(target, tmp), 0);
+		assert_int_equal(execlog_write_meta(fx->dir, i == 0 ? "p0" :
+		    "p1", "{\"n\":1}", 7, i == 0 ? spare_take(s) : -1), 0);
+		snprintf(path, sizeof path, "%s/p%d.json", fx->dir, i);
+		read_file(path, buf, sizeof buf);
+		assert_string_equal(buf, "{\"n\":1}");
+		assert_int_equal(access(tmp, F_OK), -1);
+	}
+	read_file(target, buf, sizeof buf);
+	assert_string_equal(buf, "keep");
+	assert_int_equal(entries(fx->dir), 3);
+	spare_free(s);
+}
+
 /* spare_link never replaces a name. */
 static void
 test_spare_link_exists(void **state)
@@ -276,6 +311,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_spare_meta, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_spare_meta_planted_tmp,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spare_link_exists, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_spare_no_dir, setup,
