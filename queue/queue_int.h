@@ -119,6 +119,7 @@ struct queue {
 	unsigned		 want;
 	int			 reading;	/* a read is outstanding */
 	int			 ctl_only;	/* ... blocking on ctl lanes only */
+	int			 fetch_queued;	/* ... and a fetch sent behind it */
 	long long		 rd_client_id;	/* for CLIENT UNBLOCK */
 	int			 stopped;	/* no more work items */
 	int			 retired;	/* worker key deleted */

@@ -242,6 +242,7 @@ queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
 
 	(void)ac;
 	q->reading = 0;
+	q->fetch_queued = 0;
 	if (reply == NULL || q->freeing)
 		return;
 	if (reply->type == REDIS_REPLY_ERROR) {
@@ -285,7 +286,7 @@ queue_block_cb(redisAsyncContext *ac, void *r, void *arg)
 	int		 lane;
 
 	(void)ac;
-	q->reading = 0;
+	q->reading = q->fetch_queued;	/* a fetch waits behind it */
 	q->ctl_only = 0;
 	if (reply == NULL || q->freeing)
 		return;
@@ -318,31 +319,29 @@ queue_block_cb(redisAsyncContext *ac, void *r, void *arg)
 	queue_read_next(q);
 }
 
-/* Reads more if there is room and no read outstanding. */
-void
-queue_read_next(struct queue *q)
+/*
+ * How many entries a fetch asks for (0: none, block instead); sets
+ * fetch_own, whether it reads this consumer's own pending entries.
+ */
+static unsigned
+queue_fetch_count(struct queue *q)
 {
 	struct qtrack	*t;
-	char		 count[16], max[32], ttl[16];
-	unsigned	 n;
+	unsigned	 n = q->want;
 
-	queue_offer_held(q);
-	if (q->reading || !q->rd.up || q->freeing)
-		return;
-	n = q->want;
 	q->fetch_own = q->let_go && q->want > 0 && !q->stopped;
 	if (q->fetch_own)	/* the tracked ones come back too */
 		LIST_FOREACH(t, &q->tracked, entry)
 			n++;
-	/*
-	 * No room: only control items can be taken, and their order does
-	 * not matter, so the blocking read alone does (it returns at once
-	 * with what is there): one script less per item.
-	 */
-	if (n == 0) {
-		queue_block(q);
-		return;
-	}
+	return (n);
+}
+
+/* Sends the fetch script for n entries. */
+static void
+queue_fetch(struct queue *q, unsigned n)
+{
+	char	count[16], max[32], ttl[16];
+
 	snprintf(count, sizeof count, "%u", n);
 	snprintf(max, sizeof max, "%zu", q->max_item_bytes);
 	q->reading = 1;
@@ -354,19 +353,50 @@ queue_read_next(struct queue *q)
 	queue_kick(&q->rd);
 }
 
+/* Reads more if there is room and no read outstanding. */
+void
+queue_read_next(struct queue *q)
+{
+	unsigned	n;
+
+	queue_offer_held(q);
+	if (q->reading || !q->rd.up || q->freeing)
+		return;
+	/*
+	 * No room: only control items can be taken, and their order does
+	 * not matter, so the blocking read alone does (it returns at once
+	 * with what is there): one script less per item.
+	 */
+	if ((n = queue_fetch_count(q)) == 0) {
+		queue_block(q);
+		return;
+	}
+	queue_fetch(q, n);
+}
+
 /*
  * Ends a read blocked on the control lanes only: there is room for work
  * now. The blocking command may not have reached Redis yet (it travels
  * on the other connection), so when nothing was unblocked, try again.
+ * The fetch goes out at once, behind the blocked read on its own
+ * connection: Redis runs it as soon as the read ends, a round trip
+ * sooner than after the read's answer.
  */
 static void
 queue_unblock(struct queue *q)
 {
+	unsigned	n;
+
 	if (q->reading && q->ctl_only && q->want > 0 && q->rd_client_id > 0 &&
 	    q->wr.up) {
 		redisAsyncCommand(q->wr.ac, queue_unblock_cb, q, "CLIENT UNBLOCK "
 		    "%lld ERROR", q->rd_client_id);
 		queue_kick(&q->wr);
+		if (!q->fetch_queued && q->rd.up && !q->freeing &&
+		    (n = queue_fetch_count(q)) > 0) {
+			q->fetch_queued = 1;
+			queue_fetch(q, n);
+		}
 	}
 }
 
