@@ -5,6 +5,7 @@
  *
  *   execq-bench floor -n N -c C [-- CMD]
  *   execq-bench queue -n N -c C --redis URL --queue Q [--label L] [-- CMD]
+ *   execq-bench backlog -n N --redis URL --queue Q [--label L] [-- CMD]
  *   execq-bench confine -n N [--dir TMPDIR]
  *   execq-bench callback -n N --redis URL --queue Q
  *   execq-bench throughput --mb M --redis URL --queue Q --dir TMPDIR
@@ -193,6 +194,70 @@ bench_queue(int n, int c, const char *url, const char *queue,
 		return (1);
 	}
 	bench_report(label, c, per * c, bench_now() - t0, lat);
+	return (0);
+}
+
+/*
+ * A backlog, as batch automation makes one: n items sent at once (one
+ * pipeline), then every answer read. items/s from the first send to the
+ * last answer; whatever the worker's concurrency, it always finds the
+ * next item waiting.
+ */
+static int
+bench_backlog(int n, const char *url, const char *queue, const char *cmd,
+    const char *label)
+{
+	redisContext	*rc;
+	redisReply	*r;
+	char		 item[1024], reply[64], stream[128], last[64] = "0";
+	int64_t		 t0;
+	int		 i, got = 0, reads = 0;
+	size_t		 j;
+
+	if ((rc = bench_connect(url)) == NULL || rc->err)
+		return (1);
+	snprintf(reply, sizeof reply, "bench-%d-backlog", (int)getpid());
+	snprintf(stream, sizeof stream, KS_QUEUE "%s:" KS_LANE_NORMAL, reply);
+	t0 = bench_now();
+	for (i = 0; i < n; i++) {
+		snprintf(item, sizeof item, "{\"id\":\"bl%d-%d\",\"type\":"
+		    "\"EXEC\",\"reply_to\":\"%s\",\"args\":{\"command\":"
+		    "\"%s\"}}", (int)getpid(), i, reply, cmd);
+		redisAppendCommand(rc, "XADD " KS_QUEUE "%s:" KS_LANE_NORMAL
+		    " * item %s", queue, item);
+	}
+	for (i = 0; i < n; i++) {
+		if (redisGetReply(rc, (void **)&r) != REDIS_OK || r == NULL ||
+		    r->type == REDIS_REPLY_ERROR)
+			return (1);
+		freeReplyObject(r);
+	}
+	while (got < n) {
+		r = redisCommand(rc, "XREAD COUNT 1000 BLOCK 10000 STREAMS %s %s",
+		    stream, last);
+		reads++;
+		if (r == NULL || r->type != REDIS_REPLY_ARRAY)
+			return (1);
+		for (j = 0; j < r->element[0]->element[1]->elements; j++) {
+			const redisReply *e = r->element[0]->element[1]->element[j];
+
+			snprintf(last, sizeof last, "%s", e->element[0]->str);
+			if (strstr(e->element[1]->element[1]->str,
+			    "\"type\":\"EXEC_RESULT\"") == NULL) {
+				fprintf(stderr, "execq-bench: %s\n",
+				    e->element[1]->element[1]->str);
+				return (1);
+			}
+			got++;
+		}
+		freeReplyObject(r);
+	}
+	/* Its own commands, for the Redis counters around it. */
+	printf("%-10s backlog  %8.0f items/s  (n=%d, sent at once; client "
+	    "commands %d)\n", label, n / ((bench_now() - t0) / 1e9), n,
+	    n + reads + 1);
+	redisCommand(rc, "DEL %s", stream);
+	redisFree(rc);
 	return (0);
 }
 
@@ -766,7 +831,7 @@ main(int argc, char **argv)
 		case 'p': pid = atoi(optarg); break;
 		case 'l': label = optarg; break;
 		default:
-			printf("usage: execq-bench floor|queue|confine|"
+			printf("usage: execq-bench floor|queue|backlog|confine|"
 			    "callback|throughput|idle|redis [-n N] [-c C] "
 			    "[--redis URL] [--queue Q] [--label L] [--dir D] "
 			    "[-- CMD]\n");
@@ -785,6 +850,8 @@ main(int argc, char **argv)
 		return (2);
 	if (strcmp(argv[optind], "queue") == 0)
 		return (bench_queue(n, c, url, queue, cmd, label));
+	if (strcmp(argv[optind], "backlog") == 0)
+		return (bench_backlog(n, url, queue, cmd, label));
 	if (strcmp(argv[optind], "callback") == 0)
 		return (bench_callback(n, url, queue));
 	if (strcmp(argv[optind], "throughput") == 0)

@@ -129,6 +129,26 @@ for c in 1 2 8; do
 	read -r cmds scripts us < "$tmp/redis$c"
 	echo "redis  c=$c  per item: $cmds commands from the worker (a" \
 	    "script's own calls counted), $scripts scripts, $us us of Redis CPU"
+	# A backlog, as batch automation sends one: all n at once, so the
+	# worker always finds the next item waiting (claimed as it is read).
+	bench_redis_around "$n" "$build/execq-bench" backlog -n "$n" \
+	    --redis "$url" --queue "benchon$c" --label confined > "$tmp/out"
+	tail -1 "$tmp/out" > "$tmp/out.redis"
+	read -r bcmds bscripts bus < "$tmp/out.redis"
+	# bench_redis_around took 2 client commands an item; the backlog
+	# client says how many it sent (the last field, with the DEL).
+	awk -v c="$c" -v n="$n" -v cm="$bcmds" -v sc="$bscripts" -v us="$bus" '
+	$1 == "floor" { f += $3; k++ }
+	END {
+		getline line < "'"$tmp/out"'"
+		split(line, w)
+		own = w[split(line, w)]
+		sub(/\)$/, "", own)
+		printf "backlog c=%d  %d items/s sent at once, %.2f of the " \
+		    "floor; per item %.2f commands from the worker, %s " \
+		    "scripts, %s us of Redis CPU\n", c, w[3], w[3] / (f / k),
+		    cm + 2 - own / n, sc, us
+	}' "$tmp/rows"
 	rss_off=$(awk '/VmHWM/ {print $2}' "/proc/$off/status")
 	rss_on=$(awk '/VmHWM/ {print $2}' "/proc/$on/status")
 	bench_stop
