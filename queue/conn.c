@@ -142,6 +142,31 @@ queue_client_id_cb(redisAsyncContext *ac, void *r, void *arg)
 		    "timeout when all slots were busy)", reply->str);
 }
 
+/*
+ * The server's version: the fetch script carries flags (Redis 7.0), and
+ * takeover is XAUTOCLAIM (6.2). An older Redis refuses every fetch with
+ * a compile error; say why once, plainly. A user without INFO (an ACL)
+ * is not checked.
+ */
+static void
+queue_version_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	const char	*v;
+	int		 major;
+
+	(void)ac;
+	(void)arg;
+	if (reply == NULL || reply->type != REDIS_REPLY_STRING)
+		return;
+	if ((v = strstr(reply->str, "redis_version:")) == NULL ||
+	    sscanf(v + 14, "%d", &major) != 1 || major >= 7)
+		return;
+	log_warn("queue: this Redis is %.*s: execq needs Redis 7.0 or later "
+	    "(script flags); no item will be taken", (int)strcspn(v + 14,
+	    "\r\n"), v + 14);
+}
+
 /* Connected (or not). */
 static void
 queue_connect_cb(const redisAsyncContext *ac, int status)
@@ -162,6 +187,7 @@ queue_connect_cb(const redisAsyncContext *ac, int status)
 	c->backoff_ms = 0;
 	if (c == &c->q->rd) {
 		redisAsyncCommand(c->ac, queue_client_id_cb, c->q, "CLIENT ID");
+		redisAsyncCommand(c->ac, queue_version_cb, c->q, "INFO server");
 		queue_create_groups(c->q);
 		queue_read_next(c->q);
 	} else {
