@@ -122,6 +122,22 @@ bench_connect(const char *url)
 	return (redisConnect(host, port));
 }
 
+/*
+ * An answer entry [id, ["item", json]]: its id goes to last (the next
+ * XREAD's cursor). 0 if it is an EXEC_RESULT; a refusal or an error is
+ * fast too, and only results count, so anything else is printed, -1.
+ */
+static int
+bench_result(const redisReply *e, char *last, size_t size)
+{
+	snprintf(last, size, "%s", e->element[0]->str);
+	if (strstr(e->element[1]->element[1]->str,
+	    "\"type\":\"EXEC_RESULT\"") != NULL)
+		return (0);
+	fprintf(stderr, "execq-bench: %s\n", e->element[1]->element[1]->str);
+	return (-1);
+}
+
 /* One client: submit, wait for the answer, n times; latencies into lat. */
 static int
 bench_client(const char *url, const char *queue, const char *cmd, int id,
@@ -153,14 +169,8 @@ bench_client(const char *url, const char *queue, const char *cmd, int id,
 			return (1);
 		lat[i] = bench_now() - t;
 		e = r->element[0]->element[1]->element[0];
-		snprintf(last, sizeof last, "%s", e->element[0]->str);
-		/* A refusal or an error is fast too: only results count. */
-		if (strstr(e->element[1]->element[1]->str,
-		    "\"type\":\"EXEC_RESULT\"") == NULL) {
-			fprintf(stderr, "execq-bench: %s\n",
-			    e->element[1]->element[1]->str);
+		if (bench_result(e, last, sizeof last) == -1)
 			return (1);
-		}
 		freeReplyObject(r);
 	}
 	redisCommand(rc, "DEL %s", stream);
@@ -239,15 +249,9 @@ bench_backlog(int n, const char *url, const char *queue, const char *cmd,
 		if (r == NULL || r->type != REDIS_REPLY_ARRAY)
 			return (1);
 		for (j = 0; j < r->element[0]->element[1]->elements; j++) {
-			const redisReply *e = r->element[0]->element[1]->element[j];
-
-			snprintf(last, sizeof last, "%s", e->element[0]->str);
-			if (strstr(e->element[1]->element[1]->str,
-			    "\"type\":\"EXEC_RESULT\"") == NULL) {
-				fprintf(stderr, "execq-bench: %s\n",
-				    e->element[1]->element[1]->str);
+			if (bench_result(r->element[0]->element[1]->element[j],
+			    last, sizeof last) == -1)
 				return (1);
-			}
 			got++;
 		}
 		freeReplyObject(r);
