@@ -68,12 +68,9 @@ struct job {
 	long long	 received_us;	/* delivered (monotonic) */
 	struct live	*live;		/* args.stream: execq:out:<id> */
 	unsigned long long out_bytes[3];	/* ... per fd, for its end */
-	int		 claim;		/* claimed as it was read: what the
-					   claim said (enum queue_claim) */
-	char		*claim_id;	/* ... of which item id */
-	char		*claim_answer;	/* ... the stored answer */
-	int		 claim_ours;	/* ... a claim is ours and unused: let
-					   go of it if the item never runs */
+	char		*claim_id;	/* claimed by the read, for us, and
+					   not used yet: let go of it if the
+					   item never runs; else NULL */
 };
 
 #define WORKER_HELD_KEEP	64	/* ended held items remembered */
@@ -211,7 +208,6 @@ worker_job_free(struct job *j)
 	free(j->stream);
 	free(j->entry_id);
 	free(j->claim_id);
-	free(j->claim_answer);
 	free(j);
 }
 
@@ -243,7 +239,7 @@ worker_drop(struct job *j)
 {
 	struct worker	*w = j->w;
 
-	if (j->claim_ours)
+	if (j->claim_id != NULL)
 		queue_release(w->q, j->claim_id, j->entry_id);
 	queue_untrack(w->q, j->stream, j->entry_id);
 	LIST_REMOVE(j, entry);
@@ -265,10 +261,11 @@ worker_finish(struct job *j, const char *code, const char *reply_to,
 	struct worker	*w = j->w;
 
 	/* Refused after its claim: the answer lets go of it. */
-	if (j->claim_ours && store == QUEUE_STORE_NONE && id != NULL &&
+	if (j->claim_id != NULL && store == QUEUE_STORE_NONE && id != NULL &&
 	    strcmp(id, j->claim_id) == 0) {
 		store = QUEUE_STORE_RELEASE;
-		j->claim_ours = 0;
+		free(j->claim_id);
+		j->claim_id = NULL;
 	}
 	queue_answer(w->q, worker_reply_to(w, reply_to), KS_LANE_NORMAL, id,
 	    store, j->stream, j->entry_id, json, len);
@@ -678,7 +675,8 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 	struct job	*j = arg;
 	struct item	*it = j->item;
 
-	j->claim_ours = 0;	/* the claim is used now, whatever it said */
+	free(j->claim_id);	/* the claim is used now, whatever it said */
+	j->claim_id = NULL;
 	switch (what) {
 	case QUEUE_CLAIM_RUN:
 		if (j->w->stopping) {	/* SIGTERM came while claiming */
@@ -956,12 +954,8 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 	w->njobs++;
 	j->control = e->control;
 	j->received_us = worker_now_us();
-	if (e->claim != 0) {
-		j->claim = e->claim;
+	if (e->claim == QUEUE_CLAIM_RUN)
 		j->claim_id = xstrdup(e->claim_id);
-		j->claim_answer = xstrndup(e->answer, e->answer_len);
-		j->claim_ours = e->claim == QUEUE_CLAIM_RUN;
-	}
 	if (!j->control)
 		w->nslots++;
 	queue_track(w->q, j->stream, j->entry_id);
@@ -1013,15 +1007,16 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 	 * answer or release is still on its way (on the other connection):
 	 * the claim script, sent behind them, sees what they did.
 	 */
-	if (j->claim != 0 && j->claim != QUEUE_CLAIM_RUNNING &&
-	    strcmp(j->claim_id, j->item->id) == 0) {
-		worker_claim_cb((enum queue_claim)j->claim, j->claim_answer,
-		    strlen(j->claim_answer), j);
+	if (e->claim != 0 && e->claim != QUEUE_CLAIM_RUNNING &&
+	    strcmp(e->claim_id, j->item->id) == 0) {
+		worker_claim_cb((enum queue_claim)e->claim, e->answer,
+		    e->answer_len, j);
 		return;
 	}
-	if (j->claim_ours) {	/* not this id (a JSON with two ids) */
+	if (j->claim_id != NULL) {	/* not this id (a JSON with two ids) */
 		queue_release(w->q, j->claim_id, j->entry_id);
-		j->claim_ours = 0;
+		free(j->claim_id);
+		j->claim_id = NULL;
 	}
 	queue_claim(w->q, j->item->id, j->entry_id, e->redelivered,
 	    j->item->retries, worker_claim_cb, j);
