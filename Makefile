@@ -19,16 +19,25 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS)
 LDLIBS    += $(PKG_LIBS) -lutil -lm -lpthread
+# The client runs no command: no libseccomp, no libutil.
+CLIENT_LIBS = $(shell pkg-config --libs hiredis libevent jansson 2>/dev/null) -lm -lpthread
 
 LOGS_SRC  = logs/log.c logs/xmalloc.c logs/execlog.c logs/spare.c logs/syncer.c logs/tail.c logs/cleanup.c
-EXEC_SRC  = exec/policy.c exec/outbuf.c exec/spawn.c exec/cgroup.c exec/confine.c exec/exec.c exec/keys.c exec/shparse.c exec/cls_words.c exec/cls_path.c exec/cls_env.c exec/cls_vars.c exec/cls_flow.c exec/cls_block.c exec/cls_table.c exec/cls_git.c exec/cls_tools.c exec/cls_wrap.c exec/classify.c exec/policyconf.c
+POLICY_SRC = policy/shparse.c policy/cls_words.c policy/cls_path.c policy/cls_env.c \
+            policy/cls_vars.c policy/cls_flow.c policy/cls_block.c policy/cls_table.c \
+            policy/cls_git.c policy/cls_tools.c policy/cls_wrap.c policy/classify.c \
+            policy/policyconf.c
+# exec/ in two parts: what the client may link (the command's environment and
+# cwd, the output cap, key names) and the boundary and the running command.
+EXEC_PURE_SRC = exec/cmdenv.c exec/outbuf.c exec/keys.c
+EXEC_SRC  = $(EXEC_PURE_SRC) exec/spawn.c exec/cgroup.c exec/confine.c exec/exec.c
 QUEUE_SRC = queue/item.c queue/item_process.c queue/item_json.c queue/rurl.c queue/spool.c queue/scripts.c queue/conn.c queue/reader.c queue/outbox.c queue/queue.c
 WORKER_SRC = worker/config.c worker/audit.c worker/approval.c worker/metrics.c worker/status.c worker/live.c worker/http.c worker/session.c worker/worker.c
-LIB_SRC   = $(LOGS_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)
+LIB_SRC   = $(LOGS_SRC) $(POLICY_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # The client links no worker object: what it shares with the worker
 # (the policy, its config keys, the log tail, URLs) lives below worker/.
-CLIENT_SRC = $(LOGS_SRC) $(EXEC_SRC) $(QUEUE_SRC)
+CLIENT_SRC = $(LOGS_SRC) $(POLICY_SRC) $(EXEC_PURE_SRC) $(QUEUE_SRC)
 CLIENT_OBJ = $(CLIENT_SRC:%.c=$(BUILD)/obj/%.o)
 
 WORKER_BIN = $(BUILD)/execq-worker
@@ -59,7 +68,7 @@ CLI_SRC   = cli/main.c cli/util.c cli/opts.c cli/clientconf.c cli/conn.c cli/cmd
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 
 $(CLI_BIN): $(CLI_OBJ) $(CLIENT_OBJ)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(CLIENT_LIBS)
 
 $(BENCH_BIN): $(BUILD)/obj/scripts/bench.o $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
@@ -107,9 +116,9 @@ FUZZ_CC = clang -std=gnu11 -g -O1 -I. -D_GNU_SOURCE \
 fuzz: deps
 	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus-classify
 	$(FUZZ_CC) -o $(BUILD)/fuzz/fuzz_shparse tests/fuzz/fuzz_shparse.c \
-	    exec/shparse.c logs/xmalloc.c logs/log.c
+	    policy/shparse.c logs/xmalloc.c logs/log.c
 	$(FUZZ_CC) -o $(BUILD)/fuzz/fuzz_classify tests/fuzz/fuzz_classify.c \
-	    exec/classify.c exec/policyconf.c exec/cls_*.c exec/shparse.c logs/xmalloc.c logs/log.c
+	    policy/classify.c policy/policyconf.c policy/cls_*.c policy/shparse.c logs/xmalloc.c logs/log.c
 	$(BUILD)/fuzz/fuzz_shparse -max_total_time=$(FUZZ_SECONDS) \
 	    -max_len=4096 $(BUILD)/fuzz/corpus || exit 1
 	$(BUILD)/fuzz/fuzz_classify -max_total_time=$(FUZZ_SECONDS) \

@@ -16,9 +16,9 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
-#include "exec/classify.h"
-#include "exec/policy.h"
-#include "exec/policyconf.h"
+#include "policy/classify.h"
+#include "exec/cmdenv.h"
+#include "policy/policyconf.h"
 #include "logs/xmalloc.h"
 #include "queue/keyspace.h"
 
@@ -254,7 +254,7 @@ execq_cmd_classify(const char *redis, int argc, char **argv)
 	rc = 1;
 	if (execq_classify_config(&co, &c) != 0)
 		goto out;
-	if ((cwd = policy_resolve_cwd(c.workspace, co.o.cwd, &code,
+	if ((cwd = cmdenv_resolve_cwd(c.workspace, co.o.cwd, &code,
 	    &cause)) == NULL) {
 		execq_error("--cwd: %s", cause);
 		free(cause);

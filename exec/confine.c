@@ -32,7 +32,7 @@
 #include <seccomp.h>
 
 #include "exec/confine.h"
-#include "exec/policy.h"
+#include "exec/cmdenv.h"
 #include "exec/spawn.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
@@ -427,7 +427,7 @@ confine_mask_top(const char *ws, const char *path)
 
 	while (len > 0 && ws[len - 1] == '/')
 		len--;
-	if (!policy_inside(ws, path) || path[len] != '/' ||
+	if (!cmdenv_inside(ws, path) || path[len] != '/' ||
 	    path[len + 1] == '\0')
 		return (confine_mask(path));
 	n = len + 1 + strcspn(path + len + 1, "/");
@@ -732,7 +732,7 @@ confine_inside(const char *dir, const char *path)
 
 	if ((real = realpath(path, NULL)) == NULL)
 		return (0);
-	in = policy_inside(dir, real);
+	in = cmdenv_inside(dir, real);
 	free(real);
 	return (in);
 }

@@ -22,7 +22,7 @@
 #include "exec/confine.h"
 #include "exec/exec.h"
 #include "exec/outbuf.h"
-#include "exec/policy.h"
+#include "exec/cmdenv.h"
 #include "exec/spawn.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
@@ -1161,7 +1161,7 @@ exec_confine_prepare(struct exec *ex, const struct exec_spec *spec,
 	xasprintf(&set[4], "XDG_DATA_HOME=%s/.local/share", ex->tmp);
 	xasprintf(&set[5], "XDG_STATE_HOME=%s/.local/state", ex->tmp);
 	set[6] = NULL;
-	*envp = policy_env_with(spec->envp, set);
+	*envp = cmdenv_env_with(spec->envp, set);
 	for (i = 0; set[i] != NULL; i++)
 		free(set[i]);
 	o->confine = sc;
@@ -1213,7 +1213,7 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 	o.cgroup_fd = ex->cg != NULL ? cgroup_fd(ex->cg) : -1;
 	ex->pid = spawn_start(&o, &ex->pidfd);
 	confine_spawned(&sc);
-	policy_env_free(envp);
+	cmdenv_env_free(envp);
 	envp = NULL;
 	if (ex->pid == -1) {
 		*code = "spawn_failed";
@@ -1236,7 +1236,7 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 fail:
 	log_warn("exec %s: %s", spec->id, *cause);
 	confine_spawned(&sc);
-	policy_env_free(envp);
+	cmdenv_env_free(envp);
 	exec_close_child_io(&o);
 	exec_free(ex);
 	return (NULL);

@@ -26,7 +26,7 @@
 #include "queue/rurl.h"
 #include "worker/config.h"
 #include "worker/http.h"
-#include "exec/policyconf.h"
+#include "policy/policyconf.h"
 
 #define CONFIG_VERSION	"execq-worker " EXECQ_VERSION
 #define CONFIG_HUGE	100000000000ULL		/* above every maximum */

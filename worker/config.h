@@ -12,7 +12,7 @@
 
 #include <sys/types.h>
 
-#include "exec/classify.h"
+#include "policy/classify.h"
 #include "exec/confine.h"
 
 struct policyconf;

@@ -17,10 +17,10 @@
 #include <jansson.h>
 
 #include "exec/cgroup.h"
-#include "exec/classify.h"
+#include "policy/classify.h"
 #include "exec/confine.h"
 #include "exec/exec.h"
-#include "exec/policy.h"
+#include "exec/cmdenv.h"
 #include "logs/cleanup.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
@@ -36,7 +36,7 @@
 #include "worker/http.h"
 #include "worker/live.h"
 #include "worker/metrics.h"
-#include "exec/policyconf.h"
+#include "policy/policyconf.h"
 #include "worker/session.h"
 #include "worker/status.h"
 #include "worker/worker.h"
@@ -196,7 +196,7 @@ static void
 worker_job_free(struct job *j)
 {
 	item_free(j->item);
-	policy_env_free(j->envp);
+	cmdenv_env_free(j->envp);
 	free(j->cwd);
 	free(j->rule);
 	free(j->reason);
@@ -809,14 +809,14 @@ worker_check(struct job *j)
 		free(cause);
 		return (-1);
 	}
-	j->cwd = policy_resolve_cwd(w->cfg->workspace, it->cwd, &code, &cause);
+	j->cwd = cmdenv_resolve_cwd(w->cfg->workspace, it->cwd, &code, &cause);
 	if (j->cwd == NULL) {
 		worker_fail(j, it->reply_to, it->id, code, cause,
 		    QUEUE_STORE_NONE);
 		free(cause);
 		return (-1);
 	}
-	j->envp = policy_build_env(environ, it->env, it->pty, it->id, &code,
+	j->envp = cmdenv_build_env(environ, it->env, it->pty, it->id, &code,
 	    &cause);
 	if (j->envp == NULL) {
 		worker_fail(j, it->reply_to, it->id, code, cause,
@@ -1392,7 +1392,7 @@ worker_boundary(const struct config *cfg, const struct rurl *url,
 	statepath = realpath(cfg->state_dir, NULL);
 	hide[n++] = statepath != NULL ? statepath : cfg->state_dir;
 	if (cfg->confine_mode != CONFINE_OFF &&
-	    policy_inside(hide[0], cfg->workspace)) {
+	    cmdenv_inside(hide[0], cfg->workspace)) {
 		log_warn("the workspace %s is inside the log dir %s: commands "
 		    "could read and forge the logs; not starting",
 		    cfg->workspace, hide[0]);
@@ -1599,15 +1599,15 @@ worker_dirs(const struct config *cfg)
 	    (state = realpath(cfg->state_dir, NULL)) == NULL)
 		log_warn("log dir %s, state dir %s: %s", cfg->log_dir,
 		    cfg->state_dir, strerror(errno));
-	else if (policy_inside(cfg->workspace, logs))
+	else if (cmdenv_inside(cfg->workspace, logs))
 		log_warn("the log dir %s is inside the workspace %s: commands "
 		    "could plant links there or read other commands' logs; "
 		    "not starting (move one of them)", logs, cfg->workspace);
-	else if (policy_inside(cfg->workspace, state))
+	else if (cmdenv_inside(cfg->workspace, state))
 		log_warn("the state dir %s is inside the workspace %s: "
 		    "commands could read or forge the audit log and the "
 		    "spool; not starting", state, cfg->workspace);
-	else if (policy_inside(logs, state))
+	else if (cmdenv_inside(logs, state))
 		log_warn("the state dir %s is inside the log dir %s: an item "
 		    "id could name its files; not starting", state, logs);
 	else

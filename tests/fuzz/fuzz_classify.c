@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "exec/classify.h"
+#include "policy/classify.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "exec/shparse.h"
+#include "policy/shparse.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

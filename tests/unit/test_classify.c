@@ -22,7 +22,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "exec/classify.h"
+#include "policy/classify.h"
 
 struct row {
 	const char	*src;

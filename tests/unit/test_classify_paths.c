@@ -23,7 +23,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "exec/classify.h"
+#include "policy/classify.h"
 
 /*
  * src and outside: "@" stands for T. outside NULL: inside; "": outside,

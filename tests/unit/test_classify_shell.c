@@ -14,7 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "exec/classify.h"
+#include "policy/classify.h"
 #include "tests/unit/classify_rows.h"
 
 #define A	CLS_SHELL_ANY

@@ -20,7 +20,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "exec/classify.h"
+#include "policy/classify.h"
 #include "tests/unit/classify_rows.h"
 
 #define RO	CLS_READ_ONLY

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "worker/config.h"
-#include "exec/policyconf.h"
+#include "policy/policyconf.h"
 
 /* A private temp dir, the config file path in it, and the result. */
 struct fixture {

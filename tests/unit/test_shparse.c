@@ -14,7 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "exec/shparse.h"
+#include "policy/shparse.h"
 #include "logs/xmalloc.h"
 
 /*

@@ -1,5 +1,5 @@
-#ifndef EXECQ_POLICY_H
-#define EXECQ_POLICY_H
+#ifndef EXECQ_CMDENV_H
+#define EXECQ_CMDENV_H
 
 /*
  * What a command may run with: the working directory inside the workspace
@@ -15,7 +15,7 @@
  * workspace must already be a realpath. cwd NULL or "" means the workspace.
  * Codes: cwd_outside_workspace, cwd_not_found (missing or not a directory).
  */
-char	*policy_resolve_cwd(const char *workspace, const char *cwd,
+char	*cmdenv_resolve_cwd(const char *workspace, const char *cwd,
 	    const char **code, char **cause);
 
 /*
@@ -25,22 +25,22 @@ char	*policy_resolve_cwd(const char *workspace, const char *cwd,
  * extra ("NAME=value" strings, the item's env; later wins), then
  * EXECQ_SESSION_ID=id. Refuses a name that hijacks a loader or interpreter
  * (LD_*, PYTHONPATH, BASH_ENV, ...: env_forbidden) or is not a valid
- * name (bad_env). Returns a NULL-terminated array for policy_env_free.
+ * name (bad_env). Returns a NULL-terminated array for cmdenv_env_free.
  */
-char	**policy_build_env(char *const *parent, char *const *extra,
+char	**cmdenv_build_env(char *const *parent, char *const *extra,
 	    int pty, const char *id, const char **code, char **cause);
-void	 policy_env_free(char **);	/* NULL ok */
+void	 cmdenv_env_free(char **);	/* NULL ok */
 /*
- * A copy of env (for policy_env_free) with every "NAME=value" of set
+ * A copy of env (for cmdenv_env_free) with every "NAME=value" of set
  * replacing the variable of that name, or added. Both NULL-terminated.
  */
-char	**policy_env_with(char *const *env, char *const *set);
+char	**cmdenv_env_with(char *const *env, char *const *set);
 /*
  * 1 if path is dir or below it (both realpaths; /srv/ws2 is not inside
  * /srv/ws).
  */
-int	 policy_inside(const char *dir, const char *path);
+int	 cmdenv_inside(const char *dir, const char *path);
 /* 1 if an item may not set this variable. */
-int	 policy_env_forbidden(const char *name);
+int	 cmdenv_env_forbidden(const char *name);
 
 #endif

@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exec/classify.h"
-#include "exec/cls.h"
-#include "exec/shparse.h"
+#include "policy/classify.h"
+#include "policy/cls.h"
+#include "policy/shparse.h"
 #include "logs/xmalloc.h"
 
 #define CLS_GIT_CONFIG_MAX	(256 * 1024)	/* bigger: not read, unknown */

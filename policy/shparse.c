@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/shparse.h"
+#include "policy/shparse.h"
 #include "logs/xmalloc.h"
 
 struct sp_heredoc {

@@ -18,7 +18,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "exec/policy.h"
+#include "exec/cmdenv.h"
 #include "logs/xmalloc.h"
 
 /*
@@ -132,7 +132,7 @@ assert_cwd_ok(const char *ws, const char *cwd, const char *expect)
 	const char	*code;
 	char		*cause, *got;
 
-	got = policy_resolve_cwd(ws, cwd, &code, &cause);
+	got = cmdenv_resolve_cwd(ws, cwd, &code, &cause);
 	if (got == NULL)
 		fail_msg("cwd '%s': %s: %s", cwd, code, cause);
 	assert_null(code);
@@ -149,7 +149,7 @@ assert_cwd_refused(const char *ws, const char *cwd, const char *code_want,
 	const char	*code;
 	char		*cause, *got;
 
-	got = policy_resolve_cwd(ws, cwd, &code, &cause);
+	got = cmdenv_resolve_cwd(ws, cwd, &code, &cause);
 	assert_null(got);
 	assert_non_null(code);
 	assert_string_equal(code, code_want);
@@ -171,7 +171,7 @@ ws_path(const struct tree *t, const char *rel)
 
 /* NULL, "" and "." all mean the workspace itself. */
 static void
-test_policy_cwd_empty_is_workspace(void **state)
+test_cmdenv_cwd_empty_is_workspace(void **state)
 {
 	struct tree	*t = *state;
 
@@ -183,7 +183,7 @@ test_policy_cwd_empty_is_workspace(void **state)
 
 /* A relative cwd is joined to the workspace and normalised. */
 static void
-test_policy_cwd_relative_inside(void **state)
+test_cmdenv_cwd_relative_inside(void **state)
 {
 	struct tree	*t = *state;
 	char		*want = ws_path(t, "sub/dir");
@@ -196,7 +196,7 @@ test_policy_cwd_relative_inside(void **state)
 
 /* A symlink that stays inside the workspace is followed. */
 static void
-test_policy_cwd_symlink_inside_allowed(void **state)
+test_cmdenv_cwd_symlink_inside_allowed(void **state)
 {
 	struct tree	*t = *state;
 	char		*want = ws_path(t, "sub/dir");
@@ -207,7 +207,7 @@ test_policy_cwd_symlink_inside_allowed(void **state)
 
 /* An absolute cwd inside the workspace is taken as is. */
 static void
-test_policy_cwd_absolute_inside(void **state)
+test_cmdenv_cwd_absolute_inside(void **state)
 {
 	struct tree	*t = *state;
 	char		*want = ws_path(t, "sub/dir");
@@ -219,7 +219,7 @@ test_policy_cwd_absolute_inside(void **state)
 
 /* Climbing out with ".." is refused. */
 static void
-test_policy_cwd_dotdot_refused(void **state)
+test_cmdenv_cwd_dotdot_refused(void **state)
 {
 	struct tree	*t = *state;
 	char		*msg;
@@ -234,7 +234,7 @@ test_policy_cwd_dotdot_refused(void **state)
 
 /* An absolute cwd outside the workspace is refused. */
 static void
-test_policy_cwd_absolute_outside_refused(void **state)
+test_cmdenv_cwd_absolute_outside_refused(void **state)
 {
 	struct tree	*t = *state;
 
@@ -245,7 +245,7 @@ test_policy_cwd_absolute_outside_refused(void **state)
 
 /* ws2 starts with the workspace's path: a bare prefix test lets it in. */
 static void
-test_policy_cwd_sibling_prefix_refused(void **state)
+test_cmdenv_cwd_sibling_prefix_refused(void **state)
 {
 	struct tree	*t = *state;
 	char		*msg;
@@ -259,7 +259,7 @@ test_policy_cwd_sibling_prefix_refused(void **state)
 
 /* A symlink leading out is refused without naming its target. */
 static void
-test_policy_cwd_symlink_outside_refused(void **state)
+test_cmdenv_cwd_symlink_outside_refused(void **state)
 {
 	struct tree	*t = *state;
 	char		*msg;
@@ -275,7 +275,7 @@ test_policy_cwd_symlink_outside_refused(void **state)
 
 /* A missing directory is cwd_not_found. */
 static void
-test_policy_cwd_missing_not_found(void **state)
+test_cmdenv_cwd_missing_not_found(void **state)
 {
 	struct tree	*t = *state;
 
@@ -286,7 +286,7 @@ test_policy_cwd_missing_not_found(void **state)
 
 /* A regular file is not a working directory. */
 static void
-test_policy_cwd_file_not_found(void **state)
+test_cmdenv_cwd_file_not_found(void **state)
 {
 	struct tree	*t = *state;
 
@@ -298,7 +298,7 @@ test_policy_cwd_file_not_found(void **state)
 
 /* Other realpath errors (ELOOP) are cwd_not_found too. */
 static void
-test_policy_cwd_loop_not_found(void **state)
+test_cmdenv_cwd_loop_not_found(void **state)
 {
 	struct tree	*t = *state;
 
@@ -307,7 +307,7 @@ test_policy_cwd_loop_not_found(void **state)
 
 /* The "/" workspace holds every existing directory. */
 static void
-test_policy_cwd_root_workspace_contains_all(void **state)
+test_cmdenv_cwd_root_workspace_contains_all(void **state)
 {
 	struct tree	*t = *state;
 	char		*want = ws_path(t, "sub/dir");
@@ -355,7 +355,7 @@ env_ok(const char **parent, const char **extra, int pty)
 	const char	*code;
 	char		*cause, **env;
 
-	env = policy_build_env((char *const *)parent, (char *const *)extra,
+	env = cmdenv_build_env((char *const *)parent, (char *const *)extra,
 	    pty, "s1", &code, &cause);
 	if (env == NULL)
 		fail_msg("%s: %s", code, cause);
@@ -371,7 +371,7 @@ env_refused(const char *entry, const char *code_want)
 	const char	*code, *extra[] = { "OK=1", entry, NULL };
 	char		*cause, **env;
 
-	env = policy_build_env(NULL, (char *const *)extra, 0, "s1", &code,
+	env = cmdenv_build_env(NULL, (char *const *)extra, 0, "s1", &code,
 	    &cause);
 	assert_null(env);
 	assert_non_null(code);
@@ -383,7 +383,7 @@ env_refused(const char *entry, const char *code_want)
 
 /* Only allowlisted worker variables reach the command. */
 static void
-test_policy_env_allowlist_filters_parent(void **state)
+test_cmdenv_env_allowlist_filters_parent(void **state)
 {
 	const char	*parent[] = { "PATH=/p", "HOME=/h", "LANG=C.UTF-8",
 		    "LANGUAGE=en", "LC_ALL=C", "LC_CTYPE=C", "USER=u",
@@ -414,12 +414,12 @@ test_policy_env_allowlist_filters_parent(void **state)
 	assert_string_equal(env_get(env, "EXECQ_SESSION_ID"), "s1");
 	/* 11 allowed + TERM NO_COLOR PAGER GIT_PAGER + EXECQ_SESSION_ID */
 	assert_int_equal(env_count(env), 16);
-	policy_env_free(env);
+	cmdenv_env_free(env);
 }
 
 /* Without a terminal: plain output and no pager, over the parent's. */
 static void
-test_policy_env_non_pty_defaults(void **state)
+test_cmdenv_env_non_pty_defaults(void **state)
 {
 	const char	*parent[] = { "PATH=/p", "TERM=xterm", "PAGER=less",
 		    "NO_COLOR=0", NULL };
@@ -431,12 +431,12 @@ test_policy_env_non_pty_defaults(void **state)
 	assert_string_equal(env_get(env, "NO_COLOR"), "1");
 	assert_string_equal(env_get(env, "PAGER"), "cat");
 	assert_string_equal(env_get(env, "GIT_PAGER"), "cat");
-	policy_env_free(env);
+	cmdenv_env_free(env);
 }
 
 /* With a PTY: TERM defaults to xterm-256color, else kept. */
 static void
-test_policy_env_pty_defaults(void **state)
+test_cmdenv_env_pty_defaults(void **state)
 {
 	const char	*parent[] = { "PATH=/p", NULL };
 	const char	*parent_term[] = { "PATH=/p", "TERM=screen", NULL };
@@ -448,15 +448,15 @@ test_policy_env_pty_defaults(void **state)
 	assert_null(env_get(env, "NO_COLOR"));
 	assert_null(env_get(env, "PAGER"));
 	assert_null(env_get(env, "GIT_PAGER"));
-	policy_env_free(env);
+	cmdenv_env_free(env);
 	env = env_ok(parent_term, NULL, 1);
 	assert_string_equal(env_get(env, "TERM"), "screen");
-	policy_env_free(env);
+	cmdenv_env_free(env);
 }
 
 /* The item's env overrides defaults and the parent's values. */
 static void
-test_policy_env_item_overrides(void **state)
+test_cmdenv_env_item_overrides(void **state)
 {
 	const char	*parent[] = { "PATH=/p", "HOME=/h", NULL };
 	const char	*extra[] = { "TERM=vt100", "PATH=/item", "CI=1",
@@ -472,15 +472,15 @@ test_policy_env_item_overrides(void **state)
 	assert_string_equal(env_get(env, "EQ"), "a=b");
 	assert_string_equal(env_get(env, "PAGER"), "more");
 	assert_string_equal(env_get(env, "HOME"), "/h");
-	policy_env_free(env);
+	cmdenv_env_free(env);
 	env = env_ok(parent, extra, 1);
 	assert_string_equal(env_get(env, "TERM"), "vt100");
-	policy_env_free(env);
+	cmdenv_env_free(env);
 }
 
 /* Later values replace earlier ones where they stand: no duplicates. */
 static void
-test_policy_env_duplicates_replaced(void **state)
+test_cmdenv_env_duplicates_replaced(void **state)
 {
 	const char	*parent[] = { "PATH=/a", "HOME=/h", "PATH=/b", NULL };
 	const char	*extra[] = { "X=1", "Y=2", "X=3", "HOME=/i", NULL };
@@ -495,12 +495,12 @@ test_policy_env_duplicates_replaced(void **state)
 	assert_string_equal(env[4], "Y=2");
 	assert_string_equal(env[5], "EXECQ_SESSION_ID=s1");
 	assert_null(env[6]);
-	policy_env_free(env);
+	cmdenv_env_free(env);
 }
 
 /* A parent without PATH gets the standard one. */
 static void
-test_policy_env_missing_path_default(void **state)
+test_cmdenv_env_missing_path_default(void **state)
 {
 	const char	*parent[] = { "HOME=/h", NULL };
 	char		**env;
@@ -509,16 +509,16 @@ test_policy_env_missing_path_default(void **state)
 	env = env_ok(parent, NULL, 0);
 	assert_string_equal(env_get(env, "PATH"),
 	    "/usr/local/bin:/usr/bin:/bin");
-	policy_env_free(env);
+	cmdenv_env_free(env);
 	env = env_ok(NULL, NULL, 1);
 	assert_string_equal(env_get(env, "PATH"),
 	    "/usr/local/bin:/usr/bin:/bin");
-	policy_env_free(env);
+	cmdenv_env_free(env);
 }
 
 /* EXECQ_SESSION_ID is the last entry. */
 static void
-test_policy_env_session_id_last(void **state)
+test_cmdenv_env_session_id_last(void **state)
 {
 	const char	*parent[] = { "PATH=/p", "HOME=/h", "LC_ALL=C", NULL };
 	const char	*extra[] = { "A=1", "B=2", NULL };
@@ -527,17 +527,17 @@ test_policy_env_session_id_last(void **state)
 	size_t		 n;
 
 	(void)state;
-	env = policy_build_env((char *const *)parent, (char *const *)extra, 0,
+	env = cmdenv_build_env((char *const *)parent, (char *const *)extra, 0,
 	    "abc-123", &code, &cause);
 	assert_non_null(env);
 	n = env_count(env);
 	assert_string_equal(env[n - 1], "EXECQ_SESSION_ID=abc-123");
-	policy_env_free(env);
+	cmdenv_env_free(env);
 }
 
 /* Each forbidden class is refused, naming the variable. */
 static void
-test_policy_env_forbidden_refused(void **state)
+test_cmdenv_env_forbidden_refused(void **state)
 {
 	static const char	*names[] = { "LD_PRELOAD", "LD_LIBRARY_PATH",
 		    "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "PYTHONPATH",
@@ -555,7 +555,7 @@ test_policy_env_forbidden_refused(void **state)
 
 	(void)state;
 	for (p = names; *p != NULL; p++) {
-		if (!policy_env_forbidden(*p))
+		if (!cmdenv_env_forbidden(*p))
 			fail_msg("%s is not forbidden", *p);
 		xasprintf(&entry, "%s=x", *p);
 		cause = env_refused(entry, "env_forbidden");
@@ -568,7 +568,7 @@ test_policy_env_forbidden_refused(void **state)
 
 /* The cause says why the variable is refused. */
 static void
-test_policy_env_forbidden_messages(void **state)
+test_cmdenv_env_forbidden_messages(void **state)
 {
 	char	*cause;
 
@@ -585,7 +585,7 @@ test_policy_env_forbidden_messages(void **state)
 
 /* "BASH_FUNC_x%%" is no valid name, but the refusal should say why. */
 static void
-test_policy_env_bash_func_forbidden(void **state)
+test_cmdenv_env_bash_func_forbidden(void **state)
 {
 	char	*cause;
 
@@ -593,12 +593,12 @@ test_policy_env_bash_func_forbidden(void **state)
 	cause = env_refused("BASH_FUNC_x%%=() { id; }", "env_forbidden");
 	assert_non_null(strstr(cause, "BASH_FUNC_x%%"));
 	free(cause);
-	assert_true(policy_env_forbidden("BASH_FUNC_ls%%"));
+	assert_true(cmdenv_env_forbidden("BASH_FUNC_ls%%"));
 }
 
 /* Near misses of forbidden names stay allowed. */
 static void
-test_policy_env_allowed_names(void **state)
+test_cmdenv_env_allowed_names(void **state)
 {
 	static const char	*names[] = { "PATH", "PAGER", "HOME", "TERM",
 		    "CI", "LD", "LDFLAGS", "PYTHONUNBUFFERED", "NODE_ENV",
@@ -608,14 +608,14 @@ test_policy_env_allowed_names(void **state)
 
 	(void)state;
 	for (p = names; *p != NULL; p++) {
-		if (policy_env_forbidden(*p))
+		if (cmdenv_env_forbidden(*p))
 			fail_msg("%s is forbidden", *p);
 	}
 }
 
 /* Malformed entries and names are bad_env. */
 static void
-test_policy_env_bad_names(void **state)
+test_cmdenv_env_bad_names(void **state)
 {
 	static const char	*entries[] = { "=x", "1A=x", "A-B=x",
 		    "A B=x", "A.B=x", "NOEQUALS", "", "\xc3\x89=x", NULL };
@@ -638,31 +638,31 @@ main(void)
 {
 	const struct CMUnitTest	tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, tree_setup, tree_teardown)
-		T(test_policy_cwd_empty_is_workspace),
-		T(test_policy_cwd_relative_inside),
-		T(test_policy_cwd_symlink_inside_allowed),
-		T(test_policy_cwd_absolute_inside),
-		T(test_policy_cwd_dotdot_refused),
-		T(test_policy_cwd_absolute_outside_refused),
-		T(test_policy_cwd_sibling_prefix_refused),
-		T(test_policy_cwd_symlink_outside_refused),
-		T(test_policy_cwd_missing_not_found),
-		T(test_policy_cwd_file_not_found),
-		T(test_policy_cwd_loop_not_found),
-		T(test_policy_cwd_root_workspace_contains_all),
+		T(test_cmdenv_cwd_empty_is_workspace),
+		T(test_cmdenv_cwd_relative_inside),
+		T(test_cmdenv_cwd_symlink_inside_allowed),
+		T(test_cmdenv_cwd_absolute_inside),
+		T(test_cmdenv_cwd_dotdot_refused),
+		T(test_cmdenv_cwd_absolute_outside_refused),
+		T(test_cmdenv_cwd_sibling_prefix_refused),
+		T(test_cmdenv_cwd_symlink_outside_refused),
+		T(test_cmdenv_cwd_missing_not_found),
+		T(test_cmdenv_cwd_file_not_found),
+		T(test_cmdenv_cwd_loop_not_found),
+		T(test_cmdenv_cwd_root_workspace_contains_all),
 #undef T
-		cmocka_unit_test(test_policy_env_allowlist_filters_parent),
-		cmocka_unit_test(test_policy_env_non_pty_defaults),
-		cmocka_unit_test(test_policy_env_pty_defaults),
-		cmocka_unit_test(test_policy_env_item_overrides),
-		cmocka_unit_test(test_policy_env_duplicates_replaced),
-		cmocka_unit_test(test_policy_env_missing_path_default),
-		cmocka_unit_test(test_policy_env_session_id_last),
-		cmocka_unit_test(test_policy_env_forbidden_refused),
-		cmocka_unit_test(test_policy_env_forbidden_messages),
-		cmocka_unit_test(test_policy_env_bash_func_forbidden),
-		cmocka_unit_test(test_policy_env_allowed_names),
-		cmocka_unit_test(test_policy_env_bad_names),
+		cmocka_unit_test(test_cmdenv_env_allowlist_filters_parent),
+		cmocka_unit_test(test_cmdenv_env_non_pty_defaults),
+		cmocka_unit_test(test_cmdenv_env_pty_defaults),
+		cmocka_unit_test(test_cmdenv_env_item_overrides),
+		cmocka_unit_test(test_cmdenv_env_duplicates_replaced),
+		cmocka_unit_test(test_cmdenv_env_missing_path_default),
+		cmocka_unit_test(test_cmdenv_env_session_id_last),
+		cmocka_unit_test(test_cmdenv_env_forbidden_refused),
+		cmocka_unit_test(test_cmdenv_env_forbidden_messages),
+		cmocka_unit_test(test_cmdenv_env_bash_func_forbidden),
+		cmocka_unit_test(test_cmdenv_env_allowed_names),
+		cmocka_unit_test(test_cmdenv_env_bad_names),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

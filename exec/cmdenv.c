@@ -12,30 +12,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/policy.h"
+#include "exec/cmdenv.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
 
 /* A growing NULL-terminated "NAME=value" array without duplicate names. */
-struct policy_env {
+struct cmdenv_env {
 	char	**v;
 	size_t	  n;
 	size_t	  alloc;
 };
 
 /* A refused name, or name prefix, and why: the text the sender reads. */
-struct policy_refusal {
+struct cmdenv_refusal {
 	const char	*name;
 	const char	*why;
 };
 
-#define POLICY_WHY_LOADER \
+#define CMDENV_WHY_LOADER \
 	"it can inject code into every program the command runs"
-#define POLICY_WHY_SHELL \
+#define CMDENV_WHY_SHELL \
 	"it makes the shell run code or parse the command differently"
-#define POLICY_WHY_INTERP \
+#define CMDENV_WHY_INTERP \
 	"it makes an interpreter load code the command did not ask for"
-#define POLICY_WHY_LIBC \
+#define CMDENV_WHY_LIBC \
 	"it makes the C library load files from another place"
 
 /*
@@ -53,39 +53,39 @@ struct policy_refusal {
  * PATH and PAGER stay allowed: commands need PATH, and PAGER only matters
  * to a program that was going to run a pager anyway.
  */
-static const struct policy_refusal policy_forbidden[] = {
-	{ "BASHOPTS", POLICY_WHY_SHELL },
-	{ "BASH_ENV", POLICY_WHY_SHELL },
-	{ "CDPATH", POLICY_WHY_SHELL },
-	{ "ENV", POLICY_WHY_SHELL },
-	{ "GCONV_PATH", POLICY_WHY_LIBC },
-	{ "GLIBC_TUNABLES", POLICY_WHY_LIBC },
-	{ "HOSTALIASES", POLICY_WHY_LIBC },
-	{ "IFS", POLICY_WHY_SHELL },
-	{ "JAVA_TOOL_OPTIONS", POLICY_WHY_INTERP },
-	{ "JDK_JAVA_OPTIONS", POLICY_WHY_INTERP },
+static const struct cmdenv_refusal cmdenv_forbidden[] = {
+	{ "BASHOPTS", CMDENV_WHY_SHELL },
+	{ "BASH_ENV", CMDENV_WHY_SHELL },
+	{ "CDPATH", CMDENV_WHY_SHELL },
+	{ "ENV", CMDENV_WHY_SHELL },
+	{ "GCONV_PATH", CMDENV_WHY_LIBC },
+	{ "GLIBC_TUNABLES", CMDENV_WHY_LIBC },
+	{ "HOSTALIASES", CMDENV_WHY_LIBC },
+	{ "IFS", CMDENV_WHY_SHELL },
+	{ "JAVA_TOOL_OPTIONS", CMDENV_WHY_INTERP },
+	{ "JDK_JAVA_OPTIONS", CMDENV_WHY_INTERP },
 	{ "LESSCLOSE", "less(1) runs it as a command" },
 	{ "LESSOPEN", "less(1) runs it as a command" },
-	{ "LOCPATH", POLICY_WHY_LIBC },
-	{ "NLSPATH", POLICY_WHY_LIBC },
-	{ "NODE_OPTIONS", POLICY_WHY_INTERP },
-	{ "NODE_PATH", POLICY_WHY_INTERP },
-	{ "PERL5DB", POLICY_WHY_INTERP },
-	{ "PERL5LIB", POLICY_WHY_INTERP },
-	{ "PERL5OPT", POLICY_WHY_INTERP },
-	{ "PERLLIB", POLICY_WHY_INTERP },
-	{ "PROMPT_COMMAND", POLICY_WHY_SHELL },
-	{ "PS4", POLICY_WHY_SHELL },
-	{ "PYTHONBREAKPOINT", POLICY_WHY_INTERP },
-	{ "PYTHONHOME", POLICY_WHY_INTERP },
-	{ "PYTHONPATH", POLICY_WHY_INTERP },
-	{ "PYTHONSTARTUP", POLICY_WHY_INTERP },
-	{ "PYTHONUSERBASE", POLICY_WHY_INTERP },
-	{ "RESOLV_HOST_CONF", POLICY_WHY_LIBC },
-	{ "RUBYLIB", POLICY_WHY_INTERP },
-	{ "RUBYOPT", POLICY_WHY_INTERP },
-	{ "SHELLOPTS", POLICY_WHY_SHELL },
-	{ "_JAVA_OPTIONS", POLICY_WHY_INTERP },
+	{ "LOCPATH", CMDENV_WHY_LIBC },
+	{ "NLSPATH", CMDENV_WHY_LIBC },
+	{ "NODE_OPTIONS", CMDENV_WHY_INTERP },
+	{ "NODE_PATH", CMDENV_WHY_INTERP },
+	{ "PERL5DB", CMDENV_WHY_INTERP },
+	{ "PERL5LIB", CMDENV_WHY_INTERP },
+	{ "PERL5OPT", CMDENV_WHY_INTERP },
+	{ "PERLLIB", CMDENV_WHY_INTERP },
+	{ "PROMPT_COMMAND", CMDENV_WHY_SHELL },
+	{ "PS4", CMDENV_WHY_SHELL },
+	{ "PYTHONBREAKPOINT", CMDENV_WHY_INTERP },
+	{ "PYTHONHOME", CMDENV_WHY_INTERP },
+	{ "PYTHONPATH", CMDENV_WHY_INTERP },
+	{ "PYTHONSTARTUP", CMDENV_WHY_INTERP },
+	{ "PYTHONUSERBASE", CMDENV_WHY_INTERP },
+	{ "RESOLV_HOST_CONF", CMDENV_WHY_LIBC },
+	{ "RUBYLIB", CMDENV_WHY_INTERP },
+	{ "RUBYOPT", CMDENV_WHY_INTERP },
+	{ "SHELLOPTS", CMDENV_WHY_SHELL },
+	{ "_JAVA_OPTIONS", CMDENV_WHY_INTERP },
 };
 
 /*
@@ -94,45 +94,45 @@ static const struct policy_refusal policy_forbidden[] = {
  * ("BASH_FUNC_name%%", refused before the name is checked so the sender
  * reads why), and the worker's own EXECQ_ namespace.
  */
-static const struct policy_refusal policy_forbidden_prefix[] = {
+static const struct cmdenv_refusal cmdenv_forbidden_prefix[] = {
 	{ "BASH_FUNC_", "it defines a function inside every bash the "
 	    "command starts" },
-	{ "DYLD_", POLICY_WHY_LOADER },
+	{ "DYLD_", CMDENV_WHY_LOADER },
 	{ "EXECQ_", "names starting with EXECQ_ are reserved for the worker" },
-	{ "LD_", POLICY_WHY_LOADER },
+	{ "LD_", CMDENV_WHY_LOADER },
 };
 
 /* What a command may inherit from the worker; LC_* is checked apart. */
-static const char *const policy_allowed[] = {
+static const char *const cmdenv_allowed[] = {
 	"HOME", "LANG", "LANGUAGE", "LOGNAME", "PATH", "SHELL", "TERM",
 	"TMPDIR", "TZ", "USER",
 };
 
-#define POLICY_DEFAULT_PATH	"/usr/local/bin:/usr/bin:/bin"
-#define POLICY_NITEMS(a)	(sizeof (a) / sizeof (a)[0])
+#define CMDENV_DEFAULT_PATH	"/usr/local/bin:/usr/bin:/bin"
+#define CMDENV_NITEMS(a)	(sizeof (a) / sizeof (a)[0])
 
 /* bsearch() comparator: a name against a table entry. */
 static int
-policy_refusal_cmp(const void *key, const void *entry)
+cmdenv_refusal_cmp(const void *key, const void *entry)
 {
-	const struct policy_refusal	*r = entry;
+	const struct cmdenv_refusal	*r = entry;
 
 	return (strcmp(key, r->name));
 }
 
 /* Why name is refused, or NULL if an item may set it. */
 static const char *
-policy_env_why(const char *name)
+cmdenv_env_why(const char *name)
 {
-	const struct policy_refusal	*r;
+	const struct cmdenv_refusal	*r;
 	size_t				 i, len;
 
-	r = bsearch(name, policy_forbidden, POLICY_NITEMS(policy_forbidden),
-	    sizeof policy_forbidden[0], policy_refusal_cmp);
+	r = bsearch(name, cmdenv_forbidden, CMDENV_NITEMS(cmdenv_forbidden),
+	    sizeof cmdenv_forbidden[0], cmdenv_refusal_cmp);
 	if (r != NULL)
 		return (r->why);
-	for (i = 0; i < POLICY_NITEMS(policy_forbidden_prefix); i++) {
-		r = &policy_forbidden_prefix[i];
+	for (i = 0; i < CMDENV_NITEMS(cmdenv_forbidden_prefix); i++) {
+		r = &cmdenv_forbidden_prefix[i];
 		len = strlen(r->name);
 		if (strncmp(name, r->name, len) == 0)
 			return (r->why);
@@ -142,14 +142,14 @@ policy_env_why(const char *name)
 
 /* 1 if an item may not set this variable. */
 int
-policy_env_forbidden(const char *name)
+cmdenv_env_forbidden(const char *name)
 {
-	return (policy_env_why(name) != NULL);
+	return (cmdenv_env_why(name) != NULL);
 }
 
 /* 1 if the first len bytes of s are a shell variable name. */
 static int
-policy_env_valid_name(const char *s, size_t len)
+cmdenv_env_valid_name(const char *s, size_t len)
 {
 	size_t	i;
 
@@ -166,15 +166,15 @@ policy_env_valid_name(const char *s, size_t len)
 
 /* 1 if the worker passes its own variable name (len bytes) to commands. */
 static int
-policy_env_allowed(const char *name, size_t len)
+cmdenv_env_allowed(const char *name, size_t len)
 {
 	size_t	i;
 
 	if (len > 3 && strncmp(name, "LC_", 3) == 0)
 		return (1);
-	for (i = 0; i < POLICY_NITEMS(policy_allowed); i++) {
-		if (strlen(policy_allowed[i]) == len &&
-		    strncmp(name, policy_allowed[i], len) == 0)
+	for (i = 0; i < CMDENV_NITEMS(cmdenv_allowed); i++) {
+		if (strlen(cmdenv_allowed[i]) == len &&
+		    strncmp(name, cmdenv_allowed[i], len) == 0)
 			return (1);
 	}
 	return (0);
@@ -182,7 +182,7 @@ policy_env_allowed(const char *name, size_t len)
 
 /* Index of the variable named like entry ("NAME=value" or "NAME"), or -1. */
 static ssize_t
-policy_env_find(const struct policy_env *e, const char *entry)
+cmdenv_env_find(const struct cmdenv_env *e, const char *entry)
 {
 	size_t	i, len;
 
@@ -196,11 +196,11 @@ policy_env_find(const struct policy_env *e, const char *entry)
 
 /* Adds "NAME=value", replacing an entry of that name where it stands. */
 static void
-policy_env_put(struct policy_env *e, const char *entry)
+cmdenv_env_put(struct cmdenv_env *e, const char *entry)
 {
 	ssize_t	i;
 
-	if ((i = policy_env_find(e, entry)) != -1) {
+	if ((i = cmdenv_env_find(e, entry)) != -1) {
 		free(e->v[i]);
 		e->v[i] = xstrdup(entry);
 		return;
@@ -213,45 +213,45 @@ policy_env_put(struct policy_env *e, const char *entry)
 	e->v[e->n] = NULL;
 }
 
-/* policy_env_put() of name=value. */
+/* cmdenv_env_put() of name=value. */
 static void
-policy_env_set(struct policy_env *e, const char *name, const char *value)
+cmdenv_env_set(struct cmdenv_env *e, const char *name, const char *value)
 {
 	char	*entry;
 
 	xasprintf(&entry, "%s=%s", name, value);
-	policy_env_put(e, entry);
+	cmdenv_env_put(e, entry);
 	free(entry);
 }
 
 /* Copies the allowed variables of parent and fills in the defaults. */
 static void
-policy_env_base(struct policy_env *e, char *const *parent, int pty)
+cmdenv_env_base(struct cmdenv_env *e, char *const *parent, int pty)
 {
 	size_t	len;
 
 	for (; parent != NULL && *parent != NULL; parent++) {
 		len = strcspn(*parent, "=");
-		if ((*parent)[len] == '=' && policy_env_allowed(*parent, len))
-			policy_env_put(e, *parent);
+		if ((*parent)[len] == '=' && cmdenv_env_allowed(*parent, len))
+			cmdenv_env_put(e, *parent);
 	}
-	if (policy_env_find(e, "PATH") == -1)
-		policy_env_set(e, "PATH", POLICY_DEFAULT_PATH);
+	if (cmdenv_env_find(e, "PATH") == -1)
+		cmdenv_env_set(e, "PATH", CMDENV_DEFAULT_PATH);
 	if (pty) {
-		if (policy_env_find(e, "TERM") == -1)
-			policy_env_set(e, "TERM", "xterm-256color");
+		if (cmdenv_env_find(e, "TERM") == -1)
+			cmdenv_env_set(e, "TERM", "xterm-256color");
 		return;
 	}
 	/* No terminal: ask programs for plain text and no interactive pager. */
-	policy_env_set(e, "TERM", "dumb");
-	policy_env_set(e, "NO_COLOR", "1");
-	policy_env_set(e, "PAGER", "cat");
-	policy_env_set(e, "GIT_PAGER", "cat");
+	cmdenv_env_set(e, "TERM", "dumb");
+	cmdenv_env_set(e, "NO_COLOR", "1");
+	cmdenv_env_set(e, "PAGER", "cat");
+	cmdenv_env_set(e, "GIT_PAGER", "cat");
 }
 
 /* Adds one item variable; 0, or -1 with *code and *cause set. */
 static int
-policy_env_extra(struct policy_env *e, const char *entry, const char **code,
+cmdenv_env_extra(struct cmdenv_env *e, const char *entry, const char **code,
     char **cause)
 {
 	const char	*why;
@@ -265,58 +265,58 @@ policy_env_extra(struct policy_env *e, const char *entry, const char **code,
 		return (-1);
 	}
 	name = xstrndup(entry, len);
-	if ((why = policy_env_why(name)) != NULL) {
+	if ((why = cmdenv_env_why(name)) != NULL) {
 		*code = "env_forbidden";
 		xasprintf(cause, "env %s is refused: %s", name, why);
-	} else if (!policy_env_valid_name(name, len)) {
+	} else if (!cmdenv_env_valid_name(name, len)) {
 		*code = "bad_env";
 		xasprintf(cause, "env name '%s' is not a valid variable name",
 		    name);
 	} else
-		policy_env_put(e, entry);
+		cmdenv_env_put(e, entry);
 	free(name);
 	return (*code == NULL ? 0 : -1);
 }
 
 /* Builds the child's environment; see policy.h. */
 char **
-policy_build_env(char *const *parent, char *const *extra, int pty,
+cmdenv_build_env(char *const *parent, char *const *extra, int pty,
     const char *id, const char **code, char **cause)
 {
-	struct policy_env	e = { NULL, 0, 0 };
+	struct cmdenv_env	e = { NULL, 0, 0 };
 
 	*code = NULL;
 	*cause = NULL;
-	policy_env_base(&e, parent, pty);
+	cmdenv_env_base(&e, parent, pty);
 	for (; extra != NULL && *extra != NULL; extra++) {
-		if (policy_env_extra(&e, *extra, code, cause) == -1)
+		if (cmdenv_env_extra(&e, *extra, code, cause) == -1)
 			goto fail;
 	}
 	/* Appended last: nothing before it may carry an EXECQ_ name. */
-	policy_env_set(&e, "EXECQ_SESSION_ID", id);
+	cmdenv_env_set(&e, "EXECQ_SESSION_ID", id);
 	return (e.v);
 
 fail:
-	policy_env_free(e.v);
+	cmdenv_env_free(e.v);
 	return (NULL);
 }
 
 /* A copy of env with each of set's "NAME=value" put in; see policy.h. */
 char **
-policy_env_with(char *const *env, char *const *set)
+cmdenv_env_with(char *const *env, char *const *set)
 {
-	struct policy_env	e = { NULL, 0, 0 };
+	struct cmdenv_env	e = { NULL, 0, 0 };
 
 	for (; env != NULL && *env != NULL; env++)
-		policy_env_put(&e, *env);
+		cmdenv_env_put(&e, *env);
 	for (; set != NULL && *set != NULL; set++)
-		policy_env_put(&e, *set);
+		cmdenv_env_put(&e, *set);
 	return (e.v);
 }
 
-/* Frees an array from policy_build_env(); NULL ok. */
+/* Frees an array from cmdenv_build_env(); NULL ok. */
 void
-policy_env_free(char **env)
+cmdenv_env_free(char **env)
 {
 	char	**p;
 
@@ -329,7 +329,7 @@ policy_env_free(char **env)
 
 /* 1 if path (a realpath) is workspace (a realpath) or below it. */
 int
-policy_inside(const char *workspace, const char *path)
+cmdenv_inside(const char *workspace, const char *path)
 {
 	size_t	len;
 
@@ -346,7 +346,7 @@ policy_inside(const char *workspace, const char *path)
 
 /* Sets *code and *cause for a cwd that realpath() or stat() refused. */
 static void
-policy_cwd_error(const char *cwd, int error, const char **code, char **cause)
+cmdenv_cwd_error(const char *cwd, int error, const char **code, char **cause)
 {
 	*code = "cwd_not_found";
 	if (error == ENOENT)
@@ -360,7 +360,7 @@ policy_cwd_error(const char *cwd, int error, const char **code, char **cause)
 
 /* Resolves cwd inside workspace; see policy.h. */
 char *
-policy_resolve_cwd(const char *workspace, const char *cwd, const char **code,
+cmdenv_resolve_cwd(const char *workspace, const char *cwd, const char **code,
     char **cause)
 {
 	struct stat	 sb;
@@ -377,16 +377,16 @@ policy_resolve_cwd(const char *workspace, const char *cwd, const char **code,
 	if ((real = realpath(joined, NULL)) == NULL) {
 		if (errno == ENOMEM)
 			fatal("out of memory");
-		policy_cwd_error(cwd, errno, code, cause);
-	} else if (!policy_inside(workspace, real)) {
+		cmdenv_cwd_error(cwd, errno, code, cause);
+	} else if (!cmdenv_inside(workspace, real)) {
 		/* Name the workspace, never where a symlink led. */
 		*code = "cwd_outside_workspace";
 		xasprintf(cause, "cwd '%s' resolves outside the workspace %s",
 		    cwd, workspace);
 	} else if (stat(real, &sb) == -1)
-		policy_cwd_error(cwd, errno, code, cause);
+		cmdenv_cwd_error(cwd, errno, code, cause);
 	else if (!S_ISDIR(sb.st_mode))
-		policy_cwd_error(cwd, ENOTDIR, code, cause);
+		cmdenv_cwd_error(cwd, ENOTDIR, code, cause);
 	free(joined);
 	if (*code != NULL) {
 		free(real);

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/classify.h"
-#include "exec/cls.h"
-#include "exec/shparse.h"
+#include "policy/classify.h"
+#include "policy/cls.h"
+#include "policy/shparse.h"
 #include "logs/xmalloc.h"
 
 /* POSIX special builtins: in sh they win over a function's name. */

@@ -12,13 +12,13 @@
  * options are not checked (ps and lsof have three syntaxes and none of
  * their options runs a program or writes a file; expr has no options,
  * only operands that may start with "-"). Options that raise the risk are
- * in cls_options (exec/cls_tools.c).
+ * in cls_options (policy/cls_tools.c).
  */
 
 #include <stddef.h>
 
-#include "exec/classify.h"
-#include "exec/cls.h"
+#include "policy/classify.h"
+#include "policy/cls.h"
 
 const struct cls_tool cls_tools[] = {
 	{ "ag", "A:B:C:DG:QSUZacfg:hilm:np:rstuvwz0",

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/classify.h"
-#include "exec/cls.h"
-#include "exec/shparse.h"
+#include "policy/classify.h"
+#include "policy/cls.h"
+#include "policy/shparse.h"
 #include "logs/xmalloc.h"
 
 /* Names any command may export: how programs print, not what they do. */

@@ -1,5 +1,5 @@
 /*
- * The classifier (see exec/classify.h). Order of the checks for each
+ * The classifier (see policy/classify.h). Order of the checks for each
  * simple command the parser lists:
  *
  *   1. the words: wrappers (sudo, env, timeout, xargs, sh -c, ...) are
@@ -29,9 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/classify.h"
-#include "exec/cls.h"
-#include "exec/shparse.h"
+#include "policy/classify.h"
+#include "policy/cls.h"
+#include "policy/shparse.h"
 #include "logs/xmalloc.h"
 
 static const char *cls_risk_names[] = { "read_only", "write", "network",

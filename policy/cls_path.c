@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exec/classify.h"
-#include "exec/cls.h"
-#include "exec/shparse.h"
+#include "policy/classify.h"
+#include "policy/cls.h"
+#include "policy/shparse.h"
 #include "logs/xmalloc.h"
 
 /* ---- catastrophic paths ---------------------------------------------- */

@@ -18,8 +18,8 @@
 
 #include <jansson.h>
 
-#include "exec/classify.h"
-#include "exec/policyconf.h"
+#include "policy/classify.h"
+#include "policy/policyconf.h"
 #include "logs/xmalloc.h"
 
 #define POLICYCONF_RULES_MAX	1000

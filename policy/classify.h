@@ -3,7 +3,7 @@
 
 /*
  * The command policy's classifier: what a shell command would do, decided
- * before anything runs, from exec/shparse.h's parse (never regexes over
+ * before anything runs, from policy/shparse.h's parse (never regexes over
  * the raw string). Every simple command found (substitutions, subshells,
  * the inner strings of sh -c and eval included) gets a risk; the command
  * takes the worst. The verdict always names the rule that decided it and

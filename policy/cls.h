@@ -2,8 +2,8 @@
 #define EXECQ_CLS_H
 
 /*
- * The classifier's insides, shared by its files (exec/classify.h is the
- * API; nothing outside exec/cls_*.c and exec/classify.c includes this).
+ * The classifier's insides, shared by its files (policy/classify.h is the
+ * API; nothing outside policy/cls_*.c and policy/classify.c includes this).
  * The files, in the order they depend on each other:
  *
  *   cls_words.c	results, word lists, options as GNU getopt reads them
@@ -92,7 +92,7 @@ struct cls_scope {
 	size_t		 dirslost;
 };
 
-/* A tool's options (exec/cls_table.c, sorted by name). */
+/* A tool's options (policy/cls_table.c, sorted by name). */
 #define CLS_T_DIGITS	0x01	/* -NUM is an option ("head -20") */
 struct cls_tool {
 	const char	*name;

@@ -8,7 +8,7 @@
  * `execq classify` share.
  */
 
-#include "exec/classify.h"
+#include "policy/classify.h"
 
 struct policyconf;
 struct json_t;
