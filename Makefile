@@ -48,7 +48,7 @@ INTEG_TESTS = $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests
 TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o
 
 .PHONY: all deps run test unit integration asan bench install clean valgrind \
-	fuzz faults packaging doccheck bench-fleet
+	fuzz faults packaging doccheck bench-fleet layout
 
 all: $(WORKER_BIN) $(CLI_BIN)
 
@@ -163,6 +163,11 @@ install: all
 	test -e $(DESTDIR)$(SYSCONFDIR)/cron.d/execq-cleanup || \
 	    sed -e 's|/usr/local/bin|$(BINDIR)|' scripts/execq-cleanup.cron \
 	    > $(DESTDIR)$(SYSCONFDIR)/cron.d/execq-cleanup
+
+# The house's rules, read from the objects: no circle between files, rooms
+# that depend one way, a client that runs nothing, Redis and Lua in queue/.
+layout: all
+	@scripts/check-layout $(BUILD)
 
 # Every example of README.md and docs/PROTOCOL.md, run against a private
 # Redis and worker (scripts/doccheck --help).
