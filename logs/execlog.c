@@ -1,3 +1,5 @@
+/* A command's durable files: <id>.log as bytes arrive, <id>.json replaced. */
+
 #include <sys/stat.h>
 
 #include <errno.h>

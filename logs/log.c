@@ -1,3 +1,5 @@
+/* Daemon diagnostics: one line each on stderr, with the time and the level. */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>

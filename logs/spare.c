@@ -1,3 +1,5 @@
+/* Spare files: O_TMPFILE files made off the loop, named when needed. */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,3 +1,5 @@
+/* One thread that fsyncs, closes and waits, so the loop never does. */
+
 #include <sys/queue.h>
 
 #include <errno.h>

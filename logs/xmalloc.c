@@ -1,3 +1,5 @@
+/* Allocation that cannot fail: out of memory is fatal. */
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
