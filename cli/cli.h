@@ -233,11 +233,13 @@ int	 execq_session_open(struct execq_session *,
 void	 execq_session_close(struct execq_session *);	/* DELs private */
 void	 execq_session_private_reply(struct execq_session *);
 int	 execq_session_shared_reply(struct execq_session *, const char *);
-/* The reply, or NULL (said) if Redis failed or answered an error. */
-struct redisReply *execq_command(struct execq_session *, const char *what,
-	    const char *fmt, ...);
-struct redisReply *execq_command_argv(struct execq_session *,
-	    const char *what, int argc, const char **argv);
+/*
+ * Wraps a reply of queue/client.c (which builds every command): r, or
+ * NULL (said, "Redis at URL: WHAT: why") if the connection failed or
+ * Redis answered with an error (then freed).
+ */
+struct redisReply *execq_reply(struct execq_session *, const char *what,
+	    struct redisReply *r);
 /* The newest entry id of a stream, "0" if empty or missing; NULL (said). */
 char	*execq_stream_last_id(struct execq_session *, const char *key);
 /* XREAD replies: entries of one stream; an entry's id; a field (or NULL). */

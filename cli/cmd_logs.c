@@ -27,6 +27,7 @@
 #include "queue/item.h"
 #include "logs/cleanup.h"
 #include "logs/xmalloc.h"
+#include "queue/client.h"
 #include "queue/keyspace.h"
 
 #define EXECQ_LOG_CHUNK		(1024 * 1024)	/* bytes per log answer */
@@ -353,7 +354,8 @@ execq_follow_idle(struct execq_follow *fw)
 	const char	*status;
 	int		 exists, rc = 0;
 
-	if ((r = execq_command(fw->s, "EXISTS", "EXISTS %s", fw->key)) == NULL)
+	if ((r = execq_reply(fw->s, "EXISTS", client_exists(fw->s->c,
+	    fw->key))) == NULL)
 		return (-EXECQ_EXIT_FAIL);
 	exists = r->type == REDIS_REPLY_INTEGER && r->integer > 0;
 	freeReplyObject(r);
@@ -379,6 +381,7 @@ execq_logs_follow(struct execq_session *s, const char *id, long lines)
 	struct execq_follow	 fw;
 	redisReply		*r;
 	const redisReply	*entries;
+	const char		*key, *cursor;
 	int			 rc = 0, first = 1;
 
 	memset(&fw, 0, sizeof fw);
@@ -392,13 +395,10 @@ execq_logs_follow(struct execq_session *s, const char *id, long lines)
 	execq_quiet_sigint();
 	while (rc == 0) {
 		/* The first read does not block: a gone stream is seen now. */
-		if (first)
-			r = execq_command(s, "XREAD", "XREAD COUNT 100 "
-			    "STREAMS %s %s", fw.key, fw.cursor);
-		else
-			r = execq_command(s, "XREAD", "XREAD COUNT 100 "
-			    "BLOCK %d STREAMS %s %s", EXECQ_FOLLOW_BLOCK_MS,
-			    fw.key, fw.cursor);
+		key = fw.key;
+		cursor = fw.cursor;
+		r = execq_reply(s, "XREAD", client_xread(s->c, 100, first ? -1 :
+		    EXECQ_FOLLOW_BLOCK_MS, 1, &key, &cursor));
 		first = 0;
 		if (r == NULL) {
 			rc = -EXECQ_EXIT_FAIL;

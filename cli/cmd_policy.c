@@ -20,7 +20,7 @@
 #include "exec/cmdenv.h"
 #include "policy/policyconf.h"
 #include "logs/xmalloc.h"
-#include "queue/keyspace.h"
+#include "queue/client.h"
 
 #define EXECQ_REQUEST_LEN	32
 #define EXECQ_DECIDE_WAIT_S	5
@@ -387,7 +387,7 @@ execq_request_get(struct execq_session *s, const char *request)
 	redisReply	*r;
 	json_t		*o = NULL;
 
-	r = execq_command(s, "GET", "GET " KS_APPROVAL "%s", request);
+	r = execq_reply(s, "GET", client_approval_get(s->c, request));
 	if (r == NULL)
 		return (NULL);
 	if (r->type == REDIS_REPLY_STRING)
@@ -400,8 +400,8 @@ execq_request_get(struct execq_session *s, const char *request)
 static redisReply *
 execq_pending(struct execq_session *s)
 {
-	return (execq_command(s, "ZRANGEBYSCORE", "ZRANGEBYSCORE "
-	    KS_APPROVALS_PENDING " %lld +inf", execq_epoch_ms()));
+	return (execq_reply(s, "ZRANGEBYSCORE", client_approvals_pending(s->c,
+	    execq_epoch_ms())));
 }
 
 /* A string member, or "". */
@@ -420,8 +420,8 @@ execq_worker_alive(struct execq_session *s, const json_t *o)
 	redisReply	*r;
 	int		 alive = 1;
 
-	r = execq_command(s, "EXISTS", "EXISTS " KS_WORKER "%s",
-	    execq_jstr(o, "worker"));
+	r = execq_reply(s, "EXISTS", client_worker_alive(s->c,
+	    execq_jstr(o, "worker")));
 	if (r != NULL && r->type == REDIS_REPLY_INTEGER)
 		alive = r->integer == 1;
 	if (r != NULL)
@@ -543,7 +543,7 @@ execq_approver(struct execq_session *s, const char *by)
 		return (xstrdup(by));
 	if (env != NULL && *env != '\0')
 		return (xstrdup(env));
-	r = redisCommand(s->c, "ACL WHOAMI");
+	r = client_whoami(s->c);
 	if (r != NULL && r->type == REDIS_REPLY_STRING &&
 	    strcmp(r->str, "default") != 0)
 		name = xstrdup(r->str);
@@ -568,8 +568,7 @@ execq_decision_send(struct execq_session *s, int approve,
 	    "REJECT", "request", request, "by", by, "reason", reason);
 	text = json_dumps(o, JSON_COMPACT|JSON_PRESERVE_ORDER);
 	json_decref(o);
-	r = redisCommand(s->c, "XADD " KS_DECISIONS " MAXLEN ~ 10000 * item %s",
-	    text);
+	r = client_decision_add(s->c, text, strlen(text));
 	free(text);
 	if (r == NULL || r->type == REDIS_REPLY_ERROR) {
 		execq_error("Redis at %s refused the decision: %s%s", s->display,

@@ -28,6 +28,7 @@
 #include "cli/cli.h"
 #include "queue/item.h"
 #include "logs/xmalloc.h"
+#include "queue/client.h"
 #include "queue/keyspace.h"
 
 #define EXECQ_WAIT_DEFAULT_S	3600
@@ -134,8 +135,8 @@ execq_process_unanswered(struct execq_session *s, const char *entry,
 	execq_error("no answer to PROCESS %s from a worker on queue '%s' "
 	    "within %lld s (is execq-worker running with this Redis and "
 	    "queue?)", action, s->queue, (wait_ms + 999) / 1000);
-	if ((r = execq_command(s, "XDEL", "XDEL %s %s", s->item_key,
-	    entry)) == NULL)
+	if ((r = execq_reply(s, "XDEL", client_item_del(s->c, s->item_key,
+	    entry))) == NULL)
 		return;
 	if (r->type == REDIS_REPLY_INTEGER && r->integer == 1)
 		execq_error("the item was withdrawn from %s", s->item_key);
@@ -149,7 +150,8 @@ execq_process_add(struct execq_session *s, const char *text)
 	redisReply	*r;
 	char		*entry = NULL;
 
-	r = execq_command(s, "XADD", "XADD %s * item %s", s->item_key, text);
+	r = execq_reply(s, "XADD", client_item_add(s->c, s->item_key, text,
+	    strlen(text)));
 	if (r == NULL)
 		return (NULL);
 	if (r->type == REDIS_REPLY_STRING)

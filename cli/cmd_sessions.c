@@ -25,6 +25,7 @@
 
 #include "cli/cli.h"
 #include "logs/xmalloc.h"
+#include "queue/client.h"
 #include "queue/keyspace.h"
 
 #define EXECQ_PS_MAX		100	/* ZREVRANGE execq:sessions 0 99 */
@@ -314,12 +315,9 @@ int
 execq_session_get(struct execq_session *s, const char *id, json_t **out)
 {
 	redisReply	*r;
-	char		*key;
 
-	xasprintf(&key, KS_SESSION "%s", id);
-	r = execq_command(s, "HGETALL", "HGETALL %s", key);
-	free(key);
-	if (r == NULL)
+	if ((r = execq_reply(s, "HGETALL", client_session_get(s->c, id))) ==
+	    NULL)
 		return (-1);
 	*out = execq_session_json(id, r);
 	freeReplyObject(r);
@@ -446,16 +444,16 @@ execq_ps_fetch(struct execq_session *s, int all)
 	size_t		 i;
 	int		 failed = 0;
 
-	ids = execq_command(s, "ZREVRANGE", "ZREVRANGE " KS_SESSIONS " 0 %d",
-	    EXECQ_PS_MAX - 1);
+	ids = execq_reply(s, "ZREVRANGE", client_sessions_newest(s->c,
+	    EXECQ_PS_MAX));
 	if (ids == NULL)
 		return (NULL);
 	list = json_array();
 	for (i = 0; ids->type == REDIS_REPLY_ARRAY && i < ids->elements; i++)
-		redisAppendCommand(s->c, "HGETALL " KS_SESSION "%b",
-		    ids->element[i]->str, ids->element[i]->len);
+		client_session_get_append(s->c, ids->element[i]->str,
+		    ids->element[i]->len);
 	for (i = 0; ids->type == REDIS_REPLY_ARRAY && i < ids->elements; i++) {
-		if (redisGetReply(s->c, (void **)&r) != REDIS_OK) {
+		if ((r = client_next_reply(s->c)) == NULL) {
 			execq_error("Redis at %s: HGETALL: %s", s->display,
 			    s->c->errstr);
 			failed = 1;
@@ -628,6 +626,7 @@ execq_cb_follow(struct execq_session *s, const char *key, char **cursor,
     long count, long long timeout_ms)
 {
 	redisReply	*r;
+	const char	*from;
 	long long	 deadline = 0, left;
 	long		 printed = 0, n;
 
@@ -639,8 +638,9 @@ execq_cb_follow(struct execq_session *s, const char *key, char **cursor,
 			break;
 		if (left > EXECQ_CB_BLOCK_MS)
 			left = EXECQ_CB_BLOCK_MS;
-		r = execq_command(s, "XREAD", "XREAD COUNT 100 BLOCK %lld "
-		    "STREAMS %s %s", left, key, *cursor);
+		from = *cursor;
+		r = execq_reply(s, "XREAD", client_xread(s->c, 100, left, 1,
+		    &key, &from));
 		if (r == NULL)
 			return (EXECQ_EXIT_FAIL);
 		n = 0;

@@ -18,7 +18,7 @@
 
 #include "cli/cli.h"
 #include "logs/xmalloc.h"
-#include "queue/keyspace.h"
+#include "queue/client.h"
 
 #define EXECQ_WORKERS_COLUMNS	12
 
@@ -116,7 +116,7 @@ execq_workers_fetch(struct execq_session *s, const char *queue)
 	const char	*state;
 	size_t		 i, n = 0;
 
-	if ((all = execq_command(s, "HGETALL", "HGETALL " KS_WORKERS)) ==
+	if ((all = execq_reply(s, "HGETALL", client_workers_get(s->c))) ==
 	    NULL)
 		return (NULL);
 	v = xcalloc(all->elements / 2 + 1, sizeof *v);
@@ -131,13 +131,13 @@ execq_workers_fetch(struct execq_session *s, const char *queue)
 		}
 		json_object_set_new(o, "consumer", json_stringn(
 		    all->element[i]->str, all->element[i]->len));
-		redisAppendCommand(s->c, "EXISTS " KS_WORKER "%b",
-		    all->element[i]->str, all->element[i]->len);
+		client_worker_alive_append(s->c, all->element[i]->str,
+		    all->element[i]->len);
 		v[n++] = o;
 	}
 	freeReplyObject(all);
 	for (i = 0; i < n; i++) {
-		if (redisGetReply(s->c, (void **)&r) != REDIS_OK) {
+		if ((r = client_next_reply(s->c)) == NULL) {
 			execq_error("Redis at %s: EXISTS: %s", s->display,
 			    s->c->errstr);
 			while (n > 0)
@@ -280,12 +280,12 @@ execq_workers_prune(struct execq_session *s, const json_t *list)
 		if (json_is_true(json_object_get(o, "alive")))
 			continue;
 		c = json_string_value(json_object_get(o, "consumer"));
-		if ((r = execq_command(s, "HDEL", "HDEL " KS_WORKERS " %s", c)) ==
+		if ((r = execq_reply(s, "HDEL", client_workers_del(s->c, c))) ==
 		    NULL)
 			return (-1);
 		freeReplyObject(r);
-		if ((r = execq_command(s, "ZREM", "ZREM " KS_WORKERS_BEAT " %s",
-		    c)) == NULL)
+		if ((r = execq_reply(s, "ZREM", client_workers_beat_del(s->c,
+		    c))) == NULL)
 			return (-1);
 		freeReplyObject(r);
 	}

@@ -6,7 +6,6 @@
 #include <sys/time.h>
 
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +16,15 @@
 
 #include "cli/cli.h"
 #include "logs/xmalloc.h"
+#include "queue/client.h"
 #include "queue/keyspace.h"
 #include "queue/rurl.h"
 
-/* r, or NULL (said) when the connection failed or Redis said no. */
-static redisReply *
+/*
+ * r (a reply of queue/client.c), or NULL (said, "Redis at URL: WHAT: why")
+ * when the connection failed or Redis answered with an error.
+ */
+redisReply *
 execq_reply(struct execq_session *s, const char *what, redisReply *r)
 {
 	if (r == NULL) {
@@ -37,53 +40,23 @@ execq_reply(struct execq_session *s, const char *what, redisReply *r)
 	return (r);
 }
 
-/*
- * Sends one command; the reply, or NULL (said, "Redis at URL: WHAT: why")
- * if the connection failed or Redis answered with an error.
- */
-redisReply *
-execq_command(struct execq_session *s, const char *what, const char *fmt,
-    ...)
-{
-	redisReply	*r;
-	va_list		 ap;
-
-	va_start(ap, fmt);
-	r = redisvCommand(s->c, fmt, ap);
-	va_end(ap);
-	return (execq_reply(s, what, r));
-}
-
-/* The same with an argv (the strings are whole arguments). */
-redisReply *
-execq_command_argv(struct execq_session *s, const char *what, int argc,
-    const char **argv)
-{
-	return (execq_reply(s, what, redisCommandArgv(s->c, argc, argv,
-	    NULL)));
-}
-
 /* AUTH and SELECT as the URL asks; -1 (said) if refused. */
 static int
 execq_login(struct execq_session *s, const struct rurl *u)
 {
 	redisReply	*r;
-	char		 db[16];
 
 	if (u->password != NULL) {
-		if (u->user != NULL)
-			r = execq_command(s, "AUTH", "AUTH %s %s", u->user,
-			    u->password);
-		else
-			r = execq_command(s, "AUTH", "AUTH %s", u->password);
+		r = execq_reply(s, "AUTH", client_auth(s->c, u->user,
+		    u->password));
 		if (r == NULL)
 			return (-1);
 		freeReplyObject(r);
 	}
 	if (u->db == 0)
 		return (0);
-	snprintf(db, sizeof db, "%d", u->db);
-	if ((r = execq_command(s, "SELECT", "SELECT %s", db)) == NULL)
+	if ((r = execq_reply(s, "SELECT", client_select(s->c, u->db))) ==
+	    NULL)
 		return (-1);
 	freeReplyObject(r);
 	return (0);
@@ -136,17 +109,11 @@ void
 execq_session_close(struct execq_session *s)
 {
 	redisReply	*r;
-	char		*normal, *high;
 
-	if (s->c != NULL && s->c->err == 0 && s->reply != NULL) {
-		xasprintf(&normal, KS_QUEUE "%s:" KS_LANE_NORMAL, s->reply);
-		xasprintf(&high, KS_QUEUE "%s:" KS_LANE_HIGH, s->reply);
-		if ((r = execq_command(s, "DEL", "DEL %s %s", normal,
-		    high)) != NULL)
-			freeReplyObject(r);
-		free(normal);
-		free(high);
-	}
+	if (s->c != NULL && s->c->err == 0 && s->reply != NULL &&
+	    (r = execq_reply(s, "DEL", client_reply_del(s->c,
+	    s->reply))) != NULL)
+		freeReplyObject(r);
 	if (s->c != NULL)
 		redisFree(s->c);
 	free(s->display);
@@ -180,7 +147,7 @@ execq_stream_last_id(struct execq_session *s, const char *key)
 	redisReply	*r, *e;
 	char		*id;
 
-	r = execq_command(s, "XREVRANGE", "XREVRANGE %s + - COUNT 1", key);
+	r = execq_reply(s, "XREVRANGE", client_stream_last(s->c, key));
 	if (r == NULL)
 		return (NULL);
 	if (r->type == REDIS_REPLY_ARRAY && r->elements > 0 &&
@@ -438,14 +405,11 @@ int
 execq_live_drain(struct execq_session *s)
 {
 	redisReply	*r;
-	char		*from;
 
 	if (s->live_key == NULL)
 		return (0);
-	xasprintf(&from, "(%s", s->live_cursor);
-	r = execq_command(s, "XRANGE", "XRANGE %s %s +", s->live_key,
-	    strcmp(s->live_cursor, "0") == 0 ? "-" : from);
-	free(from);
+	r = execq_reply(s, "XRANGE", client_stream_after(s->c, s->live_key,
+	    s->live_cursor));
 	if (r == NULL)
 		return (-1);
 	if (r->type == REDIS_REPLY_ARRAY)
@@ -481,28 +445,23 @@ execq_answer_read(struct execq_session *s, const redisReply *r,
 
 /* XREAD on the answers, and the notices and live output if any. */
 static redisReply *
-execq_xread(struct execq_session *s, const char *block)
+execq_xread(struct execq_session *s, long long block_ms)
 {
-	const char	*argv[12];
+	const char	*keys[3], *ids[3];
 	int		 n = 0;
 
-	argv[n++] = "XREAD";
-	argv[n++] = "COUNT";
-	argv[n++] = "64";
-	argv[n++] = "BLOCK";
-	argv[n++] = block;
-	argv[n++] = "STREAMS";
-	argv[n++] = s->answer_key;
-	if (s->notice_key != NULL)
-		argv[n++] = s->notice_key;
-	if (s->live_key != NULL)
-		argv[n++] = s->live_key;
-	argv[n++] = s->cursor;
-	if (s->notice_key != NULL)
-		argv[n++] = s->notice_cursor;
-	if (s->live_key != NULL)
-		argv[n++] = s->live_cursor;
-	return (execq_command_argv(s, "XREAD", n, argv));
+	keys[n] = s->answer_key;
+	ids[n++] = s->cursor;
+	if (s->notice_key != NULL) {
+		keys[n] = s->notice_key;
+		ids[n++] = s->notice_cursor;
+	}
+	if (s->live_key != NULL) {
+		keys[n] = s->live_key;
+		ids[n++] = s->live_cursor;
+	}
+	return (execq_reply(s, "XREAD", client_xread(s->c, 64, block_ms, n,
+	    keys, ids)));
 }
 
 /*
@@ -515,7 +474,6 @@ execq_answer_wait(struct execq_session *s, const struct execq_want *w,
 {
 	redisReply	*r;
 	long long	 deadline, left;
-	char		 block[32];
 	int		 found;
 
 	deadline = execq_now_ms() + wait_ms;
@@ -523,9 +481,8 @@ execq_answer_wait(struct execq_session *s, const struct execq_want *w,
 		if ((left = deadline - execq_now_ms()) <= 0)
 			return (0);
 		/* BLOCK 0 would mean forever. */
-		snprintf(block, sizeof block, "%lld",
-		    left > EXECQ_BLOCK_MS ? EXECQ_BLOCK_MS : left);
-		r = execq_xread(s, block);
+		r = execq_xread(s, left > EXECQ_BLOCK_MS ? EXECQ_BLOCK_MS :
+		    left);
 		if (r == NULL)
 			return (-1);
 		found = (r->type != REDIS_REPLY_NIL &&
@@ -556,8 +513,8 @@ execq_exchange(struct execq_session *s, const struct execq_opts *o,
 {
 	redisReply	*r;
 
-	r = execq_command(s, "XADD", "XADD %s * item %b", s->item_key, text,
-	    strlen(text));
+	r = execq_reply(s, "XADD", client_item_add(s->c, s->item_key, text,
+	    strlen(text)));
 	if (r == NULL)
 		return (EXECQ_EXIT_FAIL);
 	freeReplyObject(r);

@@ -1,0 +1,94 @@
+#ifndef EXECQ_CLIENT_H
+#define EXECQ_CLIENT_H
+
+/*
+ * The keyspace from the side of a program that is not the worker (the
+ * client, execq): every Redis command it sends is built here, with the
+ * key names of queue/keyspace.h, and sent with hiredis's synchronous API.
+ *
+ * Each function returns what redisCommand returns: the reply (the
+ * caller's to freeReplyObject, an error reply included), or NULL when the
+ * connection failed (c->errstr says why). Strings are borrowed. Nothing
+ * here prints: the caller says what failed, and reads the reply.
+ */
+
+#include <stddef.h>
+
+struct redisContext;
+struct redisReply;
+
+/* The login: AUTH [user] password (user may be NULL); SELECT db. */
+struct redisReply *client_auth(struct redisContext *, const char *user,
+	    const char *password);
+struct redisReply *client_select(struct redisContext *, int db);
+/* ACL WHOAMI: the Redis user this connection is. */
+struct redisReply *client_whoami(struct redisContext *);
+
+/* Streams. */
+/* XADD stream * item <json>: an item, or a PROCESS item, to a queue. */
+struct redisReply *client_item_add(struct redisContext *, const char *stream,
+	    const char *json, size_t len);
+/* XDEL stream entry: withdraws an item nobody read. */
+struct redisReply *client_item_del(struct redisContext *, const char *stream,
+	    const char *entry);
+/* DEL q:<reply>:normal q:<reply>:high: a private reply queue. */
+struct redisReply *client_reply_del(struct redisContext *,
+	    const char *reply);
+/* XREVRANGE stream + - COUNT 1: its newest entry. */
+struct redisReply *client_stream_last(struct redisContext *,
+	    const char *stream);
+/* XRANGE stream (<after> +: the entries after id after; "0": - +. */
+struct redisReply *client_stream_after(struct redisContext *,
+	    const char *stream, const char *after);
+/*
+ * XREAD COUNT count [BLOCK block_ms] STREAMS streams... ids...: n streams,
+ * each read after its id. block_ms < 0: no BLOCK (0 would block forever).
+ */
+struct redisReply *client_xread(struct redisContext *, long count,
+	    long long block_ms, int n, const char * const *streams,
+	    const char * const *ids);
+/* EXISTS key: the live output stream of a session, say. */
+struct redisReply *client_exists(struct redisContext *, const char *key);
+
+/* Sessions. */
+/* HGETALL execq:session:<id>. */
+struct redisReply *client_session_get(struct redisContext *, const char *id);
+/* ZREVRANGE execq:sessions 0 count-1: the newest session ids. */
+struct redisReply *client_sessions_newest(struct redisContext *, long count);
+
+/* Workers. */
+/* HGETALL execq:workers: the registry. */
+struct redisReply *client_workers_get(struct redisContext *);
+/* EXISTS execq:worker:<consumer>: 1 while the worker's lease lives. */
+struct redisReply *client_worker_alive(struct redisContext *,
+	    const char *consumer);
+/* HDEL execq:workers <consumer>; ZREM execq:workers:beat <consumer>. */
+struct redisReply *client_workers_del(struct redisContext *,
+	    const char *consumer);
+struct redisReply *client_workers_beat_del(struct redisContext *,
+	    const char *consumer);
+
+/* Approvals. */
+/* GET execq:approval:<request>: the request's record. */
+struct redisReply *client_approval_get(struct redisContext *,
+	    const char *request);
+/* ZRANGEBYSCORE execq:approvals:pending <now_ms> +inf: ids not expired. */
+struct redisReply *client_approvals_pending(struct redisContext *,
+	    long long now_ms);
+/* XADD execq:decisions MAXLEN ~ 10000 * item <json>: APPROVE, REJECT. */
+struct redisReply *client_decision_add(struct redisContext *,
+	    const char *json, size_t len);
+
+/*
+ * Pipelines: each _append queues its command (as the function of the same
+ * name without it would send it) without waiting, 0 or -1 (out of
+ * memory); client_next_reply then gives the replies in order, each as
+ * above (NULL: the connection failed).
+ */
+int	 client_session_get_append(struct redisContext *, const char *id,
+	    size_t len);
+int	 client_worker_alive_append(struct redisContext *,
+	    const char *consumer, size_t len);
+struct redisReply *client_next_reply(struct redisContext *);
+
+#endif
