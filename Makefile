@@ -165,7 +165,8 @@ install: all
 	    $(DESTDIR)$(SYSCONFDIR)/logrotate.d/execq
 	test -e $(DESTDIR)$(SYSCONFDIR)/cron.d/execq-cleanup || \
 	    sed -e 's|^PATH=.*|PATH=$(subst $() ,:,$(strip $(BINDIR) \
-	    $(filter-out $(BINDIR),/usr/bin /bin)))|' scripts/execq-cleanup.cron \
+	    $(filter-out $(BINDIR),/usr/bin /bin)))|' \
+	    scripts/execq-cleanup.cron \
 	    > $(DESTDIR)$(SYSCONFDIR)/cron.d/execq-cleanup
 
 # Every example of README.md and docs/PROTOCOL.md, run against a private

@@ -119,7 +119,7 @@ fi
 # directory twice.
 n=0
 check_install() {
-	local prefix=$1 etc=$2 d path dup unit
+	local prefix=$1 etc=$2 d path dup unit want
 	shift 2
 	n=$((n + 1))
 	d=$tmp/dest$n
@@ -142,10 +142,9 @@ check_install() {
 	if grep -n '@[A-Z]*@' "$unit"; then
 		fail "make install $*: a placeholder is left in the unit"
 	fi
-	grep -qx "ExecStart=$prefix/bin/execq-worker --config $etc/execq/worker.json" \
-	    "$unit" || fail "make install $*: the unit's ExecStart is" \
-	    "'$(grep '^ExecStart=' "$unit")', not $prefix/bin/execq-worker" \
-	    "--config $etc/execq/worker.json"
+	want="ExecStart=$prefix/bin/execq-worker --config $etc/execq/worker.json"
+	grep -qx -- "$want" "$unit" || fail "make install $*: the unit has" \
+	    "'$(grep '^ExecStart=' "$unit")', not '$want'"
 	path=$(sed -n 's/^PATH=//p' "$d$etc/cron.d/execq-cleanup")
 	case ":$path:" in
 	*":$prefix/bin:"*) ;;
