@@ -4,7 +4,8 @@ BUILD    ?= build
 VERSION   = 0.2.0
 PREFIX   ?= /usr/local
 BINDIR    = $(PREFIX)/bin
-SYSCONFDIR ?= $(PREFIX)/etc
+# GNU: /etc for a PREFIX of /usr (cron, logrotate and systemd read /etc).
+SYSCONFDIR ?= $(if $(filter /usr /usr/,$(PREFIX)),/etc,$(PREFIX)/etc)
 LOCALSTATEDIR ?= /var
 MANDIR   ?= $(PREFIX)/share/man
 DOCDIR   ?= $(PREFIX)/share/doc/execq
@@ -135,8 +136,10 @@ bench: deps all $(BENCH_BIN)
 bench-fleet: deps all $(BENCH_BIN)
 	@BENCH_FLEET=1 scripts/bench.sh
 
-# A real host: make install SYSCONFDIR=/etc (systemd and logrotate read
-# /etc; the default follows PREFIX). Nothing existing is overwritten but
+# A real host: make install PREFIX=/usr, or SYSCONFDIR=/etc with the
+# default PREFIX (cron and logrotate read only /etc; SYSCONFDIR is /etc
+# for PREFIX=/usr, $(PREFIX)/etc otherwise). The cron file's PATH is
+# BINDIR, /usr/bin, /bin, each once. Nothing existing is overwritten but
 # the binaries, the man pages and the docs.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -161,7 +164,9 @@ install: all
 	    install -m 0644 scripts/execq.logrotate \
 	    $(DESTDIR)$(SYSCONFDIR)/logrotate.d/execq
 	test -e $(DESTDIR)$(SYSCONFDIR)/cron.d/execq-cleanup || \
-	    sed -e 's|/usr/local/bin|$(BINDIR)|' scripts/execq-cleanup.cron \
+	    sed -e 's|^PATH=.*|PATH=$(subst $() ,:,$(strip $(BINDIR) \
+	    $(filter-out $(BINDIR),/usr/bin /bin)))|' \
+	    scripts/execq-cleanup.cron \
 	    > $(DESTDIR)$(SYSCONFDIR)/cron.d/execq-cleanup
 
 # The house's rules, read from the objects: no circle between files, rooms
@@ -175,18 +180,10 @@ doccheck: deps all
 	@scripts/doccheck $(BUILD)
 
 # The packaging files: man pages (groff, mandoc), the unit
-# (systemd-analyze), logrotate; and an install into a temp DESTDIR.
+# (systemd-analyze), logrotate; and make install into a temp DESTDIR, for
+# PREFIX=/usr and the default PREFIX (scripts/check-packaging.sh).
 packaging: all
-	@scripts/check-packaging.sh $(BUILD)
-	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
-	    $(MAKE) --no-print-directory -s install DESTDIR=$$d \
-	    SYSCONFDIR=/etc >/dev/null && \
-	    test -x $$d$(BINDIR)/execq-worker && \
-	    test -f $$d/etc/execq/worker.json && \
-	    test -f $$d$(UNITDIR)/execq-worker.service && \
-	    ! grep -n '@[A-Z]*@' $$d$(UNITDIR)/execq-worker.service && \
-	    man -l $$d$(MANDIR)/man8/execq-worker.8 >/dev/null && \
-	    echo "make install: ok"
+	@MAKE='$(MAKE)' scripts/check-packaging.sh $(BUILD)
 
 clean:
 	rm -rf build build-asan .tmp

@@ -297,11 +297,13 @@ execq_approvals_usage(FILE *f)
 	fputs("usage: execq approvals [--json] [--redis URL]\n"
 	    "\n"
 	    "Lists the commands waiting for approval on every worker, oldest\n"
-	    "first: request id, time left, risk, the rule and reason that\n"
-	    "held it, the worker, cwd and the command. Approve or reject one\n"
-	    "with 'execq approve ID' or 'execq reject ID --reason TEXT' (a\n"
-	    "unique prefix of the id is enough). A request whose worker has\n"
-	    "stopped is marked (worker gone): it can no longer run.\n"
+	    "first, under a header row: request id, EXPIRES IN (the time\n"
+	    "left to decide; then the item answers approval_expired), risk,\n"
+	    "the rule and reason that held it, the worker, cwd and the\n"
+	    "command. Approve or reject one with 'execq approve ID' or\n"
+	    "'execq reject ID --reason TEXT' (a unique prefix of the id is\n"
+	    "enough). A request whose worker has stopped is marked (worker\n"
+	    "gone): it can no longer run.\n"
 	    "\n"
 	    "Options:\n"
 	    "  --json          one APPROVAL_REQUEST object per line\n"
@@ -429,7 +431,19 @@ execq_worker_alive(struct execq_session *s, const json_t *o)
 	return (alive);
 }
 
-/* One pending request, human-readable. */
+/*
+ * The column names above the first request: EXPIRES IN is the time left
+ * to decide before the worker answers approval_expired.
+ */
+static void
+execq_approvals_header(void)
+{
+	printf("%-32s  %10s  %-11s %-24s %s\n", "REQUEST", "EXPIRES IN",
+	    "RISK", "RULE", "WORKER");
+	printf("    REASON\n    cwd DIRECTORY\n    $ COMMAND\n");
+}
+
+/* One pending request, human-readable, under execq_approvals_header. */
 static void
 execq_approval_print(const json_t *o, long long now, int alive)
 {
@@ -437,7 +451,7 @@ execq_approval_print(const json_t *o, long long now, int alive)
 
 	left = (json_integer_value(json_object_get(o, "expires_ms")) - now) /
 	    1000;
-	printf("%s  %3lldm%02llds  %-11s %-24s %s%s\n"
+	printf("%-32s  %6lldm%02llds  %-11s %-24s %s%s\n"
 	    "    %s\n    cwd %s\n    $ %s\n",
 	    execq_jstr(o, "request"), left / 60, left % 60,
 	    execq_jstr(o, "risk"), execq_jstr(o, "rule"),
@@ -481,6 +495,8 @@ execq_cmd_approvals(const char *redis, int argc, char **argv)
 		if ((o = execq_request_get(&s, ids->element[i]->str)) == NULL)
 			continue;
 		if (strcmp(execq_jstr(o, "state"), "pending") == 0) {
+			if (!d.json && shown == 0)
+				execq_approvals_header();
 			shown++;
 			if (d.json)
 				execq_print_line(json_incref(o));

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Checks the packaging files: the man pages, the systemd unit and the
-# logrotate config. Run it from the top of the checkout:
+# logrotate config; then make install into a temporary DESTDIR, for
+# PREFIX=/usr and the default PREFIX. Run it from the top of the
+# checkout (make packaging does):
 #
 #   scripts/check-packaging.sh [BINDIR]
 #
 # BINDIR holds a built execq-worker (default: build); the unit is checked
 # with @BINDIR@ pointing there, since systemd-analyze wants the binary to
-# exist. groff is required; mandoc, systemd-analyze and logrotate are
-# used when installed. Installs nothing, starts nothing, writes only in a
-# temporary directory.
+# exist, and make install is run with BUILD=BINDIR ($MAKE, default make).
+# groff and man are required; mandoc, systemd-analyze and logrotate are
+# used when installed. Starts nothing, writes only in a temporary
+# directory.
 set -euo pipefail
 
 bindir=${1:-build}
@@ -108,5 +111,55 @@ if command -v logrotate >/dev/null; then
 else
 	echo "logrotate: logrotate not installed, skipped"
 fi
+
+# make install into $tmp/dest<n> with the given make arguments only (not
+# the caller's: no MAKEFLAGS, no PREFIX or other directory from the
+# environment): the config files must land in ETC, the unit must name
+# ETC's worker.json, and the cron file's PATH must hold PREFIX/bin and no
+# directory twice.
+n=0
+check_install() {
+	local prefix=$1 etc=$2 d path dup unit want
+	shift 2
+	n=$((n + 1))
+	d=$tmp/dest$n
+	(unset MAKEFLAGS MFLAGS PREFIX SYSCONFDIR LOCALSTATEDIR MANDIR \
+	    DOCDIR UNITDIR &&
+	    exec ${MAKE:-make} --no-print-directory -s install \
+	    BUILD="$bindir" DESTDIR="$d" "$@") >"$tmp/install.out" 2>&1 || {
+		cat "$tmp/install.out" >&2
+		fail "make install $*: failed"
+	}
+	[ -x "$d$prefix/bin/execq-worker" ] && [ -x "$d$prefix/bin/execq" ] ||
+	    fail "make install $*: no $prefix/bin/execq-worker or execq"
+	for f in execq/worker.json cron.d/execq-cleanup logrotate.d/execq; do
+		[ -f "$d$etc/$f" ] ||
+		    fail "make install $*: no $etc/$f (in: $(cd "$d" &&
+		    find . -path '*/etc/*' -type f | tr '\n' ' '))"
+	done
+	unit=$d$prefix/lib/systemd/system/execq-worker.service
+	[ -f "$unit" ] || fail "make install $*: no execq-worker.service"
+	if grep -n '@[A-Z]*@' "$unit"; then
+		fail "make install $*: a placeholder is left in the unit"
+	fi
+	want="ExecStart=$prefix/bin/execq-worker --config $etc/execq/worker.json"
+	grep -qx -- "$want" "$unit" || fail "make install $*: the unit has" \
+	    "'$(grep '^ExecStart=' "$unit")', not '$want'"
+	path=$(sed -n 's/^PATH=//p' "$d$etc/cron.d/execq-cleanup")
+	case ":$path:" in
+	*":$prefix/bin:"*) ;;
+	*) fail "make install $*: the cron PATH=$path lacks $prefix/bin" ;;
+	esac
+	dup=$(printf '%s\n' "$path" | tr ':' '\n' | sort | uniq -d)
+	[ -z "$dup" ] ||
+	    fail "make install $*: the cron PATH=$path repeats $dup"
+	man -l "$d$prefix/share/man/man8/execq-worker.8" >/dev/null ||
+	    fail "make install $*: man -l execq-worker.8 failed"
+	echo "make install${*:+ $*}: ok (config in $etc)"
+}
+command -v man >/dev/null || fail "man is not installed"
+check_install /usr /etc PREFIX=/usr
+check_install /usr/local /usr/local/etc
+check_install /usr/local /etc SYSCONFDIR=/etc
 
 echo "packaging: ok"

@@ -303,6 +303,10 @@ test_approval_approve_runs_it(void **state)
 	harness_cli(h, &p, NULL, CLI_MS, (const char *[]){ "approvals",
 	    NULL });
 	assert_int_equal(harness_proc_exit(&p), 0);
+	/* A header row names the columns, the time left among them. */
+	assert_int_equal(strncmp(p.out, "REQUEST ", 8), 0);
+	assert_non_null(strstr(p.out, " EXPIRES IN "));
+	assert_true(strstr(p.out, " EXPIRES IN ") < strstr(p.out, req));
 	assert_non_null(strstr(p.out, req));
 	assert_non_null(strstr(p.out, "touch made.txt"));
 	harness_proc_release(&p);
