@@ -23,6 +23,8 @@ struct spare {
 	int		 filling;	/* a refill is queued (the loop's) */
 };
 
+static void	spare_refill(struct spare *);
+
 /* On the syncer's thread: makes spares until the stock is full. */
 static int
 spare_fill_work(void *arg)
@@ -59,11 +61,23 @@ static void
 spare_fill_done(int err, void *arg)
 {
 	struct spare	*s = arg;
+	int		 short_of;
 
 	s->filling = 0;
-	if (err != 0 && err != ECANCELED)
+	if (err != 0 && err != ECANCELED) {
 		log_debug("spare files in %s: %s (files are created as they "
 		    "are needed)", s->dir, strerror(err));
+		return;
+	}
+	/*
+	 * A take between the work's last look and this callback found a
+	 * refill still queued and asked for none: ask now.
+	 */
+	pthread_mutex_lock(&s->lock);
+	short_of = s->have < s->n && !s->none;
+	pthread_mutex_unlock(&s->lock);
+	if (short_of)
+		spare_refill(s);
 }
 
 static void
