@@ -1,4 +1,14 @@
-/* The two Redis connections: connect, resolve, reconnect with backoff. */
+/*
+ * The two Redis connections: connect, resolve, reconnect with backoff,
+ * and the setup every new connection gets (AUTH, SELECT; on the read
+ * side CLIENT ID, the version check and the consumer groups). The bottom
+ * of the queue module: it calls nothing above it. What a connection
+ * coming up or going down means (reading, flushing the outbox, spooling
+ * it, announcing ourselves) is its owner's business, so conn.c tells it
+ * through a callback that queue.c sets (queue_conn_init): the event is
+ * hiredis', on its stack, and a callback is how the layer below reports
+ * a fact to the one above without knowing it.
+ */
 
 #include <sys/queue.h>
 #include <sys/socket.h>
@@ -189,15 +199,8 @@ queue_connect_cb(const redisAsyncContext *ac, int status)
 		redisAsyncCommand(c->ac, queue_client_id_cb, c->q, "CLIENT ID");
 		redisAsyncCommand(c->ac, queue_version_cb, c->q, "INFO server");
 		queue_create_groups(c->q);
-		queue_read_next(c->q);
-	} else {
-		/* Announce ourselves at once: forwarding checks for it. */
-		queue_announce(c->q);
-		if (c->q->was_up && c->q->eventcb != NULL)
-			c->q->eventcb(QUEUE_EV_RECONNECTED, c->q->eventarg);
-		c->q->was_up = 1;
-		queue_flush(c->q);
 	}
+	c->cb(c, 1);
 }
 
 /* Lost: everything pending got a NULL reply already; reconnect. */
@@ -208,14 +211,11 @@ queue_disconnect_cb(const redisAsyncContext *ac, int status)
 
 	c->ac = NULL;
 	c->up = 0;
-	if (c == &c->q->rd)
-		c->q->reading = 0;
 	if (c->q->freeing)
 		return;
 	log_warn("queue: redis %s connection lost%s%s", c->name,
 	    status == REDIS_OK ? "" : ": ", status == REDIS_OK ? "" : ac->errstr);
-	if (c == &c->q->wr)
-		queue_spool_out(c->q);
+	c->cb(c, 0);
 	queue_retry_later(c);
 }
 
@@ -315,10 +315,12 @@ queue_connect(struct qconn *c)
 
 /* Sets up one connection's state. */
 void
-queue_conn_init(struct queue *q, struct qconn *c, const char *name)
+queue_conn_init(struct queue *q, struct qconn *c, const char *name,
+    queue_conn_cb cb)
 {
 	c->q = q;
 	c->name = name;
+	c->cb = cb;
 	c->ev_retry = evtimer_new(q->base, queue_retry_cb, c);
 	c->ev_kick = event_new(q->base, -1, 0, queue_kick_cb, c);
 	if (c->ev_retry == NULL || c->ev_kick == NULL)

@@ -9,6 +9,12 @@
  *   item_process.c  PROCESS items: actions and their arguments, base64
  *   item_json.c     answers and other JSON the worker writes, UTF-8
  *                   sanitizing, approval decisions
+ *   item_field.c    what they share, below them all: errors (item_fail)
+ *                   and the readers of optional members, declared here
+ *
+ * item.c calls item_process.c for a PROCESS item's args, and item_json.c
+ * calls its base64 encoder; nothing calls item.c back, and item_field.c
+ * calls none of them.
  */
 
 #include <stddef.h>
@@ -36,7 +42,7 @@
 #define ITEM_ARG_STRLEN_MAX	(131072 - 1)
 #define ITEM_ARGS_MAX		(1024 * 1024)
 
-/* Sets err's code and message (printf); returns -1. */
+/* item_field.c: sets err's code and message (printf); returns -1. */
 int	item_fail(struct item_error *err, const char *code, const char *fmt,
 	    ...)
 	    __attribute__((format(printf, 3, 4)));
@@ -55,7 +61,7 @@ int	item_get_bool(json_t *args, const char *key, int *out,
 /* An optional integer member in [min, max]: 0, or -1 (err). */
 int	item_get_int(json_t *args, const char *key, long min, long max,
 	    long *out, struct item_error *err);
-/* The args of a PROCESS item into it: 0, or -1 (err). */
+/* item_process.c: the args of a PROCESS item into it: 0, or -1 (err). */
 int	item_parse_process(json_t *args, struct item *it,
 	    struct item_error *err);
 

@@ -1,6 +1,7 @@
 /*
  * PROCESS items: the action and its arguments (docs/PROTOCOL.md section
- * 12), and the base64 their data travels in.
+ * 12), and the base64 their data travels in. Members are read with
+ * queue/item_field.c's helpers; nothing of item.c, which calls in here.
  */
 
 #include <ctype.h>

@@ -33,6 +33,29 @@
 #define KS_SESSION		"execq:session:"
 #define KS_SESSIONS		"execq:sessions"
 #define KS_RUNNING		"execq:running"
+/*
+ * The fields of execq:session:<id>: a session's (worker, pid, command,
+ * status, log_path, started_ms, reply_to, pty, output_bytes, and once it
+ * ended exit_code, ended_ms; callback once its EXEC_CALLBACK went out) or
+ * a held item's (worker, status, command, request, risk, reason,
+ * started_ms, expires_ms, reply_to).
+ */
+#define KS_SF_WORKER		"worker"
+#define KS_SF_PID		"pid"
+#define KS_SF_COMMAND		"command"
+#define KS_SF_STATUS		"status"
+#define KS_SF_LOG_PATH		"log_path"
+#define KS_SF_STARTED		"started_ms"
+#define KS_SF_REPLY_TO		"reply_to"
+#define KS_SF_PTY		"pty"
+#define KS_SF_OUTPUT_BYTES	"output_bytes"
+#define KS_SF_EXIT_CODE		"exit_code"
+#define KS_SF_ENDED		"ended_ms"
+#define KS_SF_CALLBACK		"callback"
+#define KS_SF_REQUEST		"request"
+#define KS_SF_RISK		"risk"
+#define KS_SF_REASON		"reason"
+#define KS_SF_EXPIRES		"expires_ms"
 /* Live output of a session or a streamed foreground item. */
 #define KS_OUT			"execq:out:"
 

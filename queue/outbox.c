@@ -1,8 +1,12 @@
 /*
  * What must reach Redis (claims, answers, commands): kept in order until
  * Redis replies, retried across reconnects and refusals, spooled to disk
- * when the worker stops or Redis is away.
+ * when the worker stops or Redis is away. Commands are built here by
+ * appending their arguments (struct qcmd), a script's in the order
+ * queue/scripts.c writes beside it. Above queue/conn.c only.
  */
+
+#include <stdarg.h>
 
 #include <sys/queue.h>
 
@@ -26,6 +30,54 @@
 #include "queue/queue_int.h"
 #include "queue/spool.h"
 
+void
+queue_cmd_init(struct qcmd *cmd)
+{
+	memset(cmd, 0, sizeof *cmd);
+}
+
+/* Frees what cmd owns (its formatted arguments); it is empty again. */
+void
+queue_cmd_release(struct qcmd *cmd)
+{
+	int	i;
+
+	for (i = 0; i < cmd->argc; i++)
+		free(cmd->own[i]);
+	queue_cmd_init(cmd);
+}
+
+void
+queue_argn(struct qcmd *cmd, const char *s, size_t len)
+{
+	if (cmd->argc == QUEUE_ARGC_MAX)
+		fatal("queue: a command of more than %d arguments",
+		    QUEUE_ARGC_MAX);
+	cmd->own[cmd->argc] = NULL;
+	cmd->len[cmd->argc] = len;
+	cmd->argv[cmd->argc++] = s;
+}
+
+void
+queue_arg(struct qcmd *cmd, const char *s)
+{
+	queue_argn(cmd, s, strlen(s));
+}
+
+void
+queue_argf(struct qcmd *cmd, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) == -1)
+		fatal("out of memory");
+	va_end(ap);
+	queue_arg(cmd, s);
+	cmd->own[cmd->argc - 1] = s;
+}
+
 /* A request from a printf-free argument list; strings are copied. */
 struct qreq *
 queue_req_new(int argc, const char **argv, const size_t *len)
@@ -43,6 +95,16 @@ queue_req_new(int argc, const char **argv, const size_t *len)
 		memcpy(r->argv[i], argv[i], r->argvlen[i]);
 		r->argv[i][r->argvlen[i]] = '\0';
 	}
+	return (r);
+}
+
+struct qreq *
+queue_cmd_req(struct qcmd *cmd)
+{
+	struct qreq	*r;
+
+	r = queue_req_new(cmd->argc, cmd->argv, cmd->len);
+	queue_cmd_release(cmd);
 	return (r);
 }
 
@@ -237,49 +299,40 @@ void
 queue_claim(struct queue *q, const char *item_id, const char *entry_id,
     int redelivered, int retries, queue_claim_cb cb, void *arg)
 {
-	char		*claim, *answer, ttl[16], nretries[16];
-	const char	*argv[10];
+	struct qcmd	 cmd;
 	struct qreq	*req;
 
-	xasprintf(&claim, KS_CLAIM "%s", item_id);
-	xasprintf(&answer, KS_ANSWER "%s", item_id);
-	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
-	snprintf(nretries, sizeof nretries, "%d", retries);
-	argv[0] = "EVAL";
-	argv[1] = queue_claim_lua;
-	argv[2] = "2";
-	argv[3] = claim;
-	argv[4] = answer;
-	argv[5] = q->consumer;
-	argv[6] = ttl;
-	argv[7] = redelivered ? "1" : "0";
-	argv[8] = nretries;
-	argv[9] = entry_id;
-	req = queue_req_new(10, argv, NULL);
+	queue_cmd_init(&cmd);
+	queue_arg(&cmd, "EVAL");
+	queue_arg(&cmd, queue_claim_lua);
+	queue_arg(&cmd, "2");
+	queue_argf(&cmd, KS_CLAIM "%s", item_id);
+	queue_argf(&cmd, KS_ANSWER "%s", item_id);
+	queue_arg(&cmd, q->consumer);
+	queue_argf(&cmd, "%u", q->answer_ttl_s);
+	queue_arg(&cmd, redelivered ? "1" : "0");
+	queue_argf(&cmd, "%d", retries);
+	queue_arg(&cmd, entry_id);
+	req = queue_cmd_req(&cmd);
 	req->claimcb = cb;
 	req->arg = arg;
-	free(claim);
-	free(answer);
 	queue_push(q, req);
 }
 
 void
 queue_release(struct queue *q, const char *item_id, const char *entry_id)
 {
-	char		*claim, ttl[16];
-	const char	*argv[7];
+	struct qcmd	cmd;
 
-	xasprintf(&claim, KS_CLAIM "%s", item_id);
-	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
-	argv[0] = "EVAL";
-	argv[1] = queue_release_lua;
-	argv[2] = "1";
-	argv[3] = claim;
-	argv[4] = q->consumer;
-	argv[5] = entry_id;
-	argv[6] = ttl;
-	queue_push(q, queue_req_new(7, argv, NULL));
-	free(claim);
+	queue_cmd_init(&cmd);
+	queue_arg(&cmd, "EVAL");
+	queue_arg(&cmd, queue_release_lua);
+	queue_arg(&cmd, "1");
+	queue_argf(&cmd, KS_CLAIM "%s", item_id);
+	queue_arg(&cmd, q->consumer);
+	queue_arg(&cmd, entry_id);
+	queue_argf(&cmd, "%u", q->answer_ttl_s);
+	queue_push(q, queue_cmd_req(&cmd));
 }
 
 void
@@ -297,51 +350,39 @@ queue_answer_kept(struct queue *q, const char *reply_to, const char *lane,
     const char *entry_id, const char *json, size_t len, const char *kept,
     size_t kept_len)
 {
-	char		*reply, *answer, *claim, ttl[16], how[2];
-	const char	*argv[14];
-	size_t		 argvlen[14];
-	int		 i;
+	struct qcmd	 cmd;
+	char		*reply;
+	const char	*id = item_id != NULL ? item_id : "";
 
 	xasprintf(&reply, KS_QUEUE_FMT, reply_to, lane);
+	queue_cmd_init(&cmd);
+	queue_arg(&cmd, "EVAL");
+	queue_arg(&cmd, queue_answer_lua);
+	queue_arg(&cmd, "4");
+	queue_arg(&cmd, reply);
 	if (store == QUEUE_STORE_CALLBACK)
-		xasprintf(&answer, KS_SESSION "%s", item_id);
+		queue_argf(&cmd, KS_SESSION "%s", id);
 	else
-		xasprintf(&answer, KS_ANSWER "%s",
-		    item_id != NULL ? item_id : "");
-	xasprintf(&claim, KS_CLAIM "%s", item_id != NULL ? item_id : "");
-	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
-	how[0] = item_id == NULL ? '0' : "0123"[store];
-	how[1] = '\0';
-	argv[0] = "EVAL";
-	argv[1] = queue_answer_lua;
-	argv[2] = "4";
-	argv[3] = reply;
-	argv[4] = answer;
-	argv[5] = stream != NULL ? stream : reply;
-	argv[6] = claim;
-	argv[7] = QUEUE_REPLY_MAXLEN;
-	argv[8] = json;
-	argv[9] = how;
-	argv[10] = ttl;
-	argv[11] = entry_id != NULL ? entry_id : "";
-	argv[12] = QUEUE_GROUP;
-	argv[13] = kept != NULL ? kept : "";
-	for (i = 0; i < 14; i++)
-		argvlen[i] = i == 8 ? len : strlen(argv[i]);
-	argvlen[13] = kept != NULL ? kept_len : 0;
-	queue_push(q, queue_req_new(14, argv, argvlen));
+		queue_argf(&cmd, KS_ANSWER "%s", id);
+	queue_arg(&cmd, stream != NULL ? stream : reply);
+	queue_argf(&cmd, KS_CLAIM "%s", id);
+	queue_arg(&cmd, QUEUE_REPLY_MAXLEN);
+	queue_argn(&cmd, json, len);
+	queue_argf(&cmd, "%c", item_id == NULL ? '0' : "0123"[store]);
+	queue_argf(&cmd, "%u", q->answer_ttl_s);
+	queue_arg(&cmd, entry_id != NULL ? entry_id : "");
+	queue_arg(&cmd, QUEUE_GROUP);
+	queue_argn(&cmd, kept != NULL ? kept : "", kept != NULL ? kept_len : 0);
+	queue_push(q, queue_cmd_req(&cmd));
 	free(reply);
-	free(answer);
-	free(claim);
 }
 
 void
-queue_send(struct queue *q, int argc, const char **argv, const size_t *len,
-    queue_reply_cb cb, void *arg)
+queue_send(struct queue *q, struct qcmd *cmd, queue_reply_cb cb, void *arg)
 {
 	struct qreq	*req;
 
-	req = queue_req_new(argc, argv, len);
+	req = queue_cmd_req(cmd);
 	req->replycb = cb;
 	req->arg = arg;
 	queue_push(q, req);
@@ -352,26 +393,20 @@ queue_forward(struct queue *q, const char *session_id, const char *stream,
     const char *entry_id, const char *body, size_t len, queue_reply_cb cb,
     void *arg)
 {
-	char		*hash;
-	const char	*argv[10];
-	size_t		 argvlen[10];
-	int		 i;
+	struct qcmd	cmd;
 
-	xasprintf(&hash, KS_SESSION "%s", session_id);
-	argv[0] = "EVAL";
-	argv[1] = queue_forward_lua;
-	argv[2] = "2";
-	argv[3] = hash;
-	argv[4] = stream;
-	argv[5] = q->consumer;
-	argv[6] = QUEUE_GROUP;
-	argv[7] = entry_id;
-	argv[8] = body;
-	argv[9] = q->name;
-	for (i = 0; i < 10; i++)
-		argvlen[i] = i == 8 ? len : strlen(argv[i]);
-	queue_send(q, 10, argv, argvlen, cb, arg);
-	free(hash);
+	queue_cmd_init(&cmd);
+	queue_arg(&cmd, "EVAL");
+	queue_arg(&cmd, queue_forward_lua);
+	queue_arg(&cmd, "2");
+	queue_argf(&cmd, KS_SESSION "%s", session_id);
+	queue_arg(&cmd, stream);
+	queue_arg(&cmd, q->consumer);
+	queue_arg(&cmd, QUEUE_GROUP);
+	queue_arg(&cmd, entry_id);
+	queue_argn(&cmd, body, len);
+	queue_arg(&cmd, q->name);
+	queue_send(q, &cmd, cb, arg);
 }
 
 unsigned

@@ -1,7 +1,10 @@
 /*
  * The reliable priority queue on Redis Streams (queue/queue.h): the
  * object, its heartbeat (lease, registry, takeover, lost sessions) and
- * its stats. queue/queue_int.h says which file holds the rest.
+ * its stats. The driver, on top of the module's other files: it hears
+ * from queue/conn.c, through queue_conn_state_cb, that a connection came
+ * up or went down, and sets reading, the outbox and the spool going.
+ * queue/queue_int.h says which file holds the rest.
  */
 
 #include <sys/queue.h>
@@ -34,20 +37,19 @@ const char *const queue_lanes[QUEUE_NLANES] = {
 };
 
 static void	queue_write_status(struct queue *);
+static void	queue_announce(struct queue *);
 
 void
 queue_retire(struct queue *q)
 {
-	const char	*argv[2];
-	char		*key;
+	struct qcmd	cmd;
 
 	q->retired = 1;			/* no more heartbeats either */
-	xasprintf(&key, KS_WORKER "%s", q->consumer);
-	argv[0] = "DEL";
-	argv[1] = key;
+	queue_cmd_init(&cmd);
+	queue_arg(&cmd, "DEL");
+	queue_argf(&cmd, KS_WORKER "%s", q->consumer);
 	/* Never replayed: a later worker of this name may be alive then. */
-	queue_push(q, queue_nospool(queue_req_new(2, argv, NULL)));
-	free(key);
+	queue_push(q, queue_nospool(queue_cmd_req(&cmd)));
 }
 
 const char *
@@ -87,7 +89,7 @@ queue_lease_cb(redisAsyncContext *ac, void *r, void *arg)
 }
 
 /* Renews our lease: execq:worker:<consumer>, for claim_idle. */
-void
+static void
 queue_announce(struct queue *q)
 {
 	if (q->retired || !q->wr.up)
@@ -138,6 +140,35 @@ queue_on_event(struct queue *q, queue_event_cb cb, void *arg)
 {
 	q->eventcb = cb;
 	q->eventarg = arg;
+}
+
+/*
+ * conn.c's word that connection c came up (up 1) or went down: the read
+ * side reads; the write side announces us, says Redis is back, and sends
+ * what waits in the outbox, or, going down, spools it.
+ */
+static void
+queue_conn_state_cb(struct qconn *c, int up)
+{
+	struct queue	*q = c->q;
+
+	if (c == &q->rd) {
+		if (up)
+			queue_read_next(q);
+		else
+			q->reading = 0;
+		return;
+	}
+	if (!up) {
+		queue_spool_out(q);
+		return;
+	}
+	/* Announce ourselves at once: forwarding checks for it. */
+	queue_announce(q);
+	if (q->was_up && q->eventcb != NULL)
+		q->eventcb(QUEUE_EV_RECONNECTED, q->eventarg);
+	q->was_up = 1;
+	queue_flush(q);
 }
 
 /* Sessions found lost (logged) */
@@ -230,8 +261,8 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	TAILQ_INIT(&q->out);
 	TAILQ_INIT(&q->held);
 	LIST_INIT(&q->tracked);
-	queue_conn_init(q, &q->rd, "read");
-	queue_conn_init(q, &q->wr, "write");
+	queue_conn_init(q, &q->rd, "read", queue_conn_state_cb);
+	queue_conn_init(q, &q->wr, "write", queue_conn_state_cb);
 	q->ev_read_retry = evtimer_new(base, queue_read_retry_cb, q);
 	q->ev_flush = evtimer_new(base, queue_flush_retry_cb, q);
 	q->ev_unblock = evtimer_new(base, queue_unblock_retry_cb, q);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 struct event_base;
+struct item_held;
 struct queue;
 struct rurl;
 struct syncer;
@@ -138,12 +139,6 @@ void		 queue_answer_kept(struct queue *, const char *reply_to,
 		    const char *stream, const char *entry_id, const char *json,
 		    size_t len, const char *kept, size_t kept_len);
 /*
- * Any command, kept until Redis has it like an answer; cb (may be NULL)
- * gets its integer reply. argv is copied (len NULL: strlen).
- */
-void		 queue_send(struct queue *, int argc, const char **argv,
-		    const size_t *len, queue_reply_cb, void *arg);
-/*
  * Hands a PROCESS item to the worker owning session_id (through its
  * inbox q:<queue>:ctl:<consumer>) and acknowledges it here. cb gets 1
  * (forwarded), 0 (no other owner) or -1 (the owner is gone).
@@ -152,17 +147,13 @@ void		 queue_forward(struct queue *, const char *session_id,
 		    const char *stream, const char *entry_id, const char *body,
 		    size_t len, queue_reply_cb, void *arg);
 /*
- * A one-shot read of stream entries (XREAD ... STREAMS key id, XRANGE or
- * XREVRANGE; COUNT at most QUEUE_READ_MAX), not kept across reconnects:
- * -1 when Redis is away (no callback). cb gets the entries, borrowed for
- * the call (n may be 0), or failed = -1 (an error reply or a lost
- * connection). Never called after queue_free().
+ * The answer to a one-shot read (queue_decisions_*): the entries, borrowed
+ * for the call (n may be 0, at most QUEUE_READ_MAX), or failed = -1 (an
+ * error reply or a lost connection). Never called after queue_free().
  */
 #define QUEUE_READ_MAX	128
 typedef void (*queue_read_cb)(const struct queue_entry *, size_t n,
     int failed, void *arg);
-int		 queue_read(struct queue *, int argc, const char **argv,
-		    queue_read_cb, void *arg);
 /* This worker's consumer name. */
 const char	*queue_consumer(const struct queue *);
 /* Keeps an entry being worked on from being taken over (heartbeat). */
@@ -197,5 +188,88 @@ struct queue_stats {
 	unsigned		spooled;	/* ... of them in the spool */
 };
 void		 queue_stats(const struct queue *, struct queue_stats *);
+
+/*
+ * What the worker keeps in Redis for others to read (queue/store.c).
+ * Every write goes out like an answer: kept until Redis has it, resent
+ * after a reconnect, in the order of the calls on the one write
+ * connection, behind the answers sent before it. Strings are copied.
+ */
+
+/* A session as its mirror execq:session:<id> shows it (borrowed). */
+struct queue_session {
+	const char		*id;
+	long			 pid;
+	const char		*command;
+	const char		*status;	/* "running", or how it ended */
+	const char		*log_path;
+	long long		 started_ms;
+	const char		*reply_to;
+	int			 pty;
+	unsigned long long	 output_bytes;
+	int			 ended;		/* then these two as well: */
+	long long		 exit_code;
+	long long		 ended_ms;
+};
+/* Writes the session's mirror (this worker's), then its TTL. */
+void		 queue_session_mirror(struct queue *,
+		    const struct queue_session *, unsigned ttl_s);
+/*
+ * Lists session id in execq:sessions by its start (dropping entries
+ * older than a week) and in execq:running, where a worker that outlives
+ * this one finds it if this one dies.
+ */
+void		 queue_session_index(struct queue *, const char *id,
+		    long long started_ms);
+/* Takes session id out of execq:running: it ended here. */
+void		 queue_session_ended(struct queue *, const char *id);
+/*
+ * The fence check of session id, after our lease had lapsed: cb gets
+ * serial if another worker declared the session lost meanwhile, else 0.
+ */
+void		 queue_session_fence(struct queue *, const char *id,
+		    long long serial, queue_reply_cb, void *arg);
+/*
+ * A held item (h, borrowed) in the session mirror for ttl_s, listed in
+ * execq:sessions by its start.
+ */
+void		 queue_held_mirror(struct queue *, const struct item_held *h,
+		    const char *reply_to, long long ttl_s);
+/* Takes held item id out of the mirror and of execq:sessions. */
+void		 queue_held_drop(struct queue *, const char *id);
+
+/*
+ * A pending approval request: its record json as
+ * execq:approval:<request> for ttl_s, the request in
+ * execq:approvals:pending by expires_ms, json in the execq:approvals
+ * stream.
+ */
+void		 queue_approval_publish(struct queue *, const char *request,
+		    const char *json, long long ttl_s, long long expires_ms);
+/* A request that ended: its record json for ttl_s, no longer pending. */
+void		 queue_approval_settle(struct queue *, const char *request,
+		    const char *json, long long ttl_s);
+/*
+ * Reads execq:decisions (not kept across reconnects; -1 when Redis is
+ * away, and no callback): its last entry (where it ends now), or the
+ * entries after cursor, QUEUE_READ_MAX at most.
+ */
+int		 queue_decisions_last(struct queue *, queue_read_cb,
+		    void *arg);
+int		 queue_decisions_after(struct queue *, const char *cursor,
+		    queue_read_cb, void *arg);
+
+/*
+ * The live output stream execq:out:<id>, capped at QUEUE_LIVE_MAXLEN
+ * entries: an entry of output, len bytes of data with "offset" where they
+ * start, "fd" when fd >= 0, "skipped" when skipped > 0.
+ */
+#define QUEUE_LIVE_MAXLEN	1000
+void		 queue_live_add(struct queue *, const char *id, int fd,
+		    unsigned long long offset, unsigned long long skipped,
+		    const char *data, size_t len);
+/* Its last entry, {"end": end}, and the stream's TTL. */
+void		 queue_live_end(struct queue *, const char *id,
+		    const char *end, unsigned ttl_s);
 
 #endif

@@ -2,18 +2,25 @@
 #define EXECQ_QUEUE_INT_H
 
 /*
- * The queue module's insides, shared by its files and by nothing else:
+ * The queue module's insides, shared by its files and by nothing else.
+ * Its files, from the top down; each calls only the ones below it:
  *
- *   queue.c    the object: create, free, heartbeat, lease, registry, stats
- *   conn.c     the two Redis connections: connect, resolve, AUTH/HELLO,
- *              reconnect with backoff, the write kick
+ *   store.c    what the worker keeps in Redis for others to read: the
+ *              session mirror, approvals and decisions, live output
+ *   queue.c    the driver: the object, create, free, heartbeat, lease,
+ *              registry, stats; told of connections by conn.c's callback
  *   reader.c   the lanes: fetch, blocking read, held and tracked entries,
  *              takeover (XAUTOCLAIM), one-shot reads
- *   outbox.c   what must reach Redis: claims, answers, commands, their
- *              retry and backoff, the spool hand-off
- *   scripts.c  the Lua scripts
+ *   outbox.c   what must reach Redis: commands built by appending
+ *              (struct qcmd), claims, answers, their retry and backoff,
+ *              the spool hand-off
+ *   conn.c     the two Redis connections: connect, resolve, AUTH/HELLO,
+ *              reconnect with backoff, the write kick
+ *   scripts.c  the Lua scripts, each with its KEYS and ARGV in order
  *
- * Every function keeps the module's prefix, queue_.
+ * reader.c lets go of claims through outbox.c; nothing calls up: conn.c
+ * says "up" and "down" through the callback queue.c gives it. Every
+ * function keeps the module's prefix, queue_.
  */
 
 #include <sys/queue.h>
@@ -41,6 +48,8 @@ struct syncer;
 #define QUEUE_CTL_COUNT		"64"
 #define QUEUE_BLOCK_MS		"2000"
 #define QUEUE_REPLY_MAXLEN	"10000"
+#define QUEUE_APPROVALS_MAXLEN	"10000"	/* the execq:approvals stream */
+#define QUEUE_SESSIONS_KEEP_MS	(7LL * 86400 * 1000)	/* execq:sessions */
 #define QUEUE_BACKOFF_MIN_MS	50
 #define QUEUE_BACKOFF_MAX_MS	2000
 #define QUEUE_ERR_BACKOFF_MAX_MS 8000	/* Redis says no (OOM, READONLY) */
@@ -57,13 +66,19 @@ extern const char queue_release_lua[];
 extern const char queue_answer_lua[];
 extern const char queue_lost_lua[];
 extern const char queue_status_lua[];
+extern const char queue_fence_lua[];
 
 struct queue;
+struct qconn;
+
+/* A connection came up (up 1) or went down (0); not while freeing. */
+typedef void (*queue_conn_cb)(struct qconn *, int up);
 
 /* One Redis connection and its reconnect timer. */
 struct qconn {
 	struct queue		*q;
 	const char		*name;
+	queue_conn_cb		 cb;		/* its owner's: queue.c */
 	redisAsyncContext	*ac;
 	int			 up;
 	unsigned		 backoff_ms;
@@ -90,6 +105,19 @@ struct qreq {
 	struct spool_ref	 spool;		/* where it is kept on disk */
 };
 TAILQ_HEAD(qreqs, qreq);
+
+/*
+ * A command being built: arguments appended in order (queue_arg...),
+ * borrowed but for the formatted ones (queue_argf), which it owns until
+ * it is sent or released.
+ */
+#define QUEUE_ARGC_MAX		32
+struct qcmd {
+	int			 argc;
+	const char		*argv[QUEUE_ARGC_MAX];
+	size_t			 len[QUEUE_ARGC_MAX];
+	char			*own[QUEUE_ARGC_MAX];
+};
 
 /* An entry delivered by Redis that the worker had no room for yet. */
 struct qheld {
@@ -157,27 +185,50 @@ void	queue_kick(struct qconn *c);
 void	queue_create_groups(struct queue *q);
 int	queue_numeric(const char *host);
 void	queue_connect(struct qconn *c);
-void	queue_conn_init(struct queue *q, struct qconn *c, const char *name);
+/* cb hears of every connect and disconnect of c. */
+void	queue_conn_init(struct queue *q, struct qconn *c, const char *name,
+	    queue_conn_cb cb);
 void	queue_conn_release(struct qconn *c);
 
 /* outbox.c */
+void	queue_cmd_init(struct qcmd *cmd);
+void	queue_cmd_release(struct qcmd *cmd);
+/* Appends s (a string), or len bytes of s, or a printf-made argument. */
+void	queue_arg(struct qcmd *cmd, const char *s);
+void	queue_argn(struct qcmd *cmd, const char *s, size_t len);
+void	queue_argf(struct qcmd *cmd, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
 struct qreq *	queue_req_new(int argc, const char **argv, const size_t *len);
+/* A request of cmd (copied), which is released. */
+struct qreq *	queue_cmd_req(struct qcmd *cmd);
 struct qreq *	queue_nospool(struct qreq *r);
 void	queue_req_free(struct qreq *r);
 unsigned	queue_spool_out(struct queue *q);
 void	queue_flush_retry_cb(evutil_socket_t fd, short what, void *arg);
 void	queue_flush(struct queue *q);
 void	queue_push(struct queue *q, struct qreq *req);
+/*
+ * Any command, kept until Redis has it like an answer; cb (may be NULL)
+ * gets its integer reply. cmd is copied and released.
+ */
+void	queue_send(struct queue *q, struct qcmd *cmd, queue_reply_cb cb,
+	    void *arg);
 unsigned	queue_backlog(const struct queue *q);
 void	queue_spool_open(struct queue *q, const struct queue_config *cfg);
-
-/* queue.c */
-void	queue_announce(struct queue *q);
 
 /* reader.c */
 void	queue_read_retry_cb(evutil_socket_t fd, short what, void *arg);
 void	queue_read_next(struct queue *q);
 void	queue_unblock_retry_cb(evutil_socket_t fd, short what, void *arg);
 void	queue_autoclaim_cb(redisAsyncContext *ac, void *r, void *arg);
+/*
+ * A one-shot read of stream entries (cmd: XREAD ... STREAMS key id,
+ * XRANGE or XREVRANGE; COUNT at most QUEUE_READ_MAX), not kept across
+ * reconnects: -1 when Redis is away (no callback). cmd is released. cb
+ * gets the entries, borrowed for the call (n may be 0), or failed = -1
+ * (an error reply or a lost connection). Never called after queue_free().
+ */
+int	queue_read(struct queue *q, struct qcmd *cmd, queue_read_cb cb,
+	    void *arg);
 
 #endif

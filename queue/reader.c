@@ -1,7 +1,8 @@
 /*
  * Reading the lanes: the fetch script and the blocking read, entries held
  * until the worker has room, tracked ones kept from takeover, XAUTOCLAIM,
- * and one-shot reads.
+ * and one-shot reads. Above queue/conn.c and queue/outbox.c (a claim
+ * made as an entry was read is let go of there); queue.c starts it.
  */
 
 #include <sys/queue.h>
@@ -503,24 +504,27 @@ queue_read_reply_cb(redisAsyncContext *ac, void *r, void *arg)
 }
 
 int
-queue_read(struct queue *q, int argc, const char **argv, queue_read_cb cb,
-    void *arg)
+queue_read(struct queue *q, struct qcmd *cmd, queue_read_cb cb, void *arg)
 {
 	struct qread	*rd;
+	int		 rc = -1;
 
 	if (!q->wr.up || q->freeing)
-		return (-1);
+		goto out;
 	rd = xcalloc(1, sizeof *rd);
 	rd->q = q;
 	rd->cb = cb;
 	rd->arg = arg;
-	if (redisAsyncCommandArgv(q->wr.ac, queue_read_reply_cb, rd, argc, argv,
-	    NULL) != REDIS_OK) {
+	if (redisAsyncCommandArgv(q->wr.ac, queue_read_reply_cb, rd, cmd->argc,
+	    cmd->argv, cmd->len) != REDIS_OK) {
 		free(rd);
-		return (-1);
+		goto out;
 	}
 	queue_kick(&q->wr);
-	return (0);
+	rc = 0;
+out:
+	queue_cmd_release(cmd);
+	return (rc);
 }
 
 void

@@ -1,6 +1,8 @@
 /*
- * The Lua scripts the queue runs with EVAL. Key names come from
- * queue/keyspace.h.
+ * The Lua scripts the queue runs with EVAL, every one execq has: no other
+ * file holds Lua. Key and field names come from queue/keyspace.h. Beside
+ * each script, its KEYS and ARGV in order: the C that builds its EVAL
+ * appends its arguments in that order (queue/outbox.c, queue/store.c).
  */
 
 #include "queue/item.h"
@@ -49,6 +51,9 @@
  * through when Redis is out of memory (a script may go on writing once
  * it wrote), so the script carries the flags line, and Redis refuses it
  * whole then, as it refuses a plain XREADGROUP.
+ *   KEYS: the lanes in order, control lanes first
+ *   ARGV: 1 group, 2 consumer, 3 count, 4 control lanes, 5 id (">" or
+ *         "0"), 6 max item bytes, 7 answer ttl
  */
 const char queue_fetch_lua[] =
     "#!lua\n"	/* flagged: refused whole while Redis is out of memory */
@@ -84,13 +89,14 @@ const char queue_fetch_lua[] =
     "end return out";
 
 /*
- * Hands a PROCESS item to the worker that owns its session. KEYS: the
- * session hash, the stream the item came from. ARGV: me, group, entry,
- * item, queue. Returns 1 forwarded (and acknowledged), 0 not owned by
- * another worker, -1 owned by a worker that is gone.
+ * Hands a PROCESS item to the worker that owns its session. Returns 1
+ * forwarded (and acknowledged), 0 not owned by another worker, -1 owned
+ * by a worker that is gone.
+ *   KEYS: 1 the session hash, 2 the stream the item came from
+ *   ARGV: 1 me (consumer), 2 group, 3 entry, 4 item, 5 queue
  */
 const char queue_forward_lua[] =
-    "local owner = redis.call('HGET', KEYS[1], 'worker') "
+    "local owner = redis.call('HGET', KEYS[1], '" KS_SF_WORKER "') "
     "if not owner or owner == ARGV[1] then return 0 end "
     "if redis.call('EXISTS', '" KS_WORKER "' .. owner) == 0 then "
     " return -1 end "
@@ -103,8 +109,10 @@ const char queue_forward_lua[] =
 
 /*
  * The idempotency key (QUEUE_CLAIM_FN) of an item not claimed as it was
- * read (a blocking read, a takeover). KEYS: claim, answer. ARGV:
- * consumer, ttl, redelivered, retries, entry.
+ * read (a blocking read, a takeover).
+ *   KEYS: 1 claim, 2 answer
+ *   ARGV: 1 consumer, 2 ttl, 3 redelivered ("1" or "0"), 4 retries,
+ *         5 entry
  */
 const char queue_claim_lua[] =
     QUEUE_CLAIM_FN
@@ -113,8 +121,10 @@ const char queue_claim_lua[] =
 
 /*
  * Lets go of a claim made as the entry was read, for an item the worker
- * cannot take now: it is taken again later, and runs then. KEYS: claim.
- * ARGV: consumer, entry, ttl. Only our claim of that entry is released.
+ * cannot take now: it is taken again later, and runs then. Only our
+ * claim of that entry is released.
+ *   KEYS: 1 claim
+ *   ARGV: 1 consumer, 2 entry, 3 ttl
  */
 const char queue_release_lua[] =
     "local c = redis.call('GET', KEYS[1]) "
@@ -124,13 +134,15 @@ const char queue_release_lua[] =
     "return 0";
 
 /*
- * An answer, stored and acknowledged atomically. KEYS: reply stream,
- * answer key (for a callback: the session hash), source stream, claim key.
- * ARGV: maxlen, json, store (1: keep it as the item's answer, 2: release
- * the claim so the id may run again, 3: a session's callback, 0: none of
- * these), ttl, entry, group, and what to keep as the answer when it is
- * not the json sent (a session's token is sent once, never kept). The
- * acknowledged entry is deleted from its
+ * An answer, stored and acknowledged atomically.
+ *   KEYS: 1 reply stream, 2 answer key (for a callback: the session
+ *         hash), 3 source stream, 4 claim key
+ *   ARGV: 1 maxlen, 2 json, 3 store (1: keep it as the item's answer,
+ *         2: release the claim so the id may run again, 3: a session's
+ *         callback, 0: none of these), 4 ttl, 5 entry ("": none),
+ *         6 group, 7 what to keep as the answer when it is not the json
+ *         sent ("": the json; a session's token is sent once, never kept)
+ * The acknowledged entry is deleted from its
  * work stream, so work streams hold only what is waiting or running.
  * An entry that is acknowledged already (this answer resent after a lost
  * reply, or the entry answered by a worker that took it over: either way
@@ -149,7 +161,7 @@ const char queue_answer_lua[] =
     "  redis.call('EXISTS', KEYS[2]) == 1) then return 0 end "
     "end "
     "if ARGV[3] == '3' then "
-    " if redis.call('HSETNX', KEYS[2], 'callback', '1') == 0 then "
+    " if redis.call('HSETNX', KEYS[2], '" KS_SF_CALLBACK "', '1') == 0 then "
     "  return 0 end "
     " if redis.call('TTL', KEYS[2]) < 0 then "
     "  redis.call('EXPIRE', KEYS[2], ARGV[4]) end "
@@ -167,22 +179,26 @@ const char queue_answer_lua[] =
 /*
  * Sessions whose worker is gone (no heartbeat for claim_idle) end as
  * "lost", with their one EXEC_CALLBACK, sent by whichever worker sees it
- * first (the script is atomic). KEYS: the running set. ARGV: now, ttl,
- * the callback's template (item_lost_template(): queue/item_json.c
- * writes the wire format, the script only fills in what Redis knows).
+ * first (the script is atomic). The callback's template comes from
+ * item_lost_template(): queue/item_json.c writes the wire format, the
+ * script only fills in what Redis knows.
+ *   KEYS: 1 the running set
+ *   ARGV: 1 now (ms), 2 ttl, 3 the callback's template
  */
 const char queue_lost_lua[] =
     "local n = 0 "
     "for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do "
     " local h = '" KS_SESSION "' .. id "
-    " local st = redis.call('HMGET', h, 'status', 'worker', 'reply_to', "
-    "  'log_path', 'callback') "
+    " local st = redis.call('HMGET', h, '" KS_SF_STATUS "', "
+    "'" KS_SF_WORKER "', '" KS_SF_REPLY_TO "', "
+    "  '" KS_SF_LOG_PATH "', '" KS_SF_CALLBACK "') "
     " if st[1] ~= 'running' or st[5] then redis.call('SREM', KEYS[1], id) "
     " elseif st[2] and redis.call('EXISTS', '" KS_WORKER "' .. st[2]) == 0 "
     " then "
     "  redis.call('SREM', KEYS[1], id) "
-    "  redis.call('HSET', h, 'status', 'lost', 'ended_ms', ARGV[1], "
-    "   'callback', '1') "
+    "  redis.call('HSET', h, '" KS_SF_STATUS "', 'lost', "
+    "'" KS_SF_ENDED "', ARGV[1], "
+    "   '" KS_SF_CALLBACK "', '1') "
     "  redis.call('EXPIRE', h, ARGV[2]) "
     "  local cb = ARGV[3] "
     "  cb = string.gsub(cb, '" ITEM_LOST_ID "', "
@@ -201,8 +217,10 @@ const char queue_lost_lua[] =
 /*
  * The fleet registry: this worker's status (JSON) in the hash
  * execq:workers, its beat time in the sorted set execq:workers:beat, and
- * entries not heard of for ARGV[4] ms removed. KEYS: the hash, the set.
- * ARGV: consumer, status, now (ms).
+ * entries not heard of for ARGV[4] ms removed.
+ *   KEYS: 1 the hash, 2 the set
+ *   ARGV: 1 consumer, 2 status, 3 now (ms), 4 how long a silent
+ *         worker's entry stays (ms)
  */
 const char queue_status_lua[] =
     "redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) "
@@ -212,3 +230,14 @@ const char queue_status_lua[] =
     "for _, c in ipairs(old) do "
     " redis.call('HDEL', KEYS[1], c) redis.call('ZREM', KEYS[2], c) "
     "end return #old";
+
+/*
+ * The fence check of a session this worker runs, after its lease had
+ * lapsed: the session's serial when another worker declared it lost
+ * meanwhile (its callback went out), else 0.
+ *   KEYS: 1 the session hash
+ *   ARGV: 1 the session's serial
+ */
+const char queue_fence_lua[] =
+    "if redis.call('HGET', KEYS[1], '" KS_SF_STATUS "') == 'lost' then "
+    "return tonumber(ARGV[1]) end return 0";

@@ -8,7 +8,10 @@
  * it either. The cursor is the stream's last id, taken before a request
  * is published, so no decision for it can come before the cursor.
  * Polled every APPROVAL_POLL_MS while anything is parked (a human is on
- * the other side; a quarter second is not felt).
+ * the other side; a quarter second is not felt). What Redis keeps of a
+ * request (its record, the pending set, the approvals stream) and the
+ * reads of the decisions are built by queue/store.c from the values
+ * given here.
  */
 
 #include <sys/queue.h>
@@ -31,7 +34,6 @@
 
 #define APPROVAL_POLL_MS	250
 #define APPROVAL_KEEP_S		86400	/* a decided record stays a day */
-#define APPROVAL_STREAM_MAXLEN	"10000"
 
 struct approval {
 	TAILQ_ENTRY(approval)	 entry;
@@ -102,44 +104,20 @@ static void
 approval_publish(struct approval *a)
 {
 	struct approvals	*as = a->as;
-	char			*json, ttl[32], score[32], key[64];
-	const char		*argv[10];
+	char			*json;
+	long long		 ttl;
 	size_t			 len;
 
 	json = item_approval_to_json(&a->req, &len);
-	snprintf(ttl, sizeof ttl, "%lld", (long long)((a->req.expires_ms -
-	    a->req.created_ms) / 1000 + APPROVAL_KEEP_S));
-	snprintf(score, sizeof score, "%lld", (long long)a->req.expires_ms);
-	snprintf(key, sizeof key, KS_APPROVAL "%s", a->request);
-	argv[0] = "SET";
-	argv[1] = key;
-	argv[2] = json;
-	argv[3] = "EX";
-	argv[4] = ttl;
-	queue_send(as->q, 5, argv, NULL, NULL, NULL);
+	ttl = (long long)((a->req.expires_ms - a->req.created_ms) / 1000 +
+	    APPROVAL_KEEP_S);
 	if (strcmp(a->req.state, "pending") == 0) {
-		argv[0] = "ZADD";
-		argv[1] = KS_APPROVALS_PENDING;
-		argv[2] = score;
-		argv[3] = a->request;
-		queue_send(as->q, 4, argv, NULL, NULL, NULL);
-		argv[0] = "XADD";
-		argv[1] = KS_APPROVALS;
-		argv[2] = "MAXLEN";
-		argv[3] = "~";
-		argv[4] = APPROVAL_STREAM_MAXLEN;
-		argv[5] = "*";
-		argv[6] = "item";
-		argv[7] = json;
-		queue_send(as->q, 8, argv, NULL, NULL, NULL);
+		queue_approval_publish(as->q, a->request, json, ttl,
+		    (long long)a->req.expires_ms);
 		queue_answer(as->q, a->req.reply_to, KS_LANE_HIGH, NULL,
 		    QUEUE_STORE_NONE, NULL, NULL, json, len);
-	} else {
-		argv[0] = "ZREM";
-		argv[1] = KS_APPROVALS_PENDING;
-		argv[2] = a->request;
-		queue_send(as->q, 3, argv, NULL, NULL, NULL);
-	}
+	} else
+		queue_approval_settle(as->q, a->request, json, ttl);
 	free(json);
 }
 
@@ -276,18 +254,15 @@ approvals_read_cb(const struct queue_entry *e, size_t n, int failed,
 static void
 approvals_poll(struct approvals *as)
 {
-	const char	*first[] = { "XREVRANGE", KS_DECISIONS, "+", "-",
-			    "COUNT", "1" };
-	const char	*next[] = { "XREAD", "COUNT", "128", "STREAMS",
-			    KS_DECISIONS, as->cursor };
-	int		 r;
+	int	r;
 
 	if (as->reading != APPROVAL_READ_NONE)
 		return;
 	if (as->cursor == NULL)
-		r = queue_read(as->q, 6, first, approvals_read_cb, as);
+		r = queue_decisions_last(as->q, approvals_read_cb, as);
 	else
-		r = queue_read(as->q, 6, next, approvals_read_cb, as);
+		r = queue_decisions_after(as->q, as->cursor, approvals_read_cb,
+		    as);
 	if (r == 0)
 		as->reading = as->cursor == NULL ? APPROVAL_READ_FIRST :
 		    APPROVAL_READ_NEXT;

@@ -1,7 +1,9 @@
 /*
- * The live output stream. Entries go out through the queue like answers
- * (queue_send, in order on the one write connection), so a reader that
- * sees an item's answer has been able to see every entry before it.
+ * The live output stream: output gathered here, its entries written by
+ * queue/store.c (queue_live_add, queue_live_end). Entries go out through
+ * the queue like answers (in order on the one write connection), so a
+ * reader that sees an item's answer has been able to see every entry
+ * before it.
  */
 
 #include <stdio.h>
@@ -12,13 +14,12 @@
 
 #include "logs/log.h"
 #include "logs/xmalloc.h"
-#include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "worker/live.h"
 
 struct live {
 	struct queue		*q;
-	char			*key;		/* execq:out:<id> */
+	char			*id;		/* of execq:out:<id> */
 	int			 per_fd;
 	int			 fd;		/* of what is pending */
 	char			*pending;	/* not sent yet */
@@ -47,7 +48,7 @@ live_create(struct event_base *base, struct queue *q, const char *id,
 	l = xcalloc(1, sizeof *l);
 	l->q = q;
 	l->per_fd = per_fd;
-	xasprintf(&l->key, KS_OUT "%s", id);
+	l->id = xstrdup(id);
 	l->pending = xmalloc(LIVE_FLUSH_BYTES);
 	if ((l->ev_flush = evtimer_new(base, live_flush_cb, l)) == NULL)
 		fatal("out of memory (libevent)");
@@ -61,18 +62,13 @@ live_free(struct live *l)
 		return;
 	event_free(l->ev_flush);
 	free(l->pending);
-	free(l->key);
+	free(l->id);
 	free(l);
 }
 
 void
 live_flush(struct live *l)
 {
-	char		 skipped[32], offset[32], fd[4];
-	const char	*argv[14];
-	size_t		 len[14];
-	int		 i, n = 0;
-
 	if (l->npending == 0 && l->skipped == 0)
 		return;
 	evtimer_del(l->ev_flush);
@@ -81,30 +77,8 @@ live_flush(struct live *l)
 		l->npending = 0;
 		return;
 	}
-	snprintf(skipped, sizeof skipped, "%llu", l->skipped);
-	snprintf(offset, sizeof offset, "%llu", l->pending_off);
-	snprintf(fd, sizeof fd, "%d", l->fd);
-	argv[n++] = "XADD";
-	argv[n++] = l->key;
-	argv[n++] = "MAXLEN";
-	argv[n++] = "~";
-	argv[n++] = LIVE_MAXLEN;
-	argv[n++] = "*";
-	if (l->per_fd) {
-		argv[n++] = "fd";
-		argv[n++] = fd;
-	}
-	argv[n++] = "offset";
-	argv[n++] = offset;
-	if (l->skipped > 0) {
-		argv[n++] = "skipped";
-		argv[n++] = skipped;
-	}
-	argv[n++] = "data";
-	argv[n++] = l->pending;
-	for (i = 0; i < n; i++)
-		len[i] = i == n - 1 ? l->npending : strlen(argv[i]);
-	queue_send(l->q, n, argv, len, NULL, NULL);
+	queue_live_add(l->q, l->id, l->per_fd ? l->fd : -1, l->pending_off,
+	    l->skipped, l->pending, l->npending);
 	l->skipped = 0;
 	l->npending = 0;
 }
@@ -136,18 +110,6 @@ live_output(struct live *l, int fd, const char *buf, size_t len)
 void
 live_end(struct live *l, const char *end, unsigned ttl_s)
 {
-	const char	*argv[5];
-	char		 ttl[16];
-
 	live_flush(l);
-	argv[0] = "XADD";
-	argv[1] = l->key;
-	argv[2] = "*";
-	argv[3] = "end";
-	argv[4] = end;
-	queue_send(l->q, 5, argv, NULL, NULL, NULL);
-	snprintf(ttl, sizeof ttl, "%u", ttl_s);
-	argv[0] = "EXPIRE";
-	argv[2] = ttl;
-	queue_send(l->q, 3, argv, NULL, NULL, NULL);
+	queue_live_end(l->q, l->id, end, ttl_s);
 }

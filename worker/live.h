@@ -10,7 +10,8 @@
  * the offset is in that stream. Output faster than that is not all in the
  * stream: "skipped" counts the bytes left out since the previous entry
  * (the log has everything). The last entry holds "end". Capped at
- * LIVE_MAXLEN entries; it expires ttl_s after the end.
+ * QUEUE_LIVE_MAXLEN entries (queue/queue.h); it expires ttl_s after the
+ * end.
  */
 
 #include <stddef.h>
@@ -21,7 +22,6 @@ struct live;
 
 #define LIVE_FLUSH_BYTES	65536
 #define LIVE_FLUSH_MS		50
-#define LIVE_MAXLEN		"1000"
 #define LIVE_BACKLOG		1000	/* Redis behind: drop, not hoard */
 
 /* The stream of command id; per_fd: foreground (entries carry "fd"). */

@@ -1,3 +1,11 @@
+/*
+ * Background and PTY sessions (worker/session.h): the registry, the
+ * process actions on them (poll, log, write, send-keys, kill, wait,
+ * list), their EXEC_CALLBACK, and what Redis shows of them, which
+ * queue/store.c writes from the values given here (the mirror, the
+ * index, the running set, the fence check).
+ */
+
 #include <sys/queue.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -37,7 +45,7 @@
 #define SESSION_POLL_MAX	65536	/* poll's default max_bytes */
 #define SESSION_LOG_MAX		(1 << 20)	/* bytes per log answer */
 #define SESSION_WAIT_MS		30000	/* wait's default */
-#define SESSION_RUNNING_TTL	"604800"	/* mirror of a running one */
+#define SESSION_RUNNING_TTL	604800	/* mirror of a running one */
 
 struct session;
 
@@ -134,92 +142,42 @@ session_error(const char *code, sessions_answer_cb cb, void *arg,
 	free(msg);
 }
 
-/* Sends a Redis command through the reliable outbox. */
-static void
-session_send(struct sessions *ss, int argc, const char **argv,
-    const size_t *len)
-{
-	queue_send(ss->q, argc, argv, len, NULL, NULL);
-}
-
-/* Mirrors the session's state to execq:session:<id> with a TTL. */
+/*
+ * Mirrors the session's state to execq:session:<id>: a running one for
+ * a week, an ended one for session_ttl_s.
+ */
 static void
 session_mirror(struct session *s)
 {
-	struct sessions	*ss = s->ss;
-	char		 key[192], pid[24], started[24], ended[24], code[16],
-			 ttl[16], bytes[32];
-	const char	*status = "running";
-	const char	*argv[32];
-	int		 n = 0;
+	struct queue_session	m;
 
-	snprintf(key, sizeof key, KS_SESSION "%s", s->id);
-	snprintf(pid, sizeof pid, "%ld", (long)s->pid);
-	snprintf(started, sizeof started, "%lld", (long long)s->started_ms);
-	snprintf(ended, sizeof ended, "%lld", (long long)s->ended_ms);
-	snprintf(bytes, sizeof bytes, "%llu", s->output_bytes);
-	snprintf(code, sizeof code, "%lld", s->final == NULL ? -1LL :
-	    (long long)json_integer_value(json_object_get(s->final,
-	    "exit_code")));
-	if (s->final != NULL)
-		status = json_string_value(json_object_get(s->final, "status"));
-	argv[n++] = "HSET";
-	argv[n++] = key;
-	argv[n++] = "worker";
-	argv[n++] = queue_consumer(ss->q);
-	argv[n++] = "pid";
-	argv[n++] = pid;
-	argv[n++] = "command";
-	argv[n++] = s->command;
-	argv[n++] = "status";
-	argv[n++] = status;
-	argv[n++] = "log_path";
-	argv[n++] = s->log_path;
-	argv[n++] = "started_ms";
-	argv[n++] = started;
-	argv[n++] = "reply_to";
-	argv[n++] = s->reply_to;
-	argv[n++] = "pty";
-	argv[n++] = s->pty ? "1" : "0";
-	argv[n++] = "output_bytes";
-	argv[n++] = bytes;
+	memset(&m, 0, sizeof m);
+	m.id = s->id;
+	m.pid = (long)s->pid;
+	m.command = s->command;
+	m.status = "running";
+	m.log_path = s->log_path;
+	m.started_ms = (long long)s->started_ms;
+	m.reply_to = s->reply_to;
+	m.pty = s->pty;
+	m.output_bytes = s->output_bytes;
 	if (s->final != NULL) {
-		argv[n++] = "exit_code";
-		argv[n++] = code;
-		argv[n++] = "ended_ms";
-		argv[n++] = ended;
+		m.ended = 1;
+		m.status = json_string_value(json_object_get(s->final,
+		    "status"));
+		m.exit_code = (long long)json_integer_value(json_object_get(
+		    s->final, "exit_code"));
+		m.ended_ms = (long long)s->ended_ms;
 	}
-	session_send(ss, n, argv, NULL);
-	snprintf(ttl, sizeof ttl, "%u", ss->cfg->session_ttl_s);
-	argv[0] = "EXPIRE";
-	argv[1] = key;
-	argv[2] = s->final == NULL ? SESSION_RUNNING_TTL : ttl;
-	session_send(ss, 3, argv, NULL);
+	queue_session_mirror(s->ss->q, &m, s->final == NULL ?
+	    SESSION_RUNNING_TTL : s->ss->cfg->session_ttl_s);
 }
 
-/* Lists the session in execq:sessions (by start time), trimmed to a week. */
+/* Lists the session in execq:sessions (by start time) and as running. */
 static void
 session_index(struct session *s)
 {
-	char		 score[24], old[32];
-	const char	*argv[4];
-
-	snprintf(score, sizeof score, "%lld", (long long)s->started_ms);
-	snprintf(old, sizeof old, "(%lld", (long long)s->started_ms -
-	    7LL * 86400 * 1000);
-	argv[0] = "ZADD";
-	argv[1] = KS_SESSIONS;
-	argv[2] = score;
-	argv[3] = s->id;
-	session_send(s->ss, 4, argv, NULL);
-	argv[0] = "ZREMRANGEBYSCORE";
-	argv[2] = "-inf";
-	argv[3] = old;
-	session_send(s->ss, 4, argv, NULL);
-	argv[0] = "SADD";		/* checked for lost sessions */
-	argv[1] = KS_RUNNING;
-	argv[2] = s->id;
-	session_send(s->ss, 3, argv, NULL);
+	queue_session_index(s->ss->q, s->id, (long long)s->started_ms);
 }
 
 /* New output: into the live stream (coalesced), and wake the pollers. */
@@ -727,7 +685,6 @@ session_done_cb(struct exec *ex, void *arg)
 	struct sessions		*ss = s->ss;
 	struct exec_result	 r;
 	char			*text;
-	const char		*argv[8];
 	size_t			 len;
 
 	exec_result(ex, &r);
@@ -764,10 +721,7 @@ session_done_cb(struct exec *ex, void *arg)
 	live_end(s->live, text, ss->cfg->session_ttl_s);
 	free(text);
 	session_mirror(s);
-	argv[0] = "SREM";
-	argv[1] = KS_RUNNING;
-	argv[2] = s->id;
-	session_send(ss, 3, argv, NULL);
+	queue_session_ended(ss->q, s->id);
 	session_wake(s);
 	session_prune(ss);
 	ss->slotcb(ss->arg);
@@ -1195,24 +1149,13 @@ sessions_remirror(struct sessions *ss)
 void
 sessions_fence(struct sessions *ss)
 {
-	static const char lua[] =
-	    "if redis.call('HGET', KEYS[1], 'status') == 'lost' then "
-	    "return tonumber(ARGV[1]) end return 0";
 	struct session	*s;
-	char		 key[192], serial[24];
-	const char	*argv[5];
 
 	LIST_FOREACH(s, &ss->list, entry) {
 		if (s->ex == NULL)
 			continue;
-		snprintf(key, sizeof key, KS_SESSION "%s", s->id);
-		snprintf(serial, sizeof serial, "%lld", s->serial);
-		argv[0] = "EVAL";
-		argv[1] = lua;
-		argv[2] = "1";
-		argv[3] = key;
-		argv[4] = serial;
-		queue_send(ss->q, 5, argv, NULL, session_fence_cb, ss);
+		queue_session_fence(ss->q, s->id, s->serial, session_fence_cb,
+		    ss);
 	}
 }
 
@@ -1285,55 +1228,14 @@ void
 sessions_mirror_held(struct sessions *ss, const struct item_held *h,
     const char *reply_to, int drop)
 {
-	char		 key[192], started[24], expires[24], ttl[24];
-	const char	*argv[24];
-	int		 n = 0;
+	long long	ttl;
 
-	snprintf(key, sizeof key, KS_SESSION "%s", h->id);
 	if (drop) {
-		argv[0] = "DEL";
-		argv[1] = key;
-		session_send(ss, 2, argv, NULL);
-		argv[0] = "ZREM";
-		argv[1] = KS_SESSIONS;
-		argv[2] = h->id;
-		session_send(ss, 3, argv, NULL);
+		queue_held_drop(ss->q, h->id);
 		return;
 	}
-	snprintf(started, sizeof started, "%lld", h->created_ms);
-	snprintf(expires, sizeof expires, "%lld", h->expires_ms);
-	argv[n++] = "HSET";
-	argv[n++] = key;
-	argv[n++] = "worker";
-	argv[n++] = queue_consumer(ss->q);
-	argv[n++] = "status";
-	argv[n++] = h->state;
-	argv[n++] = "command";
-	argv[n++] = h->command;
-	argv[n++] = "request";
-	argv[n++] = h->request;
-	argv[n++] = "risk";
-	argv[n++] = h->risk;
-	argv[n++] = "reason";
-	argv[n++] = h->reason;
-	argv[n++] = "started_ms";
-	argv[n++] = started;
-	argv[n++] = "expires_ms";
-	argv[n++] = expires;
-	argv[n++] = "reply_to";
-	argv[n++] = reply_to;
-	session_send(ss, n, argv, NULL);
 	/* Held: until its request expires, then as long as an ended one. */
-	snprintf(ttl, sizeof ttl, "%lld", (long long)ss->cfg->session_ttl_s +
-	    (strcmp(h->state, "held") == 0 ? (h->expires_ms -
-	    h->created_ms) / 1000 : 0));
-	argv[0] = "EXPIRE";
-	argv[1] = key;
-	argv[2] = ttl;
-	session_send(ss, 3, argv, NULL);
-	argv[0] = "ZADD";
-	argv[1] = KS_SESSIONS;
-	argv[2] = started;
-	argv[3] = h->id;
-	session_send(ss, 4, argv, NULL);
+	ttl = (long long)ss->cfg->session_ttl_s + (strcmp(h->state, "held") ==
+	    0 ? (h->expires_ms - h->created_ms) / 1000 : 0);
+	queue_held_mirror(ss->q, h, reply_to, ttl);
 }
