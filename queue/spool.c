@@ -1,3 +1,5 @@
+/* The spool: what could not reach Redis, kept on disk until it does. */
+
 #include <sys/file.h>
 #include <sys/queue.h>
 #include <sys/stat.h>
