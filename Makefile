@@ -30,7 +30,7 @@ POLICY_SRC = policy/shparse.c policy/cls_words.c policy/cls_path.c policy/cls_en
 # exec/ in two parts: what the client may link (the command's environment and
 # cwd, the output cap, key names) and the boundary and the running command.
 EXEC_PURE_SRC = exec/cmdenv.c exec/outbuf.c exec/keys.c
-EXEC_SRC  = $(EXEC_PURE_SRC) exec/spawn.c exec/cgroup.c exec/confine.c exec/exec.c
+EXEC_SRC  = $(EXEC_PURE_SRC) exec/spawn.c exec/mountinfo.c exec/cgroup.c exec/confine.c exec/exec.c
 QUEUE_SRC = queue/item.c queue/item_process.c queue/item_json.c queue/rurl.c queue/spool.c queue/scripts.c queue/conn.c queue/reader.c queue/outbox.c queue/queue.c
 WORKER_SRC = worker/config.c worker/audit.c worker/approval.c worker/metrics.c worker/status.c worker/live.c worker/http.c worker/session.c worker/worker.c
 LIB_SRC   = $(LOGS_SRC) $(POLICY_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "exec/cgroup.h"
+#include "exec/mountinfo.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
 
@@ -49,21 +50,16 @@ static const char *const cgroup_v1_events[2] = { "pids.events",
 static char *
 cgroup_mount(void)
 {
-	FILE	*f;
-	char	*line = NULL, *mnt = NULL, *sep, field[PATH_MAX];
-	size_t	 size = 0;
+	struct mountinfo		 mi;
+	const struct mountinfo_entry	*e;
+	char				*mnt = NULL;
 
-	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+	if (mountinfo_open(&mi, NULL) == -1)
 		return (NULL);
-	while (mnt == NULL && getline(&line, &size, f) != -1) {
-		sep = strstr(line, " - cgroup2 ");
-		if (sep == NULL)
-			continue;
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", field) == 1)
-			mnt = xstrdup(field);
-	}
-	free(line);
-	fclose(f);
+	while (mnt == NULL && (e = mountinfo_next(&mi)) != NULL)
+		if (strcmp(e->fstype, "cgroup2") == 0)
+			mnt = xstrdup(e->mount_point);
+	mountinfo_close(&mi);
 	return (mnt);
 }
 
@@ -304,24 +300,19 @@ cgroup_v1_close(struct cgroup *cg)
 static char *
 cgroup_v1_base(const char *name)
 {
-	FILE	*f;
-	char	*line = NULL, *mnt = NULL, *self = NULL, *base = NULL, *p;
-	char	 field[PATH_MAX], opts[1024], *save;
-	size_t	 size = 0;
+	struct mountinfo		 mi;
+	const struct mountinfo_entry	*e;
+	FILE				*f;
+	char				*line = NULL, *mnt = NULL, *self = NULL;
+	char				*base = NULL, *save;
+	size_t				 size = 0;
 
-	if ((f = fopen("/proc/self/mountinfo", "re")) != NULL) {
-		while (mnt == NULL && getline(&line, &size, f) != -1) {
-			if ((p = strstr(line, " - cgroup ")) == NULL ||
-			    sscanf(p, " - cgroup %*s %1023s", opts) != 1)
-				continue;
-			for (p = strtok_r(opts, ",", &save); p != NULL;
-			    p = strtok_r(NULL, ",", &save))
-				if (strcmp(p, name) == 0 &&
-				    sscanf(line, "%*s %*s %*s %*s %4095s",
-				    field) == 1)
-					mnt = xstrdup(field);
-		}
-		fclose(f);
+	if (mountinfo_open(&mi, NULL) == 0) {
+		while (mnt == NULL && (e = mountinfo_next(&mi)) != NULL)
+			if (strcmp(e->fstype, "cgroup") == 0 &&
+			    mountinfo_has_opt(e->super_opts, name))
+				mnt = xstrdup(e->mount_point);
+		mountinfo_close(&mi);
 	}
 	if (mnt != NULL && (f = fopen("/proc/self/cgroup", "re")) != NULL) {
 		/* "N:ctrl[,ctrl]:/path" */

@@ -33,6 +33,7 @@
 
 #include "exec/confine.h"
 #include "exec/cmdenv.h"
+#include "exec/mountinfo.h"
 #include "exec/spawn.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
@@ -474,24 +475,6 @@ static const char *const confine_socket_dirs[] = {
 	"/run", "/var/run", "/tmp", "/var/tmp", "/dev", "/var/lib", NULL
 };
 
-/* Undoes mountinfo's octal escapes (\\040 for a space) in place. */
-static void
-confine_unescape(char *s)
-{
-	char	*d = s;
-
-	for (; *s != '\0'; s++, d++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-			    (s[3] - '0'));
-			s += 3;
-		} else
-			*d = *s;
-	}
-	*d = '\0';
-}
-
 /* The per-mount flags of a mountinfo options field, for a remount. */
 static unsigned long
 confine_mount_flags(const char *opts)
@@ -505,15 +488,11 @@ confine_mount_flags(const char *opts)
 		{ "nodiratime", MS_NODIRATIME }, { "relatime", MS_RELATIME },
 	};
 	unsigned long	flags = 0;
-	char		buf[1024], *tok, *save;
 	size_t		i;
 
-	snprintf(buf, sizeof buf, "%s", opts);
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save))
-		for (i = 0; i < sizeof names / sizeof names[0]; i++)
-			if (strcmp(tok, names[i].name) == 0)
-				flags |= names[i].flag;
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (mountinfo_has_opt(opts, names[i].name))
+			flags |= names[i].flag;
 	return (flags);
 }
 
@@ -525,24 +504,18 @@ confine_mount_flags(const char *opts)
 static int
 confine_ns_readonly(void)
 {
-	FILE	*f;
-	char	*line = NULL, mp[PATH_MAX], opts[1024];
-	size_t	 size = 0;
-	int	 err = 0;
+	struct mountinfo		 mi;
+	const struct mountinfo_entry	*e;
+	int				 err = 0;
 
-	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+	if (mountinfo_open(&mi, NULL) == -1)
 		return (-errno);
-	while (getline(&line, &size, f) != -1) {
-		if (sscanf(line, "%*d %*d %*s %*s %4095s %1023s", mp, opts) != 2)
-			continue;
-		confine_unescape(mp);
-		if (mount(NULL, mp, NULL, MS_REMOUNT|MS_BIND|MS_RDONLY|
-		    confine_mount_flags(opts), NULL) == -1 &&
-		    strcmp(mp, "/") == 0)
+	while ((e = mountinfo_next(&mi)) != NULL)
+		if (mount(NULL, e->mount_point, NULL, MS_REMOUNT|MS_BIND|
+		    MS_RDONLY|confine_mount_flags(e->opts), NULL) == -1 &&
+		    strcmp(e->mount_point, "/") == 0)
 			err = -errno;	/* others may be gone or special */
-	}
-	free(line);
-	fclose(f);
+	mountinfo_close(&mi);
 	return (err);
 }
 
