@@ -22,6 +22,7 @@
 #include <linux/filter.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@
 #define LL_CREATE_RULESET_VERSION	(1U << 0)
 #define LL_RULE_PATH_BENEATH		1
 
+#define LL_FS_ABI1		((1ULL << 13) - 1)	/* EXECUTE .. MAKE_SYM */
 #define LL_FS_EXECUTE		(1ULL << 0)
 #define LL_FS_WRITE_FILE	(1ULL << 1)
 #define LL_FS_READ_FILE		(1ULL << 2)
@@ -102,7 +104,7 @@ enum {
 static uint64_t
 confine_fs_rights(int abi)
 {
-	uint64_t	all = (1ULL << 13) - 1;		/* ABI 1 */
+	uint64_t	all = LL_FS_ABI1;
 
 	if (abi >= 2)
 		all |= LL_FS_REFER;
@@ -221,6 +223,9 @@ static const char *const confine_denied[] = {
 	NULL
 };
 
+/* An int argument's bits in a 64-bit seccomp argument. */
+#define CONFINE_INT_MASK	0xffffffffULL
+
 /* The namespace flags clone() may not carry. */
 static const unsigned long confine_ns_flags[] = {
 	CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
@@ -298,9 +303,9 @@ confine_seccomp_rules(scmp_filter_ctx ctx, int network)
 		return (-1);
 	/* The request is an int: compare its low 32 bits only. */
 	if (seccomp_rule_add(ctx, deny, SCMP_SYS(ioctl), 1,
-	    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCSTI)) < 0 ||
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, CONFINE_INT_MASK, TIOCSTI)) < 0 ||
 	    seccomp_rule_add(ctx, deny, SCMP_SYS(ioctl), 1,
-	    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCLINUX)) < 0)
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, CONFINE_INT_MASK, TIOCLINUX)) < 0)
 		return (-1);
 	if (!network && seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1,
 	    SCMP_A0(SCMP_CMP_NE, AF_UNIX)) < 0)
@@ -659,10 +664,10 @@ confine_privs_setup(struct confine *c)
 	int			 cap;
 
 	l->name = "privileges";
-	c->last_cap = 40;
+	c->last_cap = CAP_LAST_CAP;	/* if the kernel does not say */
 	if ((f = fopen("/proc/sys/kernel/cap_last_cap", "re")) != NULL) {
 		if (fscanf(f, "%d", &c->last_cap) != 1)
-			c->last_cap = 40;
+			c->last_cap = CAP_LAST_CAP;
 		fclose(f);
 	}
 	/* Without CAP_SETPCAP there is nothing to drop, only NNP to set. */
@@ -869,8 +874,10 @@ confine_ruleset(struct confine *c, int network, int tmp_fd, int pty_fd,
 		attr.handled_access_net = LL_NET_BIND_TCP|LL_NET_CONNECT_TCP;
 	if (c->abi >= 6)
 		attr.scoped = LL_SCOPE_ABSTRACT_UNIX|LL_SCOPE_SIGNAL;
-	fd = syscall(SYS_landlock_create_ruleset, &attr,
-	    c->abi >= 6 ? sizeof attr : c->abi >= 4 ? 16 : 8, 0);
+	/* An older kernel takes the attribute only as far as it knows it. */
+	fd = syscall(SYS_landlock_create_ruleset, &attr, c->abi >= 6 ?
+	    sizeof attr : c->abi >= 4 ? offsetof(struct ll_ruleset_attr,
+	    scoped) : offsetof(struct ll_ruleset_attr, handled_access_net), 0);
 	if (fd == -1)
 		return (-1);
 	for (i = 0; i < c->npaths; i++) {
