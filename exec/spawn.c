@@ -83,7 +83,7 @@ enum spawn_step {
 	SPAWN_PRIVS,
 	SPAWN_IDS,
 	SPAWN_LANDLOCK,
-	SPAWN_SECCOMP,
+	SPAWN_SECCOMP,		/* the last: spawn_step_names runs to it */
 };
 
 static struct spawn_report	*spawn_report;
@@ -94,10 +94,22 @@ static const int	 spawn_reset_signals[] = {
 	SIGUSR1, SIGUSR2, SIGTSTP, SIGTTIN, SIGTTOU, SIGXFSZ, 0
 };
 
-static const char *spawn_step_names[] = {
-	"ok", "dup2", "setsid", "controlling tty", "chdir", "exec", "clone",
-	"cgroup", "cgroup v1 limits", "namespaces", "dropping privileges",
-	"run_as user", "landlock", "seccomp"
+/* Indexed by the enum: a reordering cannot mislabel a step. */
+static const char *const spawn_step_names[SPAWN_SECCOMP + 1] = {
+	[SPAWN_OK] = "ok",
+	[SPAWN_DUP] = "dup2",
+	[SPAWN_SETSID] = "setsid",
+	[SPAWN_CTTY] = "controlling tty",
+	[SPAWN_CHDIR] = "chdir",
+	[SPAWN_EXEC] = "exec",
+	[SPAWN_CLONE] = "clone",
+	[SPAWN_CGROUP] = "cgroup",
+	[SPAWN_CGROUP_V1] = "cgroup v1 limits",
+	[SPAWN_SETNS] = "namespaces",
+	[SPAWN_PRIVS] = "dropping privileges",
+	[SPAWN_IDS] = "run_as user",
+	[SPAWN_LANDLOCK] = "landlock",
+	[SPAWN_SECCOMP] = "seccomp",
 };
 
 const char *
