@@ -7,7 +7,7 @@
  * Its declarations are grouped below by the file that defines them. The
  * files are layers, from the bottom up: each uses only files listed
  * before it (and policy/shparse.c), so no two of them reach each other
- * (the nm check of CONTRIBUTING.md shows it):
+ * (nm on the objects shows it):
  *
  *   cls_words.c	results and the names of risks, tiers, actions and
  *			sandbox modes; word lists, options as GNU getopt
