@@ -13,8 +13,16 @@
 #include <unistd.h>
 
 #include "exec/cgroup.h"
+#include "exec/mountinfo.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
+
+/* The v1 controllers that limit a command, by index. */
+enum cgroup_v1 {
+	CGROUP_V1_PIDS = 0,
+	CGROUP_V1_MEMORY,
+	CGROUP_V1_N
+};
 
 struct cgroup {
 	struct cgroup_pool	*pool;
@@ -26,8 +34,9 @@ struct cgroup {
 	char			*events_path;	/* for inotify */
 	int			 killed;	/* cgroup.kill was written */
 	void			*owner;		/* NULL: free */
-	int			 v1_procs[2];	/* v1 pids, memory: cgroup.procs */
-	int			 v1_events[2];	/* pids.events, memory.oom_control */
+	int			 v1_procs[CGROUP_V1_N];	/* cgroup.procs */
+	int			 v1_events[CGROUP_V1_N]; /* pids.events,
+						   memory.oom_control */
 };
 
 struct cgroup_pool {
@@ -37,33 +46,33 @@ struct cgroup_pool {
 	struct cgroup	*leaves;
 	char		 evbuf[4096];	/* pending inotify events */
 	size_t		 evlen, evpos;
-	char		*v1_path[2];	/* v1 pids, memory: execq-<pid> */
+	char		*v1_path[CGROUP_V1_N]; /* execq-<pid> */
 };
 
-/* The v1 controllers that limit a command, by index. */
-static const char *const cgroup_v1_names[2] = { "pids", "memory" };
-static const char *const cgroup_v1_events[2] = { "pids.events",
-    "memory.oom_control" };
+/* Each v1 controller's name and the file that counts its limit's hits. */
+static const char *const cgroup_v1_names[CGROUP_V1_N] = {
+	[CGROUP_V1_PIDS] = "pids",
+	[CGROUP_V1_MEMORY] = "memory",
+};
+static const char *const cgroup_v1_events[CGROUP_V1_N] = {
+	[CGROUP_V1_PIDS] = "pids.events",
+	[CGROUP_V1_MEMORY] = "memory.oom_control",
+};
 
 /* The cgroup2 mount point, from /proc/self/mountinfo. */
 static char *
 cgroup_mount(void)
 {
-	FILE	*f;
-	char	*line = NULL, *mnt = NULL, *sep, field[PATH_MAX];
-	size_t	 size = 0;
+	struct mountinfo		 mi;
+	const struct mountinfo_entry	*e;
+	char				*mnt = NULL;
 
-	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+	if (mountinfo_open(&mi, NULL) == -1)
 		return (NULL);
-	while (mnt == NULL && getline(&line, &size, f) != -1) {
-		sep = strstr(line, " - cgroup2 ");
-		if (sep == NULL)
-			continue;
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", field) == 1)
-			mnt = xstrdup(field);
-	}
-	free(line);
-	fclose(f);
+	while (mnt == NULL && (e = mountinfo_next(&mi)) != NULL)
+		if (strcmp(e->fstype, "cgroup2") == 0)
+			mnt = xstrdup(e->mount_point);
+	mountinfo_close(&mi);
 	return (mnt);
 }
 
@@ -291,7 +300,7 @@ cgroup_v1_close(struct cgroup *cg)
 {
 	int	i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < CGROUP_V1_N; i++) {
 		if (cg->v1_procs[i] != -1)
 			close(cg->v1_procs[i]);
 		if (cg->v1_events[i] != -1)
@@ -304,24 +313,19 @@ cgroup_v1_close(struct cgroup *cg)
 static char *
 cgroup_v1_base(const char *name)
 {
-	FILE	*f;
-	char	*line = NULL, *mnt = NULL, *self = NULL, *base = NULL, *p;
-	char	 field[PATH_MAX], opts[1024], *save;
-	size_t	 size = 0;
+	struct mountinfo		 mi;
+	const struct mountinfo_entry	*e;
+	FILE				*f;
+	char				*line = NULL, *mnt = NULL, *self = NULL;
+	char				*base = NULL, *save;
+	size_t				 size = 0;
 
-	if ((f = fopen("/proc/self/mountinfo", "re")) != NULL) {
-		while (mnt == NULL && getline(&line, &size, f) != -1) {
-			if ((p = strstr(line, " - cgroup ")) == NULL ||
-			    sscanf(p, " - cgroup %*s %1023s", opts) != 1)
-				continue;
-			for (p = strtok_r(opts, ",", &save); p != NULL;
-			    p = strtok_r(NULL, ",", &save))
-				if (strcmp(p, name) == 0 &&
-				    sscanf(line, "%*s %*s %*s %*s %4095s",
-				    field) == 1)
-					mnt = xstrdup(field);
-		}
-		fclose(f);
+	if (mountinfo_open(&mi, NULL) == 0) {
+		while (mnt == NULL && (e = mountinfo_next(&mi)) != NULL)
+			if (strcmp(e->fstype, "cgroup") == 0 &&
+			    mountinfo_has_opt(e->super_opts, name))
+				mnt = xstrdup(e->mount_point);
+		mountinfo_close(&mi);
 	}
 	if (mnt != NULL && (f = fopen("/proc/self/cgroup", "re")) != NULL) {
 		/* "N:ctrl[,ctrl]:/path" */
@@ -367,7 +371,7 @@ cgroup_v1_set(const char *dir, const char *file, unsigned long long value)
 
 /* Makes leaf i of controller k with its limit and opens its files. */
 static int
-cgroup_v1_leaf(struct cgroup_pool *pool, unsigned i, int k,
+cgroup_v1_leaf(struct cgroup_pool *pool, unsigned i, enum cgroup_v1 k,
     unsigned long long limit)
 {
 	struct cgroup	*cg = &pool->leaves[i];
@@ -376,9 +380,10 @@ cgroup_v1_leaf(struct cgroup_pool *pool, unsigned i, int k,
 	snprintf(dir, sizeof dir, "%s/%u", pool->v1_path[k], i);
 	if (mkdir(dir, 0755) == -1 && errno != EEXIST)
 		return (-1);
-	if (k == 0 && cgroup_v1_set(dir, "pids.max", limit) == -1)
+	if (k == CGROUP_V1_PIDS && cgroup_v1_set(dir, "pids.max", limit) ==
+	    -1)
 		return (-1);
-	if (k == 1) {
+	if (k == CGROUP_V1_MEMORY) {
 		if (cgroup_v1_set(dir, "memory.limit_in_bytes", limit) == -1)
 			return (-1);
 		/* With swap accounting, swap counts against the limit too. */
@@ -399,10 +404,10 @@ cgroup_pool_limit(struct cgroup_pool *pool, unsigned max_pids,
 {
 	char		*base;
 	unsigned	 i;
-	int		 k;
+	enum cgroup_v1	 k;
 
 	*cause = NULL;
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < CGROUP_V1_N; k++) {
 		if ((base = cgroup_v1_base(cgroup_v1_names[k])) == NULL) {
 			xasprintf(cause, "no cgroup v1 %s controller",
 			    cgroup_v1_names[k]);
@@ -415,8 +420,8 @@ cgroup_pool_limit(struct cgroup_pool *pool, unsigned max_pids,
 		if (mkdir(pool->v1_path[k], 0755) == -1 && errno != EEXIST)
 			goto fail;
 		for (i = 0; i < pool->n; i++) {
-			if (cgroup_v1_leaf(pool, i, k, k == 0 ? max_pids :
-			    max_memory) == -1)
+			if (cgroup_v1_leaf(pool, i, k, k == CGROUP_V1_PIDS ?
+			    max_pids : max_memory) == -1)
 				goto fail;
 		}
 	}
@@ -432,8 +437,8 @@ fail:
 int
 cgroup_v1_fds(const struct cgroup *cg, int fds[2])
 {
-	fds[0] = cg->v1_procs[0];
-	fds[1] = cg->v1_procs[1];
+	fds[0] = cg->v1_procs[CGROUP_V1_PIDS];
+	fds[1] = cg->v1_procs[CGROUP_V1_MEMORY];
 	return (fds[0] != -1 && fds[1] != -1 ? 0 : -1);
 }
 
@@ -459,8 +464,9 @@ void
 cgroup_limit_events(const struct cgroup *cg, unsigned long long *pids_hit,
     unsigned long long *oom_kills)
 {
-	*pids_hit = cgroup_v1_count(cg->v1_events[0], "max");
-	*oom_kills = cgroup_v1_count(cg->v1_events[1], "oom_kill");
+	*pids_hit = cgroup_v1_count(cg->v1_events[CGROUP_V1_PIDS], "max");
+	*oom_kills = cgroup_v1_count(cg->v1_events[CGROUP_V1_MEMORY],
+	    "oom_kill");
 }
 
 struct cgroup_pool *
@@ -469,6 +475,7 @@ cgroup_pool_create(const char *spec, unsigned n, char **cause)
 	struct cgroup_pool	*pool;
 	char			*base;
 	unsigned		 i;
+	int			 k;
 
 	*cause = NULL;
 	if (strcmp(spec, "off") == 0)
@@ -482,9 +489,9 @@ cgroup_pool_create(const char *spec, unsigned n, char **cause)
 	for (i = 0; i < n; i++) {
 		pool->leaves[i].dirfd = pool->leaves[i].events_fd =
 		    pool->leaves[i].kill_fd = pool->leaves[i].wd = -1;
-		pool->leaves[i].v1_procs[0] = pool->leaves[i].v1_procs[1] =
-		    pool->leaves[i].v1_events[0] =
-		    pool->leaves[i].v1_events[1] = -1;
+		for (k = 0; k < CGROUP_V1_N; k++)
+			pool->leaves[i].v1_procs[k] =
+			    pool->leaves[i].v1_events[k] = -1;
 	}
 	xasprintf(&pool->path, "%s/execq-%ld", base, (long)getpid());
 	free(base);
@@ -521,7 +528,7 @@ cgroup_pool_free(struct cgroup_pool *pool)
 	if (pool->inotify_fd != -1)
 		close(pool->inotify_fd);
 	cgroup_remove_tree(pool->path, 1);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < CGROUP_V1_N; i++) {
 		if (pool->v1_path[i] != NULL)
 			cgroup_remove_tree(pool->v1_path[i], 1);
 		free(pool->v1_path[i]);

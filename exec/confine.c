@@ -22,6 +22,7 @@
 #include <linux/filter.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@
 
 #include "exec/confine.h"
 #include "exec/cmdenv.h"
+#include "exec/mountinfo.h"
 #include "exec/spawn.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
@@ -45,6 +47,7 @@
 #define LL_CREATE_RULESET_VERSION	(1U << 0)
 #define LL_RULE_PATH_BENEATH		1
 
+#define LL_FS_ABI1		((1ULL << 13) - 1)	/* EXECUTE .. MAKE_SYM */
 #define LL_FS_EXECUTE		(1ULL << 0)
 #define LL_FS_WRITE_FILE	(1ULL << 1)
 #define LL_FS_READ_FILE		(1ULL << 2)
@@ -101,7 +104,7 @@ enum {
 static uint64_t
 confine_fs_rights(int abi)
 {
-	uint64_t	all = (1ULL << 13) - 1;		/* ABI 1 */
+	uint64_t	all = LL_FS_ABI1;
 
 	if (abi >= 2)
 		all |= LL_FS_REFER;
@@ -220,6 +223,9 @@ static const char *const confine_denied[] = {
 	NULL
 };
 
+/* An int argument's bits in a 64-bit seccomp argument. */
+#define CONFINE_INT_MASK	0xffffffffULL
+
 /* The namespace flags clone() may not carry. */
 static const unsigned long confine_ns_flags[] = {
 	CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
@@ -297,9 +303,9 @@ confine_seccomp_rules(scmp_filter_ctx ctx, int network)
 		return (-1);
 	/* The request is an int: compare its low 32 bits only. */
 	if (seccomp_rule_add(ctx, deny, SCMP_SYS(ioctl), 1,
-	    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCSTI)) < 0 ||
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, CONFINE_INT_MASK, TIOCSTI)) < 0 ||
 	    seccomp_rule_add(ctx, deny, SCMP_SYS(ioctl), 1,
-	    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCLINUX)) < 0)
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, CONFINE_INT_MASK, TIOCLINUX)) < 0)
 		return (-1);
 	if (!network && seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1,
 	    SCMP_A0(SCMP_CMP_NE, AF_UNIX)) < 0)
@@ -474,24 +480,6 @@ static const char *const confine_socket_dirs[] = {
 	"/run", "/var/run", "/tmp", "/var/tmp", "/dev", "/var/lib", NULL
 };
 
-/* Undoes mountinfo's octal escapes (\\040 for a space) in place. */
-static void
-confine_unescape(char *s)
-{
-	char	*d = s;
-
-	for (; *s != '\0'; s++, d++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-			    (s[3] - '0'));
-			s += 3;
-		} else
-			*d = *s;
-	}
-	*d = '\0';
-}
-
 /* The per-mount flags of a mountinfo options field, for a remount. */
 static unsigned long
 confine_mount_flags(const char *opts)
@@ -505,15 +493,11 @@ confine_mount_flags(const char *opts)
 		{ "nodiratime", MS_NODIRATIME }, { "relatime", MS_RELATIME },
 	};
 	unsigned long	flags = 0;
-	char		buf[1024], *tok, *save;
 	size_t		i;
 
-	snprintf(buf, sizeof buf, "%s", opts);
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save))
-		for (i = 0; i < sizeof names / sizeof names[0]; i++)
-			if (strcmp(tok, names[i].name) == 0)
-				flags |= names[i].flag;
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (mountinfo_has_opt(opts, names[i].name))
+			flags |= names[i].flag;
 	return (flags);
 }
 
@@ -525,24 +509,18 @@ confine_mount_flags(const char *opts)
 static int
 confine_ns_readonly(void)
 {
-	FILE	*f;
-	char	*line = NULL, mp[PATH_MAX], opts[1024];
-	size_t	 size = 0;
-	int	 err = 0;
+	struct mountinfo		 mi;
+	const struct mountinfo_entry	*e;
+	int				 err = 0;
 
-	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+	if (mountinfo_open(&mi, NULL) == -1)
 		return (-errno);
-	while (getline(&line, &size, f) != -1) {
-		if (sscanf(line, "%*d %*d %*s %*s %4095s %1023s", mp, opts) != 2)
-			continue;
-		confine_unescape(mp);
-		if (mount(NULL, mp, NULL, MS_REMOUNT|MS_BIND|MS_RDONLY|
-		    confine_mount_flags(opts), NULL) == -1 &&
-		    strcmp(mp, "/") == 0)
+	while ((e = mountinfo_next(&mi)) != NULL)
+		if (mount(NULL, e->mount_point, NULL, MS_REMOUNT|MS_BIND|
+		    MS_RDONLY|confine_mount_flags(e->opts), NULL) == -1 &&
+		    strcmp(e->mount_point, "/") == 0)
 			err = -errno;	/* others may be gone or special */
-	}
-	free(line);
-	fclose(f);
+	mountinfo_close(&mi);
 	return (err);
 }
 
@@ -686,10 +664,10 @@ confine_privs_setup(struct confine *c)
 	int			 cap;
 
 	l->name = "privileges";
-	c->last_cap = 40;
+	c->last_cap = CAP_LAST_CAP;	/* if the kernel does not say */
 	if ((f = fopen("/proc/sys/kernel/cap_last_cap", "re")) != NULL) {
 		if (fscanf(f, "%d", &c->last_cap) != 1)
-			c->last_cap = 40;
+			c->last_cap = CAP_LAST_CAP;
 		fclose(f);
 	}
 	/* Without CAP_SETPCAP there is nothing to drop, only NNP to set. */
@@ -896,8 +874,10 @@ confine_ruleset(struct confine *c, int network, int tmp_fd, int pty_fd,
 		attr.handled_access_net = LL_NET_BIND_TCP|LL_NET_CONNECT_TCP;
 	if (c->abi >= 6)
 		attr.scoped = LL_SCOPE_ABSTRACT_UNIX|LL_SCOPE_SIGNAL;
-	fd = syscall(SYS_landlock_create_ruleset, &attr,
-	    c->abi >= 6 ? sizeof attr : c->abi >= 4 ? 16 : 8, 0);
+	/* An older kernel takes the attribute only as far as it knows it. */
+	fd = syscall(SYS_landlock_create_ruleset, &attr, c->abi >= 6 ?
+	    sizeof attr : c->abi >= 4 ? offsetof(struct ll_ruleset_attr,
+	    scoped) : offsetof(struct ll_ruleset_attr, handled_access_net), 0);
 	if (fd == -1)
 		return (-1);
 	for (i = 0; i < c->npaths; i++) {

@@ -1,13 +1,16 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/sched.h>
+#include <linux/securebits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -18,6 +21,7 @@
 
 #include "exec/spawn.h"
 
+/* clone3's flag (Linux 5.7), in <linux/sched.h> only from then on. */
 #ifndef CLONE_INTO_CGROUP
 #define CLONE_INTO_CGROUP 0x200000000ULL
 #endif
@@ -79,7 +83,7 @@ enum spawn_step {
 	SPAWN_PRIVS,
 	SPAWN_IDS,
 	SPAWN_LANDLOCK,
-	SPAWN_SECCOMP,
+	SPAWN_SECCOMP,		/* the last: spawn_step_names runs to it */
 };
 
 static struct spawn_report	*spawn_report;
@@ -90,10 +94,22 @@ static const int	 spawn_reset_signals[] = {
 	SIGUSR1, SIGUSR2, SIGTSTP, SIGTTIN, SIGTTOU, SIGXFSZ, 0
 };
 
-static const char *spawn_step_names[] = {
-	"ok", "dup2", "setsid", "controlling tty", "chdir", "exec", "clone",
-	"cgroup", "cgroup v1 limits", "namespaces", "dropping privileges",
-	"run_as user", "landlock", "seccomp"
+/* Indexed by the enum: a reordering cannot mislabel a step. */
+static const char *const spawn_step_names[SPAWN_SECCOMP + 1] = {
+	[SPAWN_OK] = "ok",
+	[SPAWN_DUP] = "dup2",
+	[SPAWN_SETSID] = "setsid",
+	[SPAWN_CTTY] = "controlling tty",
+	[SPAWN_CHDIR] = "chdir",
+	[SPAWN_EXEC] = "exec",
+	[SPAWN_CLONE] = "clone",
+	[SPAWN_CGROUP] = "cgroup",
+	[SPAWN_CGROUP_V1] = "cgroup v1 limits",
+	[SPAWN_SETNS] = "namespaces",
+	[SPAWN_PRIVS] = "dropping privileges",
+	[SPAWN_IDS] = "run_as user",
+	[SPAWN_LANDLOCK] = "landlock",
+	[SPAWN_SECCOMP] = "seccomp",
 };
 
 const char *
@@ -181,18 +197,16 @@ spawn_child_limits(const struct spawn_confine *c)
 	}
 }
 
-#define SPAWN_PR_SET_SECUREBITS		28
-#define SPAWN_PR_CAPBSET_DROP		24
-#define SPAWN_PR_SET_NO_NEW_PRIVS	38
-#define SPAWN_PR_CAP_AMBIENT		47
-#define SPAWN_PR_CAP_AMBIENT_CLEAR_ALL	4
 /*
  * SECBIT_NOROOT set and locked (uid 0 gains nothing at exec), KEEP_CAPS
  * and NO_SETUID_FIXUP locked clear (a uid change drops the rest), no
  * ambient raise, locked.
  */
-#define SPAWN_SECUREBITS		0xeb
-#define SPAWN_CAP_VERSION_3		0x20080522
+#define SPAWN_SECUREBITS	(SECBIT_NOROOT|SECBIT_NOROOT_LOCKED| \
+				 SECBIT_NO_SETUID_FIXUP_LOCKED| \
+				 SECBIT_KEEP_CAPS_LOCKED| \
+				 SECBIT_NO_CAP_AMBIENT_RAISE| \
+				 SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED)
 
 /* The kernel's capability header and data, for capset without libc. */
 struct spawn_cap_header {
@@ -211,14 +225,14 @@ spawn_child_enter(const struct spawn_confine *c)
 
 	/* setns(mnt) also moves root and cwd: chdir comes after. */
 	if (c->mntns_fd != -1 &&
-	    (rc = spawn_raw3(SYS_setns, c->mntns_fd, 0x00020000, 0)) < 0)
+	    (rc = spawn_raw3(SYS_setns, c->mntns_fd, CLONE_NEWNS, 0)) < 0)
 		spawn_child_fail(SPAWN_SETNS, rc);
 	if (c->netns_fd != -1 &&
-	    (rc = spawn_raw3(SYS_setns, c->netns_fd, 0x40000000, 0)) < 0)
+	    (rc = spawn_raw3(SYS_setns, c->netns_fd, CLONE_NEWNET, 0)) < 0)
 		spawn_child_fail(SPAWN_SETNS, rc);
 	/* An approved outside path: writable in a copy of the namespace. */
 	if (c->grant_path != NULL &&
-	    ((rc = spawn_raw1(SYS_unshare, 0x00020000)) < 0 ||
+	    ((rc = spawn_raw1(SYS_unshare, CLONE_NEWNS)) < 0 ||
 	    (rc = spawn_raw4(SYS_mount, (long)c->grant_path,
 	    (long)c->grant_path, 0, MS_BIND|MS_REC)) < 0 ||
 	    (rc = spawn_raw4(SYS_mount, 0, (long)c->grant_path, 0,
@@ -230,26 +244,26 @@ spawn_child_enter(const struct spawn_confine *c)
 static void SPAWN_CHILD_HELPER
 spawn_child_drop(const struct spawn_confine *c)
 {
-	struct spawn_cap_header	hdr = { SPAWN_CAP_VERSION_3, 0 };
+	struct spawn_cap_header	hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct spawn_cap_data	data[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
 	long			rc;
 	int			cap;
 
 	if (c->drop_privs) {
-		rc = spawn_raw3(SYS_prctl, SPAWN_PR_SET_SECUREBITS,
+		rc = spawn_raw3(SYS_prctl, PR_SET_SECUREBITS,
 		    SPAWN_SECUREBITS, 0);
 		if (rc < 0)
 			spawn_child_fail(SPAWN_PRIVS, rc);
 		for (cap = 0; cap <= c->last_cap; cap++) {
-			rc = spawn_raw3(SYS_prctl, SPAWN_PR_CAPBSET_DROP, cap,
+			rc = spawn_raw3(SYS_prctl, PR_CAPBSET_DROP, cap,
 			    0);
 			if (rc < 0 && rc != -EINVAL)
 				spawn_child_fail(SPAWN_PRIVS, rc);
 		}
 	}
 	if (c->no_new_privs) {
-		rc = spawn_raw3(SYS_prctl, SPAWN_PR_CAP_AMBIENT,
-		    SPAWN_PR_CAP_AMBIENT_CLEAR_ALL, 0);
+		rc = spawn_raw3(SYS_prctl, PR_CAP_AMBIENT,
+		    PR_CAP_AMBIENT_CLEAR_ALL, 0);
 		if (rc < 0 && rc != -EINVAL)
 			spawn_child_fail(SPAWN_PRIVS, rc);
 	}
@@ -266,7 +280,7 @@ spawn_child_drop(const struct spawn_confine *c)
 	    (rc = spawn_raw3(SYS_capset, (long)&hdr, (long)data, 0)) < 0)
 		spawn_child_fail(SPAWN_PRIVS, rc);
 	if (c->no_new_privs &&
-	    (rc = spawn_raw3(SYS_prctl, SPAWN_PR_SET_NO_NEW_PRIVS, 1, 0)) < 0)
+	    (rc = spawn_raw3(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0)) < 0)
 		spawn_child_fail(SPAWN_PRIVS, rc);
 	if (c->ruleset_fd != -1 &&
 	    (rc = spawn_raw3(SYS_landlock_restrict_self, c->ruleset_fd, 0,

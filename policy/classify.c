@@ -34,13 +34,6 @@
 #include "policy/shparse.h"
 #include "logs/xmalloc.h"
 
-static const char *cls_risk_names[] = { "read_only", "write", "network",
-    "unknown", "destructive", "blocked" };
-static const char *cls_tier_names[] = { "read_only", "read_write", "confined",
-    "admin" };
-static const char *cls_action_names[] = { "run", "hold", "refuse" };
-static const char *cls_sandbox_names[] = { "hold", "refuse", "off" };
-
 static void	cls_salvage(struct cls_ctx *, const char *, size_t);
 static int	cls_fork_bomb(const char *, size_t);
 static void	cls_embedded(struct cls_ctx *, const struct cls_words *,
@@ -108,9 +101,10 @@ cls_words_in(struct cls_ctx *ctx, struct cls_words *ws, struct cls_res *r,
 
 /*
  * Classifies a word list: peels wrappers into r (they may raise it), then
- * the command. *inner is the peeled text (allocated).
+ * the command. *inner is the peeled text (allocated). The parts reach it
+ * through cls_recurse_words (find -exec's command).
  */
-void
+static void
 cls_words(struct cls_ctx *ctx, struct cls_words *ws, struct cls_res *r,
     char **inner)
 {
@@ -311,8 +305,9 @@ cls_simple(struct cls_ctx *ctx, const struct sh_parse *ps, size_t i)
 	else
 		cls_words(ctx, &ws, &r, &inner);
 	/* A rule decides the command; nothing below may be lowered by it. */
-	if (c->kind == SH_K_SIMPLE && c->argc > 0 && (rule = cls_rule_match(ctx->p, text, inner)) !=
-	    NULL && r.risk != CLS_BLOCKED) {
+	if (c->kind == SH_K_SIMPLE && c->argc > 0 && (rule =
+	    cls_rule_match(ctx->p, text, inner)) != NULL &&
+	    r.risk != CLS_BLOCKED) {
 		snprintf(name, sizeof name, "rule:%s", rule->name);
 		cls_set(&r, rule->risk, name, rule->reason);
 	}
@@ -438,11 +433,12 @@ cls_source_as(struct cls_ctx *ctx, const char *src, size_t len, int dialect)
 }
 
 /*
- * Parses and classifies src (also the strings of sh -c and eval) as
- * shell reads it; when the shell is not known and bash and dash would
- * read src differently, both readings are classified (the worst wins).
+ * Parses and classifies src (also the strings of sh -c and eval, through
+ * cls_recurse_source) as shell reads it; when the shell is not known and
+ * bash and dash would read src differently, both readings are classified
+ * (the worst wins).
  */
-void
+static void
 cls_source(struct cls_ctx *ctx, const char *src, size_t len,
     enum cls_shell shell)
 {
@@ -574,6 +570,12 @@ cls_fork_bomb(const char *src, size_t len)
 	return (bomb);
 }
 
+/* What the parts hand back to the driver (policy/cls.h). */
+static const struct cls_driver cls_driver = {
+	.words = cls_words,
+	.source = cls_source,
+};
+
 void
 cls_classify(const struct cls_policy *p, const char *cmd, size_t len,
     const char *cwd, struct cls_verdict *out)
@@ -586,6 +588,7 @@ cls_classify(const struct cls_policy *p, const char *cmd, size_t len,
 	out->complete = 1;
 	ctx.p = p;
 	ctx.v = out;
+	ctx.drv = &cls_driver;
 	cwd = cwd != NULL ? cwd : p->workspace;
 	ctx.cwd = cwd != NULL ? xstrdup(cwd) : NULL;
 	cls_source(&ctx, cmd, len, p->shell);
@@ -747,75 +750,6 @@ cls_rules_check(const struct cls_policy *p, char **cause)
 			return (-1);
 		}
 	}
-	return (0);
-}
-
-/* Index of s in names, or -1. */
-static int
-cls_lookup(const char *s, const char *const *names, int n)
-{
-	int	i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(s, names[i]) == 0)
-			return (i);
-	return (-1);
-}
-
-const char *
-cls_risk_name(enum cls_risk r)
-{
-	return ((unsigned)r < 6 ? cls_risk_names[r] : "unknown");
-}
-
-int
-cls_risk_parse(const char *s, enum cls_risk *r)
-{
-	int	i = cls_lookup(s, cls_risk_names, 6);
-
-	if (i < 0)
-		return (-1);
-	*r = (enum cls_risk)i;
-	return (0);
-}
-
-const char *
-cls_tier_name(enum cls_tier t)
-{
-	return ((unsigned)t < 4 ? cls_tier_names[t] : "read_only");
-}
-
-int
-cls_tier_parse(const char *s, enum cls_tier *t)
-{
-	int	i = cls_lookup(s, cls_tier_names, 4);
-
-	if (i < 0)
-		return (-1);
-	*t = (enum cls_tier)i;
-	return (0);
-}
-
-const char *
-cls_action_name(enum cls_action a)
-{
-	return ((unsigned)a < 3 ? cls_action_names[a] : "hold");
-}
-
-const char *
-cls_sandbox_name(enum cls_sandbox sb)
-{
-	return ((unsigned)sb < 3 ? cls_sandbox_names[sb] : "hold");
-}
-
-int
-cls_sandbox_parse(const char *s, enum cls_sandbox *sb)
-{
-	int	i = cls_lookup(s, cls_sandbox_names, 3);
-
-	if (i < 0)
-		return (-1);
-	*sb = (enum cls_sandbox)i;
 	return (0);
 }
 

@@ -31,6 +31,7 @@ enum cls_risk {
 	CLS_DESTRUCTIVE,	/* deletes, overwrites, kills, force-pushes */
 	CLS_BLOCKED,		/* catastrophic: refused, never proposed */
 };
+#define CLS_RISK_LAST	CLS_BLOCKED	/* the name tables run to it */
 
 /* Permission tiers: the highest risk that runs without a human. */
 enum cls_tier {
@@ -41,6 +42,7 @@ enum cls_tier {
 				   default when every layer is on) */
 	CLS_TIER_ADMIN,		/* all but blocked runs */
 };
+#define CLS_TIER_LAST	CLS_TIER_ADMIN	/* the name tables run to it */
 
 /* What the worker does with a command. */
 enum cls_action {
@@ -48,6 +50,7 @@ enum cls_action {
 	CLS_HOLD,		/* parked until a human approves */
 	CLS_REFUSE,
 };
+#define CLS_ACTION_LAST	CLS_REFUSE	/* the name tables run to it */
 
 /* What the path sandbox does with a path outside the workspace. */
 enum cls_sandbox {
@@ -55,6 +58,7 @@ enum cls_sandbox {
 	CLS_SANDBOX_REFUSE,
 	CLS_SANDBOX_OFF,
 };
+#define CLS_SANDBOX_LAST	CLS_SANDBOX_OFF	/* the name tables run to it */
 
 /*
  * A configured rule. glob is matched with fnmatch(3) (flags 0, so * also

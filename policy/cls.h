@@ -4,9 +4,14 @@
 /*
  * The classifier's insides, shared by its files (policy/classify.h is the
  * API; nothing outside policy/cls_*.c and policy/classify.c includes this).
- * The files, in the order they depend on each other:
+ * Its declarations are grouped below by the file that defines them. The
+ * files are layers, from the bottom up: each uses only files listed
+ * before it (and policy/shparse.c), so no two of them reach each other
+ * (nm on the objects shows it):
  *
- *   cls_words.c	results, word lists, options as GNU getopt reads them
+ *   cls_words.c	results and the names of risks, tiers, actions and
+ *			sandbox modes; word lists, options as GNU getopt
+ *			reads them; the way back to the driver
  *   cls_path.c		catastrophic targets, devices, the path sandbox,
  *			directory options, cd/pushd/popd
  *   cls_env.c		which variable names a command may set
@@ -19,8 +24,10 @@
  *   cls_wrap.c		wrappers peeled off (sudo, env, sh -c, ...)
  *   classify.c		the driver: parse, classify each command, decide
  *
- * Wrappers and find -exec classify what they run through the driver
- * (cls_words, cls_source): that recursion is the one back edge.
+ * Wrappers, find -exec and a shell fed by a pipe classify what they run
+ * through the driver: that recursion goes through the context
+ * (cls_ctx.drv, set by classify.c; cls_recurse_words and
+ * cls_recurse_source), never through a symbol of classify.c.
  */
 
 #include <sys/types.h>
@@ -30,7 +37,9 @@
 struct cls_policy;
 struct cls_verdict;
 struct sh_cmd;
+struct sh_parse;
 
+/* Shared by every file (cls_scope: cls_path.c's). */
 #define CLS_DEPTH_MAX	16	/* sh -c inside sh -c ... */
 #define CLS_SCAN_MAX	64	/* argument positions and function
 				   definitions looked at by the raw scans,
@@ -57,9 +66,23 @@ struct cls_words {
 	const char	 *cwd;		/* where relative words point, or NULL */
 };
 
+struct cls_ctx;
+
+/*
+ * The driver's entry points (classify.c fills them in) for the parts that
+ * find a command inside a command; called through cls_recurse_*().
+ */
+struct cls_driver {
+	void	(*words)(struct cls_ctx *, struct cls_words *,
+		    struct cls_res *, char **inner);
+	void	(*source)(struct cls_ctx *, const char *, size_t,
+		    enum cls_shell);
+};
+
 /* One classification. */
 struct cls_ctx {
 	const struct cls_policy	*p;
+	const struct cls_driver	*drv;
 	struct cls_verdict	*v;
 	char			*cwd;		/* for relative paths; NULL:
 						   unknown (after "cd -") */
@@ -92,18 +115,11 @@ struct cls_scope {
 	size_t		 dirslost;
 };
 
-/* A tool's options (policy/cls_table.c, sorted by name). */
-#define CLS_T_DIGITS	0x01	/* -NUM is an option ("head -20") */
-struct cls_tool {
-	const char	*name;
-	const char	*shorts;	/* getopt-style; NULL: not checked */
-	const char	*longs;		/* "name name= name=2 name?" */
-	int		 flags;
-};
-extern const struct cls_tool	cls_tools[];
-extern const size_t		cls_ntools;
-
 /* cls_words.c */
+void	 cls_recurse_words(struct cls_ctx *, struct cls_words *,
+	    struct cls_res *, char **inner);	/* the driver's cls_words */
+void	 cls_recurse_source(struct cls_ctx *, const char *, size_t,
+	    enum cls_shell);			/* the driver's cls_source */
 void	 cls_raise(struct cls_res *, enum cls_risk, const char *rule,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void	 cls_set(struct cls_res *, enum cls_risk, const char *rule,
@@ -156,7 +172,6 @@ void	 cls_vars_construct(struct cls_ctx *, const struct sh_cmd *,
 void	 cls_vars_release(struct cls_ctx *);
 
 /* cls_flow.c */
-struct sh_parse;
 void	 cls_flow_delete(struct cls_ctx *, const struct sh_parse *, size_t,
 	    struct cls_res *);
 void	 cls_flow_bomb(const struct sh_parse *, size_t, struct cls_res *);
@@ -167,6 +182,17 @@ int	 cls_block_targets(const struct cls_words *, size_t from,
 	    const char *verb, const char *rule, struct cls_res *);
 int	 cls_blocked(const struct cls_words *, const char *name,
 	    struct cls_res *);
+
+/* cls_table.c: a tool's options, sorted by name. */
+#define CLS_T_DIGITS	0x01	/* -NUM is an option ("head -20") */
+struct cls_tool {
+	const char	*name;
+	const char	*shorts;	/* getopt-style; NULL: not checked */
+	const char	*longs;		/* "name name= name=2 name?" */
+	int		 flags;
+};
+extern const struct cls_tool	cls_tools[];
+extern const size_t		cls_ntools;
 
 /* cls_git.c */
 void	 cls_git(struct cls_ctx *, const struct cls_words *,
@@ -179,11 +205,5 @@ void	 cls_command(struct cls_ctx *, const struct cls_words *,
 /* cls_wrap.c */
 ssize_t	 cls_wrapper(struct cls_ctx *, struct cls_words *, const char *name,
 	    struct cls_res *);
-
-/* classify.c */
-void	 cls_words(struct cls_ctx *, struct cls_words *, struct cls_res *,
-	    char **inner);
-void	 cls_source(struct cls_ctx *, const char *, size_t,
-	    enum cls_shell);
 
 #endif

@@ -301,7 +301,7 @@ cls_flow_stdin(struct cls_ctx *ctx, const struct sh_parse *ps, size_t i)
 	if (text == NULL)
 		return;
 	ctx->depth++;
-	cls_source(ctx, text, strlen(text), cls_shell_named(cls_base(
+	cls_recurse_source(ctx, text, strlen(text), cls_shell_named(cls_base(
 	    c->argv[0])));
 	ctx->depth--;
 	free(text);

@@ -54,7 +54,7 @@ cls_find(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
 			sub.n = j - i - 1;
 			sub.cwd = ws->cwd;
 			memset(&inner, 0, sizeof inner);
-			cls_words(ctx, &sub, &inner, &text);
+			cls_recurse_words(ctx, &sub, &inner, &text);
 			free(text);
 			text = NULL;
 			cls_raise(r, CLS_WRITE, "write:find", "find %s runs a "

@@ -1,6 +1,8 @@
 /*
- * The classifier's word lists and options: raising a result, matching
- * options as GNU getopt reads them, skipping options to the operand.
+ * The bottom of the classifier: results (raising one, the names of risks,
+ * tiers, actions and sandbox modes), word lists and options as GNU getopt
+ * reads them, and the way back to the driver for a command inside a
+ * command. Everything else in policy/cls_*.c builds on this file.
  */
 
 #include <sys/stat.h>
@@ -233,4 +235,125 @@ cls_shell_named(const char *name)
 	if (cls_in(name, (const char *const[]){ "dash", "ash", "posh", NULL }))
 		return (CLS_SHELL_POSIX);
 	return (CLS_SHELL_ANY);		/* sh, su, ssh, watch: not known */
+}
+
+/* ---- the way back to the driver ---------------------------------------- */
+
+/*
+ * A part that finds a command inside a command (sh -c's string, find
+ * -exec's words) hands it to the driver through the context: the driver
+ * calls the parts, the parts never link to the driver.
+ */
+void
+cls_recurse_words(struct cls_ctx *ctx, struct cls_words *ws,
+    struct cls_res *r, char **inner)
+{
+	ctx->drv->words(ctx, ws, r, inner);
+}
+
+void
+cls_recurse_source(struct cls_ctx *ctx, const char *src, size_t len,
+    enum cls_shell shell)
+{
+	ctx->drv->source(ctx, src, len, shell);
+}
+
+/* ---- names, as in the JSON ----------------------------------------------- */
+
+/* Indexed by the enums: a reordering cannot mislabel (tests check each). */
+static const char *const cls_risk_names[CLS_RISK_LAST + 1] = {
+	[CLS_READ_ONLY] = "read_only",
+	[CLS_WRITE] = "write",
+	[CLS_NETWORK] = "network",
+	[CLS_UNKNOWN] = "unknown",
+	[CLS_DESTRUCTIVE] = "destructive",
+	[CLS_BLOCKED] = "blocked",
+};
+static const char *const cls_tier_names[CLS_TIER_LAST + 1] = {
+	[CLS_TIER_READ_ONLY] = "read_only",
+	[CLS_TIER_READ_WRITE] = "read_write",
+	[CLS_TIER_CONFINED] = "confined",
+	[CLS_TIER_ADMIN] = "admin",
+};
+static const char *const cls_action_names[CLS_ACTION_LAST + 1] = {
+	[CLS_RUN] = "run",
+	[CLS_HOLD] = "hold",
+	[CLS_REFUSE] = "refuse",
+};
+static const char *const cls_sandbox_names[CLS_SANDBOX_LAST + 1] = {
+	[CLS_SANDBOX_HOLD] = "hold",
+	[CLS_SANDBOX_REFUSE] = "refuse",
+	[CLS_SANDBOX_OFF] = "off",
+};
+
+/* Index of s in names[0..n) (NULL entries skipped), or -1. */
+static int
+cls_lookup(const char *s, const char *const *names, int n)
+{
+	int	i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] != NULL && strcmp(s, names[i]) == 0)
+			return (i);
+	return (-1);
+}
+
+const char *
+cls_risk_name(enum cls_risk r)
+{
+	return ((unsigned)r <= CLS_RISK_LAST ? cls_risk_names[r] : "unknown");
+}
+
+int
+cls_risk_parse(const char *s, enum cls_risk *r)
+{
+	int	i = cls_lookup(s, cls_risk_names, CLS_RISK_LAST + 1);
+
+	if (i < 0)
+		return (-1);
+	*r = (enum cls_risk)i;
+	return (0);
+}
+
+const char *
+cls_tier_name(enum cls_tier t)
+{
+	return ((unsigned)t <= CLS_TIER_LAST ? cls_tier_names[t] :
+	    "read_only");
+}
+
+int
+cls_tier_parse(const char *s, enum cls_tier *t)
+{
+	int	i = cls_lookup(s, cls_tier_names, CLS_TIER_LAST + 1);
+
+	if (i < 0)
+		return (-1);
+	*t = (enum cls_tier)i;
+	return (0);
+}
+
+const char *
+cls_action_name(enum cls_action a)
+{
+	return ((unsigned)a <= CLS_ACTION_LAST ? cls_action_names[a] :
+	    "hold");
+}
+
+const char *
+cls_sandbox_name(enum cls_sandbox sb)
+{
+	return ((unsigned)sb <= CLS_SANDBOX_LAST ? cls_sandbox_names[sb] :
+	    "hold");
+}
+
+int
+cls_sandbox_parse(const char *s, enum cls_sandbox *sb)
+{
+	int	i = cls_lookup(s, cls_sandbox_names, CLS_SANDBOX_LAST + 1);
+
+	if (i < 0)
+		return (-1);
+	*sb = (enum cls_sandbox)i;
+	return (0);
 }

@@ -53,7 +53,7 @@ cls_nested(struct cls_ctx *ctx, const char *str, unsigned f,
 	own = strcmp(who, "eval") != 0;	/* eval's cd stays; a shell's not */
 	if (own)
 		cls_scope_enter(ctx, &sc);
-	cls_source(ctx, str, strlen(str), cls_wrap_dialect(ctx, who));
+	cls_recurse_source(ctx, str, strlen(str), cls_wrap_dialect(ctx, who));
 	if (own)
 		cls_scope_leave(ctx, &sc);
 	ctx->depth--;

@@ -952,30 +952,87 @@ test_classify_item_env(void **state)
 	cls_verdict_release(&v);
 }
 
-/* Names and their parsers agree; junk is refused. */
+/*
+ * Every risk has a name (the tables are indexed by the enum), its parser
+ * gives the value back, and the names are the wire's.
+ */
 static void
-test_classify_names(void **state)
+test_classify_risk_names(void **state)
 {
-	enum cls_risk		r;
-	enum cls_tier		t;
+	static const char *const wire[] = { "read_only", "write", "network",
+	    "unknown", "destructive", "blocked" };
+	enum cls_risk	r;
+	int		i;
+
+	(void)state;
+	assert_int_equal(CLS_RISK_LAST + 1, sizeof wire / sizeof wire[0]);
+	for (i = 0; i <= CLS_RISK_LAST; i++) {
+		assert_non_null(cls_risk_name(i));
+		assert_string_equal(cls_risk_name(i), wire[i]);
+		assert_int_equal(cls_risk_parse(cls_risk_name(i), &r), 0);
+		assert_int_equal(r, i);
+	}
+	assert_string_equal(cls_risk_name(CLS_NETWORK), "network");
+	assert_string_equal(cls_risk_name(CLS_RISK_LAST + 1), "unknown");
+	assert_int_equal(cls_risk_parse("safe", &r), -1);
+}
+
+/* Every tier has a name, its parser gives it back. */
+static void
+test_classify_tier_names(void **state)
+{
+	static const char *const wire[] = { "read_only", "read_write",
+	    "confined", "admin" };
+	enum cls_tier	t;
+	int		i;
+
+	(void)state;
+	assert_int_equal(CLS_TIER_LAST + 1, sizeof wire / sizeof wire[0]);
+	for (i = 0; i <= CLS_TIER_LAST; i++) {
+		assert_non_null(cls_tier_name(i));
+		assert_string_equal(cls_tier_name(i), wire[i]);
+		assert_int_equal(cls_tier_parse(cls_tier_name(i), &t), 0);
+		assert_int_equal(t, i);
+	}
+	assert_string_equal(cls_tier_name(CLS_TIER_ADMIN), "admin");
+	assert_int_equal(cls_tier_parse("root", &t), -1);
+}
+
+/* Every action has a name, the wire's. */
+static void
+test_classify_action_names(void **state)
+{
+	static const char *const wire[] = { "run", "hold", "refuse" };
+	int	i;
+
+	(void)state;
+	assert_int_equal(CLS_ACTION_LAST + 1, sizeof wire / sizeof wire[0]);
+	for (i = 0; i <= CLS_ACTION_LAST; i++) {
+		assert_non_null(cls_action_name(i));
+		assert_string_equal(cls_action_name(i), wire[i]);
+	}
+	assert_string_equal(cls_action_name(CLS_HOLD), "hold");
+	assert_string_equal(cls_action_name(CLS_REFUSE), "refuse");
+}
+
+/* Every sandbox mode has a name, its parser gives it back. */
+static void
+test_classify_sandbox_names(void **state)
+{
+	static const char *const wire[] = { "hold", "refuse", "off" };
 	enum cls_sandbox	sb;
 	int			i;
 
 	(void)state;
-	for (i = 0; i < 5; i++) {
-		assert_int_equal(cls_risk_parse(cls_risk_name(i), &r), 0);
-		assert_int_equal(r, i);
-	}
-	for (i = 0; i < 3; i++) {
-		assert_int_equal(cls_tier_parse(cls_tier_name(i), &t), 0);
-		assert_int_equal(t, i);
+	assert_int_equal(CLS_SANDBOX_LAST + 1, sizeof wire / sizeof wire[0]);
+	for (i = 0; i <= CLS_SANDBOX_LAST; i++) {
+		assert_non_null(cls_sandbox_name(i));
+		assert_string_equal(cls_sandbox_name(i), wire[i]);
 		assert_int_equal(cls_sandbox_parse(cls_sandbox_name(i), &sb),
 		    0);
 		assert_int_equal(sb, i);
 	}
-	assert_string_equal(cls_action_name(CLS_HOLD), "hold");
-	assert_int_equal(cls_risk_parse("safe", &r), -1);
-	assert_int_equal(cls_tier_parse("root", &t), -1);
+	assert_string_equal(cls_sandbox_name(CLS_SANDBOX_OFF), "off");
 	assert_int_equal(cls_sandbox_parse("", &sb), -1);
 }
 
@@ -1018,7 +1075,10 @@ main(void)
 		cmocka_unit_test(test_classify_rules_check),
 		cmocka_unit_test(test_classify_sandbox),
 		cmocka_unit_test(test_classify_decide),
-		cmocka_unit_test(test_classify_names),
+		cmocka_unit_test(test_classify_risk_names),
+		cmocka_unit_test(test_classify_tier_names),
+		cmocka_unit_test(test_classify_action_names),
+		cmocka_unit_test(test_classify_sandbox_names),
 		cmocka_unit_test(test_classify_item_env),
 		cmocka_unit_test(test_classify_network_flag),
 		cmocka_unit_test(test_classify_garbage),
