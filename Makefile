@@ -32,7 +32,8 @@ POLICY_SRC = policy/shparse.c policy/cls_words.c policy/cls_path.c policy/cls_en
 EXEC_PURE_SRC = exec/cmdenv.c exec/outbuf.c exec/keys.c
 EXEC_SRC  = $(EXEC_PURE_SRC) exec/spawn.c exec/cgroup.c exec/confine.c exec/exec.c
 QUEUE_SRC = queue/item.c queue/item_process.c queue/item_json.c queue/rurl.c queue/spool.c queue/scripts.c queue/conn.c queue/reader.c queue/outbox.c queue/queue.c
-WORKER_SRC = worker/config.c worker/audit.c worker/approval.c worker/metrics.c worker/status.c worker/live.c worker/http.c worker/session.c worker/worker.c
+WORKER_SRC = worker/config.c worker/audit.c worker/approval.c worker/metrics.c worker/status.c worker/live.c worker/http.c worker/session.c \
+            worker/job.c worker/admit.c worker/held.c worker/boundary.c worker/publish.c worker/signals.c worker/worker.c
 LIB_SRC   = $(LOGS_SRC) $(POLICY_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # The client links no worker object: what it shares with the worker
