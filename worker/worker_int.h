@@ -169,7 +169,8 @@ long long	 worker_epoch_ms(void);
  * CONTROL from a control lane. The slot it takes was counted by the queue
  * as it delivered e, so the queue is not told again.
  */
-struct job	*worker_job_create(struct worker *, const struct queue_entry *e);
+struct job	*worker_job_create(struct worker *,
+		    const struct queue_entry *e);
 /*
  * The one place a job changes state (fatal on a move the list above does
  * not have): the slot is taken or given back, and the queue told; every
