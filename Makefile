@@ -27,7 +27,7 @@ LOGS_SRC  = logs/log.c logs/xmalloc.c logs/clock.c logs/errcode.c logs/execlog.c
 POLICY_SRC = policy/shparse.c policy/cls_words.c policy/cls_path.c policy/cls_env.c \
             policy/cls_vars.c policy/cls_flow.c policy/cls_block.c policy/cls_table.c \
             policy/cls_git.c policy/cls_tools.c policy/cls_wrap.c policy/classify.c \
-            policy/policyconf.c
+            policy/policyconf.c policy/decide.c
 # exec/ in two parts: what the client may link (the command's environment and
 # cwd, the output cap, key names) and the boundary and the running command.
 EXEC_PURE_SRC = exec/cmdenv.c exec/outbuf.c exec/keys.c
@@ -36,7 +36,10 @@ EXEC_SRC  = $(EXEC_PURE_SRC) exec/spawn.c exec/mountinfo.c exec/cgroup.c \
 QUEUE_SRC = queue/item_field.c queue/item.c queue/item_process.c queue/item_json.c \
             queue/rurl.c queue/spool.c queue/scripts.c queue/conn.c queue/reader.c \
             queue/outbox.c queue/queue.c queue/store.c queue/client.c
-WORKER_SRC = worker/config.c worker/audit.c worker/approval.c worker/metrics.c worker/status.c worker/live.c worker/http.c worker/session.c worker/worker.c
+WORKER_SRC = worker/config.c worker/audit.c worker/approval.c worker/metrics.c \
+            worker/status.c worker/live.c worker/http.c worker/session.c \
+            worker/job.c worker/admit.c worker/held.c worker/boundary.c \
+            worker/publish.c worker/signals.c worker/worker.c
 LIB_SRC   = $(LOGS_SRC) $(POLICY_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # The client links no worker object: what it shares with the worker

@@ -47,6 +47,7 @@ struct cgroup_pool {
 	char		 evbuf[4096];	/* pending inotify events */
 	size_t		 evlen, evpos;
 	char		*v1_path[CGROUP_V1_N]; /* execq-<pid> */
+	int		 probe;		/* sweeps no dead worker's folders */
 };
 
 /* Each v1 controller's name and the file that counts its limit's hits. */
@@ -194,7 +195,7 @@ cgroup_pool_sweep(struct cgroup_pool *pool)
 	char	*base, *slash;
 	unsigned n;
 
-	if (pool == NULL)
+	if (pool == NULL || pool->probe)
 		return (0);
 	base = xstrdup(pool->path);
 	if ((slash = strrchr(base, '/')) != NULL)
@@ -413,7 +414,8 @@ cgroup_pool_limit(struct cgroup_pool *pool, unsigned max_pids,
 			    cgroup_v1_names[k]);
 			return (-1);
 		}
-		cgroup_sweep_stale(base, 1);
+		if (!pool->probe)
+			cgroup_sweep_stale(base, 1);
 		xasprintf(&pool->v1_path[k], "%s/execq-%ld", base,
 		    (long)getpid());
 		free(base);
@@ -469,8 +471,9 @@ cgroup_limit_events(const struct cgroup *cg, unsigned long long *pids_hit,
 	    "oom_kill");
 }
 
-struct cgroup_pool *
-cgroup_pool_create(const char *spec, unsigned n, char **cause)
+/* The pool; probe: without sweeping dead workers' folders. */
+static struct cgroup_pool *
+cgroup_pool_make(const char *spec, unsigned n, int probe, char **cause)
 {
 	struct cgroup_pool	*pool;
 	char			*base;
@@ -482,8 +485,10 @@ cgroup_pool_create(const char *spec, unsigned n, char **cause)
 		return (NULL);
 	if ((base = cgroup_base(spec, cause)) == NULL)
 		return (NULL);
-	cgroup_sweep_stale(base, 1);
+	if (!probe)
+		cgroup_sweep_stale(base, 1);
 	pool = xcalloc(1, sizeof *pool);
+	pool->probe = probe;
 	pool->n = n;
 	pool->leaves = xcalloc(n, sizeof *pool->leaves);
 	for (i = 0; i < n; i++) {
@@ -508,6 +513,18 @@ fail:
 	xasprintf(cause, "%s: %s", pool->path, strerror(errno));
 	cgroup_pool_free(pool);
 	return (NULL);
+}
+
+struct cgroup_pool *
+cgroup_pool_create(const char *spec, unsigned n, char **cause)
+{
+	return (cgroup_pool_make(spec, n, 0, cause));
+}
+
+struct cgroup_pool *
+cgroup_pool_probe(const char *spec, unsigned n, char **cause)
+{
+	return (cgroup_pool_make(spec, n, 1, cause));
 }
 
 void

@@ -21,6 +21,13 @@ struct cgroup_pool;
 struct cgroup_pool	*cgroup_pool_create(const char *spec, unsigned n,
 			    char **cause);
 /*
+ * The same for a probe (--check-confinement): no dead worker's folder is
+ * swept, here, in cgroup_pool_limit or in cgroup_pool_sweep; its own
+ * folders go with cgroup_pool_free.
+ */
+struct cgroup_pool	*cgroup_pool_probe(const char *spec, unsigned n,
+			    char **cause);
+/*
  * Gives every leaf a cgroup v1 pids and memory group beside it (under
  * this process's own v1 groups, so an outer limit still holds) with
  * pids.max and memory.limit_in_bytes set. 0, or -1 with an allocated

@@ -1,3 +1,5 @@
+/* One running command, from its spawn to its result and its last byte. */
+
 #include <sys/prctl.h>
 #include <sys/queue.h>
 #include <sys/resource.h>
@@ -32,16 +34,28 @@
 
 #define EXEC_LOG_TAIL	32768	/* a capped log's last (and first) bytes */
 
+/* Flags that do not finish an exec (its phase does). */
 enum exec_flag {
-	EXEC_EXITED = 0x01,		/* main process reaped */
-	EXEC_OUT_CLOSED = 0x02,		/* stdout (or the PTY) at EOF */
-	EXEC_ERR_CLOSED = 0x04,		/* stderr at EOF */
-	EXEC_KILLING = 0x08,		/* TERM sent, KILL armed */
-	EXEC_SYNCING = 0x10,		/* the log is being fsync'd */
-	EXEC_SYNCED = 0x20,		/* ... and is on disk */
-	EXEC_LOG_FULL = 0x40,		/* past log_max_bytes */
-	EXEC_FINISHING = 0x80,		/* its <id>.json is being written:
-					   then the done callback */
+	EXEC_KILLING = 0x01,		/* TERM sent, KILL armed */
+	EXEC_LOG_FULL = 0x02,		/* past log_max_bytes */
+};
+
+/*
+ * An exec's phases, in order; exec_move is the only thing that changes
+ * one, and only forward. Reaped and output at EOF come in either order
+ * (tmux's JOB_DEAD and JOB_CLOSED): the second makes it EXEC_EMPTYING.
+ * From there exec_maybe_done, the only place an exec finishes, moves it
+ * on. A stream's own EOF is its fd being -1 (a PTY has no stderr).
+ */
+enum exec_phase {
+	EXEC_RUNNING = 0,	/* not reaped, output open */
+	EXEC_EXITED,		/* main process reaped, output still open */
+	EXEC_CLOSED,		/* output at EOF, main process not reaped */
+	EXEC_EMPTYING,		/* both: waiting for its cgroup to empty */
+	EXEC_SYNCING,		/* the log is being fsync'd */
+	EXEC_SYNCED,		/* ... and is on disk (or fsync failed) */
+	EXEC_FINISHING,		/* its <id>.json is being written: then the
+				   done callback, then it is freed */
 };
 
 struct exec {
@@ -56,7 +70,8 @@ struct exec {
 	struct event		*ev_pid;
 	int			 pty;
 	int			 durable;	/* fsync the log before done */
-	unsigned		 flags;
+	enum exec_phase		 phase;
+	unsigned		 flags;		/* enum exec_flag */
 	enum exec_end		 end;
 	int			 out_fd, err_fd;
 	int			 in_fd;		/* stdin pipe (sessions), or -1 */
@@ -94,6 +109,31 @@ static unsigned			 exec_n;
 
 static void	exec_maybe_done(struct exec *);
 static void	exec_free(struct exec *);
+
+/* The one place ex->phase changes: a fact seen again moves nothing. */
+static void
+exec_move(struct exec *ex, enum exec_phase to)
+{
+	if ((to == EXEC_EXITED && ex->phase == EXEC_CLOSED) ||
+	    (to == EXEC_CLOSED && ex->phase == EXEC_EXITED))
+		to = EXEC_EMPTYING;	/* the second of the two facts */
+	if (to > ex->phase)
+		ex->phase = to;
+}
+
+/* Its main process is reaped. */
+static int
+exec_is_reaped(const struct exec *ex)
+{
+	return (ex->phase == EXEC_EXITED || ex->phase >= EXEC_EMPTYING);
+}
+
+/* Both streams are at EOF (a PTY has one). */
+static int
+exec_output_closed(const struct exec *ex)
+{
+	return (ex->out_fd == -1 && ex->err_fd == -1);
+}
 
 /* Milliseconds between two monotonic times. */
 static int64_t
@@ -327,7 +367,7 @@ exec_terminate(struct exec *ex, int sig, enum exec_end why)
 {
 	struct timeval	tv;
 
-	if (ex->flags & EXEC_FINISHING)
+	if (ex->phase == EXEC_FINISHING)
 		return;		/* over: its result is written already */
 	if (ex->end == EXEC_END_EXIT)
 		ex->end = why;
@@ -382,7 +422,7 @@ exec_idle_arm(struct exec *ex)
 {
 	struct timeval	tv;
 
-	if (ex->idle_ms == 0 || (ex->flags & EXEC_EXITED))
+	if (ex->idle_ms == 0 || exec_is_reaped(ex))
 		return;
 	tv.tv_sec = ex->idle_ms / 1000;
 	tv.tv_usec = (ex->idle_ms % 1000) * 1000;
@@ -395,7 +435,7 @@ exec_write(struct exec *ex, const void *buf, size_t len)
 	int	fd = ex->pty ? ex->out_fd : ex->in_fd;
 	ssize_t	n;
 
-	if (fd == -1 || (ex->flags & EXEC_EXITED)) {
+	if (fd == -1 || exec_is_reaped(ex)) {
 		errno = EPIPE;
 		return (-1);
 	}
@@ -443,14 +483,12 @@ exec_close_stream(struct exec *ex, int is_err)
 		if (ex->err_fd != -1)
 			close(ex->err_fd);
 		ex->err_fd = -1;
-		ex->flags |= EXEC_ERR_CLOSED;
 	} else {
 		if (ex->ev_out != NULL)
 			event_del(ex->ev_out);
 		if (ex->out_fd != -1)
 			close(ex->out_fd);
 		ex->out_fd = -1;
-		ex->flags |= EXEC_OUT_CLOSED;
 	}
 }
 
@@ -550,6 +588,8 @@ exec_read(struct exec *ex, int is_err)
 	if (exec_read_data(ex, is_err) != 0)
 		return;
 	exec_close_stream(ex, is_err);
+	if (exec_output_closed(ex))
+		exec_move(ex, EXEC_CLOSED);
 	exec_maybe_done(ex);
 }
 
@@ -588,6 +628,7 @@ exec_drain_cb(evutil_socket_t fd, short what, void *arg)
 		;
 	exec_close_stream(ex, 0);
 	exec_close_stream(ex, 1);
+	exec_move(ex, EXEC_CLOSED);
 	exec_maybe_done(ex);
 }
 
@@ -599,7 +640,7 @@ exec_exited(struct exec *ex, int status, const struct rusage *ru)
 
 	ex->status = status;
 	ex->ru = *ru;
-	ex->flags |= EXEC_EXITED;
+	exec_move(ex, EXEC_EXITED);
 	clock_gettime(CLOCK_MONOTONIC, &ex->t_end);
 	evtimer_del(ex->ev_timeout);
 	evtimer_del(ex->ev_idle);
@@ -615,8 +656,7 @@ exec_exited(struct exec *ex, int status, const struct rusage *ru)
 		exec_sweep(ex, SIGKILL);
 	else if (!ex->background && cgroup_populated(ex->cg) == 1)
 		cgroup_kill(ex->cg);
-	if ((ex->flags & (EXEC_OUT_CLOSED|EXEC_ERR_CLOSED)) !=
-	    (EXEC_OUT_CLOSED|EXEC_ERR_CLOSED)) {
+	if (!exec_output_closed(ex)) {
 		tv.tv_sec = exec_cfg->drain_ms / 1000;
 		tv.tv_usec = (exec_cfg->drain_ms % 1000) * 1000;
 		evtimer_add(ex->ev_drain, &tv);
@@ -638,7 +678,7 @@ exec_reaped(pid_t pid, int status, const struct rusage *ru)
 	struct exec	*ex;
 
 	LIST_FOREACH(ex, &exec_all, entry) {
-		if (ex->pid == pid && !(ex->flags & EXEC_EXITED))
+		if (ex->pid == pid && !exec_is_reaped(ex))
 			break;
 	}
 	if (ex == NULL)
@@ -898,7 +938,7 @@ exec_synced_cb(int err, void *arg)
 		ex->log_error = err;
 		log_warn("exec %s: log fsync: %s", ex->id, strerror(err));
 	}
-	ex->flags |= EXEC_SYNCED;
+	exec_move(ex, EXEC_SYNCED);
 	exec_maybe_done(ex);
 }
 
@@ -910,10 +950,13 @@ exec_synced_cb(int err, void *arg)
 static void
 exec_maybe_done(struct exec *ex)
 {
-	const unsigned	all = EXEC_EXITED|EXEC_OUT_CLOSED|EXEC_ERR_CLOSED;
-
-	if ((ex->flags & all) != all || (ex->flags & EXEC_FINISHING))
+	switch (ex->phase) {
+	case EXEC_EMPTYING:
+	case EXEC_SYNCED:
+		break;
+	default:		/* not yet, or being synced, or finished */
 		return;
+	}
 	evtimer_del(ex->ev_drain);	/* drained: no more waiting for it */
 	if (ex->background) {		/* the output is done: so are they */
 		if (ex->cg == NULL)
@@ -930,19 +973,17 @@ exec_maybe_done(struct exec *ex)
 			return;		/* exec_cgroup_cb calls again */
 	}
 	exec_log_finish(ex);
-	if (ex->durable && !(ex->flags & EXEC_SYNCED)) {
-		if (!(ex->flags & EXEC_SYNCING)) {
-			ex->flags |= EXEC_SYNCING;
-			syncer_submit(exec_syncer, execlog_detach_fd(ex->log),
-			    exec_synced_cb, ex);
-		}
+	if (ex->durable && ex->phase != EXEC_SYNCED) {
+		exec_move(ex, EXEC_SYNCING);	/* exec_synced_cb: SYNCED */
+		syncer_submit(exec_syncer, execlog_detach_fd(ex->log),
+		    exec_synced_cb, ex);
 		return;
 	}
 	evtimer_del(ex->ev_drain);
 	evtimer_del(ex->ev_grace);
 	evtimer_del(ex->ev_timeout);
 	evtimer_del(ex->ev_idle);
-	ex->flags |= EXEC_FINISHING;
+	exec_move(ex, EXEC_FINISHING);
 	exec_write_meta(ex, 0, 1);	/* then the done callback, then freed */
 }
 
@@ -954,7 +995,7 @@ exec_free(struct exec *ex)
 		return;
 	LIST_REMOVE(ex, entry);
 	exec_n--;
-	if (ex->pid > 0 && !(ex->flags & EXEC_EXITED)) {
+	if (ex->pid > 0 && !exec_is_reaped(ex)) {
 		exec_signal_tree(ex, SIGKILL);
 		kill(ex->pid, SIGKILL);
 		while (waitpid(ex->pid, NULL, 0) == -1 && errno == EINTR)
@@ -1046,8 +1087,7 @@ exec_open_io(struct exec *ex, const struct exec_spec *spec,
 		if (spawn_openpty(spec->rows ? spec->rows : 24,
 		    spec->cols ? spec->cols : 80, &ex->out_fd, &o->pty_fd) == -1)
 			return (-1);
-		ex->flags |= EXEC_ERR_CLOSED;
-		return (0);
+		return (0);		/* no stderr: err_fd stays -1 */
 	}
 	if (spec->background) {		/* stdin for write and send-keys */
 		if (pipe2(p, O_CLOEXEC) == -1)

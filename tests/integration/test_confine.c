@@ -765,6 +765,88 @@ test_confine_self_check(void **state)
 	harness_pass(h);
 }
 
+/*
+ * The cgroup2 folder the probe's output names as its pool's parent
+ * ("cgroup v2 on process trees in <base>/execq-<pid>"), or NULL if that
+ * layer is off. Allocated.
+ */
+static char *
+probe_cgroup_base(const char *out)
+{
+	const char	*key = "process trees in ";
+	const char	*at;
+	char		*base, *end;
+
+	if ((at = strstr(out, "cgroup v2          on   ")) == NULL ||
+	    (at = strstr(at, key)) == NULL)
+		return (NULL);
+	base = xstrdup(at + strlen(key));
+	base[strcspn(base, "\n")] = '\0';
+	if ((end = strrchr(base, '/')) == NULL) {
+		free(base);
+		return (NULL);
+	}
+	*end = '\0';
+	return (base);
+}
+
+/*
+ * --check-confinement is a probe: run in an empty dir with the default
+ * workspace and a tmp dir that is not there, it makes neither; and a
+ * dead worker's cgroup folder (execq-<pid> whose pid is no execq-worker,
+ * here this test's own) beside its pool is still there after it.
+ */
+static void
+test_confine_check_changes_nothing(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	char			 bin[PATH_MAX], cwd[PATH_MAX], run[PATH_MAX];
+	char			 tmp[PATH_MAX], tmp0[PATH_MAX], pool[PATH_MAX];
+	char			 dead[PATH_MAX + 32], *base, *list;
+	const char		*find[] = { bin, "--check-confinement",
+				    "--workspace", h->ws, "--log-dir",
+				    h->log_dir, "--tmp-dir", tmp0, NULL };
+	const char		*probe[] = { bin, "--check-confinement",
+				    "--tmp-dir", tmp, "--cgroup", pool, NULL };
+	struct stat		 sb;
+
+	assert_non_null(realpath(h->bin, bin));
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	snprintf(run, sizeof run, "%s/probe-cwd", h->dir);
+	snprintf(tmp, sizeof tmp, "%s/probe-tmp", h->dir);
+	snprintf(tmp0, sizeof tmp0, "%s/cmdtmp", h->dir);
+	assert_int_equal(mkdir(run, 0755), 0);
+	/* Where this host's pools live; a folder of its own below that. */
+	harness_capture(h, find, NULL, WAIT_MS, &p);
+	base = probe_cgroup_base(p.out);
+	harness_proc_release(&p);
+	if (base == NULL)
+		harness_fail(h, "no cgroup v2 layer here");
+	snprintf(pool, sizeof pool, "%s/probe-test-%ld", base, (long)getpid());
+	snprintf(dead, sizeof dead, "%s/execq-%ld", pool, (long)getpid());
+	free(base);
+	if (mkdir(pool, 0755) == -1 || mkdir(dead, 0755) == -1)
+		harness_fail(h, "%s: %s", dead, strerror(errno));
+
+	assert_int_equal(chdir(run), 0);
+	harness_capture(h, probe, NULL, WAIT_MS, &p);
+	assert_int_equal(chdir(cwd), 0);
+	if (harness_proc_exit(&p) != 0 ||
+	    strstr(p.out, "every layer is on") == NULL)
+		harness_fail(h, "the probe: %s%s", p.out, p.err);
+	harness_proc_release(&p);
+	list = listing(run);
+	assert_string_equal(list, "");
+	free(list);
+	assert_int_equal(stat(tmp, &sb), -1);
+	if (stat(dead, &sb) != 0)
+		harness_fail(h, "the probe swept %s", dead);
+	assert_int_equal(rmdir(dead), 0);
+	assert_int_equal(rmdir(pool), 0);
+	harness_pass(h);
+}
+
 /* run_as: the command is another user, with its tmp its own. */
 static void
 test_confine_run_as(void **state)
@@ -798,6 +880,7 @@ main(void)
 		T(test_confine_forker_meets_pids_max),
 		T(test_confine_memory_hog_killed_alone),
 		T(test_confine_no_tiocsti),
+		T(test_confine_check_changes_nothing),
 		T(test_confine_default_policy_runs_ordinary_work),
 		T(test_confine_network_is_a_grant),
 		T(test_confine_approval_opens_the_named_path),

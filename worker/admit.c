@@ -1,0 +1,118 @@
+/* Admission: the gate, the limits, the tier and the policy's decision. */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/cmdenv.h"
+#include "logs/xmalloc.h"
+#include "policy/classify.h"
+#include "policy/decide.h"
+#include "queue/item.h"
+#include "worker/config.h"
+#include "worker/metrics.h"
+#include "worker/worker_int.h"
+
+extern char **environ;
+
+int
+worker_check(struct job *j)
+{
+	struct worker	*w = j->w;
+	struct item	*it = j->item;
+	const char	*code;
+	char		*cause;
+
+	if (!w->cfg->enable_execute) {
+		worker_fail(j, it->reply_to, it->id, "execution_disabled",
+		    "command execution is disabled on this worker (set "
+		    "ENABLE_EXECUTE=1 or enable_execute in the config file)",
+		    QUEUE_STORE_NONE);
+		return (-1);
+	}
+	if (it->timeout_ms > (long)w->cfg->max_timeout_ms) {
+		xasprintf(&cause, "args.timeout_s exceeds this worker's maximum "
+		    "of %u s", w->cfg->max_timeout_ms / 1000);
+		worker_fail(j, it->reply_to, it->id, "bad_timeout", cause,
+		    QUEUE_STORE_NONE);
+		free(cause);
+		return (-1);
+	}
+	j->cwd = cmdenv_resolve_cwd(w->cfg->workspace, it->cwd, &code, &cause);
+	if (j->cwd == NULL) {
+		worker_fail(j, it->reply_to, it->id, code, cause,
+		    QUEUE_STORE_NONE);
+		free(cause);
+		return (-1);
+	}
+	j->envp = cmdenv_build_env(environ, it->env, it->pty, it->id, &code,
+	    &cause);
+	if (j->envp == NULL) {
+		worker_fail(j, it->reply_to, it->id, code, cause,
+		    QUEUE_STORE_NONE);
+		free(cause);
+		return (-1);
+	}
+	return (0);
+}
+
+/* The item's tier: the queue's, or lower if it asks. */
+static int
+worker_tier(struct job *j)
+{
+	struct worker	*w = j->w;
+	struct item	*it = j->item;
+	char		*msg;
+
+	j->tier = w->tier;
+	if (it->tier == NULL)
+		return (0);
+	if (cls_tier_parse(it->tier, &j->tier) != 0) {
+		worker_fail(j, it->reply_to, it->id, "bad_item", "args.tier "
+		    "must be read_only, read_write, confined or admin",
+		    QUEUE_STORE_NONE);
+		return (-1);
+	}
+	if (j->tier > w->tier) {
+		xasprintf(&msg, "args.tier %s is above this queue's tier %s; "
+		    "an item may only lower it", it->tier, w->tier_name);
+		worker_fail(j, it->reply_to, it->id, "bad_tier", msg,
+		    QUEUE_STORE_NONE);
+		free(msg);
+		return (-1);
+	}
+	return (0);
+}
+
+/* The command policy: run, hold for approval, or refuse (answered). */
+int
+worker_classify(struct job *j)
+{
+	struct worker		*w = j->w;
+	struct item		*it = j->item;
+	struct cls_verdict	 v;
+	struct decide_input	 in;
+	char			*msg;
+
+	if (worker_tier(j) != 0)
+		return (-1);
+	cls_classify(&w->policy, it->command, strlen(it->command), j->cwd,
+	    &v);
+	cls_classify_env(&w->policy, &v, it->env);
+	memset(&in, 0, sizeof in);
+	in.tier = j->tier;
+	in.sandbox = w->cfg->sandbox_mode;
+	in.queue_network = w->cfg->network;
+	in.asked_network = it->network;
+	decide_command(&v, &in, &j->dec);
+	cls_verdict_release(&v);
+	metrics_add(w->metrics, METRICS_DECISIONS, 1,
+	    cls_risk_name(j->dec.risk), cls_action_name(j->dec.classified));
+	if (j->dec.action != CLS_REFUSE)
+		return (0);
+	worker_audit(j, "refused", NULL, NULL);
+	xasprintf(&msg, "refused (%s): %s", j->dec.rule, j->dec.reason);
+	worker_fail(j, it->reply_to, it->id, j->dec.code, msg,
+	    QUEUE_STORE_NONE);
+	free(msg);
+	return (-1);
+}

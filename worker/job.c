@@ -1,0 +1,277 @@
+/* A job's states and its slot, the want the queue is told, a job's end. */
+
+#include <sys/queue.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "exec/cmdenv.h"
+#include "logs/execlog.h"
+#include "logs/log.h"
+#include "logs/xmalloc.h"
+#include "queue/item.h"
+#include "queue/keyspace.h"
+#include "queue/queue.h"
+#include "worker/approval.h"
+#include "worker/audit.h"
+#include "worker/config.h"
+#include "worker/live.h"
+#include "worker/metrics.h"
+#include "worker/session.h"
+#include "worker/worker_int.h"
+
+#define JOB_BIT(s)	(1u << (s))
+
+/* The moves each state allows (see enum job_state). */
+static const unsigned worker_job_next[] = {
+	[JOB_NEW] = JOB_BIT(JOB_CHECKING) | JOB_BIT(JOB_CONTROL),
+	[JOB_CHECKING] = JOB_BIT(JOB_CONTROL) | JOB_BIT(JOB_CLAIMING) |
+	    JOB_BIT(JOB_ENDED),
+	[JOB_CONTROL] = JOB_BIT(JOB_ENDED),
+	[JOB_CLAIMING] = JOB_BIT(JOB_PARKED) | JOB_BIT(JOB_RUNNING) |
+	    JOB_BIT(JOB_ENDED),
+	[JOB_PARKED] = JOB_BIT(JOB_RUNNING) | JOB_BIT(JOB_ENDED),
+	[JOB_RUNNING] = JOB_BIT(JOB_ENDED),
+	[JOB_ENDED] = 0,
+};
+
+/* The states that hold a process slot. */
+static const unsigned worker_job_slot = JOB_BIT(JOB_CHECKING) |
+    JOB_BIT(JOB_CLAIMING) | JOB_BIT(JOB_RUNNING);
+
+/* CLOCK_MONOTONIC in microseconds. */
+long long
+worker_now_us(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+}
+
+/* CLOCK_MONOTONIC in milliseconds. */
+long long
+worker_now_ms(void)
+{
+	return (worker_now_us() / 1000);
+}
+
+/* CLOCK_REALTIME in milliseconds. */
+long long
+worker_epoch_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+void
+worker_update_want(struct worker *w)
+{
+	unsigned	used;
+
+	if (w->stopping)
+		return;
+	if (w->logs_broken) {		/* nothing would have a log */
+		queue_want(w->q, 0);
+		return;
+	}
+	used = w->nslots + sessions_running(w->sessions);
+	queue_want(w->q, w->cfg->max_procs > used ? w->cfg->max_procs - used :
+	    0);
+}
+
+/*
+ * If logs cannot be written in the log dir at all (gone and not to be
+ * made again, read-only, full, no permission), the worker stops taking
+ * items rather than failing each one, says why, and looks again every
+ * second.
+ */
+void
+worker_check_logs(struct worker *w)
+{
+	struct timeval	tv = { 1, 0 };
+
+	if (execlog_probe(w->cfg->log_dir) == 0) {
+		if (w->logs_broken)
+			log_info("logs can be written in %s again: taking "
+			    "items", w->cfg->log_dir);
+		w->logs_broken = 0;
+		worker_update_want(w);
+		return;
+	}
+	if (!w->logs_broken)
+		log_warn("no log can be written in %s (%s): not taking items "
+		    "until it can", w->cfg->log_dir, strerror(errno));
+	w->logs_broken = 1;
+	worker_update_want(w);
+	evtimer_add(w->ev_logs, &tv);
+}
+
+const char *
+worker_reply_to(struct worker *w, const char *reply_to)
+{
+	return (reply_to != NULL ? reply_to : w->cfg->reply_default);
+}
+
+struct job *
+worker_job_create(struct worker *w, const struct queue_entry *e)
+{
+	struct job	*j;
+
+	j = xcalloc(1, sizeof *j);
+	j->w = w;
+	j->stream = xstrdup(e->stream);
+	j->entry_id = xstrdup(e->entry_id);
+	j->received_us = worker_now_us();
+	if (e->claim == QUEUE_CLAIM_RUN)
+		j->claim_id = xstrdup(e->claim_id);
+	worker_job_move(j, e->control ? JOB_CONTROL : JOB_CHECKING);
+	return (j);
+}
+
+void
+worker_job_move(struct job *j, enum job_state to)
+{
+	struct worker	*w = j->w;
+	enum job_state	 from = j->state;
+	int		 had, has;
+
+	if (!(worker_job_next[from] & JOB_BIT(to)))
+		fatal("job %s: state %d cannot become %d", j->entry_id,
+		    (int)from, (int)to);
+	j->state = to;
+	had = (worker_job_slot & JOB_BIT(from)) != 0;
+	has = (worker_job_slot & JOB_BIT(to)) != 0;
+	if (from == JOB_NEW) {
+		LIST_INSERT_HEAD(&w->jobs, j, entry);
+		w->njobs++;
+	} else if (to == JOB_ENDED) {
+		LIST_REMOVE(j, entry);
+		w->njobs--;
+	}
+	if (had && !has)
+		w->nslots--;
+	else if (!had && has)
+		w->nslots++;
+	/* A slot taken at delivery was counted by the queue already. */
+	if (from != JOB_NEW && (had != has || to == JOB_ENDED))
+		worker_update_want(w);
+}
+
+void
+worker_job_free(struct job *j)
+{
+	item_free(j->item);
+	cmdenv_env_free(j->envp);
+	free(j->cwd);
+	decide_release(&j->dec);
+	free(j->request);
+	free(j->approved_by);
+	free(j->grant);
+	live_free(j->live);
+	free(j->stream);
+	free(j->entry_id);
+	free(j->claim_id);
+	free(j);
+}
+
+const char *
+worker_type_label(const struct job *j)
+{
+	if (j->item == NULL)
+		return ("invalid");
+	return (j->item->type == ITEM_PROCESS ? "PROCESS" : "EXEC");
+}
+
+void
+worker_answered(struct job *j, const char *code)
+{
+	metrics_add(j->w->metrics, METRICS_ANSWERED, 1, worker_type_label(j),
+	    code);
+	metrics_observe(j->w->metrics, METRICS_ANSWER,
+	    (worker_now_us() - j->received_us) / 1e6);
+}
+
+/*
+ * Forgets a job whose entry is acknowledged (or will be) elsewhere. A
+ * claim made as it was read, for an item that never ran, is let go.
+ */
+void
+worker_drop(struct job *j)
+{
+	struct worker	*w = j->w;
+
+	if (j->claim_id != NULL)
+		queue_release(w->q, j->claim_id, j->entry_id);
+	queue_untrack(w->q, j->stream, j->entry_id);
+	worker_job_move(j, JOB_ENDED);
+	worker_job_free(j);
+}
+
+/*
+ * The one way a job ends: its answer goes out with the ack (and does store
+ * to the record of item id), and its slot is free again.
+ */
+void
+worker_finish(struct job *j, const char *code, const char *reply_to,
+    const char *id, enum queue_store store, const char *json, size_t len)
+{
+	struct worker	*w = j->w;
+
+	/* Refused after its claim: the answer lets go of it. */
+	if (j->claim_id != NULL && store == QUEUE_STORE_NONE && id != NULL &&
+	    strcmp(id, j->claim_id) == 0) {
+		store = QUEUE_STORE_RELEASE;
+		free(j->claim_id);
+		j->claim_id = NULL;
+	}
+	queue_answer(w->q, worker_reply_to(w, reply_to), KS_LANE_NORMAL, id,
+	    store, j->stream, j->entry_id, json, len);
+	worker_answered(j, code);
+	worker_drop(j);
+}
+
+/* Answers a job with an ERROR. */
+void
+worker_fail(struct job *j, const char *reply_to, const char *id,
+    const char *code, const char *message, enum queue_store store)
+{
+	char	*json;
+	size_t	 len;
+
+	log_info("item %s: %s: %s", id != NULL ? id : "(no id)", code,
+	    message);
+	json = item_error_to_json(id, code, message, &len);
+	worker_finish(j, code, reply_to, id, store, json, len);
+	free(json);
+}
+
+void
+worker_audit(struct job *j, const char *event, const char *by,
+    const char *reason)
+{
+	struct worker		*w = j->w;
+	struct audit_event	 e;
+
+	memset(&e, 0, sizeof e);
+	e.event = event;
+	e.id = j->item->id;
+	e.request = j->approval != NULL ? approval_request(j->approval) :
+	    j->request;
+	e.command = j->item->command;
+	e.cwd = j->cwd;
+	e.risk = cls_risk_name(j->dec.risk);
+	e.rule = j->dec.rule;
+	e.reason = reason != NULL ? reason : j->dec.reason;
+	e.tier = cls_tier_name(j->tier);
+	e.by = by;
+	e.queue = w->cfg->queue;
+	e.worker = queue_consumer(w->q);
+	audit_write(w->audit, &e);
+}

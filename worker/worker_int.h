@@ -1,0 +1,272 @@
+#ifndef EXECQ_WORKER_INT_H
+#define EXECQ_WORKER_INT_H
+
+/*
+ * Private to worker/: the worker module in several files, as the queue's
+ * (queue/queue_int.h) and the classifier's (policy/cls.h) are. Nothing
+ * outside worker/ includes this; worker/worker.h is the module's face.
+ *
+ * The files, parts below the driver (none calls back up into worker.c;
+ * where a part must reach it, it is given a function pointer):
+ *
+ *   job.c       a job's states and its slot (worker_job_move), the want
+ *               the queue is told, and the one way a job ends
+ *               (worker_drop, worker_finish, worker_fail); the audit line
+ *   admit.c     the gate, the limits, the tier and the policy's decision
+ *   held.c      held items: the approval's bookkeeping and the memory of
+ *               the ones that ended without running
+ *   boundary.c  start-up: the dirs, the boundary, tier auto, the policy
+ *               the worker classifies with; --check-confinement
+ *   publish.c   what the worker shows: /metrics, /healthz, the registry
+ *   signals.c   SIGCHLD, SIGHUP, SIGTERM/SIGINT and the shutdown steps
+ *   worker.c    the driver: one item from delivery to its answer, and
+ *               the wiring (worker_create, worker_free)
+ *
+ * Depends one way: worker.c -> signals.c -> held.c, publish.c -> job.c;
+ * admit.c -> job.c; boundary.c alone.
+ */
+
+#include <sys/queue.h>
+
+#include <stdio.h>
+
+#include "exec/confine.h"
+#include "exec/exec.h"
+#include "policy/classify.h"
+#include "policy/decide.h"
+#include "queue/queue.h"
+#include "queue/rurl.h"
+#include "worker/approval.h"
+#include "worker/status.h"
+
+struct approvals;
+struct audit;
+struct cgroup_pool;
+struct config;
+struct event;
+struct event_base;
+struct http;
+struct item;
+struct item_held;
+struct json_t;
+struct live;
+struct metrics;
+struct queue;
+struct queue_entry;
+struct sessions;
+struct syncer;
+
+/*
+ * A job's states; worker_job_move is the only thing that changes one,
+ * and with it the slot count, njobs and the want the queue is told.
+ *
+ *   NEW -> CHECKING (a work lane) or CONTROL (a control lane)
+ *   CHECKING -> CONTROL (a PROCESS item), CLAIMING, ENDED
+ *   CLAIMING -> PARKED, RUNNING, ENDED
+ *   PARKED -> RUNNING (approved), ENDED
+ *   CONTROL, RUNNING -> ENDED
+ */
+enum job_state {
+	JOB_NEW = 0,	/* allocated, not counted yet */
+	JOB_CHECKING,	/* delivered: parsed, checked, classified; a slot */
+	JOB_CONTROL,	/* a PROCESS item, or a control lane's entry: acted
+			   on here or forwarded; no slot */
+	JOB_CLAIMING,	/* Redis says whether the id may run; a slot */
+	JOB_PARKED,	/* held for approval (j->approval); no slot */
+	JOB_RUNNING,	/* its command (j->ex) or its session starts and
+			   runs; a slot */
+	JOB_ENDED,	/* answered or let go: unlinked, freed at once */
+};
+
+/* One accepted stream entry, from delivery until its answer is queued. */
+struct job {
+	LIST_ENTRY(job)	 entry;
+	struct worker	*w;
+	enum job_state	 state;		/* worker_job_move only */
+	char		*stream, *entry_id;
+	struct item	*item;
+	char		*cwd;
+	char		**envp;
+	struct exec	*ex;		/* RUNNING, foreground */
+	enum cls_tier	 tier;
+	struct decision	 dec;		/* the policy's (policy/decide.h) */
+	struct approval	*approval;	/* PARKED */
+	char		*request;	/* approved: the request id */
+	char		*approved_by;
+	char		*grant;		/* dec.grant_path, once approved */
+	long long	 received_us;	/* delivered (monotonic) */
+	struct live	*live;		/* args.stream: execq:out:<id> */
+	unsigned long long out_bytes[3];	/* ... per fd, for its end */
+	char		*claim_id;	/* claimed by the read, for us, and
+					   not used yet: let go of it if the
+					   item never runs; else NULL */
+};
+
+#define WORKER_HELD_KEEP	64	/* ended held items remembered */
+#define WORKER_SPARE_MAX	64	/* files made ahead, at most */
+
+/* An item whose approval request ended without running it (held.c). */
+struct held_end {
+	char		*id, *state, *request, *command, *risk, *rule, *reason,
+			*by;
+	long long	 created_ms, expires_ms;
+};
+
+struct worker {
+	struct event_base	*base;
+	const struct config	*cfg;
+	struct exec_config	 ecfg;
+	struct rurl		 url;
+	struct queue		*q;
+	struct sessions		*sessions;
+	struct approvals	*approvals;
+	struct audit		*audit;
+	LIST_HEAD(, job)	 jobs;
+	unsigned		 njobs;		/* all jobs */
+	unsigned		 nslots;	/* ... of them holding a slot */
+	int			 stopping;
+	int			 retired;	/* worker key deleted */
+	enum cls_tier		 tier;		/* the queue's, auto resolved */
+	const char		*tier_name;
+	struct cls_policy	 policy;	/* the config's; when confined,
+						   read_paths count as inside */
+	char			**allow;	/* policy.allow_paths, owned */
+	struct event		*ev_chld, *ev_term, *ev_int;
+	struct event		*ev_stop;	/* shutdown steps */
+	long long		 stop_deadline_ms;	/* then exit anyway */
+	int			 logs_broken;	/* no log can be written */
+	struct event		*ev_logs;	/* ... so look again */
+	struct syncer		*syncer;	/* fsyncs logs and the spool */
+	struct cgroup_pool	*pool;		/* exec's; NULL: none */
+	struct held_end		 ended[WORKER_HELD_KEEP];	/* a ring */
+	unsigned		 nended;
+	struct metrics		*metrics;
+	struct http		*http;		/* NULL: no side door */
+	struct event		*ev_hup;	/* reopen the logs */
+	long long		 started_ms;	/* wall clock */
+	char			 host[256];
+	struct status_layer	 layers[STATUS_MAX_LAYERS];
+	int			 nlayers;
+	int			 confined;	/* every layer on */
+};
+
+/* The layers of the boundary, all of them, for the self-check. */
+struct worker_boundary {
+	struct confine		*confine;
+	struct cgroup_pool	*pool;
+	struct confine_layer	 layers[CONFINE_NLAYERS + 2];
+	int			 n;
+	int			 full;		/* every layer is on */
+};
+
+/* job.c */
+/* Clocks: CLOCK_MONOTONIC in us and ms, CLOCK_REALTIME in ms. */
+long long	 worker_now_us(void);
+long long	 worker_now_ms(void);
+long long	 worker_epoch_ms(void);
+/*
+ * A new job for the stream entry e, linked and counted: CHECKING, or
+ * CONTROL from a control lane. The slot it takes was counted by the queue
+ * as it delivered e, so the queue is not told again.
+ */
+struct job	*worker_job_create(struct worker *,
+		    const struct queue_entry *e);
+/*
+ * The one place a job changes state (fatal on a move the list above does
+ * not have): the slot is taken or given back, and the queue told; every
+ * end tells it too. ENDED unlinks the job; its caller frees it.
+ */
+void		 worker_job_move(struct job *, enum job_state);
+/* Frees a job's memory (it is unlinked already). */
+void		 worker_job_free(struct job *);
+/* Tells the queue how many more items fit. */
+void		 worker_update_want(struct worker *);
+/*
+ * A log could not be made: if none can be written in the log dir, stop
+ * taking items until one can (ev_logs, signals.c, looks again each second).
+ */
+void		 worker_check_logs(struct worker *);
+/* The reply queue for an item (its own, or the worker's default). */
+const char	*worker_reply_to(struct worker *, const char *reply_to);
+/* The item type as metrics label it. */
+const char	*worker_type_label(const struct job *);
+/* An answer (code "ok", or an ERROR's) was queued for job j. */
+void		 worker_answered(struct job *, const char *code);
+/*
+ * The ways a job ends, the only ones. drop: forgets it (its entry is
+ * acknowledged elsewhere, or stays pending), letting go of an unused
+ * claim; finish: its answer goes out with the ack; fail: an ERROR answer.
+ * j is freed on return.
+ */
+void		 worker_drop(struct job *);
+void		 worker_finish(struct job *, const char *code,
+		    const char *reply_to, const char *id, enum queue_store,
+		    const char *json, size_t len);
+void		 worker_fail(struct job *, const char *reply_to,
+		    const char *id, const char *code, const char *message,
+		    enum queue_store);
+/* One line in the audit log about job j (reason NULL: the policy's). */
+void		 worker_audit(struct job *, const char *event, const char *by,
+		    const char *reason);
+
+/* admit.c: each answers the job (it is freed) and returns -1 on a no. */
+/* The gate and the limits; then the cwd and the environment. */
+int		 worker_check(struct job *);
+/* The tier and the policy's decision (j->dec): refused is answered. */
+int		 worker_classify(struct job *);
+
+/* held.c */
+/*
+ * Parks job j (already PARKED): its approval request goes out, decided
+ * calls back when a human decides (worker.c's worker_decided_cb: held.c
+ * reaches the driver only through this pointer).
+ */
+void		 worker_held_park(struct job *, approval_done_cb decided);
+/*
+ * The bookkeeping of a decision about j's request a (the request id, the
+ * audit line, the mirror, the memory of one that did not run); the caller
+ * then starts or answers the job.
+ */
+void		 worker_held_decided(struct job *, struct approval *a,
+		    enum approval_outcome, const char *by, const char *reason);
+/* The item id as held here now, or as it ended: 0, or -1 if neither. */
+int		 worker_held_find(struct worker *, const char *id,
+		    struct item_held *);
+/* "list" shows the items held here with the sessions (sessions.h). */
+void		 worker_held_list_cb(struct json_t *, void *);
+/* Shutdown: held commands are answered; they never ran. */
+void		 worker_held_cancel_all(struct worker *);
+/* Frees the memory of ended held items. */
+void		 worker_held_release(struct worker *);
+
+/* boundary.c */
+/* Makes and checks the log and state dirs: 0, or -1 (logged). */
+int		 worker_dirs(const struct config *);
+/* Old logs go at start-up (running sessions' logs stay). */
+void		 worker_cleanup_logs(const struct config *);
+/*
+ * Prepares the boundary: confinement, cgroup v2 leaves, v1 limits. probe:
+ * as --check-confinement, which sweeps no dead worker's cgroups. 0, or -1
+ * (logged) when the worker must not start.
+ */
+int		 worker_boundary(const struct config *, const struct rurl *,
+		    int probe, struct worker_boundary *);
+/*
+ * The self-check at start-up: one line per layer; tier auto resolved,
+ * the policy the worker classifies with set. 0, or -1 (logged): do not
+ * start.
+ */
+int		 worker_confine_decide(struct worker *,
+		    struct worker_boundary *);
+
+/* publish.c */
+/* The fleet registry's entry; now: written at once, else at the beat. */
+void		 worker_publish(struct worker *, int now);
+/* The HTTP side door: 0, or -1 (logged). */
+int		 worker_http(struct worker *);
+
+/* signals.c */
+/* The signal events and the shutdown and log-probe timers: 0 or -1. */
+int		 worker_signals(struct worker *);
+
+#endif
