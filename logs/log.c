@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "logs/clock.h"
 #include "logs/log.h"
 
 static const char	*log_prog = "execq";
@@ -50,17 +51,11 @@ log_enabled(enum log_level level)
 static void
 log_vwrite(const char *level, const char *fmt, va_list ap)
 {
-	char		 line[2048];
-	struct timespec	 ts;
-	struct tm	 tm;
+	char		 line[2048], now[CLOCK_ISO_LEN];
 	int		 n, m;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	n = snprintf(line, sizeof line,
-	    "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s[%s] ",
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, log_prog, level);
+	clock_wall_iso(now, sizeof now);
+	n = snprintf(line, sizeof line, "%s %s[%s] ", now, log_prog, level);
 	m = vsnprintf(line + n, sizeof line - n - 1, fmt, ap);
 	if (m < 0)
 		m = 0;

@@ -22,6 +22,7 @@
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 
+#include "logs/clock.h"
 #include "logs/log.h"
 #include "logs/syncer.h"
 #include "logs/xmalloc.h"
@@ -103,14 +104,11 @@ queue_announce(struct queue *q)
 static void
 queue_write_status(struct queue *q)
 {
-	struct timespec	ts;
 	char		now[32];
 
 	if (q->status == NULL || !q->wr.up)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(now, sizeof now, "%lld", (long long)ts.tv_sec * 1000 +
-	    ts.tv_nsec / 1000000);
+	snprintf(now, sizeof now, "%lld", (long long)clock_wall_ms());
 	redisAsyncCommand(q->wr.ac, NULL, NULL, "EVAL %s 2 " KS_WORKERS " "
 	    KS_WORKERS_BEAT " %s %s %s %s", queue_status_lua, q->consumer,
 	    q->status, now, QUEUE_STATUS_KEEP_MS);
@@ -212,7 +210,7 @@ queue_beat_cb(evutil_socket_t fd, short what, void *arg)
 		q->eventcb(QUEUE_EV_BEAT, q->eventarg);
 	queue_announce(q);
 	redisAsyncCommand(q->wr.ac, queue_lost_cb, q, "EVAL %s 1 " KS_RUNNING " "
-	    "%lld %u %s", queue_lost_lua, (long long)time(NULL) * 1000,
+	    "%lld %u %s", queue_lost_lua, (long long)clock_wall_ms(),
 	    q->answer_ttl_s, q->lost_cb);
 	if (q->want == 0 || q->stopped)
 		return;

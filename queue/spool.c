@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "logs/clock.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
 #include "logs/syncer.h"
@@ -190,14 +191,12 @@ static struct spool_file *
 spool_make(struct spool *sp)
 {
 	struct spool_file	*f;
-	struct timespec		 ts;
 	char			*tmp, *path;
 	int			 fd;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
 	xasprintf(&tmp, "%s/.spool-%s-%ld", sp->dir, sp->name, (long)getpid());
 	xasprintf(&path, "%s/spool-%s-%lld-%u", sp->dir, sp->name,
-	    (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, sp->nmade++);
+	    (long long)clock_wall_ms(), sp->nmade++);
 	(void)unlink(tmp);		/* a leftover of our pid, long ago */
 	fd = open(tmp, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0600);
 	if (fd == -1 || flock(fd, LOCK_EX|LOCK_NB) == -1 ||

@@ -16,7 +16,6 @@
 
 #include <sys/queue.h>
 #include <sys/random.h>
-#include <sys/time.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 
 #include <event2/event.h>
 
+#include "logs/clock.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
@@ -67,16 +67,6 @@ struct approvals {
 };
 
 static void	approvals_poll(struct approvals *);
-
-/* Unix time in ms. */
-static int64_t
-approval_now_ms(void)
-{
-	struct timeval	tv;
-
-	gettimeofday(&tv, NULL);
-	return ((int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000);
-}
 
 /* 128 random bits as 32 hex digits. */
 static void
@@ -360,7 +350,7 @@ approvals_park(struct approvals *as, const struct item_approval *req,
 	a->req.reply_to = approval_keep(a, 8, req->reply_to);
 	a->req.grant_path = approval_keep(a, 9, req->grant_path);
 	a->req.env = a->env = approval_env_copy(req->env);
-	a->req.created_ms = approval_now_ms();
+	a->req.created_ms = clock_wall_ms();
 	a->req.expires_ms = a->req.created_ms + ms;
 	TAILQ_INSERT_TAIL(&as->list, a, entry);
 	as->n++;

@@ -1,6 +1,5 @@
 /* The audit log: one JSON object per line, appended. */
 
-#include <sys/time.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "logs/clock.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
@@ -79,20 +79,6 @@ audit_set(json_t *o, const char *key, const char *s)
 	free(clean);
 }
 
-/* Now as 2026-11-22T10:04:05.123Z. */
-static void
-audit_time(char *buf, size_t len)
-{
-	struct timeval	tv;
-	struct tm	tm;
-
-	gettimeofday(&tv, NULL);
-	gmtime_r(&tv.tv_sec, &tm);
-	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec, (long)(tv.tv_usec / 1000));
-}
-
 void
 audit_write(struct audit *a, const struct audit_event *e)
 {
@@ -103,7 +89,7 @@ audit_write(struct audit *a, const struct audit_event *e)
 
 	if (a == NULL)
 		return;
-	audit_time(now, sizeof now);
+	clock_wall_iso(now, sizeof now);
 	if ((o = json_object()) == NULL)
 		fatal("out of memory");
 	audit_set(o, "time", now);

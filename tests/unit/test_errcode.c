@@ -82,6 +82,33 @@ test_clock_moves_forward(void **state)
 	assert_true(clock_wall_ms() > 1577836800000LL);
 }
 
+/* 2026-11-26T07:01:02.345Z: UTC, milliseconds, 24 characters. */
+static void
+test_clock_iso(void **state)
+{
+	char	buf[CLOCK_ISO_LEN];
+	int	i;
+
+	(void)state;
+	memset(buf, 'x', sizeof buf);
+	clock_wall_iso(buf, sizeof buf);
+	assert_int_equal(strlen(buf), 24);
+	for (i = 0; i < 24; i++) {
+		if (i == 4 || i == 7)
+			assert_int_equal(buf[i], '-');
+		else if (i == 10)
+			assert_int_equal(buf[i], 'T');
+		else if (i == 13 || i == 16)
+			assert_int_equal(buf[i], ':');
+		else if (i == 19)
+			assert_int_equal(buf[i], '.');
+		else if (i == 23)
+			assert_int_equal(buf[i], 'Z');
+		else if (buf[i] < '0' || buf[i] > '9')
+			fail_msg("%s: not a digit at %d", buf, i);
+	}
+}
+
 int
 main(void)
 {
@@ -89,6 +116,7 @@ main(void)
 		cmocka_unit_test(test_errcode_names_whole_and_unique),
 		cmocka_unit_test(test_errcode_documented),
 		cmocka_unit_test(test_clock_moves_forward),
+		cmocka_unit_test(test_clock_iso),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
