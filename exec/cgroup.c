@@ -1,3 +1,5 @@
+/* The cgroup pool: v2 leaves, paired v1 limits, the sweep of dead workers. */
+
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/types.h>

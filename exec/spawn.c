@@ -1,3 +1,5 @@
+/* Starting a child: clone3 into its cgroup, raw system calls until exec. */
+
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>

@@ -1,3 +1,5 @@
+/* execq-worker: the options, the event loop, the exit code; nothing else. */
+
 #include <sys/stat.h>
 
 #include <errno.h>
