@@ -104,6 +104,7 @@ faults: deps all $(BUILD)/tests/test_faults
 
 test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(INTEG_TESTS)
+	@scripts/check-layout $(BUILD)
 	@$(MAKE) --no-print-directory unit integration packaging doccheck
 
 asan: deps
