@@ -38,6 +38,7 @@ QUEUE_SRC = queue/item_field.c queue/item.c queue/item_process.c queue/item_json
             queue/outbox.c queue/queue.c queue/store.c queue/client.c
 WORKER_SRC = worker/config.c worker/audit.c worker/approval.c worker/metrics.c \
             worker/status.c worker/live.c worker/http.c worker/session.c \
+            worker/session_act.c \
             worker/job.c worker/admit.c worker/held.c worker/boundary.c \
             worker/publish.c worker/signals.c worker/worker.c
 LIB_SRC   = $(LOGS_SRC) $(POLICY_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)

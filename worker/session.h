@@ -5,7 +5,8 @@
  * Background and PTY sessions: the registry (running ones, and finished
  * ones for session_ttl_s, at most session_keep), their mirror in Redis,
  * their live output stream, their EXEC_CALLBACK, and the process-manager
- * actions on them.
+ * actions on them. Two files: session.c (a session's life) over
+ * session_act.c (the actions); worker/session_int.h says more.
  */
 
 #include <stddef.h>
