@@ -136,7 +136,7 @@ harness_connect(const char *path, int quiet)
 void
 harness_reconnect(struct harness *h)
 {
-	int64_t	deadline = harness_now_ms() + 5000;
+	int64_t	deadline = harness_now_ms() + 30000;
 
 	if (h->rc != NULL)
 		redisFree(h->rc);
@@ -1479,11 +1479,11 @@ harness_stop_clean(struct harness *h, pid_t pid)
 void
 harness_wait_running(struct harness *h, const char *s)
 {
-	int64_t	deadline = harness_now_ms() + 5000;
+	int64_t	deadline = harness_now_ms() + 30000;
 
 	while (harness_count_procs(s) == 0) {
 		if (harness_now_ms() > deadline)
-			harness_fail(h, "no process '%s' after 5 s", s);
+			harness_fail(h, "no process '%s' after 30 s", s);
 		harness_sleep_ms(10);
 	}
 }

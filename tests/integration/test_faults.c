@@ -569,8 +569,8 @@ test_faults_dead_worker_no_overlap(void **state)
 	a = harness_wait_callback(h, sid, HARNESS_WAIT_MS * 2);
 	assert_string_equal(harness_jstr(a, "status"), "lost");
 	json_decref(a);
-	assert_int_equal(harness_wait_procs_gone("sleep 7781", 5000), 0);
-	assert_int_equal(harness_wait_procs_gone("sleep 7782", 5000), 0);
+	assert_int_equal(harness_wait_procs_gone("sleep 7781", 30000), 0);
+	assert_int_equal(harness_wait_procs_gone("sleep 7782", 30000), 0);
 	print_message("worker SIGKILL: 1 item in, 1 answer (the retry), 0 "
 	    "overlaps; 1 session lost, its process killed\n");
 	harness_stop_clean(h, second);

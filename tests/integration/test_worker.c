@@ -109,7 +109,6 @@ test_worker_echo_answers_logs_and_acks(void **state)
 	assert_int_equal(harness_jbool(a, "truncated"), 0);
 	assert_int_equal(harness_jbool(a, "timed_out"), 0);
 	assert_true(harness_jint(a, "duration_ms") >= 0);
-	assert_true(harness_jint(a, "duration_ms") < 5000);
 	assert_true(harness_jint(a, "rusage.max_rss_kb") > 0);
 	assert_true(harness_jint(a, "rusage.user_ms") >= 0);
 	assert_true(harness_jint(a, "rusage.sys_ms") >= 0);
@@ -220,7 +219,7 @@ check_timeout_kills_tree(struct harness *h, const char *cgroup, int n,
 	json_decref(a);
 	for (i = 0; i < 4; i++) {
 		snprintf(name, sizeof name, "sleep %d", n + i);
-		if (harness_wait_procs_gone(name, 1000) != 0) {
+		if (harness_wait_procs_gone(name, 30000) != 0) {
 			harness_kill_procs(name, SIGKILL);
 			strcat(survivors, " '");
 			strcat(survivors, name);
@@ -289,7 +288,7 @@ check_leftovers_die(struct harness *h, const char *cgroup, int n)
 	assert_string_equal(jstr(a, "stdout"), "bye\n");
 	for (i = 0; i < 3; i++) {
 		snprintf(name, sizeof name, "sleep %d", n + i);
-		if (harness_wait_procs_gone(name, 1000) != 0) {
+		if (harness_wait_procs_gone(name, 30000) != 0) {
 			harness_kill_procs(name, SIGKILL);
 			strcat(survivors, " '");
 			strcat(survivors, name);
@@ -338,7 +337,7 @@ test_worker_sigterm_ignored_gets_sigkill(void **state)
 	assert_string_equal(jstr(a, "signal"), "SIGKILL");
 	assert_int_equal(harness_jbool(a, "timed_out"), 1);
 	assert_true(harness_jint(a, "duration_ms") >= 1900);
-	assert_int_equal(harness_wait_procs_gone("sleep 7775", 1000), 0);
+	assert_int_equal(harness_wait_procs_gone("sleep 7775", 30000), 0);
 	json_decref(a);
 	harness_pass(h);
 }
@@ -737,7 +736,7 @@ test_worker_high_lane_served_before_low(void **state)
 	harness_worker_start(h, NULL, "--max-procs", "1", NULL);
 	harness_submit(h, "normal", blocker, "sleep 0.5", NULL);
 	xasprintf(&log, "%s/%s.log", h->log_dir, blocker);
-	if (harness_wait_file(log, 5000) == -1)
+	if (harness_wait_file(log, 30000) == -1)
 		harness_fail(h, "the blocker did not start");
 	for (i = 0; i < 3; i++) {
 		snprintf(name, sizeof name, "low%zu", i);
@@ -917,7 +916,7 @@ test_worker_survives_redis_restart(void **state)
 	pid = harness_worker_start(h, NULL, NULL);
 	harness_submit(h, "normal", id, "sleep 2; echo done", NULL);
 	xasprintf(&log, "%s/%s.log", h->log_dir, id);
-	if (harness_wait_file(log, 5000) == -1)
+	if (harness_wait_file(log, 30000) == -1)
 		harness_fail(h, "the command did not start");
 	harness_sleep_ms(500);
 	harness_run(h, shut, 10000);
