@@ -17,39 +17,7 @@
 #include "policy/policyconf.h"
 #include "worker/config_int.h"
 
-/* The workspace becomes its realpath; it must be a directory. */
-static int
-config_finish_workspace(struct config_state *st, char **cause)
-{
-	struct config	*c = st->c;
-	const char	*where = config_where(st, "workspace");
-	struct stat	 sb;
-	char		*rp;
-
-	/* The default, a directory of its own beside .tmp, is made. */
-	if (strncmp(where, "default", 7) == 0 && mkdir(c->workspace, 0755) ==
-	    -1 && errno != EEXIST) {
-		xasprintf(cause, "%s: cannot make '%s': %s", where,
-		    c->workspace, strerror(errno));
-		return (-1);
-	}
-	if ((rp = realpath(c->workspace, NULL)) == NULL) {
-		xasprintf(cause, "%s: '%s': %s", where, c->workspace,
-		    strerror(errno));
-		return (-1);
-	}
-	if (stat(rp, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-		xasprintf(cause, "%s: '%s' is not a directory", where,
-		    c->workspace);
-		free(rp);
-		return (-1);
-	}
-	free(c->workspace);
-	c->workspace = rp;
-	return (0);
-}
-
-/* log_dir is made absolute now, so a later chdir does not move it. */
+/* A dir is made absolute now, so a later chdir does not move it. */
 static int
 config_finish_dir(struct config_state *st, const char *key, char **field,
     char **cause)
@@ -73,6 +41,48 @@ config_finish_dir(struct config_state *st, const char *key, char **field,
 	free(cwd);
 	free(*field);
 	*field = abs;
+	return (0);
+}
+
+/*
+ * The workspace becomes its realpath; it must be a directory. The default,
+ * a directory of its own beside .tmp, is made when missing, but not for
+ * --check-confinement, which changes nothing on disk: a missing default
+ * is only made absolute then, and the probe stands a temporary directory
+ * in for it (worker/boundary.c).
+ */
+static int
+config_finish_workspace(struct config_state *st, char **cause)
+{
+	struct config	*c = st->c;
+	const char	*where = config_where(st, "workspace");
+	struct stat	 sb;
+	char		*rp;
+	int		 dflt = strncmp(where, "default", 7) == 0;
+
+	if (dflt && st->check && lstat(c->workspace, &sb) == -1 &&
+	    errno == ENOENT)
+		return (config_finish_dir(st, "workspace", &c->workspace,
+		    cause));
+	if (dflt && !st->check && mkdir(c->workspace, 0755) == -1 &&
+	    errno != EEXIST) {
+		xasprintf(cause, "%s: cannot make '%s': %s", where,
+		    c->workspace, strerror(errno));
+		return (-1);
+	}
+	if ((rp = realpath(c->workspace, NULL)) == NULL) {
+		xasprintf(cause, "%s: '%s': %s", where, c->workspace,
+		    strerror(errno));
+		return (-1);
+	}
+	if (stat(rp, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		xasprintf(cause, "%s: '%s' is not a directory", where,
+		    c->workspace);
+		free(rp);
+		return (-1);
+	}
+	free(c->workspace);
+	c->workspace = rp;
 	return (0);
 }
 
