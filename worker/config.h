@@ -21,7 +21,7 @@ struct config {
 	char		*redis_url;		/* redis://127.0.0.1:6379/0 */
 	char		*queue;			/* "exec": streams q:exec:<lane> */
 	char		*reply_default;		/* "replies" */
-	char		*workspace;		/* realpath'd at load; "." */
+	char		*workspace;		/* "workspace": realpath'd at load */
 	char		*log_dir;		/* ".tmp/exec" */
 	char		*state_dir;		/* ".tmp/state": audit, spool */
 	char		*shell;			/* "/bin/sh" */
@@ -74,7 +74,9 @@ struct config {
  * Fills c from argv, envp, the config file and the defaults. Returns 0; 1
  * when --help or --version was printed (exit 0); -1 with an allocated
  * *cause on a bad flag, value or file. Does not touch the file system
- * except to read the config file and realpath the workspace.
+ * except to read the config file, realpath the workspace and make the
+ * default one when it is missing; with --check-confinement not even
+ * that (a missing default workspace is left missing, made absolute).
  */
 int	 config_load(struct config *c, int argc, char **argv, char **envp,
 	    char **cause);

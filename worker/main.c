@@ -1,7 +1,5 @@
 /* execq-worker: the options, the event loop, the exit code; nothing else. */
 
-#include <sys/stat.h>
-
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,27 +9,8 @@
 #include <event2/event.h>
 
 #include "logs/log.h"
-#include "policy/policyconf.h"
 #include "worker/config.h"
 #include "worker/worker.h"
-
-/*
- * --check-confinement changes nothing on disk, but config_load makes the
- * default workspace (./workspace) when it is not there: one it made for
- * the probe goes again (the probe stands a temporary dir in for it).
- */
-static void
-main_unmake_workspace(const struct config *cfg, int had)
-{
-	char	*real;
-
-	if (had || (real = realpath(POLICYCONF_DEFAULT_WORKSPACE, NULL)) ==
-	    NULL)
-		return;
-	if (strcmp(real, cfg->workspace) == 0)
-		(void)rmdir(POLICYCONF_DEFAULT_WORKSPACE);
-	free(real);
-}
 
 /* execq-worker: config, event loop, exit code; nothing else. */
 int
@@ -41,12 +20,10 @@ main(int argc, char **argv, char **envp)
 	struct event_base	*base;
 	struct event_config	*ecfg;
 	struct worker		*w;
-	struct stat		 sb;
 	char			*cause;
-	int			 rc, had_ws;
+	int			 rc;
 
 	log_init("execq-worker", LOG_LEVEL_INFO);
-	had_ws = lstat(POLICYCONF_DEFAULT_WORKSPACE, &sb) == 0;
 	rc = config_load(&cfg, argc, argv, envp, &cause);
 	if (rc == 1)
 		return (0);
@@ -59,7 +36,6 @@ main(int argc, char **argv, char **envp)
 	log_init("execq-worker", cfg.verbose ? LOG_LEVEL_DEBUG :
 	    LOG_LEVEL_INFO);
 	if (cfg.check_confinement) {
-		main_unmake_workspace(&cfg, had_ws);
 		rc = worker_check_confinement(&cfg, stdout);
 		config_release(&cfg);
 		return (rc);

@@ -466,6 +466,40 @@ test_config_workspace_missing(void **state)
 	load_fails(fx, NULL, ARGS(ws), want);
 }
 
+/*
+ * --check-confinement changes nothing on disk: the default workspace is
+ * not made (the probe stands a temporary dir in for it), and one that is
+ * there is used as it is. A workspace that was asked for must still be
+ * there.
+ */
+static void
+test_config_check_confinement_makes_no_workspace(void **state)
+{
+	struct fixture	*fx = *state;
+	struct stat	 sb;
+	char		 ws[PATH_MAX + 32], want[PATH_MAX + 128], *cwd;
+
+	assert_int_equal(load(fx, ARGS("--check-confinement"), NULL), 0);
+	assert_int_equal(fx->c.check_confinement, 1);
+	assert_int_equal(lstat("workspace", &sb), -1);
+	assert_non_null(cwd = realpath(".", NULL));
+	snprintf(want, sizeof want, "%s/workspace", cwd);
+	assert_string_equal(fx->c.workspace, want);
+	assert_string_equal(policyconf_policy(fx->c.policy)->workspace, want);
+
+	assert_int_equal(mkdir("workspace", 0700), 0);
+	assert_int_equal(load(fx, ARGS("--check-confinement"), NULL), 0);
+	assert_string_equal(fx->c.workspace, want);
+	free(cwd);
+
+	snprintf(ws, sizeof ws, "%s/nope", fx->dir);
+	snprintf(want, sizeof want,
+	    "--workspace: '%s': No such file or directory", ws);
+	load_fails(fx, ARGS("--check-confinement", "--workspace", ws), NULL,
+	    want);
+	assert_int_equal(lstat(ws, &sb), -1);
+}
+
 static void
 test_config_log_dir_made_absolute(void **state)
 {
@@ -1020,6 +1054,7 @@ main(void)
 		T(test_config_default_above_max_timeout),
 		T(test_config_workspace_realpath),
 		T(test_config_workspace_missing),
+		T(test_config_check_confinement_makes_no_workspace),
 		T(test_config_log_dir_made_absolute),
 		T(test_config_fractional_seconds),
 		T(test_config_size_suffixes),

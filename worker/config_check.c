@@ -1,0 +1,141 @@
+/* The worker's settings: the checks of string values (names, URLs, modes). */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "logs/xmalloc.h"
+#include "policy/classify.h"
+#include "queue/rurl.h"
+#include "worker/config_int.h"
+#include "worker/http.h"
+
+#define CONFIG_NAME_MAX	128
+
+char *
+config_check_url(const char *s)
+{
+	struct rurl	 u;
+	char		*cause;
+
+	if (rurl_parse(s, &u, &cause) != 0)
+		return (cause);
+	rurl_release(&u);
+	return (NULL);
+}
+
+/* Queue, reply and consumer names: [A-Za-z0-9_.:-]{1,128}, no '.' first. */
+char *
+config_check_name(const char *s)
+{
+	size_t	 len = strlen(s);
+	char	*msg;
+
+	if (len >= 1 && len <= CONFIG_NAME_MAX && *s != '.' &&
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_.:-") == len)
+		return (NULL);
+	xasprintf(&msg, "'%s' is not a valid name (1-128 of A-Z a-z 0-9 "
+	    "_ . : -, not starting with '.')", s);
+	return (msg);
+}
+
+/* For directories that are resolved later. */
+char *
+config_check_nonempty(const char *s)
+{
+	return (*s == '\0' ? xstrdup("must not be empty") : NULL);
+}
+
+/* An operator token: long enough not to be guessed; never echoed. */
+char *
+config_check_operator_token(const char *s)
+{
+	size_t	i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (s[i] <= ' ' || s[i] > '~')
+			return (xstrdup("must be printable ASCII without "
+			    "spaces"));
+	if (i != 0 && (i < 16 || i > 128))
+		return (xstrdup("must be 16 to 128 characters"));
+	return (NULL);
+}
+
+/* Empty, or an address the HTTP side door can listen on. */
+char *
+config_check_http(const char *s)
+{
+	char		*host, *cause;
+	unsigned	 port;
+
+	if (*s == '\0')
+		return (NULL);
+	if (http_parse_addr(s, &host, &port, &cause) != 0)
+		return (cause);
+	free(host);
+	return (NULL);
+}
+
+/* The shell: absolute here, executable at the end. */
+char *
+config_check_absolute(const char *s)
+{
+	char	*msg;
+
+	if (*s == '/')
+		return (NULL);
+	xasprintf(&msg, "'%s' is not an absolute path", s);
+	return (msg);
+}
+
+/* "auto", "off" or an absolute directory (checked by the cgroup code). */
+char *
+config_check_cgroup(const char *s)
+{
+	char	*msg;
+
+	if (strcmp(s, "auto") == 0 || strcmp(s, "off") == 0 || *s == '/')
+		return (NULL);
+	xasprintf(&msg, "'%s' must be auto, off or an absolute directory", s);
+	return (msg);
+}
+
+/* auto, read_only, read_write, confined or admin. */
+char *
+config_check_tier(const char *s)
+{
+	enum cls_tier	 t;
+	char		*msg;
+
+	if (strcmp(s, "auto") == 0 || cls_tier_parse(s, &t) == 0)
+		return (NULL);
+	xasprintf(&msg, "'%s' must be auto, read_only, read_write, confined "
+	    "or admin", s);
+	return (msg);
+}
+
+/* auto, required or off. */
+char *
+config_check_confine(const char *s)
+{
+	char	*msg;
+
+	if (strcmp(s, "auto") == 0 || strcmp(s, "required") == 0 ||
+	    strcmp(s, "off") == 0)
+		return (NULL);
+	xasprintf(&msg, "'%s' must be auto, required or off", s);
+	return (msg);
+}
+
+/* hold, refuse or off. */
+char *
+config_check_sandbox(const char *s)
+{
+	enum cls_sandbox	 sb;
+	char			*msg;
+
+	if (cls_sandbox_parse(s, &sb) == 0)
+		return (NULL);
+	xasprintf(&msg, "'%s' must be hold, refuse or off", s);
+	return (msg);
+}
