@@ -983,7 +983,11 @@ test_worker_lost_item_is_reported(void **state)
 	harness_pass(h);
 }
 
-/* With retries, the item taken over runs again. */
+/*
+ * With retries, the item taken over runs again. 777''7: only the sleep,
+ * not the shell, shows "sleep 7777", so the worker is killed after the
+ * marker is made, not while the shell may still be on its way to it.
+ */
 static void
 test_worker_lost_item_is_retried(void **state)
 {
@@ -992,7 +996,7 @@ test_worker_lost_item_is_retried(void **state)
 	json_t		*a;
 
 	a = take_over_from_dead_worker(h, id, "[ -e marker ] && echo again || "
-	    "{ touch marker; sleep 7777; }", "{\"retries\": 1}", "sleep 7777");
+	    "{ touch marker; sleep 777''7; }", "{\"retries\": 1}", "sleep 7777");
 	expect_result(a, id, 0);
 	assert_string_equal(jstr(a, "stdout"), "again\n");
 	json_decref(a);
