@@ -127,6 +127,8 @@ struct item_result {
 	const char	*approved_by;	/* NULL: ran without approval */
 	struct json_t	*confinement;	/* borrowed object, or NULL */
 	const char	*log_error;	/* the log is short: why; else NULL */
+	const char	*token;		/* its session token, sent once, last;
+					   NULL: left out (the kept copy) */
 };
 
 /*

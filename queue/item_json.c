@@ -189,6 +189,9 @@ item_result_to_json(const struct item_result *r, size_t *len)
 		json_object_set_new(root, "approval", json_pack("{s:o, s:o}",
 		    "request", item_json_str(r->request),
 		    "by", item_json_str(r->approved_by)));
+	if (root != NULL && r->token != NULL)
+		json_object_set_new(root, "session_token",
+		    item_json_str(r->token));
 	return (item_dump(root, len));
 }
 

@@ -895,6 +895,53 @@ test_item_result_nulls(void **state)
 	free(s);
 }
 
+/*
+ * A foreground item's token: the last member, so the answer without it
+ * (the one kept for the id) has every other byte the same.
+ */
+static void
+test_item_result_token_last(void **state)
+{
+	struct item_result	 r;
+	json_t			*conf;
+	char			*kept, *sent;
+	size_t			 kept_len, len;
+
+	(void)state;
+	memset(&r, 0, sizeof r);
+	r.id = "job-1";
+	r.exit_code = 0;
+	r.out = "hi\n";
+	r.out_len = 3;
+	r.duration_ms = 5;
+	r.log_path = "/l/job-1.log";
+	r.user_ms = 1;
+	r.sys_ms = 2;
+	r.max_rss_kb = 3;
+	r.request = "req-1";
+	r.approved_by = "alice";
+	conf = json_pack("{s:b}", "confined", 0);
+	r.confinement = conf;
+	kept = item_result_to_json(&r, &kept_len);
+	assert_string_equal(kept, "{\"type\":\"EXEC_RESULT\",\"id\":\"job-1\","
+	    "\"exit_code\":0,\"signal\":null,\"stdout\":\"hi\\n\","
+	    "\"stderr\":\"\",\"truncated\":false,\"timed_out\":false,"
+	    "\"duration_ms\":5,\"log_path\":\"/l/job-1.log\",\"rusage\":"
+	    "{\"user_ms\":1,\"sys_ms\":2,\"max_rss_kb\":3},\"confinement\":"
+	    "{\"confined\":false},\"approval\":{\"request\":\"req-1\","
+	    "\"by\":\"alice\"}}");
+	r.token = "0123456789abcdef0123456789abcdef";
+	sent = item_result_to_json(&r, &len);
+	assert_int_equal(len, strlen(sent));
+	assert_int_equal(len, kept_len + 51);
+	assert_memory_equal(sent, kept, kept_len - 1);
+	assert_string_equal(sent + kept_len - 1, ",\"session_token\":"
+	    "\"0123456789abcdef0123456789abcdef\"}");
+	json_decref(conf);
+	free(sent);
+	free(kept);
+}
+
 /* Encodes a result killed by sig and returns its "signal" (allocated). */
 static char *
 signal_name(int sig)
@@ -1468,6 +1515,7 @@ main(void)
 		cmocka_unit_test(test_item_utf8_nul_byte),
 		cmocka_unit_test(test_item_result_round_trip),
 		cmocka_unit_test(test_item_result_nulls),
+		cmocka_unit_test(test_item_result_token_last),
 		cmocka_unit_test(test_item_result_signal_names),
 		cmocka_unit_test(test_item_error_round_trip),
 		cmocka_unit_test(test_item_error_null_id),
