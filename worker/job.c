@@ -216,11 +216,13 @@ worker_drop(struct job *j)
 
 /*
  * The one way a job ends: its answer goes out with the ack (and does store
- * to the record of item id), and its slot is free again.
+ * to the record of item id: kept, when it is not json), and its slot is
+ * free again.
  */
 void
-worker_finish(struct job *j, const char *code, const char *reply_to,
-    const char *id, enum queue_store store, const char *json, size_t len)
+worker_finish_kept(struct job *j, const char *code, const char *reply_to,
+    const char *id, enum queue_store store, const char *json, size_t len,
+    const char *kept, size_t kept_len)
 {
 	struct worker	*w = j->w;
 
@@ -231,10 +233,17 @@ worker_finish(struct job *j, const char *code, const char *reply_to,
 		free(j->claim_id);
 		j->claim_id = NULL;
 	}
-	queue_answer(w->q, worker_reply_to(w, reply_to), KS_LANE_NORMAL, id,
-	    store, j->stream, j->entry_id, json, len);
+	queue_answer_kept(w->q, worker_reply_to(w, reply_to), KS_LANE_NORMAL,
+	    id, store, j->stream, j->entry_id, json, len, kept, kept_len);
 	worker_answered(j, code);
 	worker_drop(j);
+}
+
+void
+worker_finish(struct job *j, const char *code, const char *reply_to,
+    const char *id, enum queue_store store, const char *json, size_t len)
+{
+	worker_finish_kept(j, code, reply_to, id, store, json, len, NULL, 0);
 }
 
 /* Answers a job with an ERROR. */

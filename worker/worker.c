@@ -24,7 +24,6 @@
 #include "logs/syncer.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
-#include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "queue/rurl.h"
 #include "worker/approval.h"
@@ -79,8 +78,8 @@ worker_exec_done(struct exec *ex, void *arg)
 	struct job		*j = arg;
 	struct exec_result	 r;
 	struct item_result	 ir;
-	char			*json;
-	size_t			 len;
+	char			*json, *kept;
+	size_t			 len, kept_len;
 	json_t			*conf;
 
 	exec_result(ex, &r);
@@ -106,6 +105,8 @@ worker_exec_done(struct exec *ex, void *arg)
 	ir.log_error = r.log_error != 0 ? strerror(r.log_error) : NULL;
 	log_info("item %s: exit %d%s in %lld ms", j->item->id, r.exit_code,
 	    ir.timed_out ? " (timed out)" : "", (long long)r.duration_ms);
+	kept = item_result_to_json(&ir, &kept_len);
+	ir.token = j->token;		/* sent once, never kept */
 	json = item_result_to_json(&ir, &len);
 	json_decref(conf);
 	if (j->live != NULL)
@@ -114,9 +115,10 @@ worker_exec_done(struct exec *ex, void *arg)
 	    "foreground", NULL);
 	exec_result_release(&r);
 	j->ex = NULL;
-	worker_finish(j, "ok", j->item->reply_to, j->item->id, QUEUE_STORE_ANSWER,
-	    json, len);
+	worker_finish_kept(j, "ok", j->item->reply_to, j->item->id,
+	    QUEUE_STORE_ANSWER, json, len, kept, kept_len);
 	free(json);
+	free(kept);
 }
 
 /* Job j's command runs now. */
@@ -152,12 +154,9 @@ worker_start(struct job *j)
 		}
 		log_info("item %s: session started: %s", j->item->id,
 		    j->item->command);
-		queue_answer_kept(w->q, worker_reply_to(w, j->item->reply_to),
-		    KS_LANE_NORMAL, j->item->id, QUEUE_STORE_ANSWER, j->stream,
-		    j->entry_id, json, len, kept, kept_len);
 		worker_spawned(j);
-		worker_answered(j, "ok");
-		worker_drop(j);
+		worker_finish_kept(j, "ok", j->item->reply_to, j->item->id,
+		    QUEUE_STORE_ANSWER, json, len, kept, kept_len);
 		free(json);
 		free(kept);
 		return;
@@ -175,6 +174,9 @@ worker_start(struct job *j)
 	spec.cols = j->item->cols;
 	spec.network = j->dec.network;
 	spec.grant = j->grant;
+	/* Its sender's key to the log, as a session's is (session.h). */
+	sessions_new_token(j->token);
+	spec.token = j->token;
 	if (j->item->stream) {
 		j->live = live_create(w->base, w->q, j->item->id, 1);
 		spec.outputcb = worker_output_cb;

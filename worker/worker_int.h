@@ -88,6 +88,8 @@ struct job {
 	char		*cwd;
 	char		**envp;
 	struct exec	*ex;		/* RUNNING, foreground */
+	char		 token[33];	/* ... its session token: sent once in
+					   its answer, kept in <id>.json */
 	enum cls_tier	 tier;
 	struct decision	 dec;		/* the policy's (policy/decide.h) */
 	struct approval	*approval;	/* PARKED */
@@ -195,13 +197,18 @@ void		 worker_answered(struct job *, const char *code);
 /*
  * The ways a job ends, the only ones. drop: forgets it (its entry is
  * acknowledged elsewhere, or stays pending), letting go of an unused
- * claim; finish: its answer goes out with the ack; fail: an ERROR answer.
- * j is freed on return.
+ * claim; finish: its answer goes out with the ack; finish_kept: the same,
+ * keeping kept (the answer less its session token) as the id's answer;
+ * fail: an ERROR answer. j is freed on return.
  */
 void		 worker_drop(struct job *);
 void		 worker_finish(struct job *, const char *code,
 		    const char *reply_to, const char *id, enum queue_store,
 		    const char *json, size_t len);
+void		 worker_finish_kept(struct job *, const char *code,
+		    const char *reply_to, const char *id, enum queue_store,
+		    const char *json, size_t len, const char *kept,
+		    size_t kept_len);
 void		 worker_fail(struct job *, const char *reply_to,
 		    const char *id, const char *code, const char *message,
 		    enum queue_store);

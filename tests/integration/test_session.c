@@ -1477,6 +1477,122 @@ test_session_belongs_to_its_starter(void **state)
 	harness_pass(h);
 }
 
+/* The output of seq 1 n, allocated. */
+static char *
+seq_text(int n)
+{
+	char	*text, *p;
+	int	 i;
+
+	text = xmalloc((size_t)n * 12 + 1);
+	for (i = 1, p = text; i <= n; i++)
+		p += sprintf(p, "%d\n", i);
+	return (text);
+}
+
+/* Asserts a carries a session_token of 32 hex digits; returns it. */
+static char *
+expect_token(struct harness *h, json_t *a)
+{
+	const char	*tok = harness_jstr(a, "session_token");
+
+	if (tok == NULL || strlen(tok) != 32 ||
+	    strspn(tok, "0123456789abcdef") != 32)
+		fail_answer(h, a, "no session_token of 32 hex digits");
+	return (xstrdup(tok));
+}
+
+/*
+ * A foreground item belongs to its sender too: its EXEC_RESULT carries a
+ * token, as a session's EXEC_STARTED does, and <id>.json keeps it. With
+ * it, the sender reads the whole log through the worker, more than the
+ * answer's capped stdout; without it, or with another, the log is
+ * forbidden (ids are guessable, tokens are not).
+ */
+static void
+test_session_foreground_log_needs_its_token(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "fg-log");
+	json_t		*a, *m;
+	char		*tok, *want;
+
+	harness_worker_start(h, NULL, "--output-cap", "1k", NULL);
+	want = seq_text(2000);
+	harness_submit(h, "normal", id, "seq 1 2000", NULL);
+	a = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS);
+	expect_str(h, a, "type", "EXEC_RESULT");
+	if (harness_jbool(a, "truncated") != 1 ||
+	    strcmp(jstr(a, "stdout"), want) == 0)
+		fail_answer(h, a, "stdout should be cut to 1k");
+	tok = expect_token(h, a);
+	json_decref(a);
+	m = harness_load_meta(h, id);
+	expect_str(h, m, "session_token", tok);
+	json_decref(m);
+
+	a = process(h, "{\"action\": \"log\", \"session_id\": \"%s\", "
+	    "\"token\": \"%s\"}", id, tok);
+	expect_process(h, a, "log", id);
+	expect_str(h, a, "output", want);
+	expect_int(h, a, "size", (int64_t)strlen(want));
+	expect_str(h, a, "status", "completed");
+	json_decref(a);
+	a = process(h, "{\"action\": \"log\", \"session_id\": \"%s\", "
+	    "\"token\": null}", id);
+	expect_error(h, a, jstr(a, "id"), "forbidden");
+	json_decref(a);
+	a = process(h, "{\"action\": \"log\", \"session_id\": \"%s\", "
+	    "\"token\": \"0123456789abcdef0123456789abcdef\"}", id);
+	expect_error(h, a, jstr(a, "id"), "forbidden");
+	json_decref(a);
+	free(tok);
+	free(want);
+	harness_pass(h);
+}
+
+/*
+ * The token is sent once: whoever sends the same id again gets the
+ * answer kept for it, the same answer without the token, and cannot read
+ * the log with what it got.
+ */
+static void
+test_session_foreground_token_sent_once(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "fg-once");
+	json_t		*a1, *a2, *a;
+	char		*tok;
+
+	harness_worker_start(h, NULL, NULL);
+	harness_submit(h, "normal", id, "echo once", NULL);
+	a1 = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS);
+	expect_str(h, a1, "type", "EXEC_RESULT");
+	tok = expect_token(h, a1);
+	harness_submit(h, "normal", id, "echo once", NULL);
+	a2 = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS);
+	expect_str(h, a2, "type", "EXEC_RESULT");
+	if (json_object_get(a2, "session_token") != NULL)
+		fail_answer(h, a2, "the kept answer should have no token");
+	json_object_del(a1, "session_token");
+	if (!json_equal(a1, a2))
+		fail_answer(h, a2, "the kept answer should be the first one "
+		    "less its token");
+	a = process(h, "{\"action\": \"log\", \"session_id\": \"%s\", "
+	    "\"token\": null}", id);
+	expect_error(h, a, jstr(a, "id"), "forbidden");
+	json_decref(a);
+	a = process(h, "{\"action\": \"log\", \"session_id\": \"%s\", "
+	    "\"token\": \"%s\"}", id, tok);
+	expect_process(h, a, "log", id);
+	expect_str(h, a, "output", "once\n");
+	json_decref(a);
+	json_decref(a1);
+	json_decref(a2);
+	free(tok);
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    session_teardown)
 
@@ -1506,6 +1622,8 @@ main(void)
 		T(test_session_lost_when_worker_dies),
 		T(test_session_startup_cleanup),
 		T(test_session_belongs_to_its_starter),
+		T(test_session_foreground_log_needs_its_token),
+		T(test_session_foreground_token_sent_once),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
