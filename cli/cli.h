@@ -268,6 +268,20 @@ int	 execq_session_get(struct execq_session *, const char *id,
 /* 1 if a session's status says it is over. */
 int	 execq_status_ended(const char *status);
 
+/*
+ * cmd_run.c: the client's token store, $XDG_STATE_HOME/execq/tokens (else
+ * ~/.local/state/execq/tokens), below the files that use it. Keeps a
+ * session's token (from its EXEC_STARTED, or a foreground item's from its
+ * EXEC_RESULT), so later PROCESS items on it carry it (execq_process adds
+ * it).
+ */
+void	 execq_token_save(const char *session_id, const char *token);
+/*
+ * Every token in the store, newest last (a new JSON array, maybe empty),
+ * and in *found the newest of session_id (static), or NULL.
+ */
+struct json_t *execq_tokens_load(const char *session_id, const char **found);
+
 /* process.c: PROCESS items. */
 /* Checks o->queue and opens s on q:<queue>:ctl: 0, or an exit code. */
 int	 execq_process_open(struct execq_session *, struct execq_opts *,
@@ -278,11 +292,6 @@ int	 execq_process_open(struct execq_session *, struct execq_opts *,
  * Waits wait_ms + 30 s for the answer. 0 with *a holding a PROCESS_RESULT;
  * else an exit code, said: 125 for an ERROR, no answer or a Redis error.
  */
-/*
- * Keeps a session's token (from its EXEC_STARTED) in the client's token
- * store, so later PROCESS items on it carry it (execq_process adds it).
- */
-void	 execq_token_save(const char *session_id, const char *token);
 int	 execq_process(struct execq_session *, struct json_t *args,
 	    long long wait_ms, struct execq_answer *);
 /* The fields of a PROCESS_RESULT: its "result" object if any, else it. */

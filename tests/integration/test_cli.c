@@ -990,6 +990,57 @@ test_cli_help_for_every_subcommand(void **state)
 	harness_pass(h);
 }
 
+/*
+ * run keeps the token of its EXEC_RESULT, so 'execq logs ID' then prints
+ * the whole log through the worker, with no flag: more than the answer
+ * could hold (the worker's output cap is 1k). submit prints the token
+ * with the rest of the answer.
+ */
+static void
+test_cli_run_then_logs(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	const char		*id = harness_id(h, "run-log");
+	char			*want, *w;
+	json_t			*j;
+	int			 i;
+
+	want = xmalloc(2000 * 12 + 1);
+	for (i = 1, w = want; i <= 2000; i++)
+		w += sprintf(w, "%d\n", i);
+	harness_worker_start(h, NULL, "--output-cap", "1k", NULL);
+	cli(h, &p, "run", "--no-live", "--id", id, "--", "seq", "1", "2000",
+	    NULL);
+	expect_exit(h, &p, 0);
+	expect_err_has(h, &p, "output truncated");
+	if (strcmp(p.out, want) == 0)
+		proc_fail(h, &p, "run --no-live should show the cut answer");
+	harness_proc_release(&p);
+	cli(h, &p, "logs", id, NULL);
+	expect_exit(h, &p, 0);
+	expect_err(h, &p, "");
+	if (p.out_len != strlen(want) || strcmp(p.out, want) != 0)
+		proc_fail(h, &p, "logs should print seq 1 2000 whole");
+	harness_proc_release(&p);
+	cli(h, &p, "logs", "--lines", "2", id, NULL);
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, "1999\n2000\n");
+	harness_proc_release(&p);
+
+	cli(h, &p, "submit", "--", "echo", "hi", NULL);
+	expect_exit(h, &p, 0);
+	j = one_json_line(h, &p);
+	expect_str(h, j, "type", "EXEC_RESULT");
+	if (harness_jstr(j, "session_token") == NULL ||
+	    strlen(harness_jstr(j, "session_token")) != 32)
+		proc_fail(h, &p, "submit should print the session_token");
+	json_decref(j);
+	harness_proc_release(&p);
+	free(want);
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    cli_teardown)
 
@@ -1020,6 +1071,7 @@ main(void)
 		T(test_cli_finds_redis),
 		T(test_cli_help_for_every_subcommand),
 		T(test_cli_classify),
+		T(test_cli_run_then_logs),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
