@@ -320,14 +320,13 @@ static int
 execq_result_code(const json_t *root)
 {
 	const json_t	*code;
-	const char	*log_path;
+	const char	*id;
 	double		 duration_ms;
 
 	if (json_is_true(json_object_get(root, "truncated"))) {
-		log_path = json_string_value(json_object_get(root,
-		    "log_path"));
-		execq_error("output truncated; full log: %s",
-		    log_path != NULL ? log_path : "(none)");
+		id = json_string_value(json_object_get(root, "id"));
+		execq_error("output truncated; the whole log: execq logs %s",
+		    id != NULL ? id : "ID");
 	}
 	if (json_is_true(json_object_get(root, "timed_out"))) {
 		duration_ms = json_number_value(json_object_get(root,
@@ -370,7 +369,9 @@ execq_run_usage(FILE *f)
 	    "quoted and joined, so they run as that argv (execq run -- sh -c\n"
 	    "'exit 3'). The output comes live through the stream\n"
 	    "execq:out:<id>; the final answer fills in anything the stream\n"
-	    "missed and decides the exit status.\n"
+	    "missed and decides the exit status. Its token is kept in the\n"
+	    "token store, so 'execq logs ID' prints the whole log, past the\n"
+	    "worker's output cap.\n"
 	    "\n"
 	    "Options:\n"
 	    "  --timeout S     kill the command after S seconds "

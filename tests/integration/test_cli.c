@@ -1002,7 +1002,7 @@ test_cli_run_then_logs(void **state)
 	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
 	const char		*id = harness_id(h, "run-log");
-	char			*want, *w;
+	char			*want, *w, *said;
 	json_t			*j;
 	int			 i;
 
@@ -1013,7 +1013,9 @@ test_cli_run_then_logs(void **state)
 	cli(h, &p, "run", "--no-live", "--id", id, "--", "seq", "1", "2000",
 	    NULL);
 	expect_exit(h, &p, 0);
-	expect_err_has(h, &p, "output truncated");
+	xasprintf(&said, "execq: output truncated; the whole log: execq logs "
+	    "%s\n", id);
+	expect_err(h, &p, said);
 	if (strcmp(p.out, want) == 0)
 		proc_fail(h, &p, "run --no-live should show the cut answer");
 	harness_proc_release(&p);
@@ -1037,6 +1039,7 @@ test_cli_run_then_logs(void **state)
 		proc_fail(h, &p, "submit should print the session_token");
 	json_decref(j);
 	harness_proc_release(&p);
+	free(said);
 	free(want);
 	harness_pass(h);
 }
