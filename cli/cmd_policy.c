@@ -232,7 +232,7 @@ execq_cmd_classify(const char *redis, int argc, char **argv)
 {
 	struct execq_classify_opts	 co;
 	struct policy_settings		 c;
-	const char			*code;
+	enum errcode			 code;
 	char				*cwd = NULL, *cause;
 	int				 rc;
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "exec/cmdenv.h"
+#include "logs/errcode.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
 
@@ -251,7 +252,7 @@ cmdenv_env_base(struct cmdenv_env *e, char *const *parent, int pty)
 
 /* Adds one item variable; 0, or -1 with *code and *cause set. */
 static int
-cmdenv_env_extra(struct cmdenv_env *e, const char *entry, const char **code,
+cmdenv_env_extra(struct cmdenv_env *e, const char *entry, enum errcode *code,
     char **cause)
 {
 	const char	*why;
@@ -260,32 +261,32 @@ cmdenv_env_extra(struct cmdenv_env *e, const char *entry, const char **code,
 
 	len = strcspn(entry, "=");
 	if (entry[len] != '=') {
-		*code = "bad_env";
+		*code = ERR_BAD_ENV;
 		xasprintf(cause, "env entry '%s' is not NAME=value", entry);
 		return (-1);
 	}
 	name = xstrndup(entry, len);
 	if ((why = cmdenv_env_why(name)) != NULL) {
-		*code = "env_forbidden";
+		*code = ERR_ENV_FORBIDDEN;
 		xasprintf(cause, "env %s is refused: %s", name, why);
 	} else if (!cmdenv_env_valid_name(name, len)) {
-		*code = "bad_env";
+		*code = ERR_BAD_ENV;
 		xasprintf(cause, "env name '%s' is not a valid variable name",
 		    name);
 	} else
 		cmdenv_env_put(e, entry);
 	free(name);
-	return (*code == NULL ? 0 : -1);
+	return (*code == ERR_NONE ? 0 : -1);
 }
 
 /* Builds the child's environment; see policy.h. */
 char **
 cmdenv_build_env(char *const *parent, char *const *extra, int pty,
-    const char *id, const char **code, char **cause)
+    const char *id, enum errcode *code, char **cause)
 {
 	struct cmdenv_env	e = { NULL, 0, 0 };
 
-	*code = NULL;
+	*code = ERR_NONE;
 	*cause = NULL;
 	cmdenv_env_base(&e, parent, pty);
 	for (; extra != NULL && *extra != NULL; extra++) {
@@ -346,9 +347,9 @@ cmdenv_inside(const char *workspace, const char *path)
 
 /* Sets *code and *cause for a cwd that realpath() or stat() refused. */
 static void
-cmdenv_cwd_error(const char *cwd, int error, const char **code, char **cause)
+cmdenv_cwd_error(const char *cwd, int error, enum errcode *code, char **cause)
 {
-	*code = "cwd_not_found";
+	*code = ERR_CWD_NOT_FOUND;
 	if (error == ENOENT)
 		xasprintf(cause, "cwd '%s' does not exist in the workspace",
 		    cwd);
@@ -360,13 +361,13 @@ cmdenv_cwd_error(const char *cwd, int error, const char **code, char **cause)
 
 /* Resolves cwd inside workspace; see policy.h. */
 char *
-cmdenv_resolve_cwd(const char *workspace, const char *cwd, const char **code,
+cmdenv_resolve_cwd(const char *workspace, const char *cwd, enum errcode *code,
     char **cause)
 {
 	struct stat	 sb;
 	char		*joined, *real;
 
-	*code = NULL;
+	*code = ERR_NONE;
 	*cause = NULL;
 	if (cwd == NULL || *cwd == '\0')
 		return (xstrdup(workspace));
@@ -380,7 +381,7 @@ cmdenv_resolve_cwd(const char *workspace, const char *cwd, const char **code,
 		cmdenv_cwd_error(cwd, errno, code, cause);
 	} else if (!cmdenv_inside(workspace, real)) {
 		/* Name the workspace, never where a symlink led. */
-		*code = "cwd_outside_workspace";
+		*code = ERR_CWD_OUTSIDE_WORKSPACE;
 		xasprintf(cause, "cwd '%s' resolves outside the workspace %s",
 		    cwd, workspace);
 	} else if (stat(real, &sb) == -1)
@@ -388,7 +389,7 @@ cmdenv_resolve_cwd(const char *workspace, const char *cwd, const char **code,
 	else if (!S_ISDIR(sb.st_mode))
 		cmdenv_cwd_error(cwd, ENOTDIR, code, cause);
 	free(joined);
-	if (*code != NULL) {
+	if (*code != ERR_NONE) {
 		free(real);
 		return (NULL);
 	}

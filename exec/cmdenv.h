@@ -1,11 +1,13 @@
 #ifndef EXECQ_CMDENV_H
 #define EXECQ_CMDENV_H
 
+#include "logs/errcode.h"
+
 /*
  * What a command may run with: the working directory inside the workspace
  * and the child's environment. Pure code apart from realpath(3).
  *
- * On refusal the functions return NULL, set *code to a static error code
+ * On refusal the functions return NULL, set *code to an error code
  * (docs/PROTOCOL.md) and *cause to an allocated message for the sender.
  */
 
@@ -16,7 +18,7 @@
  * Codes: cwd_outside_workspace, cwd_not_found (missing or not a directory).
  */
 char	*cmdenv_resolve_cwd(const char *workspace, const char *cwd,
-	    const char **code, char **cause);
+	    enum errcode *code, char **cause);
 
 /*
  * Builds the child's environment: the allowed variables of parent (PATH,
@@ -28,7 +30,7 @@ char	*cmdenv_resolve_cwd(const char *workspace, const char *cwd,
  * name (bad_env). Returns a NULL-terminated array for cmdenv_env_free.
  */
 char	**cmdenv_build_env(char *const *parent, char *const *extra,
-	    int pty, const char *id, const char **code, char **cause);
+	    int pty, const char *id, enum errcode *code, char **cause);
 void	 cmdenv_env_free(char **);	/* NULL ok */
 /*
  * A copy of env (for cmdenv_env_free) with every "NAME=value" of set

@@ -1210,14 +1210,14 @@ exec_confine_prepare(struct exec *ex, const struct exec_spec *spec,
 
 struct exec *
 exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
-    const char **code, char **cause)
+    enum errcode *code, char **cause)
 {
 	struct exec		*ex;
 	struct spawn_opts	 o;
 	struct spawn_confine	 sc;
 	char			**envp = NULL;
 
-	*code = NULL;
+	*code = ERR_NONE;
 	*cause = NULL;
 	ex = exec_create(spec, donecb, arg);
 	memset(&o, 0, sizeof o);
@@ -1227,14 +1227,14 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 	ex->log = execlog_open(exec_cfg->log_dir, spec->id,
 	    spare_take(exec_spare));
 	if (ex->log == NULL) {
-		*code = errno == ELOOP || errno == EPERM ? "log_unsafe" :
-		    "log_failed";
+		*code = errno == ELOOP || errno == EPERM ? ERR_LOG_UNSAFE :
+		    ERR_LOG_FAILED;
 		xasprintf(cause, "cannot open the log %s/%s.log: %s",
 		    exec_cfg->log_dir, spec->id, execlog_strerror(errno));
 		goto fail;
 	}
 	if (exec_open_io(ex, spec, &o) == -1) {
-		*code = "spawn_failed";
+		*code = ERR_SPAWN_FAILED;
 		xasprintf(cause, "cannot open %s: %s", spec->pty ? "a pty" :
 		    "pipes", strerror(errno));
 		goto fail;
@@ -1243,7 +1243,7 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 		log_warn("exec %s: no usable cgroup leaf left, running it "
 		    "without one", spec->id);
 	if (exec_confine_prepare(ex, spec, &o, &sc, &envp, cause) == -1) {
-		*code = "confine_failed";
+		*code = ERR_CONFINE_FAILED;
 		goto fail;
 	}
 	o.shell = exec_cfg->shell;
@@ -1256,14 +1256,14 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 	cmdenv_env_free(envp);
 	envp = NULL;
 	if (ex->pid == -1) {
-		*code = "spawn_failed";
+		*code = ERR_SPAWN_FAILED;
 		xasprintf(cause, "cannot start %s: %s: %s", exec_cfg->shell,
 		    spawn_failed_step(), strerror(errno));
 		goto fail;
 	}
 	exec_close_child_io(&o);
 	if (exec_arm(ex, spec) == -1) {
-		*code = "spawn_failed";
+		*code = ERR_SPAWN_FAILED;
 		xasprintf(cause, "cannot watch the process: %s",
 		    strerror(errno));
 		goto fail;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "logs/errcode.h"
+
 struct cgroup_pool;
 struct confine;
 struct event_base;
@@ -118,11 +120,12 @@ int		 exec_init(struct event_base *, const struct exec_config *,
  */
 void		 exec_shutdown(void);
 /*
- * Starts spec. NULL when it cannot start, with *code (a static protocol
- * error code) and an allocated *cause; nothing is left open or running.
+ * Starts spec. NULL when it cannot start, with *code (log_failed,
+ * log_unsafe, confine_failed, spawn_failed) and an allocated *cause;
+ * nothing is left open or running.
  */
 struct exec	*exec_start(const struct exec_spec *, exec_done_cb, void *arg,
-		    const char **code, char **cause);
+		    enum errcode *code, char **cause);
 /*
  * Ends the whole tree: sig (usually SIGTERM) to every process in it, then
  * SIGKILL after the grace period. The exec finishes with end why (the

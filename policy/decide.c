@@ -77,8 +77,8 @@ decide_command(const struct cls_verdict *v, const struct decide_input *in,
 	if (sandbox && decide_grantable(v->outside))
 		d->grant_path = xstrdup(v->outside);
 	if (d->action == CLS_REFUSE)
-		d->code = d->risk == CLS_BLOCKED ? "blocked" :
-		    "outside_workspace";
+		d->code = d->risk == CLS_BLOCKED ? ERR_BLOCKED :
+		    ERR_OUTSIDE_WORKSPACE;
 }
 
 void

@@ -9,6 +9,7 @@
  * it says. Pure (logs/xmalloc only).
  */
 
+#include "logs/errcode.h"
 #include "policy/classify.h"
 
 /* What the decision depends on besides the verdict. */
@@ -32,9 +33,9 @@ struct decision {
 	char		*grant_path;	/* held by the sandbox for this path,
 					   which an approval opens; allocated
 					   or NULL */
-	const char	*code;		/* refused: "blocked" or
-					   "outside_workspace" (static); else
-					   NULL */
+	enum errcode	 code;		/* refused: ERR_BLOCKED or
+					   ERR_OUTSIDE_WORKSPACE; else
+					   ERR_NONE */
 };
 
 /*

@@ -77,18 +77,18 @@ item_load(const char *buf, size_t len, struct item_error *err)
 		case json_error_out_of_memory:
 			fatal("out of memory");
 		case json_error_null_byte_in_key:
-			item_fail(err, "nul_byte", "a key contains a NUL at "
+			item_fail(err, ERR_NUL_BYTE, "a key contains a NUL at "
 			    "line %d, column %d", jerr.line, jerr.column);
 			break;
 		default:
-			item_fail(err, "bad_json", "bad JSON at line %d, "
+			item_fail(err, ERR_BAD_JSON, "bad JSON at line %d, "
 			    "column %d: %s", jerr.line, jerr.column, jerr.text);
 			break;
 		}
 		return (NULL);
 	}
 	if (!json_is_object(root)) {
-		item_fail_got(err, "bad_item", root,
+		item_fail_got(err, ERR_BAD_ITEM, root,
 		    "an item must be a JSON object");
 		json_decref(root);
 		return (NULL);
@@ -120,29 +120,29 @@ item_parse_head(json_t *root, struct item *it, struct item_error *err)
 	int		 r;
 
 	if ((r = item_get_string(root, "id", "id", &s, err)) != 1)
-		return (r == 0 ? item_fail(err, "bad_item", "id is missing") :
+		return (r == 0 ? item_fail(err, ERR_BAD_ITEM, "id is missing") :
 		    -1);
 	if (!item_id_valid(s))
-		return (item_fail_got(err, "bad_id",
+		return (item_fail_got(err, ERR_BAD_ID,
 		    json_object_get(root, "id"), "id must be " ITEM_ID_RULE));
 	it->id = xstrdup(s);
 
 	if ((r = item_get_string(root, "type", "type", &s, err)) != 1)
-		return (r == 0 ? item_fail(err, "bad_item", "type is missing") :
+		return (r == 0 ? item_fail(err, ERR_BAD_ITEM, "type is missing") :
 		    -1);
 	if (strcmp(s, "EXEC") == 0)
 		it->type = ITEM_EXEC;
 	else if (strcmp(s, "PROCESS") == 0)
 		it->type = ITEM_PROCESS;
 	else
-		return (item_fail_got(err, "unknown_type",
+		return (item_fail_got(err, ERR_UNKNOWN_TYPE,
 		    json_object_get(root, "type"),
 		    "type must be \"EXEC\" or \"PROCESS\""));
 
 	if ((r = item_get_string(root, "reply_to", "reply_to", &s, err)) != 1)
 		return (r);
 	if (!item_id_valid(s))
-		return (item_fail_got(err, "bad_reply_to",
+		return (item_fail_got(err, ERR_BAD_REPLY_TO,
 		    json_object_get(root, "reply_to"),
 		    "reply_to must be " ITEM_ID_RULE));
 	it->reply_to = xstrdup(s);
@@ -160,15 +160,15 @@ item_parse_command(json_t *args, struct item *it, struct item_error *err)
 	if (r == -1)
 		return (-1);
 	if (r == 0)
-		return (item_fail(err, "missing_command",
+		return (item_fail(err, ERR_MISSING_COMMAND,
 		    "args.command is missing"));
 	for (p = s; *p != '\0' && isspace((unsigned char)*p); p++)
 		/* nothing */;
 	if (*p == '\0')
-		return (item_fail(err, "missing_command",
+		return (item_fail(err, ERR_MISSING_COMMAND,
 		    "args.command is empty"));
 	if (strlen(s) > ITEM_ARG_STRLEN_MAX)
-		return (item_fail(err, "command_too_long", "args.command is "
+		return (item_fail(err, ERR_COMMAND_TOO_LONG, "args.command is "
 		    "%zu bytes; a command may have at most %d (the kernel's "
 		    "limit on one argument)", strlen(s), ITEM_ARG_STRLEN_MAX));
 	it->command = xstrdup(s);
@@ -187,7 +187,7 @@ item_parse_command(json_t *args, struct item *it, struct item_error *err)
 /* Reads an optional args member in seconds into *ms, rounding up. */
 static int
 item_parse_seconds(json_t *args, const char *key, long *out,
-    const char *code, struct item_error *err)
+    enum errcode code, struct item_error *err)
 {
 	json_t	*v;
 	double	 ms;
@@ -215,7 +215,7 @@ static int
 item_parse_timeout(json_t *args, struct item *it, struct item_error *err)
 {
 	return (item_parse_seconds(args, "timeout_s", &it->timeout_ms,
-	    "bad_timeout", err));
+	    ERR_BAD_TIMEOUT, err));
 }
 
 /* Fails with bad_env for an environment variable name. Returns -1. */
@@ -225,7 +225,7 @@ item_fail_env_name(struct item_error *err, const char *name)
 	json_t	*v;
 
 	v = json_string(name);		/* a key: valid UTF-8, no NUL */
-	item_fail_got(err, "bad_env", v, "args.env names must match "
+	item_fail_got(err, ERR_BAD_ENV, v, "args.env names must match "
 	    "[A-Za-z_][A-Za-z0-9_]*, at most %d long", ITEM_ENV_NAME_MAX);
 	json_decref(v);
 	return (-1);
@@ -242,10 +242,10 @@ item_parse_env(json_t *args, struct item *it, struct item_error *err)
 	if ((env = json_object_get(args, "env")) == NULL || json_is_null(env))
 		return (0);
 	if (!json_is_object(env))
-		return (item_fail_got(err, "bad_env", env,
+		return (item_fail_got(err, ERR_BAD_ENV, env,
 		    "args.env must be an object of strings"));
 	if (json_object_size(env) > ITEM_ENV_MAX)
-		return (item_fail(err, "bad_env", "args.env has %zu entries, "
+		return (item_fail(err, ERR_BAD_ENV, "args.env has %zu entries, "
 		    "at most %d are allowed", json_object_size(env),
 		    ITEM_ENV_MAX));
 	it->env = xcalloc(json_object_size(env) + 1, sizeof *it->env);
@@ -253,15 +253,15 @@ item_parse_env(json_t *args, struct item *it, struct item_error *err)
 		if (!item_env_name_valid(name))
 			return (item_fail_env_name(err, name));
 		if (!json_is_string(v))
-			return (item_fail_got(err, "bad_env", v,
+			return (item_fail_got(err, ERR_BAD_ENV, v,
 			    "args.env.%s must be a string", name));
 		if (item_has_nul(v))
-			return (item_fail(err, "nul_byte",
+			return (item_fail(err, ERR_NUL_BYTE,
 			    "args.env.%s contains a NUL", name));
 		xasprintf(&it->env[it->nenv++], "%s=%s", name,
 		    json_string_value(v));
 		if (strlen(it->env[it->nenv - 1]) > ITEM_ARG_STRLEN_MAX)
-			return (item_fail(err, "command_too_long",
+			return (item_fail(err, ERR_COMMAND_TOO_LONG,
 			    "args.env.%s is %zu bytes with its name; a "
 			    "variable may have at most %d (the kernel's limit "
 			    "on one string)", name,
@@ -270,7 +270,7 @@ item_parse_env(json_t *args, struct item *it, struct item_error *err)
 		total += strlen(it->env[it->nenv - 1]) + 1 + sizeof(char *);
 	}
 	if (total > ITEM_ARGS_MAX)
-		return (item_fail(err, "command_too_long", "args.env holds %zu "
+		return (item_fail(err, ERR_COMMAND_TOO_LONG, "args.env holds %zu "
 		    "bytes; the command's environment may have at most %d",
 		    total, ITEM_ARGS_MAX));
 	return (0);
@@ -306,7 +306,7 @@ item_parse_flags(json_t *args, struct item *it, struct item_error *err)
 		it->tail_lines = (int)rows;
 	}
 	return (item_parse_seconds(args, "idle_timeout_s", &it->idle_timeout_ms,
-	    "bad_timeout", err));
+	    ERR_BAD_TIMEOUT, err));
 }
 
 /* Reads the args object of an EXEC item. */
@@ -316,9 +316,9 @@ item_parse_args(json_t *root, struct item *it, struct item_error *err)
 	json_t	*args;
 
 	if ((args = json_object_get(root, "args")) == NULL)
-		return (item_fail(err, "bad_item", "args is missing"));
+		return (item_fail(err, ERR_BAD_ITEM, "args is missing"));
 	if (!json_is_object(args))
-		return (item_fail_got(err, "bad_item", args,
+		return (item_fail_got(err, ERR_BAD_ITEM, args,
 		    "args must be an object"));
 	if (it->type == ITEM_PROCESS)
 		return (item_parse_process(args, it, err));
@@ -388,7 +388,7 @@ item_refuse_large(const char *head, size_t headlen, size_t size,
     size_t max_len, struct item_error *err)
 {
 	memset(err, 0, sizeof *err);
-	item_fail(err, "item_too_large", "item is %zu bytes, at most %zu are "
+	item_fail(err, ERR_ITEM_TOO_LARGE, "item is %zu bytes, at most %zu are "
 	    "allowed", size, max_len);
 	err->id = item_peek(head, headlen, "id");
 	err->reply_to = item_peek(head, headlen, "reply_to");
@@ -408,14 +408,14 @@ item_parse(const char *buf, size_t len, size_t max_len,
 
 	memset(err, 0, sizeof *err);
 	if (len > max_len) {
-		item_fail(err, "item_too_large", "item is %zu bytes, at most "
+		item_fail(err, ERR_ITEM_TOO_LARGE, "item is %zu bytes, at most "
 		    "%zu are allowed", len, max_len);
 		return (NULL);
 	}
 	if (buf == NULL)
 		buf = "";
 	if ((nul = memchr(buf, '\0', len)) != NULL) {
-		item_fail(err, "nul_byte", "item contains a NUL byte at offset "
+		item_fail(err, ERR_NUL_BYTE, "item contains a NUL byte at offset "
 		    "%zu", (size_t)(nul - buf));
 		return (NULL);
 	}

@@ -11,6 +11,8 @@ struct json_t;
 #include <stddef.h>
 #include <stdint.h>
 
+#include "logs/errcode.h"
+
 enum item_type {
 	ITEM_EXEC = 1,
 	ITEM_PROCESS,
@@ -72,13 +74,13 @@ struct item {
 };
 
 /*
- * Why an item was refused. code is a static string (docs/PROTOCOL.md lists
+ * Why an item was refused: code (logs/errcode.h; docs/PROTOCOL.md lists
  * them all); message, id and reply_to are allocated, NULL when unknown.
  * id and reply_to are filled in as far as the item could be read, so the
  * ERROR answer can still reach the sender.
  */
 struct item_error {
-	const char	*code;
+	enum errcode	 code;
 	char		*message;
 	char		*id;
 	char		*reply_to;
@@ -286,7 +288,7 @@ struct item_started {
 char	*item_started_to_json(const struct item_started *, size_t *len);
 
 /* An ERROR answer; id may be NULL (then "id": null). */
-char	*item_error_to_json(const char *id, const char *code,
+char	*item_error_to_json(const char *id, enum errcode code,
 	    const char *message, size_t *len);
 
 /*

@@ -19,7 +19,7 @@
 
 /* Sets err's code and message, replacing an earlier message. Returns -1. */
 int
-item_fail(struct item_error *err, const char *code, const char *fmt, ...)
+item_fail(struct item_error *err, enum errcode code, const char *fmt, ...)
 {
 	va_list	ap;
 
@@ -48,7 +48,7 @@ item_brief(json_t *v)
 
 /* item_fail with ", got <v>" appended. Returns -1. */
 int
-item_fail_got(struct item_error *err, const char *code, json_t *v,
+item_fail_got(struct item_error *err, enum errcode code, json_t *v,
     const char *fmt, ...)
 {
 	va_list	 ap;
@@ -106,10 +106,10 @@ item_get_string(json_t *obj, const char *key, const char *name,
 	if ((v = json_object_get(obj, key)) == NULL || json_is_null(v))
 		return (0);
 	if (!json_is_string(v))
-		return (item_fail_got(err, "bad_item", v,
+		return (item_fail_got(err, ERR_BAD_ITEM, v,
 		    "%s must be a string", name));
 	if (item_has_nul(v))
-		return (item_fail(err, "nul_byte", "%s contains a NUL", name));
+		return (item_fail(err, ERR_NUL_BYTE, "%s contains a NUL", name));
 	*out = json_string_value(v);
 	return (1);
 }
@@ -125,7 +125,7 @@ item_get_bool(json_t *args, const char *key, int *out,
 	if ((v = json_object_get(args, key)) == NULL || json_is_null(v))
 		return (0);
 	if (!json_is_boolean(v))
-		return (item_fail_got(err, "bad_item", v,
+		return (item_fail_got(err, ERR_BAD_ITEM, v,
 		    "args.%s must be true or false", key));
 	*out = json_is_true(v);
 	return (0);
@@ -144,7 +144,7 @@ item_get_int(json_t *args, const char *key, long min, long max, long *out,
 		return (0);
 	if (!json_is_integer(v) || (n = json_integer_value(v)) < min ||
 	    n > max)
-		return (item_fail_got(err, "bad_item", v,
+		return (item_fail_got(err, ERR_BAD_ITEM, v,
 		    "args.%s must be an integer from %ld to %ld", key, min,
 		    max));
 	*out = (long)n;

@@ -43,11 +43,11 @@
 #define ITEM_ARGS_MAX		(1024 * 1024)
 
 /* item_field.c: sets err's code and message (printf); returns -1. */
-int	item_fail(struct item_error *err, const char *code, const char *fmt,
+int	item_fail(struct item_error *err, enum errcode code, const char *fmt,
 	    ...)
 	    __attribute__((format(printf, 3, 4)));
 /* The same, with the offending value shown briefly after it. */
-int	item_fail_got(struct item_error *err, const char *code, json_t *v,
+int	item_fail_got(struct item_error *err, enum errcode code, json_t *v,
 	    const char *fmt, ...)
 	    __attribute__((format(printf, 4, 5)));
 /* 1 if the JSON string v holds a NUL. */

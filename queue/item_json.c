@@ -479,9 +479,9 @@ item_started_to_json(const struct item_started *st, size_t *len)
 	return (item_dump(root, len));
 }
 
-/* An ERROR answer; a NULL id, code or message encodes as null. */
+/* An ERROR answer; a NULL id or message, or ERR_NONE, encodes as null. */
 char *
-item_error_to_json(const char *id, const char *code, const char *message,
+item_error_to_json(const char *id, enum errcode code, const char *message,
     size_t *len)
 {
 	json_t	*root;
@@ -490,7 +490,8 @@ item_error_to_json(const char *id, const char *code, const char *message,
 	    "type", "ERROR",
 	    "id", item_json_str(id),
 	    "error",
-	    "code", item_json_str(code),
+	    "code", code == ERR_NONE ? json_null() :
+	    json_string(errcode_name(code)),
 	    "message", item_json_str(message));
 	return (item_dump(root, len));
 }

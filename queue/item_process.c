@@ -36,7 +36,7 @@ item_get_count(json_t *args, const char *key, long max, long *out,
     struct item_error *err)
 {
 	if (item_get_int(args, key, 0, max, out, err) == -1) {
-		err->code = "bad_args";
+		err->code = ERR_BAD_ARGS;
 		return (-1);
 	}
 	return (0);
@@ -86,13 +86,13 @@ item_parse_data(json_t *args, struct item *it, struct item_error *err)
 		if (!json_is_string(v) || item_base64_decode(
 		    json_string_value(v), json_string_length(v), &it->data,
 		    &it->data_len) == -1)
-			return (item_fail(err, "bad_args",
+			return (item_fail(err, ERR_BAD_ARGS,
 			    "args.data_b64 must be base64 text"));
 		return (0);
 	}
 	if ((v = json_object_get(args, "data")) != NULL && !json_is_null(v)) {
 		if (!json_is_string(v))
-			return (item_fail_got(err, "bad_args", v,
+			return (item_fail_got(err, ERR_BAD_ARGS, v,
 			    "args.data must be a string"));
 		it->data_len = json_string_length(v);
 		it->data = xmalloc(it->data_len + 1);
@@ -101,7 +101,7 @@ item_parse_data(json_t *args, struct item *it, struct item_error *err)
 	}
 	if (it->eof)
 		return (0);
-	return (item_fail(err, "bad_args", "write needs args.data, "
+	return (item_fail(err, ERR_BAD_ARGS, "write needs args.data, "
 	    "args.data_b64 or args.eof"));
 }
 
@@ -115,12 +115,12 @@ item_parse_keys(json_t *args, struct item *it, struct item_error *err)
 	keys = json_object_get(args, "keys");
 	if (!json_is_array(keys) || json_array_size(keys) == 0 ||
 	    json_array_size(keys) > 1024)
-		return (item_fail(err, "bad_args", "args.keys must be an "
+		return (item_fail(err, ERR_BAD_ARGS, "args.keys must be an "
 		    "array of 1 to 1024 strings"));
 	it->keys = xcalloc(json_array_size(keys) + 1, sizeof *it->keys);
 	json_array_foreach(keys, i, v) {
 		if (!json_is_string(v) || item_has_nul(v))
-			return (item_fail_got(err, "bad_args", v,
+			return (item_fail_got(err, ERR_BAD_ARGS, v,
 			    "args.keys[%zu] must be a string", i));
 		it->keys[i] = xstrdup(json_string_value(v));
 	}
@@ -150,26 +150,26 @@ item_parse_tokens(json_t *args, struct item *it, struct item_error *err)
 	if (item_get_string(args, "token", "args.token", &s, err) == -1)
 		return (-1);
 	if (s != NULL && !item_token_valid(s))
-		return (item_fail(err, "bad_args", "args.token must be 1 to "
+		return (item_fail(err, ERR_BAD_ARGS, "args.token must be 1 to "
 		    "128 printable characters"));
 	it->token = s != NULL ? xstrdup(s) : NULL;
 	if (item_get_string(args, "operator_token", "args.operator_token", &s,
 	    err) == -1)
 		return (-1);
 	if (s != NULL && !item_token_valid(s))
-		return (item_fail(err, "bad_args", "args.operator_token must "
+		return (item_fail(err, ERR_BAD_ARGS, "args.operator_token must "
 		    "be 1 to 128 printable characters"));
 	it->operator_token = s != NULL ? xstrdup(s) : NULL;
 	if ((a = json_object_get(args, "tokens")) == NULL || json_is_null(a))
 		return (0);
 	if (!json_is_array(a) || json_array_size(a) > ITEM_TOKENS_MAX)
-		return (item_fail_got(err, "bad_args", a, "args.tokens must be "
+		return (item_fail_got(err, ERR_BAD_ARGS, a, "args.tokens must be "
 		    "an array of at most %d tokens", ITEM_TOKENS_MAX));
 	it->tokens = xcalloc(json_array_size(a) + 1, sizeof *it->tokens);
 	json_array_foreach(a, i, v) {
 		if (!json_is_string(v) || item_has_nul(v) ||
 		    !item_token_valid(json_string_value(v)))
-			return (item_fail_got(err, "bad_args", v, "args.tokens "
+			return (item_fail_got(err, ERR_BAD_ARGS, v, "args.tokens "
 			    "must hold tokens (1 to 128 printable characters)"));
 		it->tokens[i] = xstrdup(json_string_value(v));
 	}
@@ -185,13 +185,13 @@ item_parse_process(json_t *args, struct item *it, struct item_error *err)
 	int		 r;
 
 	if ((r = item_get_string(args, "action", "args.action", &s, err)) != 1)
-		return (item_fail(err, "bad_action", "args.action must be one "
+		return (item_fail(err, ERR_BAD_ACTION, "args.action must be one "
 		    "of list, poll, log, write, send-keys, kill, wait"));
 	for (i = 0; i < sizeof item_actions / sizeof item_actions[0]; i++)
 		if (strcmp(s, item_actions[i].name) == 0)
 			break;
 	if (i == sizeof item_actions / sizeof item_actions[0])
-		return (item_fail_got(err, "bad_action",
+		return (item_fail_got(err, ERR_BAD_ACTION,
 		    json_object_get(args, "action"), "args.action must be one "
 		    "of list, poll, log, write, send-keys, kill, wait"));
 	it->action = item_actions[i].action;
@@ -202,7 +202,7 @@ item_parse_process(json_t *args, struct item *it, struct item_error *err)
 		return (0);
 	if (item_get_string(args, "session_id", "args.session_id", &s,
 	    err) != 1 || !item_id_valid(s))
-		return (item_fail(err, "bad_args", "args.session_id must be "
+		return (item_fail(err, ERR_BAD_ARGS, "args.session_id must be "
 		    ITEM_ID_RULE));
 	it->session_id = xstrdup(s);
 	if (item_get_string(args, "encoding", "args.encoding", &s, err) == -1)

@@ -19,11 +19,11 @@ worker_check(struct job *j)
 {
 	struct worker	*w = j->w;
 	struct item	*it = j->item;
-	const char	*code;
+	enum errcode	 code;
 	char		*cause;
 
 	if (!w->cfg->enable_execute) {
-		worker_fail(j, it->reply_to, it->id, "execution_disabled",
+		worker_fail(j, it->reply_to, it->id, ERR_EXECUTION_DISABLED,
 		    "command execution is disabled on this worker (set "
 		    "ENABLE_EXECUTE=1 or enable_execute in the config file)",
 		    QUEUE_STORE_NONE);
@@ -32,7 +32,7 @@ worker_check(struct job *j)
 	if (it->timeout_ms > (long)w->cfg->max_timeout_ms) {
 		xasprintf(&cause, "args.timeout_s exceeds this worker's maximum "
 		    "of %u s", w->cfg->max_timeout_ms / 1000);
-		worker_fail(j, it->reply_to, it->id, "bad_timeout", cause,
+		worker_fail(j, it->reply_to, it->id, ERR_BAD_TIMEOUT, cause,
 		    QUEUE_STORE_NONE);
 		free(cause);
 		return (-1);
@@ -67,7 +67,7 @@ worker_tier(struct job *j)
 	if (it->tier == NULL)
 		return (0);
 	if (cls_tier_parse(it->tier, &j->tier) != 0) {
-		worker_fail(j, it->reply_to, it->id, "bad_item", "args.tier "
+		worker_fail(j, it->reply_to, it->id, ERR_BAD_ITEM, "args.tier "
 		    "must be read_only, read_write, confined or admin",
 		    QUEUE_STORE_NONE);
 		return (-1);
@@ -75,7 +75,7 @@ worker_tier(struct job *j)
 	if (j->tier > w->tier) {
 		xasprintf(&msg, "args.tier %s is above this queue's tier %s; "
 		    "an item may only lower it", it->tier, w->tier_name);
-		worker_fail(j, it->reply_to, it->id, "bad_tier", msg,
+		worker_fail(j, it->reply_to, it->id, ERR_BAD_TIER, msg,
 		    QUEUE_STORE_NONE);
 		free(msg);
 		return (-1);

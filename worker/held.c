@@ -204,7 +204,7 @@ worker_held_cancel_all(struct worker *w)
 		    NULL);
 		worker_audit(j, "cancelled", NULL, "the worker stopped");
 		worker_fail(j, j->item->reply_to, j->item->id,
-		    "worker_stopping", "the worker is shutting down while the "
+		    ERR_WORKER_STOPPING, "the worker is shutting down while the "
 		    "command waited for approval; it did not run, send it "
 		    "again", QUEUE_STORE_RELEASE);
 	}

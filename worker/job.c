@@ -190,10 +190,10 @@ worker_type_label(const struct job *j)
 }
 
 void
-worker_answered(struct job *j, const char *code)
+worker_answered(struct job *j, enum errcode code)
 {
 	metrics_add(j->w->metrics, METRICS_ANSWERED, 1, worker_type_label(j),
-	    code);
+	    code == ERR_NONE ? "ok" : errcode_name(code));
 	metrics_observe(j->w->metrics, METRICS_ANSWER,
 	    (worker_now_us() - j->received_us) / 1e6);
 }
@@ -220,7 +220,7 @@ worker_drop(struct job *j)
  * free again.
  */
 void
-worker_finish_kept(struct job *j, const char *code, const char *reply_to,
+worker_finish_kept(struct job *j, enum errcode code, const char *reply_to,
     const char *id, enum queue_store store, const char *json, size_t len,
     const char *kept, size_t kept_len)
 {
@@ -240,7 +240,7 @@ worker_finish_kept(struct job *j, const char *code, const char *reply_to,
 }
 
 void
-worker_finish(struct job *j, const char *code, const char *reply_to,
+worker_finish(struct job *j, enum errcode code, const char *reply_to,
     const char *id, enum queue_store store, const char *json, size_t len)
 {
 	worker_finish_kept(j, code, reply_to, id, store, json, len, NULL, 0);
@@ -249,13 +249,13 @@ worker_finish(struct job *j, const char *code, const char *reply_to,
 /* Answers a job with an ERROR. */
 void
 worker_fail(struct job *j, const char *reply_to, const char *id,
-    const char *code, const char *message, enum queue_store store)
+    enum errcode code, const char *message, enum queue_store store)
 {
 	char	*json;
 	size_t	 len;
 
-	log_info("item %s: %s: %s", id != NULL ? id : "(no id)", code,
-	    message);
+	log_info("item %s: %s: %s", id != NULL ? id : "(no id)",
+	    errcode_name(code), message);
 	json = item_error_to_json(id, code, message, &len);
 	worker_finish(j, code, reply_to, id, store, json, len);
 	free(json);

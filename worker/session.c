@@ -250,7 +250,7 @@ session_new(struct sessions *ss, const struct item *it)
 char *
 sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
     char *const *envp, int network, const char *grant, size_t *len,
-    char **kept, size_t *kept_len, const char **code, char **cause)
+    char **kept, size_t *kept_len, enum errcode *code, char **cause)
 {
 	struct exec_confinement	 conf;
 	struct item_started	 st;
@@ -259,7 +259,7 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 	char			*text;
 
 	if (sessions_has(ss, it->id)) {
-		*code = "duplicate_id";
+		*code = ERR_DUPLICATE_ID;
 		xasprintf(cause, "a session with id %s is known already",
 		    it->id);
 		return (NULL);

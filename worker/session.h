@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "logs/errcode.h"
+
 struct config;
 struct event_base;
 struct item;
@@ -22,9 +24,10 @@ struct sessions;
 
 /*
  * The answer to a PROCESS action, JSON text borrowed for the call. A
- * non-NULL code means an ERROR answer with that code and message json.
+ * code other than ERR_NONE means an ERROR answer with that code and the
+ * message json.
  */
-typedef void (*sessions_answer_cb)(const char *code, const char *json,
+typedef void (*sessions_answer_cb)(enum errcode code, const char *json,
     size_t len, void *arg);
 /* A session ended: a process slot is free again. */
 typedef void (*sessions_slot_cb)(void *arg);
@@ -69,12 +72,12 @@ void		 sessions_remirror(struct sessions *);
  * borrowed), confined with network or not and the approved outside path
  * grant (or NULL). Returns the EXEC_STARTED answer (allocated), with the
  * session's token, and in *kept the same without it (what Redis keeps as
- * the item's answer), or NULL with a static *code and an allocated *cause.
+ * the item's answer), or NULL with *code and an allocated *cause.
  */
 char		*sessions_start(struct sessions *, const struct item *,
 		    const char *cwd, char *const *envp, int network,
 		    const char *grant, size_t *len, char **kept,
-		    size_t *kept_len, const char **code, char **cause);
+		    size_t *kept_len, enum errcode *code, char **cause);
 /*
  * 1 if session id is known here (running or finished), else 0: then the
  * worker forwards the action to the owner.

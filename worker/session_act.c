@@ -62,16 +62,16 @@ session_answer(const char *item_id, const char *action, const char *sid,
 	size_t	 len;
 
 	text = item_process_result_to_json(item_id, action, sid, fields, &len);
-	cb(NULL, text, len, arg);
+	cb(ERR_NONE, text, len, arg);
 	free(text);
 }
 
 /* Answers with an ERROR. */
 static void
-session_error(const char *code, sessions_answer_cb cb, void *arg,
+session_error(enum errcode code, sessions_answer_cb cb, void *arg,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static void
-session_error(const char *code, sessions_answer_cb cb, void *arg,
+session_error(enum errcode code, sessions_answer_cb cb, void *arg,
     const char *fmt, ...)
 {
 	va_list	 ap;
@@ -257,7 +257,7 @@ session_read_offline(struct session_read *r)
 	token = json_string_value(json_object_get(r->meta, "session_token"));
 	if (!r->operator && (token == NULL ||
 	    !session_token_eq(r->token, token))) {
-		session_error("forbidden", r->cb, r->arg, "session %s %s",
+		session_error(ERR_FORBIDDEN, r->cb, r->arg, "session %s %s",
 		    r->sid, r->token == NULL ? "needs its token (args.token, "
 		    "from its EXEC_STARTED)" : "has another token");
 		session_read_free(r);
@@ -305,7 +305,7 @@ session_read_done(int err, void *arg)
 		if (strcmp(s->id, r->sid) == 0)
 			break;
 	if (s == NULL) {		/* forgotten meanwhile */
-		session_error("unknown_session", r->cb, r->arg, "session %s "
+		session_error(ERR_UNKNOWN_SESSION, r->cb, r->arg, "session %s "
 		    "is gone from this worker", r->sid);
 		session_read_free(r);
 		return;
@@ -561,7 +561,7 @@ session_act_write(struct session *s, const struct item *it,
 	ssize_t		 n = 0;
 
 	if (s->ex == NULL) {
-		session_error("session_ended", cb, arg, "session %s has ended",
+		session_error(ERR_SESSION_ENDED, cb, arg, "session %s has ended",
 		    s->id);
 		return;
 	}
@@ -570,7 +570,7 @@ session_act_write(struct session *s, const struct item *it,
 		for (i = 0; it->keys[i] != NULL; i++) {
 			if (keys_encode(it->keys[i], keys, sizeof keys,
 			    &len) == -1) {
-				session_error("bad_args", cb, arg, "args.keys "
+				session_error(ERR_BAD_ARGS, cb, arg, "args.keys "
 				    "come to more than %zu bytes", sizeof keys);
 				return;
 			}
@@ -578,7 +578,7 @@ session_act_write(struct session *s, const struct item *it,
 		buf = keys;
 	}
 	if (len > 0 && (n = exec_write(s->ex, buf, len)) == -1) {
-		session_error("session_ended", cb, arg, "session %s does not "
+		session_error(ERR_SESSION_ENDED, cb, arg, "session %s does not "
 		    "read its input any more: %s", s->id, strerror(errno));
 		return;
 	}
@@ -621,12 +621,12 @@ session_act_kill(struct session *s, const struct item *it,
 	int		 sig;
 
 	if (s->ex == NULL) {
-		session_error("session_ended", cb, arg, "session %s has ended",
+		session_error(ERR_SESSION_ENDED, cb, arg, "session %s has ended",
 		    s->id);
 		return;
 	}
 	if ((sig = session_signal_num(name)) == -1) {
-		session_error("bad_args", cb, arg, "unknown signal '%s'", name);
+		session_error(ERR_BAD_ARGS, cb, arg, "unknown signal '%s'", name);
 		return;
 	}
 	log_info("session %s: kill with signal %d", s->id, sig);
@@ -691,13 +691,13 @@ sessions_act(struct sessions *ss, const struct item *it,
 	    (s = session_find(ss, it->session_id)) == NULL) {
 		if (sessions_act_offline(ss, it, cb, arg) == 0)
 			return;
-		session_error("unknown_session", cb, arg, "no session %s on "
+		session_error(ERR_UNKNOWN_SESSION, cb, arg, "no session %s on "
 		    "this worker or any other", it->session_id);
 		return;
 	}
 	if (s != NULL && !sessions_operator(ss->cfg, it) &&
 	    !session_token_eq(it->token, s->token)) {
-		session_error("forbidden", cb, arg, it->token == NULL ?
+		session_error(ERR_FORBIDDEN, cb, arg, it->token == NULL ?
 		    "session %s needs its token (args.token, from its "
 		    "EXEC_STARTED)" : "wrong token for session %s",
 		    it->session_id);
@@ -773,7 +773,7 @@ sessions_act_held(const struct item *it, const struct item_held *h,
 		    arg);
 		break;
 	default:
-		session_error("held", cb, arg, "%s is %s (approval request "
+		session_error(ERR_HELD, cb, arg, "%s is %s (approval request "
 		    "%s): it has no process%s", h->id, strcmp(h->state,
 		    "held") == 0 ? "held for approval" : h->state, h->request,
 		    strcmp(h->state, "held") == 0 ? " until a human approves it"

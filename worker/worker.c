@@ -115,7 +115,7 @@ worker_exec_done(struct exec *ex, void *arg)
 	    "foreground", NULL);
 	exec_result_release(&r);
 	j->ex = NULL;
-	worker_finish_kept(j, "ok", j->item->reply_to, j->item->id,
+	worker_finish_kept(j, ERR_NONE, j->item->reply_to, j->item->id,
 	    QUEUE_STORE_ANSWER, json, len, kept, kept_len);
 	free(json);
 	free(kept);
@@ -135,7 +135,7 @@ worker_start(struct job *j)
 {
 	struct worker		*w = j->w;
 	struct exec_spec	 spec;
-	const char		*code;
+	enum errcode		 code;
 	char			*cause, *json, *kept;
 	size_t			 len, kept_len;
 
@@ -148,14 +148,14 @@ worker_start(struct job *j)
 			worker_fail(j, j->item->reply_to, j->item->id, code,
 			    cause, QUEUE_STORE_RELEASE);
 			free(cause);
-			if (strcmp(code, "log_failed") == 0)
+			if (code == ERR_LOG_FAILED)
 				worker_check_logs(w);
 			return;
 		}
 		log_info("item %s: session started: %s", j->item->id,
 		    j->item->command);
 		worker_spawned(j);
-		worker_finish_kept(j, "ok", j->item->reply_to, j->item->id,
+		worker_finish_kept(j, ERR_NONE, j->item->reply_to, j->item->id,
 		    QUEUE_STORE_ANSWER, json, len, kept, kept_len);
 		free(json);
 		free(kept);
@@ -187,7 +187,7 @@ worker_start(struct job *j)
 		worker_fail(j, j->item->reply_to, j->item->id, code, cause,
 		    QUEUE_STORE_RELEASE);
 		free(cause);
-		if (strcmp(code, "log_failed") == 0)
+		if (code == ERR_LOG_FAILED)
 			worker_check_logs(w);
 		return;
 	}
@@ -222,7 +222,7 @@ worker_decided_cb(struct approval *a, enum approval_outcome how,
 		xasprintf(&msg, "rejected by %s%s%s (request %s)", by,
 		    reason != NULL ? ": " : "", reason != NULL ? reason : "",
 		    j->request);
-		worker_fail(j, it->reply_to, it->id, "rejected", msg,
+		worker_fail(j, it->reply_to, it->id, ERR_REJECTED, msg,
 		    QUEUE_STORE_ANSWER);
 		free(msg);
 		break;
@@ -235,7 +235,7 @@ worker_decided_cb(struct approval *a, enum approval_outcome how,
 			xasprintf(&msg, "its approval request could not be "
 			    "published within %u s (Redis unreachable); it did "
 			    "not run", j->w->cfg->approval_timeout_ms / 1000);
-		worker_fail(j, it->reply_to, it->id, "approval_expired", msg,
+		worker_fail(j, it->reply_to, it->id, ERR_APPROVAL_EXPIRED, msg,
 		    QUEUE_STORE_ANSWER);
 		free(msg);
 		break;
@@ -263,7 +263,7 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 	switch (what) {
 	case QUEUE_CLAIM_RUN:
 		if (j->w->stopping) {	/* SIGTERM came while claiming */
-			worker_fail(j, it->reply_to, it->id, "worker_stopping",
+			worker_fail(j, it->reply_to, it->id, ERR_WORKER_STOPPING,
 			    "the worker is shutting down; nothing ran, send it "
 			    "again", QUEUE_STORE_RELEASE);
 			break;
@@ -278,7 +278,7 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 	case QUEUE_CLAIM_ANSWERED:
 		log_info("item %s: answered before, sending that answer again",
 		    it->id);
-		worker_finish(j, "ok", it->reply_to, NULL, QUEUE_STORE_NONE,
+		worker_finish(j, ERR_NONE, it->reply_to, NULL, QUEUE_STORE_NONE,
 		    answer, len);
 		break;
 	case QUEUE_CLAIM_FAILED:
@@ -288,13 +288,13 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 		worker_drop(j);
 		break;
 	case QUEUE_CLAIM_LOST:
-		worker_fail(j, it->reply_to, it->id, "worker_lost",
+		worker_fail(j, it->reply_to, it->id, ERR_WORKER_LOST,
 		    "the worker running this item stopped before answering; "
 		    "it was not run again (set args.retries to allow that)",
 		    QUEUE_STORE_ANSWER);
 		break;
 	default:
-		worker_fail(j, it->reply_to, it->id, "duplicate_id",
+		worker_fail(j, it->reply_to, it->id, ERR_DUPLICATE_ID,
 		    "an item with this id is already running",
 		    QUEUE_STORE_NONE);
 		break;
@@ -303,16 +303,16 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 
 /* The answer to a PROCESS item. */
 static void
-worker_process_answer_cb(const char *code, const char *text, size_t len,
+worker_process_answer_cb(enum errcode code, const char *text, size_t len,
     void *arg)
 {
 	struct job	*j = arg;
 
-	if (code != NULL)
+	if (code != ERR_NONE)
 		worker_fail(j, j->item->reply_to, j->item->id, code, text,
 		    QUEUE_STORE_NONE);
 	else
-		worker_finish(j, "ok", j->item->reply_to, NULL,
+		worker_finish(j, ERR_NONE, j->item->reply_to, NULL,
 		    QUEUE_STORE_NONE, text, len);
 }
 
@@ -333,7 +333,7 @@ worker_forwarded_cb(long long how, void *arg)
 		    worker_process_answer_cb, j) == 0)
 			return;
 		worker_fail(j, j->item->reply_to, j->item->id,
-		    "unknown_session", "the worker that ran this session is "
+		    ERR_UNKNOWN_SESSION, "the worker that ran this session is "
 		    "gone, and with it the session", QUEUE_STORE_NONE);
 		return;
 	}
@@ -352,7 +352,7 @@ worker_process(struct job *j, const struct queue_entry *e)
 	    worker_held_find(w, it->session_id, &h) == 0) {
 		/* No token went out yet: only an operator looks at it. */
 		if (!sessions_operator(w->cfg, it))
-			worker_process_answer_cb("forbidden", "the item is held "
+			worker_process_answer_cb(ERR_FORBIDDEN, "the item is held "
 			    "for approval and has no session token yet; only "
 			    "an operator may act on it", 0, j);
 		else
@@ -385,7 +385,7 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 	metrics_add(w->metrics, METRICS_RECEIVED, 1, worker_type_label(j),
 	    NULL);
 	if (e->body == NULL) {
-		worker_fail(j, NULL, NULL, "bad_item",
+		worker_fail(j, NULL, NULL, ERR_BAD_ITEM,
 		    "the stream entry has no 'item' field", QUEUE_STORE_NONE);
 		return;
 	}
@@ -405,7 +405,7 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 	}
 	/* Only PROCESS items ride the control lanes, and they hold no slot. */
 	if (e->control && j->item->type != ITEM_PROCESS) {
-		worker_fail(j, j->item->reply_to, j->item->id, "bad_item",
+		worker_fail(j, j->item->reply_to, j->item->id, ERR_BAD_ITEM,
 		    "only PROCESS items may be sent to the control stream",
 		    QUEUE_STORE_NONE);
 		return;

@@ -193,7 +193,7 @@ const char	*worker_reply_to(struct worker *, const char *reply_to);
 /* The item type as metrics label it. */
 const char	*worker_type_label(const struct job *);
 /* An answer (code "ok", or an ERROR's) was queued for job j. */
-void		 worker_answered(struct job *, const char *code);
+void		 worker_answered(struct job *, enum errcode code);
 /*
  * The ways a job ends, the only ones. drop: forgets it (its entry is
  * acknowledged elsewhere, or stays pending), letting go of an unused
@@ -202,15 +202,15 @@ void		 worker_answered(struct job *, const char *code);
  * fail: an ERROR answer. j is freed on return.
  */
 void		 worker_drop(struct job *);
-void		 worker_finish(struct job *, const char *code,
+void		 worker_finish(struct job *, enum errcode code,
 		    const char *reply_to, const char *id, enum queue_store,
 		    const char *json, size_t len);
-void		 worker_finish_kept(struct job *, const char *code,
+void		 worker_finish_kept(struct job *, enum errcode code,
 		    const char *reply_to, const char *id, enum queue_store,
 		    const char *json, size_t len, const char *kept,
 		    size_t kept_len);
 void		 worker_fail(struct job *, const char *reply_to,
-		    const char *id, const char *code, const char *message,
+		    const char *id, enum errcode code, const char *message,
 		    enum queue_store);
 /* One line in the audit log about job j (reason NULL: the policy's). */
 void		 worker_audit(struct job *, const char *event, const char *by,

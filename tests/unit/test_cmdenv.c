@@ -129,13 +129,13 @@ tree_teardown(void **state)
 static void
 assert_cwd_ok(const char *ws, const char *cwd, const char *expect)
 {
-	const char	*code;
+	enum errcode	 code;
 	char		*cause, *got;
 
 	got = cmdenv_resolve_cwd(ws, cwd, &code, &cause);
 	if (got == NULL)
-		fail_msg("cwd '%s': %s: %s", cwd, code, cause);
-	assert_null(code);
+		fail_msg("cwd '%s': %s: %s", cwd, errcode_name(code), cause);
+	assert_int_equal(code, ERR_NONE);
 	assert_null(cause);
 	assert_string_equal(got, expect);
 	free(got);
@@ -146,13 +146,13 @@ static void
 assert_cwd_refused(const char *ws, const char *cwd, const char *code_want,
     const char *msg)
 {
-	const char	*code;
+	enum errcode	 code;
 	char		*cause, *got;
 
 	got = cmdenv_resolve_cwd(ws, cwd, &code, &cause);
 	assert_null(got);
-	assert_non_null(code);
-	assert_string_equal(code, code_want);
+	assert_int_not_equal(code, ERR_NONE);
+	assert_string_equal(errcode_name(code), code_want);
 	assert_non_null(cause);
 	if (msg != NULL)
 		assert_string_equal(cause, msg);
@@ -352,14 +352,14 @@ env_count(char **env)
 static char **
 env_ok(const char **parent, const char **extra, int pty)
 {
-	const char	*code;
+	enum errcode	 code;
 	char		*cause, **env;
 
 	env = cmdenv_build_env((char *const *)parent, (char *const *)extra,
 	    pty, "s1", &code, &cause);
 	if (env == NULL)
-		fail_msg("%s: %s", code, cause);
-	assert_null(code);
+		fail_msg("%s: %s", errcode_name(code), cause);
+	assert_int_equal(code, ERR_NONE);
 	assert_null(cause);
 	return (env);
 }
@@ -368,15 +368,17 @@ env_ok(const char **parent, const char **extra, int pty)
 static char *
 env_refused(const char *entry, const char *code_want)
 {
-	const char	*code, *extra[] = { "OK=1", entry, NULL };
+	const char	*extra[] = { "OK=1", entry, NULL };
+	enum errcode	 code;
 	char		*cause, **env;
 
 	env = cmdenv_build_env(NULL, (char *const *)extra, 0, "s1", &code,
 	    &cause);
 	assert_null(env);
-	assert_non_null(code);
-	if (strcmp(code, code_want) != 0)
-		fail_msg("%s: got %s, want %s", entry, code, code_want);
+	assert_int_not_equal(code, ERR_NONE);
+	if (strcmp(errcode_name(code), code_want) != 0)
+		fail_msg("%s: got %s, want %s", entry, errcode_name(code),
+		    code_want);
 	assert_non_null(cause);
 	return (cause);
 }
@@ -522,7 +524,7 @@ test_cmdenv_env_session_id_last(void **state)
 {
 	const char	*parent[] = { "PATH=/p", "HOME=/h", "LC_ALL=C", NULL };
 	const char	*extra[] = { "A=1", "B=2", NULL };
-	const char	*code;
+	enum errcode	 code;
 	char		*cause, **env;
 	size_t		 n;
 

@@ -66,7 +66,7 @@ test_decide_network_asked_without_grant_is_held(void **state)
 	assert_int_equal(d.network, 1);
 	assert_int_equal(d.asks_network, 1);
 	assert_null(d.grant_path);
-	assert_null(d.code);
+	assert_int_equal(d.code, ERR_NONE);
 	decide_release(&d);
 }
 
@@ -170,7 +170,7 @@ test_decide_sandbox_hold_grantable_path(void **state)
 	assert_string_equal(d.reason, "cat reads a path outside the "
 	    "workspace");
 	assert_string_equal(d.grant_path, "/srv/data/report.txt");
-	assert_null(d.code);
+	assert_int_equal(d.code, ERR_NONE);
 	decide_release(&d);
 }
 
@@ -211,14 +211,14 @@ test_decide_refusal_codes(void **state)
 	in.tier = CLS_TIER_ADMIN;
 	decide_command(&v, &in, &d);
 	assert_int_equal(d.action, CLS_REFUSE);
-	assert_string_equal(d.code, "blocked");
+	assert_int_equal(d.code, ERR_BLOCKED);
 	assert_string_equal(d.rule, "blocked:rm-root");
 	decide_release(&d);
 	/* Blocked and asking for network: still refused, still blocked. */
 	in.asked_network = 1;
 	decide_command(&v, &in, &d);
 	assert_int_equal(d.action, CLS_REFUSE);
-	assert_string_equal(d.code, "blocked");
+	assert_int_equal(d.code, ERR_BLOCKED);
 	decide_release(&d);
 
 	verdict(&v, &c, CLS_READ_ONLY, "read_only:cat", "cat reads", 0);
@@ -227,7 +227,7 @@ test_decide_refusal_codes(void **state)
 	in.sandbox = CLS_SANDBOX_REFUSE;
 	decide_command(&v, &in, &d);
 	assert_int_equal(d.action, CLS_REFUSE);
-	assert_string_equal(d.code, "outside_workspace");
+	assert_int_equal(d.code, ERR_OUTSIDE_WORKSPACE);
 	assert_string_equal(d.rule, "sandbox");
 	assert_null(d.grant_path);
 	decide_release(&d);
@@ -235,7 +235,7 @@ test_decide_refusal_codes(void **state)
 	in.sandbox = CLS_SANDBOX_OFF;
 	decide_command(&v, &in, &d);
 	assert_int_equal(d.action, CLS_RUN);
-	assert_null(d.code);
+	assert_int_equal(d.code, ERR_NONE);
 	assert_null(d.grant_path);
 	decide_release(&d);
 	decide_release(NULL);

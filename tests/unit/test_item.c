@@ -29,8 +29,8 @@ check_bad_len(const char *in, size_t len, const char *code, const char *id)
 
 	it = item_parse(in, len, MAX_LEN, &err);
 	assert_null(it);
-	assert_non_null(err.code);
-	assert_string_equal(err.code, code);
+	assert_int_not_equal(err.code, ERR_NONE);
+	assert_string_equal(errcode_name(err.code), code);
 	assert_non_null(err.message);
 	if (id == NULL)
 		assert_null(err.id);
@@ -60,8 +60,8 @@ parse_ok(const char *in)
 
 	it = item_parse(in, strlen(in), MAX_LEN, &err);
 	if (it == NULL)
-		fail_msg("%s: %s", err.code, err.message);
-	assert_null(err.code);
+		fail_msg("%s: %s", errcode_name(err.code), err.message);
+	assert_int_equal(err.code, ERR_NONE);
 	assert_null(err.message);
 	return (it);
 }
@@ -233,12 +233,12 @@ test_item_parse_too_large(void **state)
 
 	(void)state;
 	assert_null(item_parse(in, strlen(in), 10, &err));
-	assert_string_equal(err.code, "item_too_large");
+	assert_string_equal(errcode_name(err.code), "item_too_large");
 	assert_non_null(strstr(err.message, " 10 "));
 	assert_null(err.id);		/* not parsed at all */
 	item_error_release(&err);
 	item_free(item_parse(in, strlen(in), strlen(in), &err));
-	assert_null(err.code);		/* exactly max_len is fine */
+	assert_int_equal(err.code, ERR_NONE);		/* exactly max_len is fine */
 }
 
 static void
@@ -601,7 +601,7 @@ test_item_parse_command_too_long(void **state)
 	free(in);
 	in = long_item(CMD_PRE, 131072, "\"}}");
 	assert_null(item_parse(in, strlen(in), 1 << 20, &err));
-	assert_string_equal(err.code, "command_too_long");
+	assert_string_equal(errcode_name(err.code), "command_too_long");
 	assert_non_null(strstr(err.message, "131071"));
 	assert_string_equal(err.id, "l");
 	item_error_release(&err);
@@ -614,7 +614,7 @@ test_item_parse_command_too_long(void **state)
 	free(in);
 	in = long_item(ENV_PRE, 131070, "\"}}}");
 	assert_null(item_parse(in, strlen(in), 1 << 20, &err));
-	assert_string_equal(err.code, "command_too_long");
+	assert_string_equal(errcode_name(err.code), "command_too_long");
 	assert_non_null(strstr(err.message, "args.env.V"));
 	item_error_release(&err);
 	free(in);
@@ -632,7 +632,7 @@ test_item_refuse_large_peeks_id(void **state)
 
 	(void)state;
 	item_refuse_large(head, strlen(head), 300000000, 1 << 20, &err);
-	assert_string_equal(err.code, "item_too_large");
+	assert_string_equal(errcode_name(err.code), "item_too_large");
 	assert_non_null(strstr(err.message, "300000000"));
 	assert_string_equal(err.id, "outer-1");
 	assert_string_equal(err.reply_to, "agent-7");	/* escaped: skipped */
@@ -672,7 +672,7 @@ test_item_parse_error_keeps_reply_to(void **state)
 
 	(void)state;
 	assert_null(item_parse(in, strlen(in), MAX_LEN, &err));
-	assert_string_equal(err.code, "missing_command");
+	assert_string_equal(errcode_name(err.code), "missing_command");
 	assert_string_equal(err.id, "a");
 	assert_string_equal(err.reply_to, "agent-7");
 	item_error_release(&err);
@@ -730,7 +730,7 @@ test_item_parse_invalid_utf8(void **state)
 static void
 test_item_free_null(void **state)
 {
-	struct item_error	err = { NULL, NULL, NULL, NULL };
+	struct item_error	err = { ERR_NONE, NULL, NULL, NULL };
 
 	(void)state;
 	item_free(NULL);
@@ -988,7 +988,7 @@ test_item_error_round_trip(void **state)
 	size_t	 len;
 
 	(void)state;
-	s = item_error_to_json("job-1", "bad_timeout", "got \"\xc0\"", &len);
+	s = item_error_to_json("job-1", ERR_BAD_TIMEOUT, "got \"\xc0\"", &len);
 	assert_string_equal(s, "{\"type\":\"ERROR\",\"id\":\"job-1\",\"error\":"
 	    "{\"code\":\"bad_timeout\",\"message\":\"got \\\"" FFFD "\\\"\"}}");
 	root = load(s, len);
@@ -1005,7 +1005,7 @@ test_item_error_null_id(void **state)
 	char	*s;
 
 	(void)state;
-	s = item_error_to_json(NULL, "bad_json", "x", NULL);
+	s = item_error_to_json(NULL, ERR_BAD_JSON, "x", NULL);
 	assert_string_equal(s, "{\"type\":\"ERROR\",\"id\":null,\"error\":"
 	    "{\"code\":\"bad_json\",\"message\":\"x\"}}");
 	free(s);
