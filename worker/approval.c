@@ -25,6 +25,7 @@
 
 #include "logs/clock.h"
 #include "logs/log.h"
+#include "logs/token.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
 #include "queue/keyspace.h"
@@ -38,7 +39,7 @@
 struct approval {
 	TAILQ_ENTRY(approval)	 entry;
 	struct approvals	*as;
-	char			 request[33];
+	char			 request[TOKEN_LEN + 1];
 	struct item_approval	 req;		/* strings below, owned */
 	char			*strs[10];
 	char			**env;
@@ -67,19 +68,6 @@ struct approvals {
 };
 
 static void	approvals_poll(struct approvals *);
-
-/* 128 random bits as 32 hex digits. */
-static void
-approval_new_id(char *buf)
-{
-	unsigned char	r[16];
-	size_t		i;
-
-	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
-		fatal("getrandom failed");
-	for (i = 0; i < sizeof r; i++)
-		snprintf(buf + 2 * i, 3, "%02x", r[i]);
-}
 
 /* Copies s into a's string store (NULL stays NULL). */
 static const char *
@@ -335,7 +323,7 @@ approvals_park(struct approvals *as, const struct item_approval *req,
 	a->as = as;
 	a->done = done;
 	a->arg = arg;
-	approval_new_id(a->request);
+	token_new(a->request);
 	a->req = *req;
 	a->req.request = a->request;
 	a->req.state = "pending";

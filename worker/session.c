@@ -18,6 +18,7 @@
 #include "exec/exec.h"
 #include "logs/clock.h"
 #include "logs/log.h"
+#include "logs/token.h"
 #include "logs/tail.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
@@ -241,7 +242,7 @@ session_new(struct sessions *ss, const struct item *it)
 	s->started_ms = clock_wall_ms();
 	s->status.status = "running";
 	s->serial = ++ss->serial;
-	sessions_new_token(s->token);
+	token_new(s->token);
 	LIST_INIT(&s->waiters);
 	LIST_INSERT_HEAD(&ss->list, s, entry);
 	return (s);

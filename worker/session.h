@@ -58,8 +58,6 @@ void		 sessions_kill_all(struct sessions *);
 void		 sessions_fence(struct sessions *);
 /* 1 if it carries this worker's operator token. */
 int		 sessions_operator(const struct config *, const struct item *);
-/* A fresh session token: 32 hex digits from getrandom(2). */
-void		 sessions_new_token(char out[33]);
 /*
  * Redis is back (maybe restarted without its data): the running sessions'
  * mirror and their place in execq:running are written again, so they are

@@ -28,6 +28,7 @@
 #include "logs/clock.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
+#include "logs/token.h"
 #include "logs/syncer.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
@@ -114,7 +115,6 @@ struct session_read {
 static void	session_hold_poll(struct session *, struct session_read *);
 static void	session_answer_wait(struct session *, const char *, int,
 		    sessions_answer_cb, void *);
-static int	 session_token_eq(const char *, const char *);
 
 static struct session_read *
 session_read_new(struct session *s, enum item_action action,
@@ -256,7 +256,7 @@ session_read_offline(struct session_read *r)
 	/* Its owner (the token kept in the metadata) or an operator. */
 	token = json_string_value(json_object_get(r->meta, "session_token"));
 	if (!r->operator && (token == NULL ||
-	    !session_token_eq(r->token, token))) {
+	    !token_eq(r->token, token))) {
 		session_error(ERR_FORBIDDEN, r->cb, r->arg, "session %s %s",
 		    r->sid, r->token == NULL ? "needs its token (args.token, "
 		    "from its EXEC_STARTED)" : "has another token");
@@ -449,25 +449,11 @@ session_hold_poll(struct session *s, struct session_read *r)
 	session_read_free(r);
 }
 
-/* Compares a token given with a session's, in constant time. */
-static int
-session_token_eq(const char *given, const char *token)
-{
-	unsigned char	diff = 0;
-	size_t		i, n;
-
-	if (given == NULL || (n = strlen(token)) != strlen(given))
-		return (0);
-	for (i = 0; i < n; i++)
-		diff |= (unsigned char)given[i] ^ (unsigned char)token[i];
-	return (diff == 0);
-}
-
 int
 sessions_operator(const struct config *cfg, const struct item *it)
 {
 	return (cfg->operator_token != NULL && *cfg->operator_token != '\0' &&
-	    session_token_eq(it->operator_token, cfg->operator_token));
+	    token_eq(it->operator_token, cfg->operator_token));
 }
 
 /* list: is s one of the caller's (one of its tokens is s's)? */
@@ -477,9 +463,9 @@ session_listed(const struct item *it, const struct session *s)
 	size_t	i;
 
 	for (i = 0; it->tokens != NULL && it->tokens[i] != NULL; i++)
-		if (session_token_eq(it->tokens[i], s->token))
+		if (token_eq(it->tokens[i], s->token))
 			return (1);
-	return (session_token_eq(it->token, s->token));
+	return (token_eq(it->token, s->token));
 }
 
 /* The session named by id, or NULL. */
@@ -696,7 +682,7 @@ sessions_act(struct sessions *ss, const struct item *it,
 		return;
 	}
 	if (s != NULL && !sessions_operator(ss->cfg, it) &&
-	    !session_token_eq(it->token, s->token)) {
+	    !token_eq(it->token, s->token)) {
 		session_error(ERR_FORBIDDEN, cb, arg, it->token == NULL ?
 		    "session %s needs its token (args.token, from its "
 		    "EXEC_STARTED)" : "wrong token for session %s",
@@ -730,26 +716,6 @@ sessions_act(struct sessions *ss, const struct item *it,
 			    clock_wall_ms() + ms, cb, arg);
 		break;
 	}
-}
-
-void
-sessions_new_token(char out[33])
-{
-	unsigned char	raw[16];
-	size_t		got = 0;
-	ssize_t		n;
-	int		i;
-
-	while (got < sizeof raw) {
-		n = getrandom(raw + got, sizeof raw - got, 0);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			fatal("getrandom: %s", strerror(errno));
-		got += n;
-	}
-	for (i = 0; i < 16; i++)
-		snprintf(out + 2 * i, 3, "%02x", raw[i]);
 }
 
 void

@@ -15,7 +15,7 @@
  *
  * session.c calls down: session_wake (output, the end),
  * session_waiters_free (a session forgotten), sessions_has (a duplicate
- * id) and sessions_new_token (a new session's token); session_act.c reads
+ * id); session_act.c reads
  * the structs below and calls nothing in session.c. Every function keeps
  * the module's prefix, session_ (sessions_ for the public ones).
  */
@@ -27,6 +27,7 @@
 
 #include <jansson.h>
 
+#include "logs/token.h"
 #include "queue/item.h"
 #include "worker/session.h"
 
@@ -53,7 +54,7 @@ struct session {
 	json_t			*final;		/* the callback, once ended */
 	struct item_session_status status;	/* running, or how it ended */
 	long long		 serial;	/* names it in a fence check */
-	char			 token[33];	/* its holder may act on it */
+	char			 token[TOKEN_LEN + 1];	/* its holder may act on it */
 	struct live		*live;		/* execq:out:<id> */
 	LIST_HEAD(, waiter)	 waiters;
 };

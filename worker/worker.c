@@ -21,6 +21,7 @@
 #include "exec/exec.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
+#include "logs/token.h"
 #include "logs/syncer.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
@@ -175,7 +176,7 @@ worker_start(struct job *j)
 	spec.network = j->dec.network;
 	spec.grant = j->grant;
 	/* Its sender's key to the log, as a session's is (session.h). */
-	sessions_new_token(j->token);
+	token_new(j->token);
 	spec.token = j->token;
 	if (j->item->stream) {
 		j->live = live_create(w->base, w->q, j->item->id, 1);

@@ -32,6 +32,7 @@
 
 #include "exec/confine.h"
 #include "exec/exec.h"
+#include "logs/token.h"
 #include "policy/classify.h"
 #include "policy/decide.h"
 #include "queue/queue.h"
@@ -88,7 +89,7 @@ struct job {
 	char		*cwd;
 	char		**envp;
 	struct exec	*ex;		/* RUNNING, foreground */
-	char		 token[33];	/* ... its session token: sent once in
+	char		 token[TOKEN_LEN + 1];	/* ... its session token: sent once in
 					   its answer, kept in <id>.json */
 	enum cls_tier	 tier;
 	struct decision	 dec;		/* the policy's (policy/decide.h) */
