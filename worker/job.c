@@ -11,6 +11,7 @@
 
 #include "exec/cmdenv.h"
 #include "logs/execlog.h"
+#include "logs/clock.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
@@ -42,33 +43,6 @@ static const unsigned worker_job_next[] = {
 /* The states that hold a process slot. */
 static const unsigned worker_job_slot = JOB_BIT(JOB_CHECKING) |
     JOB_BIT(JOB_CLAIMING) | JOB_BIT(JOB_RUNNING);
-
-/* CLOCK_MONOTONIC in microseconds. */
-long long
-worker_now_us(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
-}
-
-/* CLOCK_MONOTONIC in milliseconds. */
-long long
-worker_now_ms(void)
-{
-	return (worker_now_us() / 1000);
-}
-
-/* CLOCK_REALTIME in milliseconds. */
-long long
-worker_epoch_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
 
 void
 worker_update_want(struct worker *w)
@@ -128,7 +102,7 @@ worker_job_create(struct worker *w, const struct queue_entry *e)
 	j->w = w;
 	j->stream = xstrdup(e->stream);
 	j->entry_id = xstrdup(e->entry_id);
-	j->received_us = worker_now_us();
+	j->received_us = clock_mono_us();
 	if (e->claim == QUEUE_CLAIM_RUN)
 		j->claim_id = xstrdup(e->claim_id);
 	worker_job_move(j, e->control ? JOB_CONTROL : JOB_CHECKING);
@@ -195,7 +169,7 @@ worker_answered(struct job *j, enum errcode code)
 	metrics_add(j->w->metrics, METRICS_ANSWERED, 1, worker_type_label(j),
 	    code == ERR_NONE ? "ok" : errcode_name(code));
 	metrics_observe(j->w->metrics, METRICS_ANSWER,
-	    (worker_now_us() - j->received_us) / 1e6);
+	    (clock_mono_us() - j->received_us) / 1e6);
 }
 
 /*

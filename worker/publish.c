@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "logs/clock.h"
 #include "logs/log.h"
 #include "queue/queue.h"
 #include "worker/config.h"
@@ -33,7 +34,7 @@ worker_status(struct worker *w, struct worker_status *st)
 	st->version = EXECQ_VERSION;
 	st->pid = (long)getpid();
 	st->started_ms = w->started_ms;
-	st->now_ms = worker_epoch_ms();
+	st->now_ms = clock_wall_ms();
 	st->slots_total = w->cfg->max_procs;
 	st->sessions_running = sessions_running(w->sessions);
 	st->sessions_ended = sessions_ended(w->sessions);

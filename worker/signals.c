@@ -13,6 +13,7 @@
 
 #include "exec/exec.h"
 #include "logs/execlog.h"
+#include "logs/clock.h"
 #include "logs/log.h"
 #include "queue/queue.h"
 #include "worker/audit.h"
@@ -106,7 +107,7 @@ worker_stop_cb(evutil_socket_t fd, short what, void *arg)
 		event_base_loopexit(w->base, NULL);
 		return;
 	}
-	if (worker_now_ms() < w->stop_deadline_ms) {
+	if (clock_mono_ms() < w->stop_deadline_ms) {
 		evtimer_add(w->ev_stop, &tv);
 		return;
 	}
@@ -133,7 +134,7 @@ worker_sigterm_cb(evutil_socket_t sig, short what, void *arg)
 	log_info("signal %d: stopping (%u item(s), %u session(s) running)",
 	    (int)sig, w->njobs, sessions_running(w->sessions));
 	w->stopping = 1;
-	w->stop_deadline_ms = worker_now_ms() + w->cfg->kill_grace_ms +
+	w->stop_deadline_ms = clock_mono_ms() + w->cfg->kill_grace_ms +
 	    w->cfg->shutdown_flush_ms;
 	queue_stop_reading(w->q);
 	worker_held_cancel_all(w);

@@ -20,6 +20,7 @@
 #include "exec/confine.h"
 #include "exec/exec.h"
 #include "logs/execlog.h"
+#include "logs/clock.h"
 #include "logs/log.h"
 #include "logs/token.h"
 #include "logs/syncer.h"
@@ -127,7 +128,7 @@ static void
 worker_spawned(struct job *j)
 {
 	metrics_observe(j->w->metrics, METRICS_SPAWN,
-	    (worker_now_us() - j->received_us) / 1e6);
+	    (clock_mono_us() - j->received_us) / 1e6);
 }
 
 /* Starts a claimed job's command. */
@@ -482,7 +483,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 	w->cfg = cfg;
 	LIST_INIT(&w->jobs);
 	w->metrics = metrics_create();
-	w->started_ms = worker_epoch_ms();
+	w->started_ms = clock_wall_ms();
 	if (gethostname(w->host, sizeof w->host - 1) != 0)
 		strcpy(w->host, "unknown");
 	if (worker_dirs(cfg) == -1)

@@ -163,10 +163,6 @@ struct worker_boundary {
 };
 
 /* job.c */
-/* Clocks: CLOCK_MONOTONIC in us and ms, CLOCK_REALTIME in ms. */
-long long	 worker_now_us(void);
-long long	 worker_now_ms(void);
-long long	 worker_epoch_ms(void);
 /*
  * A new job for the stream entry e, linked and counted: CHECKING, or
  * CONTROL from a control lane. The slot it takes was counted by the queue
