@@ -289,7 +289,13 @@ int	 execq_status_ended(const char *status);
  * PROCESS items on it carry it (execq_process adds it). A failure is said
  * on stderr and is not the caller's: the token is only not kept.
  */
-#define EXECQ_TOKENS_KEEP	1000	/* the newest tokens sent to list */
+#define EXECQ_TOKENS_KEEP	1000	/* the store's newest lines kept */
+/*
+ * Adds "<session_id> <token>" as the store's newest line, and keeps the
+ * newest EXECQ_TOKENS_KEEP lines only; the store is replaced whole
+ * (rename), never left half-written, and two clients saving at once both
+ * keep their line.
+ */
 void	 execq_tokens_save(const char *session_id, const char *token);
 /*
  * Every token in the store, newest last (a new JSON array, maybe empty),
