@@ -73,9 +73,9 @@ $(BUILD)/obj/%.o: %.c
 $(WORKER_BIN): $(BUILD)/obj/worker/main.o $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-CLI_SRC   = cli/main.c cli/util.c cli/opts.c cli/clientconf.c cli/conn.c cli/cmd_run.c \
-            cli/cmd_sessions.c cli/cmd_process.c cli/cmd_logs.c \
-            cli/cmd_policy.c cli/cmd_workers.c
+CLI_SRC   = cli/main.c cli/util.c cli/opts.c cli/clientconf.c cli/conn.c \
+            cli/tokens.c cli/cmd_run.c cli/cmd_sessions.c cli/cmd_process.c \
+            cli/cmd_logs.c cli/cmd_policy.c cli/cmd_workers.c
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 
 $(CLI_BIN): $(CLI_OBJ) $(CLIENT_OBJ)

@@ -2,17 +2,31 @@
 #define EXECQ_CLI_H
 
 /*
- * The parts of the execq client (cli/) that its files share:
+ * The parts of the execq client (cli/) that its files share. The files,
+ * bottom up: each uses only files above it in this list (make layout).
  *
- *   execq.c    main, helpers, options, the Redis session, run and submit
- *   session.c  spawn, ps, callbacks: sessions as Redis shows them
- *   process.c  PROCESS items (send, keys, kill, wait) and base64
- *   logs.c     logs (and logs -f), cleanup
- *   policy.c   classify, approvals, approve, reject
+ *   util.c          helpers every file uses: messages (an ERROR answer's
+ *                   too), clocks, ids, names, number parsing, tables
+ *   clientconf.c    the client config file, and where Redis is
+ *   opts.c          the options of run, submit and spawn, and the EXEC
+ *                   item they make
+ *   conn.c          the conversation with Redis: connecting, sending an
+ *                   item, waiting for its answer, the live output
+ *   tokens.c        the token store: the session tokens that spawn and
+ *                   run keep and PROCESS items show
+ *   cmd_run.c       run and submit: one EXEC item and its answer
+ *   cmd_sessions.c  spawn, ps, callbacks: sessions as Redis shows them
+ *   cmd_process.c   PROCESS items, and send, keys, kill, wait
+ *   cmd_workers.c   workers: the fleet as the registry shows it
+ *   cmd_policy.c    classify, approvals, approve, reject
+ *   cmd_logs.c      logs (and logs -f, through PROCESS items and the
+ *                   session hash), cleanup
+ *   main.c          dispatch to the subcommands, execq --help
  *
- * Every name here starts with execq_ rather than with its file's name: the
- * client links the worker's objects (LIB_OBJ), so a session_* or process_*
- * of ours could collide with one of theirs.
+ * Every name here starts with execq_ rather than with its file's name
+ * (tokens.c's are execq_tokens_*): the client links objects of the
+ * worker's rooms (logs/, policy/, queue/), so a session_* or process_* of
+ * ours could collide with one of theirs.
  */
 
 #include <stddef.h>
@@ -150,13 +164,15 @@ enum execq_optval {
 	EXECQ_OPT_NO_LIVE,
 };
 
-/* execq.c: messages. Each returns after printing on stderr. */
+/* util.c: messages. Each returns after printing on stderr. */
 void	 execq_error(const char *, ...) __attribute__((format(printf, 1, 2)));
 int	 execq_usage_hint(const char *cmd);		/* returns 2 */
 int	 execq_usage_error(const char *cmd, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));	/* returns 2 */
+/* Prints "execq: <code>: <message>" for an ERROR answer; returns 125. */
+int	 execq_print_error(const struct json_t *);
 
-/* execq.c: small helpers. */
+/* util.c: small helpers. */
 long long execq_now_ms(void);		/* monotonic */
 long long execq_epoch_ms(void);		/* wall clock */
 int	 execq_name_valid(const char *);	/* 1 if it keeps NAME_RULE */
@@ -178,7 +194,7 @@ void	 execq_format_duration(long long ms, char *buf, size_t len);
 void	 execq_print_table(const char *const *headers, int ncols,
 	    char **cells, size_t nrows);
 
-/* execq.c: options. */
+/* opts.c: options, and the EXEC item they make. */
 void	 execq_opts_init(struct execq_opts *, const char *redis);
 void	 execq_opts_release(struct execq_opts *);
 int	 execq_opts_set(struct execq_opts *, const char *cmd, int ch,
@@ -198,19 +214,6 @@ int	 execq_opts_parse(struct execq_opts *, const char *cmd, int argc,
 /* The EXEC item as compact JSON, or NULL (said) if not UTF-8. */
 char	*execq_item_json(const struct execq_opts *, const char *id,
 	    const char *reply);
-/*
- * Sends o's EXEC item and waits o->wait_s for an answer of one of types
- * (NULL: any): 0 with *a filled, or an exit code (said). Sessions
- * (o->background) answer on o->reply_to or execq.<user>, else on a new
- * private queue.
- */
-/* XADDs text as the item and waits for the answer: 0, or an exit code. */
-int	 execq_exchange(struct execq_session *, const struct execq_opts *,
-	    const char *text, const struct execq_want *,
-	    struct execq_answer *);
-int	 execq_exchange_exec(struct execq_session *,
-	    const struct execq_opts *, const char * const *types,
-	    struct execq_answer *);
 
 /* clientconf.c: the client config file and where Redis is. */
 struct rurl;
@@ -227,7 +230,7 @@ char	*execq_conf_get(const char *key, char **from);
 int	 execq_redis_url(const char *flag, struct rurl *, char **from,
 	    char **cause);
 
-/* execq.c: the Redis session. */
+/* conn.c: the Redis session. */
 int	 execq_session_open(struct execq_session *,
 	    const struct execq_opts *);		/* 0, or an exit code */
 void	 execq_session_close(struct execq_session *);	/* DELs private */
@@ -257,10 +260,21 @@ void	 execq_answer_release(struct execq_answer *);
  * went there before it) into s->live_cb: 0, or -1 (said).
  */
 int	 execq_live_drain(struct execq_session *);
-/* Prints "execq: <code>: <message>" for an ERROR answer; returns 125. */
-int	 execq_print_error(const struct json_t *);
+/* XADDs text as the item and waits for the answer: 0, or an exit code. */
+int	 execq_exchange(struct execq_session *, const struct execq_opts *,
+	    const char *text, const struct execq_want *,
+	    struct execq_answer *);
+/*
+ * Sends o's EXEC item and waits o->wait_s for an answer of one of types
+ * (NULL: any): 0 with *a filled, or an exit code (said). Sessions
+ * (o->background) answer on o->reply_to or execq.<user>, else on a new
+ * private queue.
+ */
+int	 execq_exchange_exec(struct execq_session *,
+	    const struct execq_opts *, const char * const *types,
+	    struct execq_answer *);
 
-/* session.c: the execq:session:<id> hash as JSON, numbers typed. */
+/* cmd_sessions.c: the execq:session:<id> hash as JSON, numbers typed. */
 struct json_t *execq_session_json(const char *id, const struct redisReply *);
 /* HGETALL it: 0 with *out (NULL if there is none), or -1 (said). */
 int	 execq_session_get(struct execq_session *, const char *id,
@@ -269,20 +283,27 @@ int	 execq_session_get(struct execq_session *, const char *id,
 int	 execq_status_ended(const char *status);
 
 /*
- * cmd_run.c: the client's token store, $XDG_STATE_HOME/execq/tokens (else
- * ~/.local/state/execq/tokens), below the files that use it. Keeps a
- * session's token (from its EXEC_STARTED, or a foreground item's from its
- * EXEC_RESULT), so later PROCESS items on it carry it (execq_process adds
- * it).
+ * tokens.c: the client's token store, $XDG_STATE_HOME/execq/tokens (else
+ * ~/.local/state/execq/tokens). Keeps a session's token (from its
+ * EXEC_STARTED, or a foreground item's from its EXEC_RESULT), so later
+ * PROCESS items on it carry it (execq_process adds it). A failure is said
+ * on stderr and is not the caller's: the token is only not kept.
  */
-void	 execq_token_save(const char *session_id, const char *token);
+#define EXECQ_TOKENS_KEEP	1000	/* the store's newest lines kept */
+/*
+ * Adds "<session_id> <token>" as the store's newest line, and keeps the
+ * newest EXECQ_TOKENS_KEEP lines only; the store is replaced whole
+ * (rename), never left half-written, and two clients saving at once both
+ * keep their line.
+ */
+void	 execq_tokens_save(const char *session_id, const char *token);
 /*
  * Every token in the store, newest last (a new JSON array, maybe empty),
  * and in *found the newest of session_id (static), or NULL.
  */
 struct json_t *execq_tokens_load(const char *session_id, const char **found);
 
-/* process.c: PROCESS items. */
+/* cmd_process.c: PROCESS items. */
 /* Checks o->queue and opens s on q:<queue>:ctl: 0, or an exit code. */
 int	 execq_process_open(struct execq_session *, struct execq_opts *,
 	    const char *cmd);
@@ -299,19 +320,28 @@ struct json_t *execq_process_result(struct json_t *);
 /* "SIGTERM" for 15 or "TERM"; buf must hold 32 bytes. */
 const char *execq_signal_name(const struct json_t *, char *buf);
 
-/* The subcommands: argv[0] is "execq <name>"; each returns an exit code. */
+/*
+ * The subcommands, for main.c: argv[0] is "execq <name>"; each returns an
+ * exit code.
+ */
+/* cmd_run.c */
 int	 execq_cmd_run(const char *redis, int argc, char **argv);
 int	 execq_cmd_submit(const char *redis, int argc, char **argv);
+/* cmd_workers.c */
 int	 execq_cmd_workers(const char *redis, int argc, char **argv);
+/* cmd_sessions.c */
 int	 execq_cmd_spawn(const char *redis, int argc, char **argv);
 int	 execq_cmd_ps(const char *redis, int argc, char **argv);
 int	 execq_cmd_callbacks(const char *redis, int argc, char **argv);
+/* cmd_logs.c */
 int	 execq_cmd_logs(const char *redis, int argc, char **argv);
 int	 execq_cmd_cleanup(const char *redis, int argc, char **argv);
+/* cmd_process.c */
 int	 execq_cmd_send(const char *redis, int argc, char **argv);
 int	 execq_cmd_keys(const char *redis, int argc, char **argv);
 int	 execq_cmd_kill(const char *redis, int argc, char **argv);
 int	 execq_cmd_wait(const char *redis, int argc, char **argv);
+/* cmd_policy.c */
 int	 execq_cmd_classify(const char *redis, int argc, char **argv);
 int	 execq_cmd_approvals(const char *redis, int argc, char **argv);
 int	 execq_cmd_approve(const char *redis, int argc, char **argv);

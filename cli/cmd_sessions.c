@@ -210,7 +210,7 @@ execq_cmd_spawn(const char *redis, int argc, char **argv)
 	if (sid == NULL)	/* the session id is the item id */
 		sid = json_string_value(json_object_get(a.root, "id"));
 	if (json_is_string(json_object_get(a.root, "session_token")))
-		execq_token_save(sid, json_string_value(json_object_get(
+		execq_tokens_save(sid, json_string_value(json_object_get(
 		    a.root, "session_token")));
 	printf("%s\n", sid);
 	if (fflush(stdout) == EOF) {

@@ -1,6 +1,6 @@
 /*
- * execq: small helpers every subcommand uses: messages, clocks, ids,
- * names, quoting, number parsing, writes.
+ * execq: small helpers every subcommand uses: messages (an ERROR answer's
+ * too), clocks, ids, names, quoting, number parsing, writes, tables.
  */
 
 #include <sys/ioctl.h>
@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "cli/cli.h"
 #include "logs/xmalloc.h"
@@ -58,6 +60,21 @@ execq_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return (execq_usage_hint(cmd));
+}
+
+/* Prints "execq: <code>: <message>" for an ERROR answer; returns 125. */
+int
+execq_print_error(const json_t *root)
+{
+	const json_t	*err;
+	const char	*code, *msg;
+
+	err = json_object_get(root, "error");
+	code = json_string_value(json_object_get(err, "code"));
+	msg = json_string_value(json_object_get(err, "message"));
+	execq_error("%s: %s", code != NULL ? code : "error",
+	    msg != NULL ? msg : "(no message)");
+	return (EXECQ_EXIT_FAIL);
 }
 
 /* Milliseconds on the monotonic clock. */

@@ -1044,6 +1044,82 @@ test_cli_run_then_logs(void **state)
 	harness_pass(h);
 }
 
+/*
+ * The token store keeps the newest TOKENS_KEEP lines (EXECQ_TOKENS_KEEP,
+ * execq(1) FILES): a store TOKENS_KEEP + 5 lines long, then one run, and
+ * the store holds TOKENS_KEEP lines, the oldest gone, run's last, mode
+ * 0600 still; and logs finds run's token there.
+ */
+#define TOKENS_KEEP	1000
+static void
+test_cli_tokens_keep_newest(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	const char		*id = harness_id(h, "tok-run");
+	struct stat		 st;
+	char			*dir, *path, *text, *w, *last, want[64];
+	size_t			 len, lines = 0, i;
+
+	xasprintf(&dir, "%s/cli-state", h->dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	free(dir);
+	xasprintf(&dir, "%s/cli-state/execq", h->dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	xasprintf(&path, "%s/tokens", dir);
+	text = w = xmalloc((TOKENS_KEEP + 5) * 64 + 1);
+	*w = '\0';
+	for (i = 1; i <= TOKENS_KEEP + 5; i++)
+		w += sprintf(w, "old-%04zu %032zx\n", i, i);
+	assert_int_equal(harness_write_file(path, text), 0);
+	assert_int_equal(chmod(path, 0600), 0);
+	free(text);
+
+	harness_worker_start(h, NULL, NULL);
+	cli(h, &p, "run", "--id", id, "--", "echo", "kept", NULL);
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, "kept\n");
+	expect_err(h, &p, "");
+	harness_proc_release(&p);
+
+	if ((text = harness_read_file(path, &len)) == NULL)
+		harness_fail(h, "%s: %s", path, strerror(errno));
+	for (i = 0; i < len; i++)
+		if (text[i] == '\n')
+			lines++;
+	if (lines != TOKENS_KEEP)
+		harness_fail(h, "the store holds %zu lines, not %d", lines,
+		    TOKENS_KEEP);
+	/* 1005 old ones and run's: the 6 oldest went. */
+	snprintf(want, sizeof want, "old-0007 %032x\n", 7);
+	if (strncmp(text, want, strlen(want)) != 0)
+		harness_fail(h, "the store should start with %s: \"%.80s\"",
+		    want, text);
+	snprintf(want, sizeof want, "old-%04d %032x\n", TOKENS_KEEP + 5,
+	    TOKENS_KEEP + 5);
+	last = text + len - 1;
+	while (last > text && last[-1] != '\n')
+		last--;
+	if (strncmp(last - strlen(want), want, strlen(want)) != 0 ||
+	    strncmp(last, id, strlen(id)) != 0 || last[strlen(id)] != ' ' ||
+	    strlen(last + strlen(id) + 1) != 33)
+		harness_fail(h, "run's token should be last, after %s: "
+		    "\"%s\"", want, last);
+	free(text);
+	if (stat(path, &st) == -1)
+		harness_fail(h, "%s: %s", path, strerror(errno));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_true(S_ISREG(st.st_mode));
+	/* The token kept is run's: logs shows it. */
+	cli(h, &p, "logs", id, NULL);
+	expect_exit(h, &p, 0);
+	expect_out(h, &p, "kept\n");
+	harness_proc_release(&p);
+	free(path);
+	free(dir);
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    cli_teardown)
 
@@ -1075,6 +1151,7 @@ main(void)
 		T(test_cli_help_for_every_subcommand),
 		T(test_cli_classify),
 		T(test_cli_run_then_logs),
+		T(test_cli_tokens_keep_newest),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
