@@ -64,7 +64,9 @@ spare_fill_done(int err, void *arg)
 	int		 short_of;
 
 	s->filling = 0;
-	if (err != 0 && err != ECANCELED) {
+	if (err == ECANCELED)		/* the syncer is being freed */
+		return;
+	if (err != 0) {
 		log_debug("spare files in %s: %s (files are created as they "
 		    "are needed)", s->dir, strerror(err));
 		return;
