@@ -173,8 +173,6 @@ int	 execq_usage_error(const char *cmd, const char *, ...)
 int	 execq_print_error(const struct json_t *);
 
 /* util.c: small helpers. */
-long long execq_now_ms(void);		/* monotonic */
-long long execq_epoch_ms(void);		/* wall clock */
 int	 execq_name_valid(const char *);	/* 1 if it keeps NAME_RULE */
 char	*execq_make_id(void);			/* a new ULID; allocated */
 char	*execq_user_queue(void);		/* "execq.<user>"; allocated */

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "logs/clock.h"
 #include "policy/classify.h"
 #include "exec/cmdenv.h"
 #include "policy/policyconf.h"
@@ -403,7 +404,7 @@ static redisReply *
 execq_pending(struct execq_session *s)
 {
 	return (execq_reply(s, "ZRANGEBYSCORE", client_approvals_pending(s->c,
-	    execq_epoch_ms())));
+	    clock_wall_ms())));
 }
 
 /* A string member, or "". */
@@ -468,7 +469,7 @@ execq_cmd_approvals(const char *redis, int argc, char **argv)
 	struct execq_session		 s;
 	redisReply			*ids = NULL;
 	json_t				*o;
-	long long			 now = execq_epoch_ms();
+	long long			 now = clock_wall_ms();
 	size_t				 i, shown = 0;
 	int				 rc;
 
@@ -603,7 +604,7 @@ static int
 execq_decision_wait(struct execq_session *s, const char *request,
     int approve, double wait_s)
 {
-	long long	 deadline = execq_now_ms() + (long long)(wait_s * 1000);
+	long long	 deadline = clock_mono_ms() + (long long)(wait_s * 1000);
 	const char	*state;
 	json_t		*o;
 	int		 rc = EXECQ_EXIT_TIMED_OUT;
@@ -628,7 +629,7 @@ execq_decision_wait(struct execq_session *s, const char *request,
 		}
 		json_decref(o);
 		usleep(50000);
-	} while (execq_now_ms() < deadline);
+	} while (clock_mono_ms() < deadline);
 	execq_error("%s: sent, but its worker has not confirmed it yet",
 	    request);
 	return (rc);
@@ -654,7 +655,7 @@ execq_request_pending(struct execq_session *s, const char *request)
 		    execq_jstr(o, "decided_by"));
 		rc = 1;
 	} else if (json_integer_value(json_object_get(o, "expires_ms")) <=
-	    execq_epoch_ms()) {
+	    clock_wall_ms()) {
 		execq_error("%s: expired", request);
 		rc = 1;
 	} else if (!execq_worker_alive(s, o)) {

@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "logs/clock.h"
 #include "queue/item.h"
 #include "logs/xmalloc.h"
 #include "queue/client.h"
@@ -612,9 +613,9 @@ execq_wait_loop(struct execq_session *s, const char *id,
 	long long		 deadline, chunk;
 	int			 rc;
 
-	deadline = execq_now_ms() + timeout_ms;
+	deadline = clock_mono_ms() + timeout_ms;
 	for (;;) {
-		if ((chunk = deadline - execq_now_ms()) < 1)
+		if ((chunk = deadline - clock_mono_ms()) < 1)
 			chunk = 1;	/* 0 could mean the worker's default */
 		if (chunk > EXECQ_WAIT_CHUNK_MS)
 			chunk = EXECQ_WAIT_CHUNK_MS;
@@ -626,7 +627,7 @@ execq_wait_loop(struct execq_session *s, const char *id,
 			return (rc);
 		if (!execq_wait_running(a.root))
 			break;
-		if (execq_now_ms() >= deadline) {
+		if (clock_mono_ms() >= deadline) {
 			rc = execq_wait_print(a.root, id);
 			execq_answer_release(&a);
 			if (rc == 0)

@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "logs/clock.h"
 #include "logs/xmalloc.h"
 #include "queue/client.h"
 #include "queue/keyspace.h"
@@ -400,7 +401,7 @@ execq_cell_time(const json_t *ses, int ended)
 	else if (ended)
 		return (xstrdup("-"));
 	else
-		ms = execq_epoch_ms() - json_integer_value(start);
+		ms = clock_wall_ms() - json_integer_value(start);
 	execq_format_duration(ms, buf, sizeof buf);
 	return (xstrdup(buf));
 }
@@ -631,10 +632,10 @@ execq_cb_follow(struct execq_session *s, const char *key, char **cursor,
 	long		 printed = 0, n;
 
 	if (timeout_ms > 0)
-		deadline = execq_now_ms() + timeout_ms;
+		deadline = clock_mono_ms() + timeout_ms;
 	for (;;) {
 		left = EXECQ_CB_BLOCK_MS;
-		if (deadline != 0 && (left = deadline - execq_now_ms()) <= 0)
+		if (deadline != 0 && (left = deadline - clock_mono_ms()) <= 0)
 			break;
 		if (left > EXECQ_CB_BLOCK_MS)
 			left = EXECQ_CB_BLOCK_MS;
@@ -651,7 +652,7 @@ execq_cb_follow(struct execq_session *s, const char *key, char **cursor,
 		if (n == -1)
 			return (EXECQ_EXIT_FAIL);
 		if (n > 0 && timeout_ms > 0)	/* S seconds with none */
-			deadline = execq_now_ms() + timeout_ms;
+			deadline = clock_mono_ms() + timeout_ms;
 		if ((printed += n) > 0 && printed == count)
 			return (0);
 	}

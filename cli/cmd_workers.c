@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "logs/clock.h"
 #include "logs/xmalloc.h"
 #include "queue/client.h"
 
@@ -212,7 +213,7 @@ execq_workers_str(const json_t *o, const char *key)
 static void
 execq_workers_row(const json_t *o, char **cells)
 {
-	long long	 now = execq_epoch_ms(), started, beat;
+	long long	 now = clock_wall_ms(), started, beat;
 	char		 buf[32];
 
 	started = json_integer_value(json_object_get(o, "started_ms"));

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "logs/clock.h"
 #include "logs/xmalloc.h"
 #include "queue/client.h"
 #include "queue/keyspace.h"
@@ -336,15 +337,15 @@ execq_notice(const redisReply *v, const struct execq_want *w,
 	    id != NULL && w->id != NULL && strcmp(id, w->id) == 0 &&
 	    req != NULL) {
 		left = json_integer_value(json_object_get(o, "expires_ms")) -
-		    execq_epoch_ms();
+		    clock_wall_ms();
 		execq_error("held for approval (%s): %s",
 		    json_string_value(json_object_get(o, "rule")),
 		    json_string_value(json_object_get(o, "reason")));
 		execq_error("waiting up to %lld s; approve with 'execq approve "
 		    "%s', or 'execq reject %s --reason ...'", left / 1000, req,
 		    req);
-		if (execq_now_ms() + left + EXECQ_SLACK_MS > *deadline)
-			*deadline = execq_now_ms() + left + EXECQ_SLACK_MS;
+		if (clock_mono_ms() + left + EXECQ_SLACK_MS > *deadline)
+			*deadline = clock_mono_ms() + left + EXECQ_SLACK_MS;
 	}
 	json_decref(o);
 }
@@ -476,9 +477,9 @@ execq_answer_wait(struct execq_session *s, const struct execq_want *w,
 	long long	 deadline, left;
 	int		 found;
 
-	deadline = execq_now_ms() + wait_ms;
+	deadline = clock_mono_ms() + wait_ms;
 	for (;;) {
-		if ((left = deadline - execq_now_ms()) <= 0)
+		if ((left = deadline - clock_mono_ms()) <= 0)
 			return (0);
 		/* BLOCK 0 would mean forever. */
 		r = execq_xread(s, left > EXECQ_BLOCK_MS ? EXECQ_BLOCK_MS :

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "logs/clock.h"
 #include "logs/xmalloc.h"
 
 /* Crockford base32: no I, L, O or U. */
@@ -77,26 +78,6 @@ execq_print_error(const json_t *root)
 	return (EXECQ_EXIT_FAIL);
 }
 
-/* Milliseconds on the monotonic clock. */
-long long
-execq_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
-/* Milliseconds since the Unix epoch, to compare with started_ms. */
-long long
-execq_epoch_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
 /* 1 if s is a usable queue name or item id: [A-Za-z0-9_.:-]{1,128}. */
 int
 execq_name_valid(const char *s)
@@ -149,14 +130,12 @@ execq_base32(const unsigned char *buf, size_t nchars, char *out)
 char *
 execq_make_id(void)
 {
-	struct timespec	 ts;
 	unsigned char	 rnd[10];
 	uint64_t	 ms;
 	char		*id;
 	int		 i;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ms = (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	ms = (uint64_t)clock_wall_ms();
 	id = xmalloc(EXECQ_ID_LEN + 1);
 	for (i = 9; i >= 0; i--) {
 		id[i] = execq_base32_chars[ms & 31];
