@@ -259,7 +259,8 @@ session_read_offline(struct session_read *r)
 	    !session_token_eq(r->token, token))) {
 		session_error("forbidden", r->cb, r->arg, "session %s %s",
 		    r->sid, r->token == NULL ? "needs its token (args.token, "
-		    "from its EXEC_STARTED)" : "has another token");
+		    "from its EXEC_STARTED or EXEC_RESULT)" :
+		    "has another token");
 		session_read_free(r);
 		return;
 	}
@@ -699,7 +700,8 @@ sessions_act(struct sessions *ss, const struct item *it,
 	    !session_token_eq(it->token, s->token)) {
 		session_error("forbidden", cb, arg, it->token == NULL ?
 		    "session %s needs its token (args.token, from its "
-		    "EXEC_STARTED)" : "wrong token for session %s",
+		    "EXEC_STARTED or EXEC_RESULT)" :
+		    "wrong token for session %s",
 		    it->session_id);
 		return;
 	}
