@@ -398,9 +398,10 @@ queue_forward(struct queue *q, const char *session_id, const char *stream,
 	queue_cmd_init(&cmd);
 	queue_arg(&cmd, "EVAL");
 	queue_arg(&cmd, queue_forward_lua);
-	queue_arg(&cmd, "2");
+	queue_arg(&cmd, "3");
 	queue_argf(&cmd, KS_SESSION "%s", session_id);
 	queue_arg(&cmd, stream);
+	queue_argf(&cmd, KS_CLAIM "%s", session_id);
 	queue_arg(&cmd, q->consumer);
 	queue_arg(&cmd, QUEUE_GROUP);
 	queue_arg(&cmd, entry_id);

@@ -140,7 +140,9 @@ void		 queue_answer_kept(struct queue *, const char *reply_to,
 		    size_t len, const char *kept, size_t kept_len);
 /*
  * Hands a PROCESS item to the worker owning session_id (through its
- * inbox q:<queue>:ctl:<consumer>) and acknowledges it here. cb gets 1
+ * inbox q:<queue>:ctl:<consumer>) and acknowledges it here: the owner
+ * its session hash names, else the worker that ran the id (its claim;
+ * a foreground item's log is on that worker's host). cb gets 1
  * (forwarded), 0 (no other owner) or -1 (the owner is gone).
  */
 void		 queue_forward(struct queue *, const char *session_id,

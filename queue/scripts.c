@@ -89,14 +89,20 @@ const char queue_fetch_lua[] =
     "end return out";
 
 /*
- * Hands a PROCESS item to the worker that owns its session. Returns 1
- * forwarded (and acknowledged), 0 not owned by another worker, -1 owned
- * by a worker that is gone.
- *   KEYS: 1 the session hash, 2 the stream the item came from
+ * Hands a PROCESS item to the worker that owns its session: the one its
+ * session hash names, else the one that ran the id, as its claim still
+ * records it ("<consumer>|<runs>|<entry>", kept answer_ttl_s after the
+ * answer): a foreground item, whose log is on that worker's host, has no
+ * session hash. Returns 1 forwarded (and acknowledged), 0 not owned by
+ * another worker, -1 owned by a worker that is gone.
+ *   KEYS: 1 the session hash, 2 the stream the item came from, 3 the
+ *         id's claim
  *   ARGV: 1 me (consumer), 2 group, 3 entry, 4 item, 5 queue
  */
 const char queue_forward_lua[] =
     "local owner = redis.call('HGET', KEYS[1], '" KS_SF_WORKER "') "
+    "if not owner then local c = redis.call('GET', KEYS[3]) "
+    " if c then owner = string.match(c, '^(.+)|%d+|[^|]*$') end end "
     "if not owner or owner == ARGV[1] then return 0 end "
     "if redis.call('EXISTS', '" KS_WORKER "' .. owner) == 0 then "
     " return -1 end "

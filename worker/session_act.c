@@ -259,7 +259,8 @@ session_read_offline(struct session_read *r)
 	    !token_eq(r->token, token))) {
 		session_error(ERR_FORBIDDEN, r->cb, r->arg, "session %s %s",
 		    r->sid, r->token == NULL ? "needs its token (args.token, "
-		    "from its EXEC_STARTED)" : "has another token");
+		    "from its EXEC_STARTED or EXEC_RESULT)" :
+		    "has another token");
 		session_read_free(r);
 		return;
 	}
@@ -685,7 +686,8 @@ sessions_act(struct sessions *ss, const struct item *it,
 	    !token_eq(it->token, s->token)) {
 		session_error(ERR_FORBIDDEN, cb, arg, it->token == NULL ?
 		    "session %s needs its token (args.token, from its "
-		    "EXEC_STARTED)" : "wrong token for session %s",
+		    "EXEC_STARTED or EXEC_RESULT)" :
+		    "wrong token for session %s",
 		    it->session_id);
 		return;
 	}

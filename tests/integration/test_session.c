@@ -1593,6 +1593,161 @@ test_session_foreground_token_sent_once(void **state)
 	harness_pass(h);
 }
 
+/*
+ * Another "host": a log dir and a state dir of its own under the test's
+ * dir, for a worker that must not see the others' files.
+ */
+static void
+other_host_dirs(struct harness *h, char **log_dir, char **state_dir)
+{
+	xasprintf(log_dir, "%s/logs-b", h->dir);
+	xasprintf(state_dir, "%s/state-b", h->dir);
+	if (mkdir(*log_dir, 0700) == -1 || mkdir(*state_dir, 0700) == -1)
+		harness_fail(h, "mkdir: %s", strerror(errno));
+}
+
+/* Asserts execq:claim:<id> names consumer as the worker that ran id. */
+static void
+expect_claimed_by(struct harness *h, const char *id, const char *consumer)
+{
+	redisReply	*r;
+
+	r = harness_cmd(h, "GET execq:claim:%s", id);
+	if (r->type != REDIS_REPLY_STRING ||
+	    strncmp(r->str, consumer, strlen(consumer)) != 0 ||
+	    r->str[strlen(consumer)] != '|')
+		harness_fail(h, "execq:claim:%s is %s, expected %s|...", id,
+		    r->type == REDIS_REPLY_STRING ? r->str : "not a string",
+		    consumer);
+	freeReplyObject(r);
+}
+
+/*
+ * A foreground item's log is on the host of the worker that ran it. Two
+ * workers on two "hosts" (each its own log dir): A runs the item, then
+ * the PROCESS log items with its token are read by either; the ones B
+ * reads go to A (the item's claim names it), and every answer is the
+ * whole log, read from A's disk.
+ */
+static void
+test_session_foreground_log_forwarded_to_its_host(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "fg-fwd");
+	char		*tok, *want, *log_b, *state_b, *name;
+	json_t		*a;
+	int		 i, forwards = 0;
+
+	harness_worker_start(h, NULL, "--output-cap", "1k", NULL);
+	want = seq_text(2000);
+	harness_submit(h, "normal", id, "seq 1 2000", NULL);
+	a = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS);
+	expect_str(h, a, "type", "EXEC_RESULT");
+	if (strcmp(jstr(a, "stdout"), want) == 0)
+		fail_answer(h, a, "stdout should be cut to 1k");
+	tok = expect_token(h, a);
+	json_decref(a);
+	expect_claimed_by(h, id, h->w[0].consumer);
+
+	other_host_dirs(h, &log_b, &state_b);
+	harness_worker_start(h, NULL, "--log-dir", log_b, "--state-dir",
+	    state_b, NULL);
+	xasprintf(&name, "%s/%s.log", log_b, id);
+	if (access(name, F_OK) == 0)
+		harness_fail(h, "%s: the other host has the log", name);
+	for (i = 0; i < 30 && (i < 10 || forwards < 2); i++) {
+		a = process(h, "{\"action\": \"log\", \"session_id\": \"%s\", "
+		    "\"token\": \"%s\"}", id, tok);
+		expect_process(h, a, "log", id);
+		expect_str(h, a, "output", want);
+		expect_int(h, a, "size", (int64_t)strlen(want));
+		expect_str(h, a, "status", "completed");
+		json_decref(a);
+		forwards = count_forwards(h->w[1].err_path);
+	}
+	if (forwards == 0)
+		harness_fail(h, "%d log items, none read by the other worker "
+		    "%s", i, h->w[1].consumer);
+	print_message("    %d log items, %d forwarded by %s to %s\n", i,
+	    forwards, h->w[1].consumer, h->w[0].consumer);
+	free(name);
+	free(log_b);
+	free(state_b);
+	free(tok);
+	free(want);
+	harness_pass(h);
+}
+
+/* Waits until the lease key of consumer is gone; fails after 10 s. */
+static void
+wait_lease_gone(struct harness *h, const char *consumer)
+{
+	int64_t		 deadline = harness_now_ms() + HARNESS_WAIT_MS;
+	redisReply	*r;
+	long long	 n;
+
+	for (;;) {
+		r = harness_cmd(h, "EXISTS execq:worker:%s", consumer);
+		n = r->integer;
+		freeReplyObject(r);
+		if (n == 0)
+			return;
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "execq:worker:%s outlived its worker",
+			    consumer);
+		harness_sleep_ms(10);
+	}
+}
+
+/*
+ * The worker that ran a foreground item is gone: a PROCESS log for it is
+ * answered as for a session whose worker is gone, by a worker on another
+ * host with unknown_session, and by one on the same host (a restart:
+ * another consumer name) from the files.
+ */
+static void
+test_session_foreground_log_worker_gone(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "fg-gone");
+	char		*tok, *log_b, *state_b;
+	json_t		*a;
+	pid_t		 ran, other;
+
+	ran = harness_worker_start(h, NULL, NULL);
+	harness_submit(h, "normal", id, "echo gone", NULL);
+	a = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS);
+	expect_str(h, a, "type", "EXEC_RESULT");
+	tok = expect_token(h, a);
+	json_decref(a);
+	expect_claimed_by(h, id, h->w[0].consumer);
+	harness_stop_clean(h, ran);
+	wait_lease_gone(h, h->w[0].consumer);
+
+	other_host_dirs(h, &log_b, &state_b);
+	other = harness_worker_start(h, NULL, "--log-dir", log_b,
+	    "--state-dir", state_b, NULL);
+	a = process(h, "{\"action\": \"log\", \"session_id\": \"%s\", "
+	    "\"token\": \"%s\"}", id, tok);
+	expect_error(h, a, jstr(a, "id"), "unknown_session");
+	if (strstr(jstr(a, "error.message"), "is gone") == NULL)
+		fail_answer(h, a, "not the answer for a worker that is gone");
+	json_decref(a);
+
+	/* The same host again: the files are here. */
+	harness_worker_start(h, NULL, NULL);
+	harness_stop_clean(h, other);
+	a = process(h, "{\"action\": \"log\", \"session_id\": \"%s\", "
+	    "\"token\": \"%s\"}", id, tok);
+	expect_process(h, a, "log", id);
+	expect_str(h, a, "output", "gone\n");
+	json_decref(a);
+	free(log_b);
+	free(state_b);
+	free(tok);
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    session_teardown)
 
@@ -1624,6 +1779,8 @@ main(void)
 		T(test_session_belongs_to_its_starter),
 		T(test_session_foreground_log_needs_its_token),
 		T(test_session_foreground_token_sent_once),
+		T(test_session_foreground_log_forwarded_to_its_host),
+		T(test_session_foreground_log_worker_gone),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
