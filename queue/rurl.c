@@ -15,6 +15,8 @@
 #include "queue/rurl.h"
 
 #define RURL_DEFAULT_PORT	6379
+#define RURL_SENTINEL_PORT	26379
+#define RURL_SENTINEL_PWD	"sentinel_password="
 #define RURL_MAX_DB		15
 
 /* Length of the userinfo before '@' at the start of s, or -1 if none. */
@@ -36,6 +38,22 @@ rurl_userinfo_len(const char *s, int unix_socket)
 	return (at - s);
 }
 
+/* s (allocated) with the value of a sentinel_password= as "***". */
+static char *
+rurl_redact_query(char *s)
+{
+	char	*p, *out;
+	size_t	 len;
+
+	if ((p = strstr(s, RURL_SENTINEL_PWD)) == NULL)
+		return (s);
+	p += strlen(RURL_SENTINEL_PWD);
+	len = strcspn(p, "&");
+	xasprintf(&out, "%.*s***%s", (int)(p - s), s, p + len);
+	free(s);
+	return (out);
+}
+
 /* The URL with its password (or a lone secret before '@') as "***". */
 static char *
 rurl_redact(const char *url)
@@ -52,12 +70,14 @@ rurl_redact(const char *url)
 		unix_socket = (*url == '/');
 	}
 	if ((ulen = rurl_userinfo_len(rest, unix_socket)) == -1)
-		return (xstrdup(url));
-	if ((colon = memchr(rest, ':', ulen)) == NULL)
-		colon = rest - 1;	/* no ':': mask it all */
-	xasprintf(&out, "%.*s***%s", (int)(colon + 1 - url), url,
-	    rest + ulen);
-	return (out);
+		out = xstrdup(url);
+	else {
+		if ((colon = memchr(rest, ':', ulen)) == NULL)
+			colon = rest - 1;	/* no ':': mask it all */
+		xasprintf(&out, "%.*s***%s", (int)(colon + 1 - url), url,
+		    rest + ulen);
+	}
+	return (rurl_redact_query(out));
 }
 
 /* Returns -1 with *cause "bad redis URL '<url>': <why>". */
@@ -275,6 +295,116 @@ rurl_parse_unix(struct rurl *u, const char *s)
 	return (NULL);
 }
 
+/* One "host[:port]" of a Sentinel URL's list, len bytes. */
+static const char *
+rurl_sentinel_node(struct rurl *u, const char *s, size_t len)
+{
+	struct rurl		 tmp;
+	struct rurl_node	*n;
+	const char		*err;
+
+	if (u->nsentinels == RURL_MAX_SENTINELS)
+		return ("too many sentinels (16 at most)");
+	memset(&tmp, 0, sizeof tmp);
+	tmp.port = RURL_SENTINEL_PORT;
+	if (len == 0)
+		return ("empty sentinel address (a stray ',')");
+	if ((err = rurl_hostport(&tmp, s, len)) != NULL) {
+		free(tmp.host);
+		return (err);
+	}
+	u->sentinels = xreallocarray(u->sentinels, u->nsentinels + 1,
+	    sizeof *u->sentinels);
+	n = &u->sentinels[u->nsentinels++];
+	n->host = tmp.host;
+	n->port = tmp.port;
+	return (NULL);
+}
+
+/* One "name=value" of a Sentinel URL's query, len bytes. */
+static const char *
+rurl_sentinel_param(struct rurl *u, const char *s, size_t len)
+{
+	const char	*eq;
+	char		**to;
+	size_t		 nlen;
+
+	if ((eq = memchr(s, '=', len)) == NULL)
+		return ("query parameters are name=value");
+	nlen = eq - s;
+	if (nlen == 2 && strncmp(s, "db", 2) == 0) {
+		if (rurl_number(eq + 1, len - 3, 0, RURL_MAX_DB, &u->db) != 0)
+			return ("db must be 0-15");
+		return (NULL);
+	}
+	if (nlen == 13 && strncmp(s, "sentinel_user", 13) == 0)
+		to = &u->sentinel_user;
+	else if (nlen == 17 && strncmp(s, "sentinel_password", 17) == 0)
+		to = &u->sentinel_password;
+	else
+		return ("the query parameters are db, sentinel_user and "
+		    "sentinel_password");
+	if (*to != NULL)
+		return ("a query parameter given twice");
+	if (len - nlen - 1 == 0)
+		return ("empty sentinel_user or sentinel_password");
+	if ((*to = rurl_decode(eq + 1, len - nlen - 1)) == NULL)
+		return ("bad percent-escape in a query parameter");
+	return (NULL);
+}
+
+/*
+ * After "redis-sentinel://": [userinfo@]host[:port][,host[:port]...]
+ * /master[?db=N&sentinel_user=U&sentinel_password=P].
+ */
+static const char *
+rurl_parse_sentinel(struct rurl *u, const char *s)
+{
+	const char	*err, *slash, *comma, *q, *end;
+	int		 ulen;
+	size_t		 i, mlen;
+
+	if ((ulen = rurl_userinfo_len(s, 0)) != -1) {
+		if ((err = rurl_userinfo(u, s, ulen)) != NULL)
+			return (err);
+		s += ulen + 1;
+	}
+	if ((slash = strchr(s, '/')) == NULL)
+		return ("missing /master after the sentinels");
+	while (s < slash) {
+		if ((comma = memchr(s, ',', slash - s)) == NULL)
+			comma = slash;
+		if ((err = rurl_sentinel_node(u, s, comma - s)) != NULL)
+			return (err);
+		s = comma == slash ? slash : comma + 1;
+		if (comma != slash && s == slash)
+			return ("empty sentinel address (a stray ',')");
+	}
+	if (u->nsentinels == 0)
+		return ("no sentinel address");
+	s = slash + 1;
+	if ((q = strchr(s, '?')) == NULL)
+		q = s + strlen(s);
+	if ((mlen = q - s) == 0)
+		return ("missing master name after '/'");
+	for (i = 0; i < mlen; i++)
+		if (!isalnum((unsigned char)s[i]) &&
+		    strchr("._-", s[i]) == NULL)
+			return ("bad master name (letters, digits, '.', '_', "
+			    "'-')");
+	u->master = xstrndup(s, mlen);
+	if (*q == '\0')
+		return (NULL);
+	for (s = q + 1; *s != '\0'; s = *end == '\0' ? end : end + 1) {
+		end = s + strcspn(s, "&");
+		if ((err = rurl_sentinel_param(u, s, end - s)) != NULL)
+			return (err);
+	}
+	if (u->sentinel_user != NULL && u->sentinel_password == NULL)
+		return ("sentinel_user without sentinel_password");
+	return (NULL);
+}
+
 /* Tries each URL form in turn; fills u, or -1 with *cause. */
 int
 rurl_parse(const char *url, struct rurl *u, char **cause)
@@ -288,12 +418,15 @@ rurl_parse(const char *url, struct rurl *u, char **cause)
 		err = "TLS (rediss://) is not supported";
 	else if (strncasecmp(url, "redis://", 8) == 0)
 		err = rurl_parse_tcp(u, url + 8);
+	else if (strncasecmp(url, "redis-sentinel://", 17) == 0)
+		err = rurl_parse_sentinel(u, url + 17);
 	else if (strncasecmp(url, "unix://", 7) == 0)
 		err = rurl_parse_unix(u, url + 7);
 	else if (*url == '/')
 		err = rurl_parse_unix(u, url);
 	else if (strstr(url, "://") != NULL)
-		err = "unknown scheme (use redis:// or unix://)";
+		err = "unknown scheme (use redis://, unix:// or "
+		    "redis-sentinel://)";
 	else
 		err = rurl_parse_tcp(u, url);	/* host:port shorthand */
 	if (err == NULL)
@@ -302,19 +435,88 @@ rurl_parse(const char *url, struct rurl *u, char **cause)
 	return (rurl_fail(cause, url, err));
 }
 
-/* Frees the strings (wiping the password) and zeroes u. */
+/* Frees a secret, wiped first; NULL ok. */
+static void
+rurl_free_secret(char *s)
+{
+	if (s != NULL)
+		explicit_bzero(s, strlen(s));
+	free(s);
+}
+
+/* Frees the strings (wiping the passwords) and zeroes u. */
 void
 rurl_release(struct rurl *u)
 {
+	int	i;
+
 	if (u == NULL)
 		return;
 	free(u->host);
 	free(u->path);
 	free(u->user);
-	if (u->password != NULL)
-		explicit_bzero(u->password, strlen(u->password));
-	free(u->password);
+	rurl_free_secret(u->password);
+	free(u->master);
+	for (i = 0; i < u->nsentinels; i++)
+		free(u->sentinels[i].host);
+	free(u->sentinels);
+	free(u->sentinel_user);
+	rurl_free_secret(u->sentinel_password);
 	memset(u, 0, sizeof *u);
+}
+
+/* xstrdup that keeps NULL. */
+static char *
+rurl_dup(const char *s)
+{
+	return (s != NULL ? xstrdup(s) : NULL);
+}
+
+void
+rurl_copy(struct rurl *dst, const struct rurl *src)
+{
+	int	i;
+
+	*dst = *src;
+	dst->host = rurl_dup(src->host);
+	dst->path = rurl_dup(src->path);
+	dst->user = rurl_dup(src->user);
+	dst->password = rurl_dup(src->password);
+	dst->master = rurl_dup(src->master);
+	dst->sentinel_user = rurl_dup(src->sentinel_user);
+	dst->sentinel_password = rurl_dup(src->sentinel_password);
+	dst->sentinels = NULL;
+	if (src->nsentinels > 0)
+		dst->sentinels = xcalloc(src->nsentinels,
+		    sizeof *dst->sentinels);
+	for (i = 0; i < src->nsentinels; i++) {
+		dst->sentinels[i].host = xstrdup(src->sentinels[i].host);
+		dst->sentinels[i].port = src->sentinels[i].port;
+	}
+}
+
+/* A Sentinel URL for messages, both passwords as "***". */
+static char *
+rurl_display_sentinel(const struct rurl *u, const char *cred)
+{
+	char	*list = xstrdup(""), *tmp, *out;
+	int	 i;
+	const char *h;
+
+	for (i = 0; i < u->nsentinels; i++) {
+		h = u->sentinels[i].host;
+		xasprintf(&tmp, "%s%s%s%s%s:%d", list, i > 0 ? "," : "",
+		    strchr(h, ':') != NULL ? "[" : "", h,
+		    strchr(h, ':') != NULL ? "]" : "", u->sentinels[i].port);
+		free(list);
+		list = tmp;
+	}
+	xasprintf(&out, "redis-sentinel://%s%s/%s?db=%d%s%s%s", cred, list,
+	    u->master, u->db, u->sentinel_user != NULL ? "&sentinel_user=" :
+	    "", u->sentinel_user != NULL ? u->sentinel_user : "",
+	    u->sentinel_password != NULL ? "&sentinel_password=***" : "");
+	free(list);
+	return (out);
 }
 
 /* The URL for messages, password as "***". */
@@ -327,7 +529,9 @@ rurl_display(const struct rurl *u)
 		xasprintf(&cred, "%s:***@", u->user != NULL ? u->user : "");
 	else
 		cred = xstrdup("");
-	if (u->path != NULL && u->db != 0)
+	if (u->master != NULL)
+		out = rurl_display_sentinel(u, cred);
+	else if (u->path != NULL && u->db != 0)
 		xasprintf(&out, "unix://%s%s?db=%d", cred, u->path, u->db);
 	else if (u->path != NULL)
 		xasprintf(&out, "unix://%s%s", cred, u->path);

@@ -37,6 +37,9 @@ parse_fails(const char *url, const char *want)
 	assert_null(u.path);
 	assert_null(u.user);
 	assert_null(u.password);
+	assert_null(u.master);
+	assert_null(u.sentinels);
+	assert_null(u.sentinel_password);
 	free(cause);
 }
 
@@ -321,6 +324,100 @@ test_rurl_release_twice_is_harmless(void **state)
 	rurl_release(NULL);
 }
 
+static void
+test_rurl_sentinel(void **state)
+{
+	struct rurl	 u, c;
+
+	(void)state;
+	parse_ok("redis-sentinel://10.0.0.1:26379,s2,[::1]:5000/mymaster",
+	    &u);
+	assert_null(u.host);
+	assert_null(u.path);
+	assert_string_equal(u.master, "mymaster");
+	assert_int_equal(u.nsentinels, 3);
+	assert_string_equal(u.sentinels[0].host, "10.0.0.1");
+	assert_int_equal(u.sentinels[0].port, 26379);
+	assert_string_equal(u.sentinels[1].host, "s2");
+	assert_int_equal(u.sentinels[1].port, 26379);	/* the default */
+	assert_string_equal(u.sentinels[2].host, "::1");
+	assert_int_equal(u.sentinels[2].port, 5000);
+	assert_int_equal(u.db, 0);
+	assert_null(u.user);
+	assert_null(u.password);
+	assert_null(u.sentinel_password);
+	rurl_copy(&c, &u);
+	rurl_release(&u);
+	assert_string_equal(c.sentinels[2].host, "::1");
+	assert_string_equal(c.master, "mymaster");
+	rurl_release(&c);
+
+	/* The userinfo is the data nodes'; the sentinels' is in the query. */
+	parse_ok("redis-sentinel://worker:p%40ss@h1:1,h2:2/m.1?db=4&"
+	    "sentinel_user=sent&sentinel_password=s%26cret", &u);
+	assert_string_equal(u.user, "worker");
+	assert_string_equal(u.password, "p@ss");
+	assert_int_equal(u.db, 4);
+	assert_string_equal(u.master, "m.1");
+	assert_string_equal(u.sentinel_user, "sent");
+	assert_string_equal(u.sentinel_password, "s&cret");
+	rurl_release(&u);
+
+	parse_ok("REDIS-SENTINEL://h/m?sentinel_password=x", &u);
+	assert_int_equal(u.nsentinels, 1);
+	assert_null(u.sentinel_user);
+	assert_string_equal(u.sentinel_password, "x");
+	rurl_release(&u);
+}
+
+static void
+test_rurl_sentinel_bad(void **state)
+{
+	(void)state;
+	parse_fails("redis-sentinel://h1:26379", "missing /master");
+	parse_fails("redis-sentinel://h1:26379/", "missing master name");
+	parse_fails("redis-sentinel:///m", "no sentinel address");
+	parse_fails("redis-sentinel://h1,,h2/m", "empty sentinel address");
+	parse_fails("redis-sentinel://h1,/m", "empty sentinel address");
+	parse_fails("redis-sentinel://,h1/m", "empty sentinel address");
+	parse_fails("redis-sentinel://h1:0/m", "port must be 1-65535");
+	parse_fails("redis-sentinel://h1/m a", "bad master name");
+	parse_fails("redis-sentinel://h1/m?db=16", "db must be 0-15");
+	parse_fails("redis-sentinel://h1/m?tls=1", "the query parameters");
+	parse_fails("redis-sentinel://h1/m?db", "name=value");
+	parse_fails("redis-sentinel://h1/m?sentinel_user=u",
+	    "sentinel_user without sentinel_password");
+	parse_fails("redis-sentinel://h1/m?sentinel_password=",
+	    "empty sentinel_user or sentinel_password");
+	parse_fails("redis-sentinel://h1/m?sentinel_password=a&"
+	    "sentinel_password=b", "given twice");
+	parse_fails("redis-sentinel://a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q/m",
+	    "too many sentinels");
+}
+
+static void
+test_rurl_sentinel_hides_passwords(void **state)
+{
+	struct rurl	 u;
+	char		*s, *cause;
+
+	(void)state;
+	parse_ok("redis-sentinel://w:hunter2@h1,[::1]:7/m?db=2&"
+	    "sentinel_user=s&sentinel_password=swordfish", &u);
+	s = rurl_display(&u);
+	assert_string_equal(s, "redis-sentinel://w:***@h1:26379,[::1]:7/m?"
+	    "db=2&sentinel_user=s&sentinel_password=***");
+	free(s);
+	rurl_release(&u);
+
+	assert_int_equal(rurl_parse("redis-sentinel://w:hunter2@h1/m?"
+	    "sentinel_password=swordfish&db=99", &u, &cause), -1);
+	assert_null(strstr(cause, "hunter2"));
+	assert_null(strstr(cause, "swordfish"));
+	assert_non_null(strstr(cause, "sentinel_password=***&db=99"));
+	free(cause);
+}
+
 int
 main(void)
 {
@@ -341,6 +438,9 @@ main(void)
 		cmocka_unit_test(test_rurl_display_hides_password),
 		cmocka_unit_test(test_rurl_error_hides_password),
 		cmocka_unit_test(test_rurl_release_twice_is_harmless),
+		cmocka_unit_test(test_rurl_sentinel),
+		cmocka_unit_test(test_rurl_sentinel_bad),
+		cmocka_unit_test(test_rurl_sentinel_hides_passwords),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
