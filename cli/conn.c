@@ -63,6 +63,132 @@ execq_login(struct execq_session *s, const struct rurl *u)
 	return (0);
 }
 
+#define EXECQ_SENTINEL_TRIES	25	/* a failover under way: 5 s */
+#define EXECQ_SENTINEL_PAUSE_MS	200
+
+/*
+ * Asks u's sentinels in turn where the primary is: 0 with *host (to
+ * free) and *port, or -1 with *why (to free) when none knew.
+ */
+static int
+execq_sentinel_ask(const struct rurl *u, char **host, int *port, char **why)
+{
+	struct timeval	 tv = { 1, 0 };
+	redisContext	*c;
+	redisReply	*r;
+	int		 i;
+
+	*why = NULL;
+	for (i = 0; i < u->nsentinels; i++) {
+		free(*why);
+		c = redisConnectWithTimeout(u->sentinels[i].host,
+		    u->sentinels[i].port, tv);
+		if (c == NULL || c->err) {
+			xasprintf(why, "sentinel %s:%d: %s",
+			    u->sentinels[i].host, u->sentinels[i].port,
+			    c != NULL ? c->errstr : "out of memory");
+			if (c != NULL)
+				redisFree(c);
+			continue;
+		}
+		redisSetTimeout(c, tv);
+		r = NULL;
+		if (u->sentinel_password != NULL)
+			r = client_auth(c, u->sentinel_user,
+			    u->sentinel_password);
+		if (r == NULL || r->type != REDIS_REPLY_ERROR) {
+			freeReplyObject(r);
+			r = client_sentinel_master(c, u->master);
+		}
+		if (r != NULL && r->type == REDIS_REPLY_ARRAY &&
+		    r->elements == 2 &&
+		    r->element[0]->type == REDIS_REPLY_STRING &&
+		    r->element[1]->type == REDIS_REPLY_STRING) {
+			*why = NULL;
+			*host = xstrdup(r->element[0]->str);
+			*port = atoi(r->element[1]->str);
+			freeReplyObject(r);
+			redisFree(c);
+			return (0);
+		}
+		xasprintf(why, "sentinel %s:%d: %s", u->sentinels[i].host,
+		    u->sentinels[i].port, r == NULL ? c->errstr :
+		    r->type == REDIS_REPLY_ERROR ? r->str :
+		    "does not know the master");
+		freeReplyObject(r);
+		redisFree(c);
+	}
+	return (-1);
+}
+
+/* 1 if the node is the primary (or may not be asked: NOPERM), else 0. */
+static int
+execq_is_primary(struct execq_session *s)
+{
+	redisReply	*r;
+	int		 yes;
+
+	if ((r = client_role(s->c)) == NULL)
+		return (0);
+	yes = (r->type == REDIS_REPLY_ERROR &&
+	    strncmp(r->str, "NOPERM", 6) == 0) ||
+	    (r->type == REDIS_REPLY_ARRAY && r->elements >= 1 &&
+	    r->element[0]->type == REDIS_REPLY_STRING &&
+	    strcmp(r->element[0]->str, "master") == 0);
+	freeReplyObject(r);
+	return (yes);
+}
+
+/*
+ * A Sentinel URL: the primary the sentinels name, logged in, ROLE
+ * master; asked again while a failover is under way (a node that is
+ * not the primary is left). 0, or an exit code (said).
+ */
+static int
+execq_sentinel_open(struct execq_session *s, const struct rurl *u)
+{
+	struct timeval	 tv = { EXECQ_CONNECT_S, 0 };
+	char		*host = NULL, *why = NULL;
+	int		 port, try;
+
+	for (try = 0; try < EXECQ_SENTINEL_TRIES; try++) {
+		if (try > 0)
+			usleep(EXECQ_SENTINEL_PAUSE_MS * 1000);
+		free(why);
+		why = NULL;
+		if (execq_sentinel_ask(u, &host, &port, &why) == -1)
+			continue;
+		s->c = redisConnectWithTimeout(host, port, tv);
+		if (s->c == NULL || s->c->err)
+			xasprintf(&why, "the primary %s:%d: %s", host, port,
+			    s->c != NULL ? s->c->errstr : "out of memory");
+		else {
+			tv.tv_sec = EXECQ_COMMAND_S;
+			redisSetTimeout(s->c, tv);
+			tv.tv_sec = EXECQ_CONNECT_S;
+			if (execq_login(s, u) == -1) {
+				free(host);
+				return (EXECQ_EXIT_FAIL);
+			}
+			if (execq_is_primary(s)) {
+				free(host);
+				return (0);
+			}
+			xasprintf(&why, "%s:%d is not the primary (a failover "
+			    "under way?)", host, port);
+		}
+		free(host);
+		host = NULL;
+		if (s->c != NULL)
+			redisFree(s->c);
+		s->c = NULL;
+	}
+	execq_error("cannot reach the primary of %s: %s", s->display,
+	    why != NULL ? why : "no answer");
+	free(why);
+	return (EXECQ_EXIT_FAIL);
+}
+
 /* Connects (2 s timeout) and logs in; 0, or an exit code (said). */
 int
 execq_session_open(struct execq_session *s, const struct execq_opts *o)
@@ -82,6 +208,10 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 	s->display = rurl_display(&u);
 	s->queue = xstrdup(o->queue);
 	xasprintf(&s->item_key, KS_QUEUE_FMT, o->queue, o->lane);
+	if (u.master != NULL) {
+		rc = execq_sentinel_open(s, &u);
+		goto out;
+	}
 	if (u.path != NULL)
 		s->c = redisConnectUnixWithTimeout(u.path, tv);
 	else

@@ -31,6 +31,19 @@ client_select(redisContext *c, int db)
 }
 
 redisReply *
+client_role(redisContext *c)
+{
+	return (redisCommand(c, "ROLE"));
+}
+
+redisReply *
+client_sentinel_master(redisContext *c, const char *master)
+{
+	return (redisCommand(c, "SENTINEL GET-MASTER-ADDR-BY-NAME %s",
+	    master));
+}
+
+redisReply *
 client_whoami(redisContext *c)
 {
 	return (redisCommand(c, "ACL WHOAMI"));

@@ -21,6 +21,11 @@ struct redisReply;
 struct redisReply *client_auth(struct redisContext *, const char *user,
 	    const char *password);
 struct redisReply *client_select(struct redisContext *, int db);
+/* ROLE: ["master", ...] on the primary. */
+struct redisReply *client_role(struct redisContext *);
+/* SENTINEL GET-MASTER-ADDR-BY-NAME master, on a sentinel: [ip, port]. */
+struct redisReply *client_sentinel_master(struct redisContext *,
+	    const char *master);
 /* ACL WHOAMI: the Redis user this connection is. */
 struct redisReply *client_whoami(struct redisContext *);
 

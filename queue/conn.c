@@ -36,6 +36,7 @@
 #include "queue/queue.h"
 #include "queue/queue_int.h"
 #include "queue/rurl.h"
+#include "queue/sentinel.h"
 #include "queue/spool.h"
 
 /*
@@ -177,7 +178,209 @@ queue_version_cb(redisAsyncContext *ac, void *r, void *arg)
 	    "\r\n"), v + 14);
 }
 
-/* Connected (or not). */
+/* ROLE's first element: "master", "slave", "sentinel"; NULL if odd. */
+static const char *
+queue_role_name(const redisReply *reply)
+{
+	if (reply == NULL || reply->type != REDIS_REPLY_ARRAY ||
+	    reply->elements < 1 ||
+	    reply->element[0]->type != REDIS_REPLY_STRING)
+		return (NULL);
+	return (reply->element[0]->str);
+}
+
+static void	queue_conn_ready(struct qconn *);
+
+/*
+ * ROLE's answer on a new connection: the primary comes up; anything else
+ * (a replica, a sentinel) is refused, and the next attempt asks the
+ * sentinels again. A user that may not run ROLE (an ACL without it) is
+ * let in, once said: READONLY and +switch-master still move it.
+ */
+static void
+queue_role_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct qconn	*c = arg;
+	const char	*role;
+
+	if (reply == NULL || c->q->freeing || c->ac != ac)
+		return;		/* gone already */
+	if (reply->type == REDIS_REPLY_ERROR &&
+	    strncmp(reply->str, "NOPERM", 6) == 0) {
+		if (!c->ever_up)
+			log_warn("queue: redis %s: ROLE: %s (the node's role "
+			    "is not checked: allow +role to this user)",
+			    c->name, reply->str);
+		queue_conn_ready(c);
+		return;
+	}
+	if (reply->type == REDIS_REPLY_ERROR) {
+		log_warn("queue: redis %s: ROLE: %s", c->name, reply->str);
+		redisAsyncDisconnect(ac);
+		return;
+	}
+	if ((role = queue_role_name(reply)) != NULL &&
+	    strcmp(role, "master") == 0) {
+		queue_conn_ready(c);
+		return;
+	}
+	if (!c->refused)
+		log_warn("queue: redis %s: the node is a %s, not the primary: "
+		    "not used (asking again)", c->name, role != NULL ? role :
+		    "(unknown role)");
+	c->refused = 1;
+	redisAsyncDisconnect(ac);
+}
+
+/* Asks the node its role; queue_role_cb decides. */
+static void
+queue_role_check(struct qconn *c)
+{
+	redisAsyncCommand(c->ac, queue_role_cb, c, "ROLE");
+}
+
+/* The heartbeat's ROLE: a primary that became a replica is left. */
+static void
+queue_role_beat_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct queue	*q = arg;
+	const char	*role;
+
+	(void)ac;
+	if (reply == NULL || q->freeing || reply->type == REDIS_REPLY_ERROR)
+		return;
+	if ((role = queue_role_name(reply)) != NULL &&
+	    strcmp(role, "master") != 0)
+		queue_conn_switch(q, "the primary became a replica");
+}
+
+void
+queue_role_beat(struct queue *q)
+{
+	if (q->wr.up && q->wr.ac != NULL)
+		redisAsyncCommand(q->wr.ac, queue_role_beat_cb, q, "ROLE");
+}
+
+/* Drops a connection, from an event of its own (queue_conn_switch). */
+static void
+queue_drop_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct qconn		*c = arg;
+	redisAsyncContext	*ac = c->ac;
+
+	(void)fd;
+	(void)what;
+	if (ac == NULL || c->q->freeing)
+		return;		/* asking, or waiting to: anew either way */
+	if (!(ac->c.flags & REDIS_CONNECTED)) {
+		c->ac = NULL;	/* no disconnect callback for this one */
+		redisAsyncFree(ac);
+		queue_retry_later(c);
+		return;
+	}
+	redisAsyncFree(ac);	/* queue_disconnect_cb: down, reconnect */
+}
+
+void
+queue_conn_switch(struct queue *q, const char *why)
+{
+	if (q->freeing)
+		return;
+	log_warn("queue: redis: %s: leaving this node, finding the primary",
+	    why);
+	q->rd.primary_port = q->wr.primary_port = 0;
+	event_active(q->rd.ev_drop, EV_TIMEOUT, 1);
+	event_active(q->wr.ev_drop, EV_TIMEOUT, 1);
+}
+
+int
+queue_readonly(struct queue *q, const void *r)
+{
+	const redisReply	*reply = r;
+
+	if (reply == NULL || reply->type != REDIS_REPLY_ERROR ||
+	    strstr(reply->str, "READONLY") == NULL)
+		return (0);
+	queue_conn_switch(q, reply->str);
+	return (1);
+}
+
+/* The sentinels' +switch-master for our master. */
+static void
+queue_switch_cb(const char *host, int port, void *arg)
+{
+	struct queue	*q = arg;
+	char		 why[320];
+
+	snprintf(why, sizeof why, "the sentinels moved the primary to %s:%d",
+	    host, port);
+	queue_conn_switch(q, why);
+}
+
+void
+queue_follow(struct queue *q)
+{
+	if (q->url.master != NULL)
+		q->watch = sentinel_watch(q->base, &q->url, queue_switch_cb, q);
+}
+
+void
+queue_unfollow(struct queue *q)
+{
+	sentinel_watch_free(q->watch);
+	q->watch = NULL;
+}
+
+/* The sentinels' answer: connect to the primary, or try again later. */
+static void
+queue_found_cb(const char *host, int port, const char *why, void *arg)
+{
+	struct qconn	*c = arg;
+
+	c->ask = NULL;		/* freed by sentinel.c after this call */
+	if (c->q->freeing)
+		return;
+	if (host == NULL) {
+		log_warn("queue: redis %s: no sentinel knows master %s (%s)",
+		    c->name, c->q->url.master, why);
+		queue_retry_later(c);
+		return;
+	}
+	if (strlen(host) >= sizeof c->primary) {
+		queue_retry_later(c);
+		return;
+	}
+	memcpy(c->primary, host, strlen(host) + 1);
+	c->primary_port = port;
+	queue_connect(c);
+}
+
+/*
+ * The node is the primary (ROLE said so): the connection is up. Nothing
+ * of ours went to it before: a replica, or a primary since demoted, gets
+ * no write.
+ */
+static void
+queue_conn_ready(struct qconn *c)
+{
+	log_info("queue: redis %s connection up", c->name);
+	c->up = 1;
+	c->refused = 0;
+	if (c->ever_up)
+		c->q->reconnects++;
+	c->ever_up = 1;
+	c->backoff_ms = 0;
+	if (c == &c->q->rd) {
+		redisAsyncCommand(c->ac, queue_client_id_cb, c->q, "CLIENT ID");
+		redisAsyncCommand(c->ac, queue_version_cb, c->q, "INFO server");
+		queue_create_groups(c->q);
+	}
+	c->cb(c, 1);
+}
+
+/* Connected (or not): ROLE first, after AUTH and SELECT. */
 static void
 queue_connect_cb(const redisAsyncContext *ac, int status)
 {
@@ -189,18 +392,7 @@ queue_connect_cb(const redisAsyncContext *ac, int status)
 		queue_retry_later(c);
 		return;
 	}
-	log_info("queue: redis %s connection up", c->name);
-	c->up = 1;
-	if (c->ever_up)
-		c->q->reconnects++;
-	c->ever_up = 1;
-	c->backoff_ms = 0;
-	if (c == &c->q->rd) {
-		redisAsyncCommand(c->ac, queue_client_id_cb, c->q, "CLIENT ID");
-		redisAsyncCommand(c->ac, queue_version_cb, c->q, "INFO server");
-		queue_create_groups(c->q);
-	}
-	c->cb(c, 1);
+	queue_role_check(c);
 }
 
 /* Lost: everything pending got a NULL reply already; reconnect. */
@@ -282,6 +474,13 @@ queue_connect(struct qconn *c)
 {
 	struct queue	*q = c->q;
 
+	if (q->url.master != NULL && c->primary_port == 0) {
+		/* Sentinel: where is the primary now? */
+		if (c->ask == NULL)
+			c->ask = sentinel_ask(q->base, &q->url, 0,
+			    queue_found_cb, c);
+		return;
+	}
 	if (q->url.path == NULL && q->resolver != NULL && !c->resolving &&
 	    c->addr[0] == '\0') {
 		c->resolving = 1;
@@ -291,10 +490,13 @@ queue_connect(struct qconn *c)
 	}
 	if (q->url.path != NULL)
 		c->ac = redisAsyncConnectUnix(q->url.path);
+	else if (q->url.master != NULL)
+		c->ac = redisAsyncConnect(c->primary, c->primary_port);
 	else
 		c->ac = redisAsyncConnect(c->addr[0] != '\0' ? c->addr :
 		    q->url.host, q->url.port);
 	c->addr[0] = '\0';	/* looked up again next time */
+	c->primary_port = 0;	/* ... and asked again */
 	if (c->ac == NULL || c->ac->err) {
 		log_warn("queue: redis %s: %s", c->name, c->ac != NULL ?
 		    c->ac->errstr : "out of memory");
@@ -323,7 +525,8 @@ queue_conn_init(struct queue *q, struct qconn *c, const char *name,
 	c->cb = cb;
 	c->ev_retry = evtimer_new(q->base, queue_retry_cb, c);
 	c->ev_kick = event_new(q->base, -1, 0, queue_kick_cb, c);
-	if (c->ev_retry == NULL || c->ev_kick == NULL)
+	c->ev_drop = event_new(q->base, -1, 0, queue_drop_cb, c);
+	if (c->ev_retry == NULL || c->ev_kick == NULL || c->ev_drop == NULL)
 		fatal("out of memory (libevent)");
 }
 
@@ -331,9 +534,14 @@ queue_conn_init(struct queue *q, struct qconn *c, const char *name,
 void
 queue_conn_release(struct qconn *c)
 {
+	sentinel_ask_free(c->ask);
+	c->ask = NULL;
 	if (c->ac != NULL)
 		redisAsyncFree(c->ac);
 	c->ac = NULL;
+	if (c->ev_drop != NULL)
+		event_free(c->ev_drop);
+	c->ev_drop = NULL;
 	if (c->ev_retry != NULL)
 		event_free(c->ev_retry);
 	c->ev_retry = NULL;

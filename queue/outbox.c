@@ -223,6 +223,8 @@ queue_req_cb(redisAsyncContext *ac, void *r, void *arg)
 	if (reply == NULL || q->freeing)
 		return;		/* resent when the connection is back */
 	if (reply->type == REDIS_REPLY_ERROR) {
+		/* Not the primary (any more): kept, and we find the one. */
+		(void)queue_readonly(q, reply);
 		queue_refused(q, req->claimcb != NULL ? "a claim" :
 		    "an answer", reply->str);
 		if (req->claimcb == NULL) {

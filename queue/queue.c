@@ -201,6 +201,7 @@ queue_beat_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (!q->wr.up)
 		return;
+	queue_role_beat(q);	/* still the primary? */
 	LIST_FOREACH(t, &q->tracked, entry)
 		redisAsyncCommand(q->wr.ac, NULL, NULL, "XCLAIM %s " QUEUE_GROUP
 		    " %s 0 %s JUSTID", t->stream, q->consumer, t->entry_id);
@@ -233,12 +234,7 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 
 	q = xcalloc(1, sizeof *q);
 	q->base = base;
-	q->url = *cfg->url;
-	q->url.host = cfg->url->host ? xstrdup(cfg->url->host) : NULL;
-	q->url.path = cfg->url->path ? xstrdup(cfg->url->path) : NULL;
-	q->url.user = cfg->url->user ? xstrdup(cfg->url->user) : NULL;
-	q->url.password = cfg->url->password ?
-	    xstrdup(cfg->url->password) : NULL;
+	rurl_copy(&q->url, cfg->url);
 	q->name = xstrdup(cfg->queue);
 	q->consumer = xstrdup(cfg->consumer);
 	q->lost_cb = item_lost_template(NULL);
@@ -278,6 +274,7 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	    (q->resolver = syncer_create(base)) == NULL)
 		log_warn("queue: no resolver thread (%s): %s is looked up on "
 		    "the loop", strerror(errno), q->url.host);
+	queue_follow(q);
 	queue_connect(&q->rd);
 	queue_connect(&q->wr);
 	return (q);
@@ -295,6 +292,7 @@ queue_free(struct queue *q)
 		return;
 	q->freeing = 1;
 	syncer_free(q->resolver);	/* a lookup under way ends first */
+	queue_unfollow(q);
 	queue_conn_release(&q->rd);
 	queue_conn_release(&q->wr);
 	spool_close(q->spool);	/* what is not done stays on disk */
@@ -323,10 +321,7 @@ queue_free(struct queue *q)
 	free(q->lost_cb);
 	for (i = 0; i < QUEUE_NLANES; i++)
 		free(q->lanes[i]);
-	free(q->url.host);
-	free(q->url.path);
-	free(q->url.user);
-	free(q->url.password);
+	rurl_release(&q->url);
 	free(q->name);
 	free(q->consumer);
 	free(q);

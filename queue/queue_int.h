@@ -15,7 +15,12 @@
  *              (struct qcmd), claims, answers, their retry and backoff,
  *              the spool hand-off
  *   conn.c     the two Redis connections: connect, resolve, AUTH/HELLO,
- *              reconnect with backoff, the write kick
+ *              ROLE (a node that is not the primary is refused),
+ *              reconnect with backoff, the write kick; following a
+ *              failover (READONLY, a role change, the sentinels'
+ *              +switch-master: both connections dropped and made again),
+ *              asking queue/sentinel.c (not a queue_ file: it knows no
+ *              connection of ours) where the primary is
  *   scripts.c  the Lua scripts, each with its KEYS and ARGV in order
  *
  * reader.c lets go of claims through outbox.c; nothing calls up: conn.c
@@ -40,6 +45,8 @@
 
 struct event;
 struct event_base;
+struct sentinel_ask;
+struct sentinel_watch;
 struct syncer;
 
 #define QUEUE_GROUP		KS_GROUP
@@ -89,6 +96,11 @@ struct qconn {
 	int			 resolving;	/* a DNS lookup is under way */
 	char			 addr[INET6_ADDRSTRLEN];	/* its answer */
 	const char		*gai_error;	/* ... or why not */
+	struct sentinel_ask	*ask;		/* asking where the primary is */
+	char			 primary[256];	/* the sentinels' answer */
+	int			 primary_port;	/* ... 0: none yet */
+	int			 refused;	/* the last node was no primary */
+	struct event		*ev_drop;	/* queue_conn_switch's */
 };
 
 /* A command that must reach Redis: kept until it has a reply. */
@@ -178,6 +190,7 @@ struct queue {
 	struct event		*ev_read_retry;
 	struct event		*ev_flush;
 	struct event		*ev_unblock;
+	struct sentinel_watch	*watch;		/* +switch-master; NULL */
 };
 
 /* conn.c */
@@ -189,6 +202,19 @@ void	queue_connect(struct qconn *c);
 void	queue_conn_init(struct queue *q, struct qconn *c, const char *name,
 	    queue_conn_cb cb);
 void	queue_conn_release(struct qconn *c);
+/*
+ * The primary moved, or this one is no longer it (why, for the log):
+ * both connections are dropped (what was in flight is sent again) and
+ * made again, the sentinels asked anew. Safe inside hiredis callbacks.
+ */
+void	queue_conn_switch(struct queue *q, const char *why);
+/* 1 (and a switch) if r is Redis refusing a write as a replica. */
+int	queue_readonly(struct queue *q, const void *r);
+/* ROLE on the write connection: not the primary any more, a switch. */
+void	queue_role_beat(struct queue *q);
+/* Listens to the sentinels of a Sentinel URL; and stops. */
+void	queue_follow(struct queue *q);
+void	queue_unfollow(struct queue *q);
 
 /* outbox.c */
 void	queue_cmd_init(struct qcmd *cmd);

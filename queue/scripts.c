@@ -155,6 +155,10 @@ const char queue_release_lua[] =
  * the item's claim or answer is there) gets no second answer: exactly one
  * per entry. An entry that is gone with no claim and no answer was lost by
  * Redis (a restart without persistence): the answer is still published.
+ * The XACK may fail only with NOGROUP (the group went with a Redis
+ * restart: the entry is gone); any other error (READONLY: this node is a
+ * replica now) is the script's, before it wrote anything, so the answer
+ * stays in the outbox and goes to the primary.
  * A session's callback goes out once: the first of the worker and the
  * lost-session sweep marks the session hash and the other stays silent.
  * A reply stream nobody reads any more expires ttl after its last answer.
@@ -162,6 +166,10 @@ const char queue_release_lua[] =
 const char queue_answer_lua[] =
     "if ARGV[5] ~= '' then "
     " local n = redis.pcall('XACK', KEYS[3], ARGV[6], ARGV[5]) "
+    " if type(n) == 'table' and n.err then "
+    "  if string.sub(n.err, 1, 7) ~= 'NOGROUP' then "
+    "   return redis.error_reply(n.err) end "
+    "  n = 0 end "
     " if n == 1 then redis.call('XDEL', KEYS[3], ARGV[5]) "
     " elseif ARGV[3] ~= '3' and (redis.call('EXISTS', KEYS[4]) == 1 or "
     "  redis.call('EXISTS', KEYS[2]) == 1) then return 0 end "
