@@ -60,7 +60,7 @@ INTEG_TESTS = $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests
 TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o
 
 .PHONY: all deps run test unit integration asan bench install clean valgrind \
-	fuzz faults packaging doccheck bench-fleet layout
+	fuzz faults ha packaging doccheck bench-fleet layout
 
 all: $(WORKER_BIN) $(CLI_BIN)
 
@@ -106,6 +106,12 @@ integration: deps all $(INTEG_TESTS)
 # restarted, OOM, a worker killed or frozen, a stop with Redis away.
 faults: deps all $(BUILD)/tests/test_faults
 	EXECQ_TEST_BUILD=$(BUILD) scripts/with-redis.sh $(BUILD)/tests/test_faults
+
+# Failover on the real thing (also part of integration): a primary, a
+# replica and three sentinels the test starts; SENTINEL FAILOVER under
+# load, and a primary switched by hand (tests/integration/test_ha.c).
+ha: deps all $(BUILD)/tests/test_ha
+	EXECQ_TEST_BUILD=$(BUILD) scripts/with-redis.sh $(BUILD)/tests/test_ha
 
 test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(INTEG_TESTS)
