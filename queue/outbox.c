@@ -313,6 +313,7 @@ queue_claim(struct queue *q, const char *item_id, const char *entry_id,
 	queue_arg(&cmd, redelivered ? "1" : "0");
 	queue_argf(&cmd, "%d", retries);
 	queue_arg(&cmd, entry_id);
+	queue_arg(&cmd, q->life);
 	req = queue_cmd_req(&cmd);
 	req->claimcb = cb;
 	req->arg = arg;
@@ -330,7 +331,7 @@ queue_release(struct queue *q, const char *item_id, const char *entry_id)
 	queue_arg(&cmd, "1");
 	queue_argf(&cmd, KS_CLAIM "%s", item_id);
 	queue_arg(&cmd, q->consumer);
-	queue_arg(&cmd, entry_id);
+	queue_argf(&cmd, "%s@%s", entry_id, q->life);
 	queue_argf(&cmd, "%u", q->answer_ttl_s);
 	queue_push(q, queue_cmd_req(&cmd));
 }

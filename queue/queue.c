@@ -25,6 +25,7 @@
 #include "logs/clock.h"
 #include "logs/log.h"
 #include "logs/syncer.h"
+#include "logs/token.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
 #include "queue/keyspace.h"
@@ -230,6 +231,7 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	struct timeval	 tv;
 	unsigned	 beat_ms;
 	int		 i;
+	char		 life[TOKEN_LEN + 1];
 
 	q = xcalloc(1, sizeof *q);
 	q->base = base;
@@ -241,6 +243,10 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	    xstrdup(cfg->url->password) : NULL;
 	q->name = xstrdup(cfg->queue);
 	q->consumer = xstrdup(cfg->consumer);
+	/* Claims made by an earlier life of this name were a dead worker's. */
+	token_new(life);
+	memcpy(q->life, life, QUEUE_LIFE_LEN);
+	log_info("queue: consumer %s, life %s", q->consumer, q->life);
 	q->lost_cb = item_lost_template(NULL);
 	for (i = 0; i < QUEUE_NLANES; i++) {
 		if (strchr(queue_lanes[i], '%') != NULL)	/* the inbox */

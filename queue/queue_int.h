@@ -55,6 +55,7 @@ struct syncer;
 #define QUEUE_ERR_BACKOFF_MAX_MS 8000	/* Redis says no (OOM, READONLY) */
 #define QUEUE_HEAD_BYTES	65536	/* of an item too large to take */
 #define QUEUE_STATUS_KEEP_MS	"86400000"	/* a silent worker's status */
+#define QUEUE_LIFE_LEN		16	/* hex digits of a life's mark */
 
 extern const char *const queue_lanes[QUEUE_NLANES];
 
@@ -138,6 +139,9 @@ struct queue {
 	struct event_base	*base;
 	struct rurl		 url;
 	char			*name, *consumer;
+	char			 life[QUEUE_LIFE_LEN + 1];	/* our mark in
+						   our claims, new at every
+						   start */
 	char			*lanes[QUEUE_NLANES];
 	unsigned		 claim_idle_ms, answer_ttl_s;
 	size_t			 max_item_bytes;
