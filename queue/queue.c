@@ -303,6 +303,7 @@ queue_free(struct queue *q)
 	syncer_free(q->resolver);	/* a lookup under way ends first */
 	queue_conn_release(&q->rd);
 	queue_conn_release(&q->wr);
+	queue_log_unsaved(q);
 	spool_close(q->spool);	/* what is not done stays on disk */
 	while ((req = TAILQ_FIRST(&q->out)) != NULL) {
 		TAILQ_REMOVE(&q->out, req, entry);

@@ -103,6 +103,8 @@ struct qreq {
 	queue_reply_cb		 replycb;	/* or this, or neither */
 	void			*arg;
 	int			 nospool;	/* wrong to replay later */
+	char			*answers;	/* the item (or entry) an answer
+						   answers, for the log; NULL */
 	struct spool_ref	 spool;		/* where it is kept on disk */
 };
 TAILQ_HEAD(qreqs, qreq);
@@ -208,6 +210,8 @@ struct qreq *	queue_cmd_req(struct qcmd *cmd);
 struct qreq *	queue_nospool(struct qreq *r);
 void	queue_req_free(struct qreq *r);
 unsigned	queue_spool_out(struct queue *q);
+/* Logs the answers neither confirmed by Redis nor spooled (freeing). */
+void	queue_log_unsaved(struct queue *q);
 void	queue_flush_retry_cb(evutil_socket_t fd, short what, void *arg);
 void	queue_flush(struct queue *q);
 void	queue_push(struct queue *q, struct qreq *req);
