@@ -126,6 +126,7 @@ queue_req_free(struct qreq *r)
 		free(r->argv[i]);
 	free(r->argv);
 	free(r->argvlen);
+	free(r->answers);
 	free(r);
 }
 
@@ -156,6 +157,33 @@ queue_spool_out(struct queue *q)
 	}
 	spool_sync(q->spool);
 	return (n);
+}
+
+/*
+ * The answers about to be lost (the worker stops, and neither Redis nor
+ * the spool has them): by id, so an operator knows which items had no
+ * answer from here. Their entries stay pending under this worker's
+ * claims, made in a life that ends now: whoever takes them over answers
+ * worker_lost (or runs them again as args.retries allow).
+ */
+void
+queue_log_unsaved(struct queue *q)
+{
+	struct qreq	*req;
+	unsigned	 n = 0;
+
+	TAILQ_FOREACH(req, &q->out, entry)
+		if (req->answers != NULL && req->spool.file == NULL)
+			n++;
+	if (n == 0)
+		return;
+	log_warn("queue: %u answer(s) neither confirmed by Redis nor spooled "
+	    "are lost; their entries stay pending, and whoever takes them "
+	    "over answers worker_lost (or runs them again as args.retries "
+	    "allow):", n);
+	TAILQ_FOREACH(req, &q->out, entry)
+		if (req->answers != NULL && req->spool.file == NULL)
+			log_warn("queue: answer lost: %s", req->answers);
 }
 
 unsigned
@@ -315,6 +343,7 @@ queue_claim(struct queue *q, const char *item_id, const char *entry_id,
 	queue_arg(&cmd, redelivered ? "1" : "0");
 	queue_argf(&cmd, "%d", retries);
 	queue_arg(&cmd, entry_id);
+	queue_arg(&cmd, q->life);
 	req = queue_cmd_req(&cmd);
 	req->claimcb = cb;
 	req->arg = arg;
@@ -332,7 +361,7 @@ queue_release(struct queue *q, const char *item_id, const char *entry_id)
 	queue_arg(&cmd, "1");
 	queue_argf(&cmd, KS_CLAIM "%s", item_id);
 	queue_arg(&cmd, q->consumer);
-	queue_arg(&cmd, entry_id);
+	queue_argf(&cmd, "%s@%s", entry_id, q->life);
 	queue_argf(&cmd, "%u", q->answer_ttl_s);
 	queue_push(q, queue_cmd_req(&cmd));
 }
@@ -353,6 +382,7 @@ queue_answer_kept(struct queue *q, const char *reply_to, const char *lane,
     size_t kept_len)
 {
 	struct qcmd	 cmd;
+	struct qreq	*req;
 	char		*reply;
 	const char	*id = item_id != NULL ? item_id : "";
 
@@ -375,7 +405,15 @@ queue_answer_kept(struct queue *q, const char *reply_to, const char *lane,
 	queue_arg(&cmd, entry_id != NULL ? entry_id : "");
 	queue_arg(&cmd, QUEUE_GROUP);
 	queue_argn(&cmd, kept != NULL ? kept : "", kept != NULL ? kept_len : 0);
-	queue_push(q, queue_cmd_req(&cmd));
+	req = queue_cmd_req(&cmd);
+	if (store == QUEUE_STORE_CALLBACK)	/* the lost-session sweep's */
+		xasprintf(&req->answers, "%s (a session's callback)", id);
+	else if (item_id != NULL)
+		req->answers = xstrdup(item_id);
+	else if (entry_id != NULL)
+		xasprintf(&req->answers, "(no id: entry %s of %s)", entry_id,
+		    stream != NULL ? stream : reply);
+	queue_push(q, req);
 	free(reply);
 }
 

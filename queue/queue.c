@@ -25,6 +25,7 @@
 #include "logs/clock.h"
 #include "logs/log.h"
 #include "logs/syncer.h"
+#include "logs/token.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
 #include "queue/keyspace.h"
@@ -231,12 +232,17 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	struct timeval	 tv;
 	unsigned	 beat_ms;
 	int		 i;
+	char		 life[TOKEN_LEN + 1];
 
 	q = xcalloc(1, sizeof *q);
 	q->base = base;
 	rurl_copy(&q->url, cfg->url);
 	q->name = xstrdup(cfg->queue);
 	q->consumer = xstrdup(cfg->consumer);
+	/* Claims made by an earlier life of this name were a dead worker's. */
+	token_new(life);
+	memcpy(q->life, life, QUEUE_LIFE_LEN);
+	log_info("queue: consumer %s, life %s", q->consumer, q->life);
 	q->lost_cb = item_lost_template(NULL);
 	for (i = 0; i < QUEUE_NLANES; i++) {
 		if (strchr(queue_lanes[i], '%') != NULL)	/* the inbox */
@@ -295,6 +301,7 @@ queue_free(struct queue *q)
 	queue_unfollow(q);
 	queue_conn_release(&q->rd);
 	queue_conn_release(&q->wr);
+	queue_log_unsaved(q);
 	spool_close(q->spool);	/* what is not done stays on disk */
 	while ((req = TAILQ_FIRST(&q->out)) != NULL) {
 		TAILQ_REMOVE(&q->out, req, entry);

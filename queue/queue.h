@@ -85,7 +85,10 @@ enum queue_event {
 };
 typedef void (*queue_event_cb)(enum queue_event, void *arg);
 void		 queue_on_event(struct queue *, queue_event_cb, void *arg);
-/* Closes both connections; pending claims never call back. NULL ok. */
+/*
+ * Closes both connections; pending claims never call back. Answers that
+ * neither Redis confirmed nor the spool holds are logged by id. NULL ok.
+ */
 void		 queue_free(struct queue *);
 /* How many more items the worker can take now (its free slots). */
 void		 queue_want(struct queue *, unsigned n);

@@ -62,6 +62,7 @@ struct syncer;
 #define QUEUE_ERR_BACKOFF_MAX_MS 8000	/* Redis says no (OOM, READONLY) */
 #define QUEUE_HEAD_BYTES	65536	/* of an item too large to take */
 #define QUEUE_STATUS_KEEP_MS	"86400000"	/* a silent worker's status */
+#define QUEUE_LIFE_LEN		16	/* hex digits of a life's mark */
 
 extern const char *const queue_lanes[QUEUE_NLANES];
 
@@ -114,6 +115,8 @@ struct qreq {
 	queue_reply_cb		 replycb;	/* or this, or neither */
 	void			*arg;
 	int			 nospool;	/* wrong to replay later */
+	char			*answers;	/* the item (or entry) an answer
+						   answers, for the log; NULL */
 	struct spool_ref	 spool;		/* where it is kept on disk */
 };
 TAILQ_HEAD(qreqs, qreq);
@@ -150,6 +153,9 @@ struct queue {
 	struct event_base	*base;
 	struct rurl		 url;
 	char			*name, *consumer;
+	char			 life[QUEUE_LIFE_LEN + 1];	/* our mark in
+						   our claims, new at every
+						   start */
 	char			*lanes[QUEUE_NLANES];
 	unsigned		 claim_idle_ms, answer_ttl_s;
 	size_t			 max_item_bytes;
@@ -230,6 +236,8 @@ struct qreq *	queue_cmd_req(struct qcmd *cmd);
 struct qreq *	queue_nospool(struct qreq *r);
 void	queue_req_free(struct qreq *r);
 unsigned	queue_spool_out(struct queue *q);
+/* Logs the answers neither confirmed by Redis nor spooled (freeing). */
+void	queue_log_unsaved(struct queue *q);
 void	queue_flush_retry_cb(evutil_socket_t fd, short what, void *arg);
 void	queue_flush(struct queue *q);
 void	queue_push(struct queue *q, struct qreq *req);

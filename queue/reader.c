@@ -348,9 +348,10 @@ queue_fetch(struct queue *q, unsigned n)
 	q->reading = 1;
 	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
 	redisAsyncCommand(q->rd.ac, queue_fetch_cb, q, "EVAL %s 5 %s %s %s %s "
-	    "%s " QUEUE_GROUP " %s %s %d %s %s %s", queue_fetch_lua,
+	    "%s " QUEUE_GROUP " %s %s %d %s %s %s %s", queue_fetch_lua,
 	    q->lanes[0], q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4],
-	    q->consumer, count, QUEUE_NCTL, q->fetch_own ? "0" : ">", max, ttl);
+	    q->consumer, count, QUEUE_NCTL, q->fetch_own ? "0" : ">", max, ttl,
+	    q->life);
 	queue_kick(&q->rd);
 }
 

@@ -12,25 +12,38 @@
 /*
  * The idempotency key, as a Lua function both scripts below define:
  * claim(claim key, answer key, consumer, ttl, redelivered, retries,
- * entry). Returns {1} run, {2, answer}, {3} running, {4} lost. The
- * claim's value is "<consumer>|<runs>|<entry>" ("-" once released: the
- * id may run again), so a claim resent after a lost reply is recognised
- * as ours and runs.
+ * entry, life). Returns {1} run, {2, answer}, {3} running, {4} lost. The
+ * claim's value is "<consumer>|<runs>|<entry>@<life>" ("-" once
+ * released: the id may run again; a claim made before lives were
+ * recorded has no "@<life>"). life is the worker process's own mark, new
+ * at every start: a claim resent after a lost reply is recognised as
+ * ours (same consumer, entry and life) and runs; one of the same consumer
+ * and entry but another life was made by a previous run of a worker of
+ * this name, dead since (two live workers never share a name), so it
+ * counts as taken over from a dead worker: answered worker_lost, or run
+ * again if retries allow. retries nil (the fetch script, which does not
+ * read args) leaves that case undecided: {3}, and the worker claims again
+ * with the item's retries.
  */
 #define QUEUE_CLAIM_FN \
-    "local function claim(ck, ak, c0, ttl, redelivered, retries, entry) " \
-    " local me = c0 .. '|' local c = redis.call('GET', ck) " \
+    "local function claim(ck, ak, c0, ttl, redelivered, retries, entry, " \
+    " life) " \
+    " local tail = '|' .. entry .. '@' .. life " \
+    " local c = redis.call('GET', ck) " \
     " if not c or c == '-' then " \
-    "  redis.call('SET', ck, me .. '1|' .. entry, 'EX', ttl) " \
+    "  redis.call('SET', ck, c0 .. '|1' .. tail, 'EX', ttl) " \
     "  return {1} end " \
-    " if string.sub(c, 1, #me) == me and " \
-    "  string.sub(c, -#entry - 1) == '|' .. entry then return {1} end " \
+    " local who, n, e, l = " \
+    "  string.match(c, '^(.+)|(%d+)|([^|@]*)@?([^|@]*)$') " \
+    " if who == c0 and e == entry then " \
+    "  if l == life then return {1} end " \
+    "  redelivered = '1' end " \
     " local a = redis.call('GET', ak) " \
     " if a then return {2, a} end " \
-    " if redelivered ~= '1' then return {3} end " \
-    " local n = tonumber(string.match(c, '|(%d+)|')) or 1 " \
+    " if redelivered ~= '1' or not retries then return {3} end " \
+    " n = tonumber(n) or 1 " \
     " if n <= tonumber(retries) then " \
-    "  redis.call('SET', ck, me .. (n + 1) .. '|' .. entry, 'EX', ttl) " \
+    "  redis.call('SET', ck, c0 .. '|' .. (n + 1) .. tail, 'EX', ttl) " \
     "  return {1} end " \
     " return {4} end "
 
@@ -53,7 +66,7 @@
  * whole then, as it refuses a plain XREADGROUP.
  *   KEYS: the lanes in order, control lanes first
  *   ARGV: 1 group, 2 consumer, 3 count, 4 control lanes, 5 id (">" or
- *         "0"), 6 max item bytes, 7 answer ttl
+ *         "0"), 6 max item bytes, 7 answer ttl, 8 life
  */
 const char queue_fetch_lua[] =
     "#!lua\n"	/* flagged: refused whole while Redis is out of memory */
@@ -68,7 +81,7 @@ const char queue_fetch_lua[] =
     "  not string.find(it.id, '^[%w_:%-][%w_.:%-]*$') then "
     "  return 0, '', '' end "
     " local r = claim('" KS_CLAIM "' .. it.id, '" KS_ANSWER "' .. it.id, "
-    "  ARGV[2], ARGV[7], '0', '0', id) "
+    "  ARGV[2], ARGV[7], '0', nil, id, ARGV[8]) "
     " return r[1], r[2] or '', it.id end "
     "local out = {} local want = tonumber(ARGV[3]) "
     "local nctl = tonumber(ARGV[4]) "
@@ -118,19 +131,19 @@ const char queue_forward_lua[] =
  * read (a blocking read, a takeover).
  *   KEYS: 1 claim, 2 answer
  *   ARGV: 1 consumer, 2 ttl, 3 redelivered ("1" or "0"), 4 retries,
- *         5 entry
+ *         5 entry, 6 life
  */
 const char queue_claim_lua[] =
     QUEUE_CLAIM_FN
     "return claim(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], "
-    " ARGV[5])";
+    " ARGV[5], ARGV[6])";
 
 /*
  * Lets go of a claim made as the entry was read, for an item the worker
  * cannot take now: it is taken again later, and runs then. Only our
- * claim of that entry is released.
+ * claim of that entry, made in this life, is released.
  *   KEYS: 1 claim
- *   ARGV: 1 consumer, 2 entry, 3 ttl
+ *   ARGV: 1 consumer, 2 "<entry>@<life>", 3 ttl
  */
 const char queue_release_lua[] =
     "local c = redis.call('GET', KEYS[1]) "

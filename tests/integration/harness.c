@@ -1234,6 +1234,35 @@ harness_wait_file(const char *path, int timeout_ms)
 	return (0);
 }
 
+int
+harness_ws_lines(struct harness *h, const char *name)
+{
+	char	*path, *text, *p;
+	int	 n = 0;
+
+	xasprintf(&path, "%s/%s", h->ws, name);
+	if ((text = harness_read_file(path, NULL)) != NULL)
+		for (p = text; *p != '\0'; p++)
+			n += *p == '\n';
+	free(text);
+	free(path);
+	return (n);
+}
+
+void
+harness_wait_ws_lines(struct harness *h, const char *name, int n,
+    int timeout_ms)
+{
+	int64_t	deadline = harness_now_ms() + timeout_ms;
+
+	while (harness_ws_lines(h, name) < n) {
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "%s has %d line(s), not %d", name,
+			    harness_ws_lines(h, name), n);
+		harness_sleep_ms(10);
+	}
+}
+
 char *
 harness_read_file(const char *path, size_t *len)
 {

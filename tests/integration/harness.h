@@ -183,6 +183,14 @@ int		 harness_kill_procs(const char *s, int sig);
 int		 harness_wait_procs_gone(const char *s, int timeout_ms);
 /* 0 once path exists, -1 at the deadline. */
 int		 harness_wait_file(const char *path, int timeout_ms);
+/*
+ * Lines in the workspace's file name (0 if there is none): a marker a
+ * command appends to counts its runs. The wait fails the test when the
+ * file has fewer than n lines at the deadline.
+ */
+int		 harness_ws_lines(struct harness *, const char *name);
+void		 harness_wait_ws_lines(struct harness *, const char *name,
+		    int n, int timeout_ms);
 /* The whole file, NUL-terminated (*len without it); NULL if unreadable. */
 char		*harness_read_file(const char *path, size_t *len);
 /* Writes text to path (created or truncated): 0, or -1 and errno. */

@@ -374,6 +374,96 @@ wait_worker_log(struct harness *h, unsigned i, const char *s)
 }
 
 /*
+ * SIGTERM while Redis is away and the state dir is full (a 1 MiB tmpfs,
+ * filled once the items run; Redis keeps its data in the AOF): the
+ * answers can be neither sent nor spooled. The worker lists their ids in
+ * its log, and a worker started afterwards under the same name answers
+ * those items worker_lost: none runs again (each marker has one line).
+ */
+static void
+test_faults_sigterm_nowhere_to_spool(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*ids[3];
+	char		 name[32], cmd[128], marker[16], consumer[256];
+	char		*small, *sh, *line;
+	json_t		*a;
+	pid_t		 pid;
+	int		 status, i;
+
+	xasprintf(&small, "%s/state-small", h->dir);
+	assert_int_equal(mkdir(small, 0700), 0);
+	xasprintf(&sh, "mount -t tmpfs -o size=1m tmpfs '%s' 2>/dev/null",
+	    small);
+	if (system(sh) != 0) {
+		free(sh);
+		free(small);
+		skip();
+	}
+	free(sh);
+	redis_aof_on(h);
+	pid = harness_worker_start(h, NULL, "--state-dir", small,
+	    "--kill-grace", "1", "--shutdown-flush", "1", NULL);
+	snprintf(consumer, sizeof consumer, "%s", h->w[0].consumer);
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof name, "nowhere%d", i);
+		ids[i] = harness_id(h, name);
+		/* Only the sleep, not the shell, shows "sleep 7788.<pid>". */
+		snprintf(cmd, sizeof cmd, "echo run >> runs%d; "
+		    "sleep 778''8.%07ld", i, (long)getpid());
+		harness_submit(h, "normal", ids[i], cmd, NULL);
+	}
+	for (i = 0; i < 3; i++) {
+		snprintf(marker, sizeof marker, "runs%d", i);
+		harness_wait_ws_lines(h, marker, 1, HARNESS_WAIT_MS);
+	}
+	xasprintf(&sh, "head -c 2000000 /dev/zero > '%s/fill' 2>/dev/null",
+	    small);
+	if (system(sh) == 0)
+		harness_fail(h, "%s is not full", small);
+	free(sh);
+	harness_redis_kill(h);
+	status = harness_worker_stop(h, pid);
+	/* Back as the next test expects it, whatever happens below. */
+	harness_redis_start(h, "--appendonly", "yes");
+	freeReplyObject(harness_cmd(h, "CONFIG SET appendonly no"));
+	xasprintf(&sh, "umount -l '%s'", small);
+	assert_int_equal(system(sh), 0);
+	free(sh);
+	free(small);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+
+	pid = harness_worker_start(h, NULL, "--claim-idle", "1",
+	    "--consumer", consumer, NULL);
+	for (i = 0; i < 3; i++) {
+		a = harness_wait_answer(h, NULL, ids[i], HARNESS_WAIT_MS);
+		assert_string_equal(harness_jstr(a, "type"), "ERROR");
+		assert_string_equal(harness_jstr(a, "error.code"),
+		    "worker_lost");
+		json_decref(a);
+	}
+	barrier(h, "nowhere-barrier");
+	for (i = 0; i < 3; i++) {
+		snprintf(marker, sizeof marker, "runs%d", i);
+		assert_int_equal(harness_ws_lines(h, marker), 1);
+		assert_int_equal(count_answers(h, ids[i]), 1);
+	}
+	assert_int_equal(harness_pending(h, "normal"), 0);
+	harness_stop_clean(h, pid);
+	/* The first worker named them as it stopped. */
+	for (i = 0; i < 3; i++) {
+		xasprintf(&line, "answer lost: %s\n", ids[i]);
+		assert_int_equal(wait_worker_log(h, 0, line), 1);
+		free(line);
+	}
+	print_message("SIGTERM with redis down and the state dir full: 3 "
+	    "answers lost and listed in the log, 3 items answered "
+	    "worker_lost by the next worker of the name, 0 run again\n");
+	harness_pass(h);
+}
+
+/*
  * A one-slot worker whose slot is taken by item first (waiting for the
  * file "go"): what comes next waits in Redis and is fetched by the
  * script, not handed over by a blocking read. Returns the worker's pid.
@@ -888,6 +978,7 @@ main(void)
 		T(test_faults_redis_restart_empty),
 		T(test_faults_redis_restart_aof),
 		T(test_faults_sigterm_redis_down_spools),
+		T(test_faults_sigterm_nowhere_to_spool),
 		T(test_faults_redis_oom_backs_off),
 		T(test_faults_huge_item_stays_in_redis),
 		T(test_faults_long_commands),

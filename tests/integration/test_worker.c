@@ -1008,6 +1008,86 @@ test_worker_lost_item_is_retried(void **state)
 }
 
 /*
+ * Restarts with a fixed --consumer: lives workers of one name in turn,
+ * each SIGKILLed once its start of the command appended a line to the
+ * marker "runs" (then it sleeps, n naming the sleep), but the last,
+ * whose answer is returned. *runs: the lines in the marker then, each a
+ * start of the command.
+ */
+static json_t *
+restart_same_name(struct harness *h, const char *id, const char *args_extra,
+    int lives, int n, int *runs)
+{
+	char	 cmd[128], sleep_name[64], consumer[256];
+	pid_t	 pid;
+	json_t	*ans;
+	int	 i;
+
+	/* Only the sleep, not the shell, shows "sleep <n>.<pid>". */
+	snprintf(cmd, sizeof cmd, "echo run >> runs; sleep %d''%d.%07ld",
+	    n / 10, n % 10, (long)getpid());
+	snprintf(sleep_name, sizeof sleep_name, "sleep %d.%07ld", n,
+	    (long)getpid());
+	pid = harness_worker_start(h, NULL, "--claim-idle", "1", NULL);
+	snprintf(consumer, sizeof consumer, "%s", h->w[h->nw - 1].consumer);
+	harness_submit(h, "normal", id, cmd, args_extra);
+	for (i = 1; i < lives; i++) {
+		harness_wait_ws_lines(h, "runs", i, HARNESS_WAIT_MS);
+		harness_worker_kill(h, pid);
+		/* The same name: it kills what its last life left first. */
+		pid = harness_worker_start(h, NULL, "--claim-idle", "1",
+		    "--consumer", consumer, NULL);
+	}
+	ans = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS);
+	if (harness_wait_procs_gone(sleep_name, HARNESS_WAIT_MS) != 0)
+		harness_fail(h, "'%s' outlived its dead worker", sleep_name);
+	*runs = harness_ws_lines(h, "runs");
+	assert_int_equal(harness_pending(h, "normal"), 0);
+	harness_stop_clean(h, pid);
+	return (ans);
+}
+
+/*
+ * A worker restarted under the name of the one that died while its item
+ * ran takes the item over as a dead worker's: worker_lost, and the
+ * command did not run again (it did before: the claim named the same
+ * consumer and entry, and read as its own).
+ */
+static void
+test_worker_lost_item_same_name_not_rerun(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "lost-same-name");
+	json_t		*a;
+	int		 runs;
+
+	a = restart_same_name(h, id, NULL, 2, 7786, &runs);
+	expect_error(a, id, "worker_lost");
+	assert_int_equal(runs, 1);
+	json_decref(a);
+	harness_pass(h);
+}
+
+/*
+ * The same with retries 1: the second life runs it once more, the third
+ * answers worker_lost; two runs in all, whatever the name.
+ */
+static void
+test_worker_lost_item_same_name_retried_once(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "retry-same-name");
+	json_t		*a;
+	int		 runs;
+
+	a = restart_same_name(h, id, "{\"retries\": 1}", 3, 7787, &runs);
+	expect_error(a, id, "worker_lost");
+	assert_int_equal(runs, 2);
+	json_decref(a);
+	harness_pass(h);
+}
+
+/*
  * SIGTERM: every command gets SIGTERM at once; one that cleans up on it
  * finishes its cleanup and is answered before the worker exits 0.
  */
@@ -1090,6 +1170,8 @@ main(void)
 		T(test_worker_acks_every_entry),
 		T(test_worker_survives_redis_restart),
 		T(test_worker_lost_item_is_reported),
+		T(test_worker_lost_item_same_name_not_rerun),
+		T(test_worker_lost_item_same_name_retried_once),
 		T(test_worker_lost_item_is_retried),
 		T(test_worker_sigterm_lets_command_finish),
 		T(test_worker_sigterm_kills_command_after_grace),
