@@ -64,6 +64,9 @@ struct queue_config {
 	size_t			 max_item_bytes;	/* larger: head only */
 	const char		*state_dir;	/* the spool; NULL: none */
 	struct syncer		*syncer;	/* fsyncs it; NULL: none */
+	unsigned		 timeout_ms;	/* a command unanswered this
+						   long: the connection is
+						   made again; 0: 10 s */
 };
 
 /*
@@ -177,8 +180,9 @@ int		 queue_connected(const struct queue *);
 /*
  * This worker's status (JSON text, copied) for the fleet registry: the
  * hash execq:workers, field <consumer>, written with every heartbeat (and
- * at once with now), beside its time in execq:workers:beat. Entries not
- * renewed for a day are removed by the next worker's beat.
+ * at once with now), beside its time in execq:workers:beat: Redis's
+ * time, never this host's. Entries not renewed for a day (by Redis's
+ * clock) are removed by the next worker's beat.
  */
 void		 queue_set_status(struct queue *, const char *json, int now);
 
@@ -188,6 +192,14 @@ struct queue_stats {
 	unsigned		outbox;		/* answers Redis has not
 						   confirmed */
 	unsigned		spooled;	/* ... of them in the spool */
+	long long		waited_ms;	/* the longest wait for an
+						   answer now (0: none) */
+	int			stalled;	/* ... longer than the timeout,
+						   or dropped for that and
+						   not heard from since */
+	int			replica;	/* the server is a replica */
+	const char		*refused;	/* why Redis refused our last
+						   write (borrowed); NULL */
 };
 void		 queue_stats(const struct queue *, struct queue_stats *);
 

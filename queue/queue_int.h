@@ -55,6 +55,7 @@ struct syncer;
 #define QUEUE_ERR_BACKOFF_MAX_MS 8000	/* Redis says no (OOM, READONLY) */
 #define QUEUE_HEAD_BYTES	65536	/* of an item too large to take */
 #define QUEUE_STATUS_KEEP_MS	"86400000"	/* a silent worker's status */
+#define QUEUE_TIMEOUT_MS	10000	/* no answer that long: a stall */
 
 extern const char *const queue_lanes[QUEUE_NLANES];
 
@@ -89,6 +90,12 @@ struct qconn {
 	int			 resolving;	/* a DNS lookup is under way */
 	char			 addr[INET6_ADDRSTRLEN];	/* its answer */
 	const char		*gai_error;	/* ... or why not */
+	struct event		*ev_stall;	/* each second: stuck? */
+	long long		 up_ms;		/* connected (monotonic) */
+	long long		 heard_ms;	/* Redis last sent anything */
+	long long		 busy_ms;	/* a command waits since */
+	int			 stalled;	/* dropped for a stall, and
+						   not heard from since */
 };
 
 /* A command that must reach Redis: kept until it has a reply. */
@@ -178,6 +185,13 @@ struct queue {
 	struct event		*ev_read_retry;
 	struct event		*ev_flush;
 	struct event		*ev_unblock;
+	unsigned		 timeout_ms;	/* a command unanswered that
+						   long: a stall */
+	int			 replica;	/* ROLE or READONLY says so */
+	char			 refused[128];	/* Redis refused our last
+						   write: why; "" if not */
+	int			 skewed;	/* our clock is a minute or
+						   more off Redis's */
 };
 
 /* conn.c */
@@ -189,6 +203,10 @@ void	queue_connect(struct qconn *c);
 void	queue_conn_init(struct queue *q, struct qconn *c, const char *name,
 	    queue_conn_cb cb);
 void	queue_conn_release(struct qconn *c);
+/* How long c has waited for an answer now (ms; 0: nothing waits). */
+long long	queue_conn_wait(const struct qconn *c, long long now);
+/* ... and the longest wait that is not a stall. */
+long long	queue_conn_limit(const struct qconn *c);
 
 /* outbox.c */
 void	queue_cmd_init(struct qcmd *cmd);

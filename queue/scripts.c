@@ -223,19 +223,25 @@ const char queue_lost_lua[] =
 /*
  * The fleet registry: this worker's status (JSON) in the hash
  * execq:workers, its beat time in the sorted set execq:workers:beat, and
- * entries not heard of for ARGV[4] ms removed.
+ * entries not heard of for ARGV[4] ms removed. Every time is Redis's
+ * (TIME), never a worker's: a worker whose clock is off by days neither
+ * removes the others nor looks dead itself. ARGV[3], the worker's clock,
+ * only measures how far off it is. Returns { removed, Redis's time less
+ * ARGV[3] (ms) }.
  *   KEYS: 1 the hash, 2 the set
- *   ARGV: 1 consumer, 2 status, 3 now (ms), 4 how long a silent
- *         worker's entry stays (ms)
+ *   ARGV: 1 consumer, 2 status, 3 the worker's clock (ms), 4 how long a
+ *         silent worker's entry stays (ms)
  */
 const char queue_status_lua[] =
+    "local t = redis.call('TIME') "
+    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "
     "redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) "
-    "redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) "
+    "redis.call('ZADD', KEYS[2], now, ARGV[1]) "
     "local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', "
-    " '(' .. (tonumber(ARGV[3]) - tonumber(ARGV[4]))) "
+    " '(' .. (now - tonumber(ARGV[4]))) "
     "for _, c in ipairs(old) do "
     " redis.call('HDEL', KEYS[1], c) redis.call('ZREM', KEYS[2], c) "
-    "end return #old";
+    "end return { #old, now - (tonumber(ARGV[3]) or now) }";
 
 /*
  * The fence check of a session this worker runs, after its lease had
