@@ -8,6 +8,13 @@
  * through a callback that queue.c sets (queue_conn_init): the event is
  * hiredis', on its stack, and a callback is how the layer below reports
  * a fact to the one above without knowing it.
+ *
+ * A connection that Redis stops answering is noticed: TCP ones get
+ * keepalive probes (a half-open connection while idle), and every
+ * connection a stall timer (a command outstanding longer than the
+ * timeout: dropped and made again, the outbox resends what Redis did not
+ * confirm). Its "heard" time comes from the read event, which conn.c
+ * takes over from hiredis' libevent adapter (queue_conn_watch).
  */
 
 #include <sys/queue.h>
@@ -16,6 +23,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +37,7 @@
 #include <hiredis/hiredis.h>
 #include <hiredis/adapters/libevent.h>
 
+#include "logs/clock.h"
 #include "logs/log.h"
 #include "logs/syncer.h"
 #include "logs/xmalloc.h"
@@ -222,9 +231,11 @@ queue_role_cb(redisAsyncContext *ac, void *r, void *arg)
 	}
 	if ((role = queue_role_name(reply)) != NULL &&
 	    strcmp(role, "master") == 0) {
+		c->q->replica = 0;
 		queue_conn_ready(c);
 		return;
 	}
+	c->q->replica = 1;		/* /healthz: redis_replica */
 	if (!c->refused)
 		log_warn("queue: redis %s: the node is a %s, not the primary: "
 		    "not used (asking again)", c->name, role != NULL ? role :
@@ -252,8 +263,14 @@ queue_role_beat_cb(redisAsyncContext *ac, void *r, void *arg)
 	if (reply == NULL || q->freeing || reply->type == REDIS_REPLY_ERROR)
 		return;
 	if ((role = queue_role_name(reply)) != NULL &&
-	    strcmp(role, "master") != 0)
+	    strcmp(role, "master") != 0) {
+		if (!q->replica)
+			log_warn("queue: redis is a %s, not a primary: it takes "
+			    "no writes", role);
+		q->replica = 1;
 		queue_conn_switch(q, "the primary became a replica");
+	} else if (role != NULL)
+		q->replica = 0;
 }
 
 void
@@ -367,6 +384,7 @@ queue_conn_ready(struct qconn *c)
 {
 	log_info("queue: redis %s connection up", c->name);
 	c->up = 1;
+	c->up_ms = clock_mono_ms();
 	c->refused = 0;
 	if (c->ever_up)
 		c->q->reconnects++;
@@ -464,6 +482,111 @@ queue_numeric(const char *host)
 	    inet_pton(AF_INET6, host, buf) == 1);
 }
 
+/* Redis sent something on c: it is alive; hiredis reads it. */
+static void
+queue_heard_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct qconn	*c = arg;
+
+	(void)fd;
+	(void)what;
+	c->heard_ms = clock_mono_ms();
+	c->stalled = 0;
+	redisAsyncHandleRead(c->ac);
+}
+
+/*
+ * How long c has waited for Redis now: since its oldest command went out
+ * or Redis last sent anything, whichever is later, and, unless it was
+ * dropped for a stall, not before it connected. 0 when nothing waits.
+ */
+long long
+queue_conn_wait(const struct qconn *c, long long now)
+{
+	long long	since;
+
+	if (!c->up || c->busy_ms == 0)
+		return (0);
+	since = c->busy_ms > c->heard_ms ? c->busy_ms : c->heard_ms;
+	if (!c->stalled && c->up_ms > since)
+		since = c->up_ms;
+	return (now - since);
+}
+
+/* The longest wait that is not a stall: the blocking read's BLOCK more. */
+long long
+queue_conn_limit(const struct qconn *c)
+{
+	return (c->q->timeout_ms + (c == &c->q->rd ? atoi(QUEUE_BLOCK_MS) : 0));
+}
+
+/*
+ * Every second: a command Redis has not answered within the timeout means
+ * the connection is stuck (Redis paused or gone without a word): it is
+ * dropped (every pending callback gets NULL, the outbox resends) and made
+ * again. Dropped for a stall, c stays "stalled" until Redis says anything.
+ */
+static void
+queue_stall_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct qconn		*c = arg;
+	redisAsyncContext	*ac = c->ac;
+	long long		 now = clock_mono_ms(), since;
+
+	(void)fd;
+	(void)what;
+	if (!c->up || ac == NULL || c->q->freeing)
+		return;
+	if (ac->replies.head == NULL) {
+		c->busy_ms = 0;
+		return;
+	}
+	if (c->busy_ms == 0)
+		c->busy_ms = now;
+	since = c->busy_ms > c->heard_ms ? c->busy_ms : c->heard_ms;
+	if (c->up_ms > since)
+		since = c->up_ms;
+	if (now - since < queue_conn_limit(c))
+		return;
+	log_warn("queue: redis %s: no answer for %lld ms: dropping the "
+	    "connection", c->name, now - since);
+	c->stalled = 1;
+	redisAsyncFree(ac);		/* calls queue_disconnect_cb */
+	if (c->ac == ac) {		/* it did not: never connected */
+		c->ac = NULL;
+		c->up = 0;
+		c->cb(c, 0);
+		queue_retry_later(c);
+	}
+}
+
+/*
+ * Watches a new connection: keepalive on a TCP socket (idle 5 s, then a
+ * probe every 2 s, 3 missed: a half-open connection is found in about
+ * 11 s), and the read event taken over from hiredis' libevent adapter
+ * (its struct is in the header) so that what Redis sends is heard.
+ */
+static void
+queue_conn_watch(struct qconn *c)
+{
+	redisLibeventEvents	*e = c->ac->ev.data;
+	int			 fd = c->ac->c.fd, on = 1, idle = 5, intvl = 2;
+	int			 cnt = 3;
+
+	if (c->q->url.path == NULL && (setsockopt(fd, SOL_SOCKET,
+	    SO_KEEPALIVE, &on, sizeof on) == -1 || setsockopt(fd, IPPROTO_TCP,
+	    TCP_KEEPIDLE, &idle, sizeof idle) == -1 || setsockopt(fd,
+	    IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl) == -1 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt) == -1))
+		log_warn("queue: redis %s: keepalive: %s", c->name,
+		    strerror(errno));
+	event_free(e->rev);
+	if ((e->rev = event_new(c->q->base, fd, EV_READ, queue_heard_cb,
+	    c)) == NULL)
+		fatal("out of memory (libevent)");
+	event_add(e->rev, NULL);
+}
+
 /*
  * Starts connecting c; failures come back through the callbacks. A host
  * name is looked up first on the resolver's thread, on every attempt (a
@@ -510,6 +633,7 @@ queue_connect(struct qconn *c)
 	fcntl(c->ac->c.fd, F_SETFD, FD_CLOEXEC);
 	c->ac->data = c;
 	redisLibeventAttach(c->ac, q->base);
+	queue_conn_watch(c);
 	redisAsyncSetConnectCallback(c->ac, queue_connect_cb);
 	redisAsyncSetDisconnectCallback(c->ac, queue_disconnect_cb);
 	queue_hello(c);
@@ -520,14 +644,19 @@ void
 queue_conn_init(struct queue *q, struct qconn *c, const char *name,
     queue_conn_cb cb)
 {
+	struct timeval	tv = { 1, 0 };
+
 	c->q = q;
 	c->name = name;
 	c->cb = cb;
 	c->ev_retry = evtimer_new(q->base, queue_retry_cb, c);
 	c->ev_kick = event_new(q->base, -1, 0, queue_kick_cb, c);
 	c->ev_drop = event_new(q->base, -1, 0, queue_drop_cb, c);
-	if (c->ev_retry == NULL || c->ev_kick == NULL || c->ev_drop == NULL)
+	c->ev_stall = event_new(q->base, -1, EV_PERSIST, queue_stall_cb, c);
+	if (c->ev_retry == NULL || c->ev_kick == NULL || c->ev_drop == NULL ||
+	    c->ev_stall == NULL)
 		fatal("out of memory (libevent)");
+	event_add(c->ev_stall, &tv);
 }
 
 /* Closes a connection; its pending callbacks see NULL replies. */
@@ -548,4 +677,7 @@ queue_conn_release(struct qconn *c)
 	if (c->ev_kick != NULL)
 		event_free(c->ev_kick);
 	c->ev_kick = NULL;
+	if (c->ev_stall != NULL)
+		event_free(c->ev_stall);
+	c->ev_stall = NULL;
 }

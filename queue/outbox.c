@@ -326,6 +326,29 @@ queue_push(struct queue *q, struct qreq *req)
 }
 
 void
+queue_started(struct queue *q, const char *item_id, const char *entry_id)
+{
+	char	**slot = &q->ran[q->nran++ % QUEUE_RAN_KEEP];
+
+	free(*slot);
+	xasprintf(slot, "%s %s", item_id, entry_id);
+}
+
+int
+queue_ran(const struct queue *q, const char *item_id, const char *entry_id)
+{
+	size_t		idlen = strlen(item_id);
+	unsigned	i;
+
+	for (i = 0; i < QUEUE_RAN_KEEP && q->ran[i] != NULL; i++)
+		if (strncmp(q->ran[i], item_id, idlen) == 0 &&
+		    q->ran[i][idlen] == ' ' &&
+		    strcmp(q->ran[i] + idlen + 1, entry_id) == 0)
+			return (1);
+	return (0);
+}
+
+void
 queue_claim(struct queue *q, const char *item_id, const char *entry_id,
     int redelivered, int retries, queue_claim_cb cb, void *arg)
 {
@@ -343,7 +366,15 @@ queue_claim(struct queue *q, const char *item_id, const char *entry_id,
 	queue_arg(&cmd, redelivered ? "1" : "0");
 	queue_argf(&cmd, "%d", retries);
 	queue_arg(&cmd, entry_id);
-	queue_arg(&cmd, q->life);
+	/*
+	 * An entry this life ran already comes back (its answer was lost):
+	 * a mark of its own makes the claim count that run, as another
+	 * life's; a resend of this request carries the same mark.
+	 */
+	if (queue_ran(q, item_id, entry_id))
+		queue_argf(&cmd, "%s!%llu", q->life, ++q->reclaims);
+	else
+		queue_arg(&cmd, q->life);
 	req = queue_cmd_req(&cmd);
 	req->claimcb = cb;
 	req->arg = arg;

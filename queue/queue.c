@@ -40,6 +40,7 @@ const char *const queue_lanes[QUEUE_NLANES] = {
 
 static void	queue_write_status(struct queue *);
 static void	queue_announce(struct queue *);
+static void	queue_wrote(struct queue *, const redisReply *);
 
 void
 queue_retire(struct queue *q)
@@ -80,6 +81,7 @@ queue_lease_cb(redisAsyncContext *ac, void *r, void *arg)
 	(void)ac;
 	if (reply == NULL || q->freeing)
 		return;
+	queue_wrote(q, reply);
 	if (reply->type == REDIS_REPLY_NIL && q->leased) {
 		log_warn("queue: our lease in Redis had lapsed; checking our "
 		    "sessions");
@@ -88,6 +90,52 @@ queue_lease_cb(redisAsyncContext *ac, void *r, void *arg)
 	}
 	if (reply->type != REDIS_REPLY_ERROR)
 		q->leased = 1;
+}
+
+/*
+ * The reply to one of our writes (the lease, renewed with every beat):
+ * whether Redis takes writes now. An error (OOM, MISCONF, READONLY) is
+ * kept, for /healthz, until a write goes through; READONLY also says
+ * that this is a replica, and a write that goes through that it is not.
+ */
+static void
+queue_wrote(struct queue *q, const redisReply *reply)
+{
+	if (reply->type != REDIS_REPLY_ERROR) {
+		if (q->refused[0] != '\0')
+			log_info("queue: redis takes writes again");
+		q->refused[0] = '\0';
+		q->replica = 0;
+		return;
+	}
+	if (q->refused[0] == '\0')
+		log_warn("queue: redis refuses writes: %s", reply->str);
+	snprintf(q->refused, sizeof q->refused, "%.*s",
+	    (int)strcspn(reply->str, "\r\n"), reply->str);
+	if (strncmp(reply->str, "READONLY", 8) == 0)
+		q->replica = 1;
+}
+
+/* The registry's answer: how far our clock is from Redis's. */
+static void
+queue_status_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct queue	*q = arg;
+	long long	 skew;
+
+	(void)ac;
+	if (reply == NULL || q->freeing || reply->type != REDIS_REPLY_ARRAY ||
+	    reply->elements != 2 || reply->element[1]->type !=
+	    REDIS_REPLY_INTEGER)
+		return;
+	skew = reply->element[1]->integer;
+	if ((skew > 60000 || skew < -60000) != q->skewed)
+		log_warn("queue: this host's clock is %lld s %s Redis's%s",
+		    (skew < 0 ? -skew : skew) / 1000, skew < 0 ? "ahead of" :
+		    "behind", skew > 60000 || skew < -60000 ? " (the fleet "
+		    "registry uses Redis's)" : ": within a minute again");
+	q->skewed = skew > 60000 || skew < -60000;
 }
 
 /* Renews our lease: execq:worker:<consumer>, for claim_idle. */
@@ -110,7 +158,7 @@ queue_write_status(struct queue *q)
 	if (q->status == NULL || !q->wr.up)
 		return;
 	snprintf(now, sizeof now, "%lld", (long long)clock_wall_ms());
-	redisAsyncCommand(q->wr.ac, NULL, NULL, "EVAL %s 2 " KS_WORKERS " "
+	redisAsyncCommand(q->wr.ac, queue_status_cb, q, "EVAL %s 2 " KS_WORKERS " "
 	    KS_WORKERS_BEAT " %s %s %s %s", queue_status_lua, q->consumer,
 	    q->status, now, QUEUE_STATUS_KEEP_MS);
 }
@@ -127,8 +175,22 @@ queue_set_status(struct queue *q, const char *json, int now)
 void
 queue_stats(const struct queue *q, struct queue_stats *st)
 {
+	const struct qconn	*c;
+	long long		 now, wait;
+	int			 i;
+
 	memset(st, 0, sizeof *st);
 	st->connected = queue_connected(q);
+	now = clock_mono_ms();
+	for (i = 0; i < 2; i++) {
+		c = i == 0 ? &q->rd : &q->wr;
+		if ((wait = queue_conn_wait(c, now)) > st->waited_ms)
+			st->waited_ms = wait;
+		if (c->stalled || wait >= queue_conn_limit(c))
+			st->stalled = 1;
+	}
+	st->replica = q->replica;
+	st->refused = q->refused[0] != '\0' ? q->refused : NULL;
 	st->reconnects = q->reconnects;
 	st->outbox = queue_backlog(q);
 	st->spooled = q->spool != NULL ? spool_pending(q->spool) : 0;
@@ -253,6 +315,8 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 			    queue_lanes[i]);
 	}
 	q->claim_idle_ms = cfg->claim_idle_ms;
+	q->timeout_ms = cfg->timeout_ms != 0 ? cfg->timeout_ms :
+	    QUEUE_TIMEOUT_MS;
 	q->answer_ttl_s = cfg->answer_ttl_s;
 	q->max_item_bytes = cfg->max_item_bytes != 0 ? cfg->max_item_bytes :
 	    SIZE_MAX;
@@ -328,6 +392,8 @@ queue_free(struct queue *q)
 	free(q->lost_cb);
 	for (i = 0; i < QUEUE_NLANES; i++)
 		free(q->lanes[i]);
+	for (i = 0; i < QUEUE_RAN_KEEP; i++)
+		free(q->ran[i]);
 	rurl_release(&q->url);
 	free(q->name);
 	free(q->consumer);

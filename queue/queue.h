@@ -64,6 +64,9 @@ struct queue_config {
 	size_t			 max_item_bytes;	/* larger: head only */
 	const char		*state_dir;	/* the spool; NULL: none */
 	struct syncer		*syncer;	/* fsyncs it; NULL: none */
+	unsigned		 timeout_ms;	/* a command unanswered this
+						   long: the connection is
+						   made again; 0: 10 s */
 };
 
 /*
@@ -104,6 +107,15 @@ void		 queue_retire(struct queue *);
  * QUEUE_CLAIM_RUN), for an item that did not run: the id may run again.
  */
 void		 queue_release(struct queue *, const char *item_id,
+		    const char *entry_id);
+/*
+ * This life started the command of item id, delivered as entry_id. Should
+ * the entry come to this worker again (its answer lost in a failover that
+ * took the claim but not the answer to the new primary), its claim counts
+ * the earlier run, as a dead worker's would: answered worker_lost, or run
+ * again only within args.retries. The last QUEUE_RAN_KEEP are kept.
+ */
+void		 queue_started(struct queue *, const char *item_id,
 		    const char *entry_id);
 /*
  * Marks item id as taken by this worker (the idempotency key) and calls
@@ -180,8 +192,9 @@ int		 queue_connected(const struct queue *);
 /*
  * This worker's status (JSON text, copied) for the fleet registry: the
  * hash execq:workers, field <consumer>, written with every heartbeat (and
- * at once with now), beside its time in execq:workers:beat. Entries not
- * renewed for a day are removed by the next worker's beat.
+ * at once with now), beside its time in execq:workers:beat: Redis's
+ * time, never this host's. Entries not renewed for a day (by Redis's
+ * clock) are removed by the next worker's beat.
  */
 void		 queue_set_status(struct queue *, const char *json, int now);
 
@@ -191,6 +204,14 @@ struct queue_stats {
 	unsigned		outbox;		/* answers Redis has not
 						   confirmed */
 	unsigned		spooled;	/* ... of them in the spool */
+	long long		waited_ms;	/* the longest wait for an
+						   answer now (0: none) */
+	int			stalled;	/* ... longer than the timeout,
+						   or dropped for that and
+						   not heard from since */
+	int			replica;	/* the server is a replica */
+	const char		*refused;	/* why Redis refused our last
+						   write (borrowed); NULL */
 };
 void		 queue_stats(const struct queue *, struct queue_stats *);
 

@@ -63,6 +63,8 @@ struct syncer;
 #define QUEUE_HEAD_BYTES	65536	/* of an item too large to take */
 #define QUEUE_STATUS_KEEP_MS	"86400000"	/* a silent worker's status */
 #define QUEUE_LIFE_LEN		16	/* hex digits of a life's mark */
+#define QUEUE_RAN_KEEP		4096	/* started items remembered */
+#define QUEUE_TIMEOUT_MS	10000	/* no answer that long: a stall */
 
 extern const char *const queue_lanes[QUEUE_NLANES];
 
@@ -102,6 +104,12 @@ struct qconn {
 	int			 primary_port;	/* ... 0: none yet */
 	int			 refused;	/* the last node was no primary */
 	struct event		*ev_drop;	/* queue_conn_switch's */
+	struct event		*ev_stall;	/* each second: stuck? */
+	long long		 up_ms;		/* connected (monotonic) */
+	long long		 heard_ms;	/* Redis last sent anything */
+	long long		 busy_ms;	/* a command waits since */
+	int			 stalled;	/* dropped for a stall, and
+						   not heard from since */
 };
 
 /* A command that must reach Redis: kept until it has a reply. */
@@ -156,6 +164,11 @@ struct queue {
 	char			 life[QUEUE_LIFE_LEN + 1];	/* our mark in
 						   our claims, new at every
 						   start */
+	char			*ran[QUEUE_RAN_KEEP];	/* "<id> <entry>" this
+						   life started: a ring */
+	unsigned		 nran;		/* next slot of ran */
+	unsigned long long	 reclaims;	/* claims of an entry we ran
+						   already: each its mark */
 	char			*lanes[QUEUE_NLANES];
 	unsigned		 claim_idle_ms, answer_ttl_s;
 	size_t			 max_item_bytes;
@@ -197,6 +210,13 @@ struct queue {
 	struct event		*ev_flush;
 	struct event		*ev_unblock;
 	struct sentinel_watch	*watch;		/* +switch-master; NULL */
+	unsigned		 timeout_ms;	/* a command unanswered that
+						   long: a stall */
+	int			 replica;	/* ROLE or READONLY says so */
+	char			 refused[128];	/* Redis refused our last
+						   write: why; "" if not */
+	int			 skewed;	/* our clock is a minute or
+						   more off Redis's */
 };
 
 /* conn.c */
@@ -221,8 +241,15 @@ void	queue_role_beat(struct queue *q);
 /* Listens to the sentinels of a Sentinel URL; and stops. */
 void	queue_follow(struct queue *q);
 void	queue_unfollow(struct queue *q);
+/* How long c has waited for an answer now (ms; 0: nothing waits). */
+long long	queue_conn_wait(const struct qconn *c, long long now);
+/* ... and the longest wait that is not a stall. */
+long long	queue_conn_limit(const struct qconn *c);
 
 /* outbox.c */
+/* 1 if this life started item id from entry_id (queue_started). */
+int	queue_ran(const struct queue *q, const char *item_id,
+	    const char *entry_id);
 void	queue_cmd_init(struct qcmd *cmd);
 void	queue_cmd_release(struct qcmd *cmd);
 /* Appends s (a string), or len bytes of s, or a printf-made argument. */

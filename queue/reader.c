@@ -128,6 +128,13 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 	e.control = ctl;
 	e.claim = claim != NULL ? (int)claim[0]->integer : 0;
 	e.claim_id = claim != NULL ? claim[2]->str : NULL;
+	/*
+	 * Ours, says the fetch, and this life ran it already (its answer
+	 * was lost): "running", so the worker claims again and the claim
+	 * counts that run (queue_claim).
+	 */
+	if (e.claim == QUEUE_CLAIM_RUN && queue_ran(q, e.claim_id, id))
+		e.claim = QUEUE_CLAIM_RUNNING;
 	e.answer = claim != NULL ? claim[1]->str : NULL;
 	e.answer_len = claim != NULL ? claim[1]->len : 0;
 	q->itemcb(&e, q->arg);

@@ -21,7 +21,11 @@
  * and entry but another life was made by a previous run of a worker of
  * this name, dead since (two live workers never share a name), so it
  * counts as taken over from a dead worker: answered worker_lost, or run
- * again if retries allow. retries nil (the fetch script, which does not
+ * again if retries allow. The same holds for an entry this life ran
+ * already and sees again (its answer lost in a failover that kept the
+ * claim): the worker claims it with the mark "<life>!<n>" (queue_claim),
+ * another life's as far as this function can tell, so the run counts.
+ * retries nil (the fetch script, which does not
  * read args) leaves that case undecided: {3}, and the worker claims again
  * with the item's retries.
  */
@@ -141,12 +145,14 @@ const char queue_claim_lua[] =
 /*
  * Lets go of a claim made as the entry was read, for an item the worker
  * cannot take now: it is taken again later, and runs then. Only our
- * claim of that entry, made in this life, is released.
+ * claim of that entry, made in this life, is released (a mark
+ * "<life>!<n>", a claim of an entry this life ran before, is this life's).
  *   KEYS: 1 claim
  *   ARGV: 1 consumer, 2 "<entry>@<life>", 3 ttl
  */
 const char queue_release_lua[] =
     "local c = redis.call('GET', KEYS[1]) "
+    "if c then c = string.gsub(c, '!%d+$', '') end "
     "if c and string.sub(c, 1, #ARGV[1] + 1) == ARGV[1] .. '|' and "
     " string.sub(c, -#ARGV[2] - 1) == '|' .. ARGV[2] then "
     " redis.call('SET', KEYS[1], '-', 'EX', ARGV[3]) return 1 end "
@@ -244,19 +250,25 @@ const char queue_lost_lua[] =
 /*
  * The fleet registry: this worker's status (JSON) in the hash
  * execq:workers, its beat time in the sorted set execq:workers:beat, and
- * entries not heard of for ARGV[4] ms removed.
+ * entries not heard of for ARGV[4] ms removed. Every time is Redis's
+ * (TIME), never a worker's: a worker whose clock is off by days neither
+ * removes the others nor looks dead itself. ARGV[3], the worker's clock,
+ * only measures how far off it is. Returns { removed, Redis's time less
+ * ARGV[3] (ms) }.
  *   KEYS: 1 the hash, 2 the set
- *   ARGV: 1 consumer, 2 status, 3 now (ms), 4 how long a silent
- *         worker's entry stays (ms)
+ *   ARGV: 1 consumer, 2 status, 3 the worker's clock (ms), 4 how long a
+ *         silent worker's entry stays (ms)
  */
 const char queue_status_lua[] =
+    "local t = redis.call('TIME') "
+    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "
     "redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) "
-    "redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) "
+    "redis.call('ZADD', KEYS[2], now, ARGV[1]) "
     "local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', "
-    " '(' .. (tonumber(ARGV[3]) - tonumber(ARGV[4]))) "
+    " '(' .. (now - tonumber(ARGV[4]))) "
     "for _, c in ipairs(old) do "
     " redis.call('HDEL', KEYS[1], c) redis.call('ZREM', KEYS[2], c) "
-    "end return #old";
+    "end return { #old, now - (tonumber(ARGV[3]) or now) }";
 
 /*
  * The fence check of a session this worker runs, after its lease had

@@ -21,6 +21,7 @@
 struct audit {
 	int	 fd;
 	char	*path;
+	int	 err;		/* the last line's errno; 0: written */
 };
 
 struct audit *
@@ -79,16 +80,37 @@ audit_set(json_t *o, const char *key, const char *s)
 	free(clean);
 }
 
+int
+audit_error(const struct audit *a)
+{
+	return (a != NULL ? a->err : 0);
+}
+
+const char *
+audit_path(const struct audit *a)
+{
+	return (a->path);
+}
+
 void
+audit_writable(struct audit *a)
+{
+	if (a->err != 0)
+		log_info("audit %s can be written again", a->path);
+	a->err = 0;
+}
+
+int
 audit_write(struct audit *a, const struct audit_event *e)
 {
 	json_t	*o;
 	char	 now[64], *line, *nl;
 	size_t	 len;
 	ssize_t	 n;
+	int	 err = 0;
 
 	if (a == NULL)
-		return;
+		return (0);
 	clock_wall_iso(now, sizeof now);
 	if ((o = json_object()) == NULL)
 		fatal("out of memory");
@@ -114,8 +136,16 @@ audit_write(struct audit *a, const struct audit_event *e)
 	memcpy(nl, line, len);
 	nl[len++] = '\n';
 	free(line);
-	if ((n = write(a->fd, nl, len)) != (ssize_t)len)
-		log_warn("audit %s: %s", a->path, n == -1 ? strerror(errno) :
-		    "short write");
+	if ((n = write(a->fd, nl, len)) != (ssize_t)len) {
+		err = n == -1 ? errno : ENOSPC;
+		if (a->err == 0)
+			log_warn("audit %s: %s", a->path, n == -1 ?
+			    strerror(err) : "short write");
+	}
 	free(nl);
+	if (err == 0 && a->err != 0)
+		log_info("audit %s can be written again", a->path);
+	a->err = err;
+	errno = err;
+	return (err != 0 ? -1 : 0);
 }

@@ -34,7 +34,20 @@ void		 audit_close(struct audit *);		/* NULL ok */
  * old descriptor is kept: -1 and errno.
  */
 int		 audit_reopen(struct audit *);
-/* Appends one line; a failed write is logged, never fatal. */
-void		 audit_write(struct audit *, const struct audit_event *);
+/*
+ * Appends one line: 0, or -1 and errno when it could not be written (a
+ * short write counts as one), logged once until a line goes in again.
+ * A NULL audit takes nothing: 0.
+ */
+int		 audit_write(struct audit *, const struct audit_event *);
+/* The errno of the last line that could not be written; 0 after one was. */
+int		 audit_error(const struct audit *);
+/* Its path, for a probe off the loop (borrowed). */
+const char	*audit_path(const struct audit *);
+/*
+ * A probe found the file writable again (opened for appending, in a
+ * dir that takes writes): the error is forgotten until the next line.
+ */
+void		 audit_writable(struct audit *);
 
 #endif

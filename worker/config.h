@@ -39,6 +39,7 @@ struct config {
 	size_t		 max_item_bytes;	/* 1 MiB */
 	unsigned	 answer_ttl_s;		/* 86400 */
 	unsigned	 claim_idle_ms;		/* 30000 */
+	unsigned	 redis_timeout_ms;	/* 10000 */
 	unsigned	 session_ttl_s;		/* 300 */
 	unsigned	 session_keep;		/* 100 */
 	unsigned	 log_max_age_hours;	/* 24; 0: never */

@@ -88,6 +88,10 @@ const struct config_opt config_opts[] = {
 	{ "claim_idle_s", "claim-idle", NULL, "EXECQ_CLAIM_IDLE_S", CONFIG_MS,
 	  OFF(claim_idle_ms), 1, CONFIG_MAX_MS, "30", "S",
 	  "take over items another worker left pending S", NULL },
+	{ "redis_timeout_s", "redis-timeout", NULL, "EXECQ_REDIS_TIMEOUT_S",
+	  CONFIG_MS, OFF(redis_timeout_ms), 1, CONFIG_MAX_MS, "10", "S",
+	  "a Redis command unanswered for S: the connection\n"
+	  "is dropped and made again (/healthz says so)", NULL },
 	{ "session_ttl_s", "session-ttl", NULL, "EXECQ_SESSION_TTL_S",
 	  CONFIG_UINT, OFF(session_ttl_s), 1, UINT_MAX, "300", "S",
 	  "finished sessions stay queryable for S", NULL },

@@ -1,7 +1,16 @@
-/* What the worker shows: /metrics, /healthz and its registry entry. */
+/*
+ * What the worker shows: /metrics, /healthz and its registry entry. What
+ * Redis does comes from the queue; whether the log dir, the state dir and
+ * the audit log take writes, from a probe that writes a few bytes in each
+ * dir on the syncer's thread (never on the loop), started by each look at
+ * /healthz or /metrics and by each beat: a look sees the last probe's
+ * result.
+ */
 
 #include <sys/queue.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,14 +19,112 @@
 #include <jansson.h>
 
 #include "logs/clock.h"
+#include "logs/execlog.h"
 #include "logs/log.h"
+#include "logs/syncer.h"
+#include "logs/xmalloc.h"
 #include "queue/queue.h"
+#include "worker/audit.h"
 #include "worker/config.h"
 #include "worker/http.h"
 #include "worker/metrics.h"
 #include "worker/session.h"
 #include "worker/status.h"
 #include "worker/worker_int.h"
+
+/*
+ * One probe of the disks, handed to the syncer's thread: the paths are
+ * read there (the config outlives the syncer), the errnos written there
+ * and read on the loop once it is done.
+ */
+struct worker_probe {
+	struct worker	*w;
+	int		 log_err, state_err, audit_err;
+};
+
+/*
+ * The last probe's results. One worker per process: they are kept here
+ * (worker_int.h's struct worker belongs to the wiring).
+ */
+static struct {
+	int	 log_err, state_err;
+	int	 probing;		/* one at a time */
+} worker_disks;
+
+/* 0 if a few bytes can be written in dir now, else an errno. */
+static int
+worker_probe_dir(const char *dir)
+{
+	char	*path;
+	ssize_t	 n = 0;
+	int	 fd, err = 0;
+
+	if (execlog_mkdir(dir) == -1)
+		return (errno);
+	xasprintf(&path, "%s/.health-%ld", dir, (long)getpid());
+	fd = open(path, O_WRONLY|O_CREAT|O_TRUNC|O_NOFOLLOW|O_CLOEXEC, 0600);
+	if (fd == -1 || (n = write(fd, "probe\n", 6)) != 6)
+		err = fd == -1 || n == -1 ? errno : ENOSPC;
+	if (fd != -1)
+		close(fd);
+	(void)unlink(path);
+	free(path);
+	return (err);
+}
+
+/* On the syncer's thread: may block on a sick disk. */
+static int
+worker_probe_work(void *arg)
+{
+	struct worker_probe	*p = arg;
+	const struct config	*cfg = p->w->cfg;
+	int			 fd;
+
+	p->log_err = worker_probe_dir(cfg->log_dir);
+	p->state_err = worker_probe_dir(cfg->state_dir);
+	fd = open(audit_path(p->w->audit), O_WRONLY|O_APPEND|O_NOFOLLOW|
+	    O_CLOEXEC);
+	p->audit_err = fd == -1 ? errno : 0;
+	if (fd != -1)
+		close(fd);
+	return (0);
+}
+
+/* Back on the loop (ECANCELED: the worker is being freed). */
+static void
+worker_probe_done(int err, void *arg)
+{
+	struct worker_probe	*p = arg;
+
+	worker_disks.probing = 0;
+	if (err == 0) {
+		if (p->log_err != worker_disks.log_err && p->log_err != 0)
+			log_warn("the log dir %s cannot be written: %s",
+			    p->w->cfg->log_dir, strerror(p->log_err));
+		if (p->state_err != worker_disks.state_err && p->state_err != 0)
+			log_warn("the state dir %s cannot be written: %s",
+			    p->w->cfg->state_dir, strerror(p->state_err));
+		worker_disks.log_err = p->log_err;
+		worker_disks.state_err = p->state_err;
+		if (p->state_err == 0 && p->audit_err == 0)
+			audit_writable(p->w->audit);
+	}
+	free(p);
+}
+
+/* Starts a probe of the disks unless one is under way. */
+static void
+worker_probe(struct worker *w)
+{
+	struct worker_probe	*p;
+
+	if (worker_disks.probing || w->syncer == NULL || w->audit == NULL)
+		return;
+	p = xcalloc(1, sizeof *p);
+	p->w = w;
+	worker_disks.probing = 1;
+	syncer_call(w->syncer, worker_probe_work, worker_probe_done, p);
+}
 
 /* What the worker is doing now, for /metrics, /healthz, execq:workers. */
 static void
@@ -53,6 +160,13 @@ worker_status(struct worker *w, struct worker_status *st)
 	st->spooled = qs.spooled;
 	st->logs_ok = !w->logs_broken;
 	st->stopping = w->stopping;
+	st->redis_waited_ms = qs.waited_ms;
+	st->redis_stalled = qs.stalled;
+	st->redis_replica = qs.replica;
+	st->redis_refused = qs.refused;
+	st->log_dir_err = worker_disks.log_err;
+	st->state_dir_err = worker_disks.state_err;
+	st->audit_err = audit_error(w->audit);
 	st->tier = w->tier_name;
 	st->network = w->cfg->network;
 	memcpy(st->layers, w->layers, sizeof st->layers);
@@ -67,6 +181,7 @@ worker_http_metrics(FILE *f, void *arg)
 	struct worker		*w = arg;
 	struct worker_status	 st;
 
+	worker_probe(w);
 	worker_status(w, &st);
 	metrics_write(w->metrics, f);
 	status_write_metrics(&st, f);
@@ -79,6 +194,7 @@ worker_http_health(FILE *f, void *arg)
 	struct worker		*w = arg;
 	struct worker_status	 st;
 
+	worker_probe(w);
 	worker_status(w, &st);
 	return (status_write_health(&st, f));
 }
@@ -90,6 +206,7 @@ worker_publish(struct worker *w, int now)
 	json_t			*o;
 	char			*text;
 
+	worker_probe(w);
 	worker_status(w, &st);
 	o = status_to_json(&st);
 	if (w->retired)

@@ -15,8 +15,11 @@
 #include <jansson.h>
 
 #include "logs/log.h"
+#include "logs/xmalloc.h"
 #include "worker/metrics.h"
 #include "worker/status.h"
+
+static void	status_write_reasons(const struct worker_status *, FILE *);
 
 /* One unlabelled gauge with its HELP and TYPE. */
 static void
@@ -151,6 +154,10 @@ status_write_metrics(const struct worker_status *st, FILE *f)
 	    "written (else no item is taken).", st->logs_ok);
 	status_gauge(f, "execq_stopping", "1 once a shutdown began.",
 	    st->stopping);
+	status_gauge(f, "execq_redis_wait_seconds", "How long the oldest "
+	    "command on a Redis connection has waited for its answer now (0: "
+	    "none waits).", st->redis_waited_ms / 1000.0);
+	status_write_reasons(st, f);
 	metrics_family(f, "execq_confinement_layer", "gauge", "1 for each "
 	    "confinement layer that is on, 0 for one that is off.");
 	for (i = 0; i < st->nlayers; i++)
@@ -159,22 +166,129 @@ status_write_metrics(const struct worker_status *st, FILE *f)
 	status_write_process(st, f);
 }
 
+/* The conditions /healthz checks, in the order it lists them. */
+enum status_reason {
+	STATUS_REDIS, STATUS_LOGS, STATUS_STOPPING, STATUS_REDIS_STALLED,
+	STATUS_REDIS_REPLICA, STATUS_REDIS_REFUSED, STATUS_LOG_DIR,
+	STATUS_STATE_DIR, STATUS_AUDIT, STATUS_NREASONS
+};
+
+static const char *const status_reasons[STATUS_NREASONS] = {
+	"redis", "logs", "stopping", "redis_stalled", "redis_replica",
+	"redis_refused", "log_dir", "state_dir", "audit"
+};
+
+/* Whether reason r holds now. */
+static int
+status_failing(const struct worker_status *st, enum status_reason r)
+{
+	switch (r) {
+	case STATUS_REDIS:
+		return (!st->redis_up);
+	case STATUS_LOGS:
+		return (!st->logs_ok);
+	case STATUS_STOPPING:
+		return (st->stopping);
+	case STATUS_REDIS_STALLED:
+		return (st->redis_stalled);
+	case STATUS_REDIS_REPLICA:
+		return (st->redis_replica);
+	case STATUS_REDIS_REFUSED:
+		return (st->redis_refused != NULL);
+	case STATUS_LOG_DIR:
+		return (st->log_dir_err != 0);
+	case STATUS_STATE_DIR:
+		return (st->state_dir_err != 0);
+	case STATUS_AUDIT:
+		return (st->audit_err != 0);
+	default:
+		return (0);
+	}
+}
+
+/* The line a person reads about reason r (a new string). */
+static char *
+status_detail(const struct worker_status *st, enum status_reason r)
+{
+	char	*s;
+
+	switch (r) {
+	case STATUS_REDIS:
+		xasprintf(&s, "redis: not connected");
+		break;
+	case STATUS_LOGS:
+		xasprintf(&s, "logs: no command log can be written; no item "
+		    "is taken");
+		break;
+	case STATUS_STOPPING:
+		xasprintf(&s, "stopping: the worker is shutting down");
+		break;
+	case STATUS_REDIS_STALLED:
+		xasprintf(&s, "redis_stalled: Redis has not answered for %lld "
+		    "s", st->redis_waited_ms / 1000);
+		break;
+	case STATUS_REDIS_REPLICA:
+		xasprintf(&s, "redis_replica: the server is a read-only "
+		    "replica, not the primary");
+		break;
+	case STATUS_REDIS_REFUSED:
+		xasprintf(&s, "redis_refused: Redis refuses writes: %s",
+		    st->redis_refused);
+		break;
+	case STATUS_LOG_DIR:
+		xasprintf(&s, "log_dir: the log dir cannot be written: %s",
+		    strerror(st->log_dir_err));
+		break;
+	case STATUS_STATE_DIR:
+		xasprintf(&s, "state_dir: the state dir cannot be written: %s",
+		    strerror(st->state_dir_err));
+		break;
+	case STATUS_AUDIT:
+		xasprintf(&s, "audit: the audit log cannot be written (%s): "
+		    "no command starts", strerror(st->audit_err));
+		break;
+	default:
+		s = xstrdup("");
+		break;
+	}
+	return (s);
+}
+
+/* execq_health: one sample per reason, 1 while it holds. */
+static void
+status_write_reasons(const struct worker_status *st, FILE *f)
+{
+	int	r;
+
+	metrics_family(f, "execq_health", "gauge", "1 for each reason "
+	    "/healthz gives now (it answers 503 while any is 1), 0 for the "
+	    "others.");
+	for (r = 0; r < STATUS_NREASONS; r++)
+		metrics_sample(f, "execq_health", "reason", status_reasons[r],
+		    status_failing(st, r));
+}
+
 int
 status_write_health(const struct worker_status *st, FILE *f)
 {
-	json_t	*o, *reasons;
-	int	 ok;
+	json_t	*o, *reasons, *details;
+	char	*line;
+	int	 ok, r;
 
 	reasons = json_array();
-	if (!st->redis_up)
-		json_array_append_new(reasons, json_string("redis"));
-	if (!st->logs_ok)
-		json_array_append_new(reasons, json_string("logs"));
-	if (st->stopping)
-		json_array_append_new(reasons, json_string("stopping"));
+	details = json_array();
+	for (r = 0; r < STATUS_NREASONS; r++) {
+		if (!status_failing(st, r))
+			continue;
+		json_array_append_new(reasons, json_string(status_reasons[r]));
+		line = status_detail(st, r);
+		json_array_append_new(details, json_string(line));
+		free(line);
+	}
 	ok = json_array_size(reasons) == 0;
-	o = json_pack("{s:s, s:o, s:s, s:s, s:b, s:b, s:b, s:I, s:I, s:I}",
-	    "status", ok ? "ok" : "unavailable", "reasons", reasons,
+	o = json_pack("{s:s, s:o, s:o, s:s, s:s, s:b, s:b, s:b, s:I, s:I, "
+	    "s:I}", "status", ok ? "ok" : "unavailable", "reasons", reasons,
+	    "details", details,
 	    "worker", st->consumer, "queue", st->queue,
 	    "redis", st->redis_up, "logs_writable", st->logs_ok,
 	    "stopping", st->stopping,

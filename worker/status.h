@@ -37,6 +37,14 @@ struct worker_status {
 	unsigned		 outbox, spooled;
 	int			 logs_ok;
 	int			 stopping;
+	/* The control plane and the disks; 0/NULL is healthy. */
+	long long		 redis_waited_ms;	/* oldest command's wait */
+	int			 redis_stalled;	/* ... past the timeout */
+	int			 redis_replica;
+	const char		*redis_refused;	/* Redis's error, or NULL */
+	int			 log_dir_err;	/* the last probe's errno */
+	int			 state_dir_err;
+	int			 audit_err;	/* the last line's errno */
 	const char		*tier;
 	int			 network;	/* the queue grants it */
 	struct status_layer	 layers[STATUS_MAX_LAYERS];
@@ -48,8 +56,10 @@ struct worker_status {
 void		 status_write_metrics(const struct worker_status *, FILE *);
 /*
  * The body of /healthz: {"status": "ok"|"unavailable", "reasons": [...],
- * ...}. Returns 1 when the worker takes items: Redis up, logs writable,
- * not stopping.
+ * "details": [...], ...}: a reason (redis, logs, stopping, redis_stalled,
+ * redis_replica, redis_refused, log_dir, state_dir, audit) per failing
+ * condition, and a line for a person beside each. Returns 1 when none
+ * fails.
  */
 int		 status_write_health(const struct worker_status *, FILE *);
 /* The fleet registry entry (a new reference). */

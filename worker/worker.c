@@ -127,6 +127,8 @@ worker_exec_done(struct exec *ex, void *arg)
 static void
 worker_spawned(struct job *j)
 {
+	/* A later delivery of this entry to us is not run again silently. */
+	queue_started(j->w->q, j->item->id, j->entry_id);
 	metrics_observe(j->w->metrics, METRICS_SPAWN,
 	    (clock_mono_us() - j->received_us) / 1e6);
 }
@@ -215,6 +217,15 @@ worker_decided_cb(struct approval *a, enum approval_outcome how,
 	worker_held_decided(j, a, how, by, reason);
 	switch (how) {
 	case APPROVAL_APPROVED:
+		if (audit_error(j->w->audit) != 0) {	/* no line, no run */
+			xasprintf(&msg, "approved, but its audit line could "
+			    "not be written (%s); nothing ran, send it again",
+			    strerror(audit_error(j->w->audit)));
+			worker_fail(j, it->reply_to, it->id, ERR_AUDIT_FAILED,
+			    msg, QUEUE_STORE_RELEASE);
+			free(msg);
+			break;
+		}
 		/* The approval opens exactly the path it named. */
 		if (j->dec.grant_path != NULL)
 			j->grant = xstrdup(j->dec.grant_path);
@@ -259,6 +270,7 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 {
 	struct job	*j = arg;
 	struct item	*it = j->item;
+	char		*msg;
 
 	free(j->claim_id);	/* the claim is used now, whatever it said */
 	j->claim_id = NULL;
@@ -274,7 +286,17 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 			worker_park(j);
 			break;
 		}
+		/* The audit is part of the promise: no line, no run. */
 		worker_audit(j, "run", NULL, NULL);
+		if (audit_error(j->w->audit) != 0) {
+			xasprintf(&msg, "its audit line could not be written "
+			    "(%s); nothing ran, send it again",
+			    strerror(audit_error(j->w->audit)));
+			worker_fail(j, it->reply_to, it->id, ERR_AUDIT_FAILED,
+			    msg, QUEUE_STORE_RELEASE);
+			free(msg);
+			break;
+		}
 		worker_start(j);
 		break;
 	case QUEUE_CLAIM_ANSWERED:
@@ -546,6 +568,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 	qc.max_item_bytes = cfg->max_item_bytes;
 	qc.state_dir = cfg->state_dir;
 	qc.syncer = w->syncer;
+	qc.timeout_ms = cfg->redis_timeout_ms;
 	w->q = queue_create(base, &qc, worker_item_cb, w);
 	queue_on_event(w->q, worker_queue_event_cb, w);
 	w->sessions = sessions_create(base, w->q, cfg, w->syncer,

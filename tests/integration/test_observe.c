@@ -8,13 +8,16 @@
  * dead workers apart. Every wait has a deadline; nothing is timed.
  */
 
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -32,6 +35,7 @@
 #include <cmocka.h>
 
 #include "logs/xmalloc.h"
+#include "queue/queue_int.h"
 #include "tests/integration/harness.h"
 
 #define HTTP_MS		10000	/* one request, answer included */
@@ -200,6 +204,311 @@ start_with_http(struct harness *h)
 	harness_worker_start(h, NULL, "--http", addr, (char *)NULL);
 	wait_health(h, port, 200, "\"ok\"");
 	return (port);
+}
+
+/*
+ * The same, beating every second (claim_idle 3 s) and calling a command
+ * Redis has not answered for 1 s a stall; state_dir: NULL for the
+ * harness's.
+ */
+static unsigned
+start_fast_beat(struct harness *h, const char *state_dir)
+{
+	char		addr[64];
+	unsigned	port = free_port(h);
+
+	snprintf(addr, sizeof addr, "127.0.0.1:%u", port);
+	harness_worker_start(h, NULL, "--http", addr, "--claim-idle", "3",
+	    "--redis-timeout", "1", "--state-dir", state_dir != NULL ?
+	    state_dir : h->state_dir, (char *)NULL);
+	wait_health(h, port, 200, "\"ok\"");
+	return (port);
+}
+
+/* The sample execq_health{reason="r"} of a fresh /metrics. */
+static double
+health_gauge(struct harness *h, unsigned port, const char *reason)
+{
+	struct http_reply	r;
+	char			series[128];
+	double			v;
+
+	snprintf(series, sizeof series, "execq_health{reason=\"%s\"}",
+	    reason);
+	http_get(h, port, "/metrics", &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body, series));
+	v = metric(r.body, series);
+	http_release(&r);
+	return (v);
+}
+
+/*
+ * A small tmpfs of the test's own on dir (made), or -1 when this test
+ * process may not mount (then the test is skipped).
+ */
+static int
+tmpfs_mount(const char *dir)
+{
+	(void)mkdir(dir, 0755);
+	return (mount("tmpfs", dir, "tmpfs", MS_NOSUID|MS_NODEV,
+	    "size=256k"));
+}
+
+/* Fills the file system of dir until it takes no more: the file made. */
+static char *
+tmpfs_fill(struct harness *h, const char *dir)
+{
+	char	*path, buf[4096];
+	int	 fd;
+
+	xasprintf(&path, "%s/filler", dir);
+	if ((fd = open(path, O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0600)) == -1)
+		harness_fail(h, "%s: %s", path, strerror(errno));
+	memset(buf, 'x', sizeof buf);
+	while (write(fd, buf, sizeof buf) > 0)
+		;
+	if (errno != ENOSPC)
+		harness_fail(h, "filling %s: %s", dir, strerror(errno));
+	close(fd);
+	return (path);
+}
+
+/* /healthz 503 redis_stalled while Redis takes no writes, 200 after. */
+static void
+test_observe_healthz_redis_paused(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct http_reply	 r;
+	unsigned		 port;
+
+	int64_t			 end;
+
+	port = start_fast_beat(h, NULL);
+	freeReplyObject(harness_cmd(h, "CLIENT PAUSE 30000 WRITE"));
+	wait_health(h, port, 503, "redis_stalled: Redis has not answered");
+	assert_true(health_gauge(h, port, "redis_stalled") == 1);
+	/* A stalled connection is dropped and made again... */
+	end = harness_now_ms() + 20000;
+	for (;;) {
+		http_get(h, port, "/metrics", &r);
+		if (metric(r.body, "execq_redis_reconnects_total") >= 1)
+			break;
+		if (harness_now_ms() > end)
+			harness_fail(h, "no reconnect while Redis is paused");
+		http_release(&r);
+		harness_sleep_ms(50);
+	}
+	http_release(&r);
+	/* ... and the new one is stalled too: still 503. */
+	wait_health(h, port, 503, "redis_stalled: Redis has not answered");
+	freeReplyObject(harness_cmd(h, "CLIENT UNPAUSE"));
+	wait_health(h, port, 200, "\"ok\"");
+	assert_true(health_gauge(h, port, "redis_stalled") == 0);
+	harness_submit(h, "normal", harness_id(h, "after"), "echo back", NULL);
+	json_decref(harness_wait_answer(h, NULL, harness_id(h, "after"),
+	    HARNESS_WAIT_MS));
+	harness_pass(h);
+}
+
+/*
+ * /healthz 503 redis_replica while the server is a replica (of a port
+ * where nothing listens: it never syncs, so its data stays), 200 after.
+ */
+static void
+test_observe_healthz_replica(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	unsigned	 port, nobody;
+
+	port = start_fast_beat(h, NULL);
+	nobody = free_port(h);
+	freeReplyObject(harness_cmd(h, "REPLICAOF 127.0.0.1 %u", nobody));
+	wait_health(h, port, 503, "\"redis_replica\"");
+	assert_true(health_gauge(h, port, "redis_replica") == 1);
+	freeReplyObject(harness_cmd(h, "REPLICAOF NO ONE"));
+	wait_health(h, port, 200, "\"ok\"");
+	assert_true(health_gauge(h, port, "redis_replica") == 0);
+	harness_submit(h, "normal", harness_id(h, "after"), "echo back", NULL);
+	json_decref(harness_wait_answer(h, NULL, harness_id(h, "after"),
+	    HARNESS_WAIT_MS));
+	harness_pass(h);
+}
+
+/* /healthz 503 redis_refused while Redis is out of memory, 200 after. */
+static void
+test_observe_healthz_redis_oom(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	unsigned	 port;
+
+	port = start_fast_beat(h, NULL);
+	freeReplyObject(harness_cmd(h, "CONFIG SET maxmemory-policy "
+	    "noeviction"));
+	freeReplyObject(harness_cmd(h, "CONFIG SET maxmemory 1"));
+	wait_health(h, port, 503, "redis_refused: Redis refuses writes: OOM");
+	freeReplyObject(harness_cmd(h, "CONFIG SET maxmemory 0"));
+	wait_health(h, port, 200, "\"ok\"");
+	assert_true(health_gauge(h, port, "redis_refused") == 0);
+	harness_pass(h);
+}
+
+/* /healthz 503 log_dir while the log dir is full, 200 after. */
+static void
+test_observe_healthz_log_dir_full(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	unsigned	 port;
+	char		*filler;
+
+	port = start_fast_beat(h, NULL);
+	if (tmpfs_mount(h->log_dir) == -1) {
+		print_message("cannot mount a tmpfs (%s): skipped\n",
+		    strerror(errno));
+		harness_pass(h);
+		skip();
+	}
+	filler = tmpfs_fill(h, h->log_dir);
+	wait_health(h, port, 503, "log_dir: the log dir cannot be written: "
+	    "No space left on device");
+	assert_true(health_gauge(h, port, "log_dir") == 1);
+	if (unlink(filler) == -1)
+		harness_fail(h, "unlink %s: %s", filler, strerror(errno));
+	wait_health(h, port, 200, "\"ok\"");
+	(void)umount2(h->log_dir, MNT_DETACH);
+	free(filler);
+	harness_pass(h);
+}
+
+/*
+ * A full state dir: /healthz 503 state_dir, a command whose audit line
+ * cannot be written does not run (audit_failed, its marker never made,
+ * /healthz 503 audit), and once there is room, 200 and the same id runs.
+ */
+static void
+test_observe_audit_full_refuses_commands(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	json_t		*a;
+	unsigned	 port;
+	char		*dir, *filler, *marker, *cmd, *text;
+
+	xasprintf(&dir, "%s/small-state", h->dir);
+	if (tmpfs_mount(dir) == -1) {
+		print_message("cannot mount a tmpfs (%s): skipped\n",
+		    strerror(errno));
+		free(dir);
+		harness_pass(h);
+		skip();
+	}
+	port = start_fast_beat(h, dir);
+	filler = tmpfs_fill(h, dir);
+	wait_health(h, port, 503, "state_dir: the state dir cannot be "
+	    "written: No space left on device");
+	xasprintf(&marker, "%s/audit-ran", h->ws);
+	xasprintf(&cmd, "touch %s", marker);
+	harness_submit(h, "normal", harness_id(h, "au"), cmd, NULL);
+	a = harness_wait_answer(h, NULL, harness_id(h, "au"), HARNESS_WAIT_MS);
+	assert_string_equal(harness_jstr(a, "error.code"), "audit_failed");
+	json_decref(a);
+	/* Answered first, then looked for: it never ran. */
+	assert_int_equal(access(marker, F_OK), -1);
+	wait_health(h, port, 503, "audit: the audit log cannot be written");
+	assert_true(health_gauge(h, port, "audit") == 1);
+	if (unlink(filler) == -1)
+		harness_fail(h, "unlink %s: %s", filler, strerror(errno));
+	wait_health(h, port, 200, "\"ok\"");
+	/* The claim was let go: the same id runs now, audited. */
+	harness_submit(h, "normal", harness_id(h, "au"), cmd, NULL);
+	a = harness_wait_answer(h, NULL, harness_id(h, "au"), HARNESS_WAIT_MS);
+	assert_int_equal(harness_jint(a, "exit_code"), 0);
+	json_decref(a);
+	assert_int_equal(access(marker, F_OK), 0);
+	harness_stop_clean(h, h->w[0].pid);
+	xasprintf(&text, "%s/audit.log", dir);
+	free(filler);
+	filler = harness_read_file(text, NULL);
+	assert_non_null(filler);
+	assert_non_null(strstr(filler, harness_id(h, "au")));
+	(void)umount2(dir, MNT_DETACH);
+	free(text);
+	free(filler);
+	free(marker);
+	free(cmd);
+	free(dir);
+	harness_pass(h);
+}
+
+/* The beat time Redis keeps for member m, in ms; -1 if none. */
+static long long
+beat_of(struct harness *h, const char *m)
+{
+	redisReply	*r;
+	long long	 v = -1;
+
+	r = harness_cmd(h, "ZSCORE execq:workers:beat %s", m);
+	if (r->type == REDIS_REPLY_STRING)
+		v = strtoll(r->str, NULL, 10);
+	freeReplyObject(r);
+	return (v);
+}
+
+/* Redis's clock, in ms. */
+static long long
+redis_now_ms(struct harness *h)
+{
+	redisReply	*r;
+	long long	 v;
+
+	r = harness_cmd(h, "TIME");
+	v = strtoll(r->element[0]->str, NULL, 10) * 1000 +
+	    strtoll(r->element[1]->str, NULL, 10) / 1000;
+	freeReplyObject(r);
+	return (v);
+}
+
+/*
+ * The fleet registry keeps Redis's time: a worker whose clock is two days
+ * ahead, or in 1970, neither prunes another worker's fresh entry nor
+ * stores its own wrong time. (No clock is changed: the registry script
+ * is handed the wrong time where the worker passes its own.)
+ */
+static void
+test_observe_registry_uses_redis_clock(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*other = harness_id(h, "other");
+	const char	*skewed = harness_id(h, "skewed");
+	const char	*clocks[2];
+	char		 ahead[32];
+	long long	 now, planted;
+	redisReply	*r;
+	int		 i;
+
+	now = planted = redis_now_ms(h);
+	snprintf(ahead, sizeof ahead, "%lld", now + 2 * 86400000LL);
+	clocks[0] = ahead;
+	clocks[1] = "1000";
+	freeReplyObject(harness_cmd(h, "HSET execq:workers %s {}", other));
+	freeReplyObject(harness_cmd(h, "ZADD execq:workers:beat %lld %s", now,
+	    other));
+	for (i = 0; i < 2; i++) {
+		freeReplyObject(harness_cmd(h, "EVAL %s 2 execq:workers "
+		    "execq:workers:beat %s {} %s 86400000", queue_status_lua,
+		    skewed, clocks[i]));
+		r = harness_cmd(h, "HEXISTS execq:workers %s", other);
+		assert_int_equal(r->integer, 1);
+		freeReplyObject(r);
+		assert_true(beat_of(h, other) == planted);
+		now = redis_now_ms(h);
+		assert_true(beat_of(h, skewed) > now - 60000 &&
+		    beat_of(h, skewed) <= now);
+	}
+	freeReplyObject(harness_cmd(h, "HDEL execq:workers %s %s", other,
+	    skewed));
+	freeReplyObject(harness_cmd(h, "ZREM execq:workers:beat %s %s", other,
+	    skewed));
+	harness_pass(h);
 }
 
 /* The deltas of a known workload, to the unit. */
@@ -579,6 +888,12 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_observe_metrics_count_a_workload),
 		T(test_observe_healthz_follows_redis),
+		T(test_observe_healthz_redis_paused),
+		T(test_observe_healthz_replica),
+		T(test_observe_healthz_redis_oom),
+		T(test_observe_healthz_log_dir_full),
+		T(test_observe_audit_full_refuses_commands),
+		T(test_observe_registry_uses_redis_clock),
 		T(test_observe_malformed_requests),
 		T(test_observe_workers_fleet),
 		T(test_observe_sighup_reopens_logs),

@@ -185,6 +185,7 @@ test_config_defaults(void **state)
 	assert_int_equal(c->max_item_bytes, 1048576);
 	assert_int_equal(c->answer_ttl_s, 86400);
 	assert_int_equal(c->claim_idle_ms, 30000);
+	assert_int_equal(c->redis_timeout_ms, 10000);
 	assert_int_equal(c->log_fsync, 0);
 	assert_int_equal(c->verbose, 0);
 	assert_null(c->config_file);
