@@ -711,9 +711,15 @@ rconn_tls_error(struct rconn *c, short what)
 	const char	*reason, *hint = "";
 	long		 v;
 
-	/* The bufferevent keeps them newest first: the last is the cause. */
+	/*
+	 * The bufferevent keeps SSL_get_error's code (SSL_ERROR_SSL,
+	 * SSL_ERROR_SYSCALL: no library) then the library's errors, and
+	 * hands them back newest first: the last with a library is the
+	 * cause.
+	 */
 	while ((e = bufferevent_get_openssl_error(c->bev)) != 0)
-		first = e;
+		if (ERR_GET_LIB(e) != 0)
+			first = e;
 	if (c->cert_asked)
 		hint = " (the server asks for a client certificate; none is "
 		    "configured)";
