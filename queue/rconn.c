@@ -354,6 +354,16 @@ rconn_free(struct rconn *c)
 	rconn_leave(c);
 }
 
+void
+rconn_disconnect(struct rconn *c, const char *reason)
+{
+	rconn_enter(c);
+	if (c->state != RCONN_DOWN)
+		rconn_seterr(c, "%s", reason);
+	rconn_close(c);
+	rconn_leave(c);
+}
+
 /* The socket is connected: TLS starts, or the plain connection is up. */
 static void
 rconn_start(struct rconn *c)

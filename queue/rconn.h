@@ -95,6 +95,14 @@ struct rconn	*rconn_open_fd(struct event_base *, int fd, SSL_CTX *,
 void		 rconn_free(struct rconn *);
 
 /*
+ * Takes the connection down now, as if Redis had gone (redisAsyncDisconnect
+ * without the wait): pending callbacks get NULL, then the state callback
+ * says down, rconn_errstr reason. Safe from any callback. The owner
+ * still frees the rconn.
+ */
+void		 rconn_disconnect(struct rconn *, const char *reason);
+
+/*
  * Timeouts in milliseconds, 0 for none (the default). connect_ms counts
  * from this call to up (TLS handshake included); reply_ms is how long
  * commands may wait with nothing read from Redis. Either one passed

@@ -448,6 +448,36 @@ test_rconn_free_with_commands_pending(void **state)
 	assert_int_equal(fx->downs, 0);
 }
 
+/*
+ * A reply's callback disconnects (an AUTH refused, say): the others get
+ * NULL, the state callback says down with the reason, once.
+ */
+static void
+disconnect_cb(struct rconn *c, redisReply *r, void *privdata)
+{
+	rec_cb(c, r, privdata);
+	rconn_disconnect(c, "refused: WRONGPASS");
+	rconn_disconnect(c, "twice");
+}
+
+static void
+test_rconn_disconnect_inside_a_callback(void **state)
+{
+	struct fixture	*fx = *state;
+
+	assert_int_equal(rconn_command(fx->c, disconnect_cb, TAG(1), "AUTH x"),
+	    0);
+	assert_int_equal(rconn_command(fx->c, rec_cb, TAG(2), "PING"), 0);
+	PEER_SEND(fx, "-WRONGPASS invalid\r\n+PONG\r\n");
+	run_until(fx, &fx->downs, 1);
+	assert_int_equal(fx->nrec, 2);
+	assert_int_equal(fx->rec[0].type, REDIS_REPLY_ERROR);
+	assert_int_equal(fx->rec[1].type, -1);
+	assert_string_equal(fx->down_why, "refused: WRONGPASS");
+	assert_int_equal(rconn_state(fx->c), RCONN_DOWN);
+	assert_int_equal(fx->downs, 1);
+}
+
 /* A callback sends a command: it goes out after the others, answered. */
 static void
 test_rconn_callback_sends_a_command(void **state)
@@ -721,6 +751,7 @@ main(void)
 		T(test_rconn_free_inside_a_null_callback),
 		T(test_rconn_free_inside_the_state_callback),
 		T(test_rconn_free_with_commands_pending),
+		T(test_rconn_disconnect_inside_a_callback),
 		T(test_rconn_callback_sends_a_command),
 		T(test_rconn_protocol_error_takes_it_down),
 		T(test_rconn_reply_to_no_command_takes_it_down),
