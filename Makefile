@@ -1,5 +1,5 @@
 # execq: a Redis-queue command-execution worker.  See README.md.
-PKGS      = hiredis libevent jansson libseccomp
+PKGS      = hiredis libevent libevent_openssl openssl jansson libseccomp
 BUILD    ?= build
 VERSION   = 0.2.0
 PREFIX   ?= /usr/local
@@ -21,7 +21,7 @@ CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS)
 LDLIBS    += $(PKG_LIBS) -lutil -lm -lpthread
 # The client runs no command: no libseccomp, no libutil.
-CLIENT_LIBS = $(shell pkg-config --libs hiredis libevent jansson 2>/dev/null) -lm -lpthread
+CLIENT_LIBS = $(shell pkg-config --libs hiredis libevent libevent_openssl openssl jansson 2>/dev/null) -lm -lpthread
 
 LOGS_SRC  = logs/log.c logs/xmalloc.c logs/clock.c logs/errcode.c logs/token.c logs/execlog.c logs/spare.c logs/syncer.c logs/tail.c logs/cleanup.c
 POLICY_SRC = policy/shparse.c policy/cls_words.c policy/cls_path.c policy/cls_env.c \
@@ -34,9 +34,9 @@ EXEC_PURE_SRC = exec/cmdenv.c exec/outbuf.c exec/keys.c
 EXEC_SRC  = $(EXEC_PURE_SRC) exec/spawn.c exec/mountinfo.c exec/cgroup.c \
             exec/confine.c exec/exec.c
 QUEUE_SRC = queue/item_field.c queue/item.c queue/item_process.c queue/item_json.c \
-            queue/rurl.c queue/spool.c queue/scripts.c queue/sentinel.c \
-            queue/conn.c queue/reader.c queue/outbox.c queue/queue.c \
-            queue/store.c queue/client.c
+            queue/rurl.c queue/spool.c queue/scripts.c queue/rconn.c \
+            queue/sentinel.c queue/conn.c queue/reader.c queue/outbox.c \
+            queue/queue.c queue/store.c queue/client.c
 WORKER_SRC = worker/config_check.c worker/config_opts.c worker/config_value.c \
             worker/config_help.c worker/config_file.c worker/config_flags.c \
             worker/config_finish.c \
