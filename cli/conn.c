@@ -206,6 +206,12 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 		return (EXECQ_EXIT_USAGE);
 	}
 	s->display = rurl_display(&u);
+	if (u.tls) {
+		/* Never in the clear what was asked over TLS. */
+		execq_error("%s: %s: TLS (rediss://) is not wired to the "
+		    "client yet", from, s->display);
+		goto out;
+	}
 	s->queue = xstrdup(o->queue);
 	xasprintf(&s->item_key, KS_QUEUE_FMT, o->queue, o->lane);
 	if (u.master != NULL) {

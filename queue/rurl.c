@@ -414,9 +414,10 @@ rurl_parse(const char *url, struct rurl *u, char **cause)
 	memset(u, 0, sizeof *u);
 	u->port = RURL_DEFAULT_PORT;
 	*cause = NULL;
-	if (strncasecmp(url, "rediss://", 9) == 0)
-		err = "TLS (rediss://) is not supported";
-	else if (strncasecmp(url, "redis://", 8) == 0)
+	if (strncasecmp(url, "rediss://", 9) == 0) {
+		u->tls = 1;
+		err = rurl_parse_tcp(u, url + 9);
+	} else if (strncasecmp(url, "redis://", 8) == 0)
 		err = rurl_parse_tcp(u, url + 8);
 	else if (strncasecmp(url, "redis-sentinel://", 17) == 0)
 		err = rurl_parse_sentinel(u, url + 17);
@@ -425,7 +426,7 @@ rurl_parse(const char *url, struct rurl *u, char **cause)
 	else if (*url == '/')
 		err = rurl_parse_unix(u, url);
 	else if (strstr(url, "://") != NULL)
-		err = "unknown scheme (use redis://, unix:// or "
+		err = "unknown scheme (use redis://, rediss://, unix:// or "
 		    "redis-sentinel://)";
 	else
 		err = rurl_parse_tcp(u, url);	/* host:port shorthand */
@@ -538,11 +539,11 @@ rurl_display(const struct rurl *u)
 	else if (u->host == NULL)
 		out = xstrdup("(no address)");
 	else if (strchr(u->host, ':') != NULL)
-		xasprintf(&out, "redis://%s[%s]:%d/%d", cred, u->host, u->port,
-		    u->db);
+		xasprintf(&out, "%s://%s[%s]:%d/%d", u->tls ? "rediss" : "redis",
+		    cred, u->host, u->port, u->db);
 	else
-		xasprintf(&out, "redis://%s%s:%d/%d", cred, u->host, u->port,
-		    u->db);
+		xasprintf(&out, "%s://%s%s:%d/%d", u->tls ? "rediss" : "redis",
+		    cred, u->host, u->port, u->db);
 	free(cred);
 	return (out);
 }

@@ -4,6 +4,8 @@
 /*
  * Redis addresses:
  *   redis://[[user]:password@]host[:port][/db]
+ *   rediss://... the same over TLS (the certificates are settings:
+ *       redis_tls_ca, redis_tls_cert, redis_tls_key)
  *   unix://[[user]:password@]/path/to/socket[?db=N]
  *   redis-sentinel://[[user]:password@]host[:port][,host[:port]...]/master
  *       [?db=N&sentinel_user=U&sentinel_password=P]
@@ -30,6 +32,7 @@ struct rurl {
 	int	 db;		/* default 0 */
 	char	*user;		/* NULL: default user */
 	char	*password;	/* NULL: no AUTH */
+	int	 tls;		/* rediss:// */
 	/* redis-sentinel:// only (host and path are NULL then): */
 	char		 *master;	/* the master's name; NULL: none */
 	struct rurl_node *sentinels;

@@ -646,9 +646,9 @@ test_config_bad_strings(void **state)
 	    "is not a valid name");
 	name[128] = '\0';
 	assert_int_equal(load(fx, ARGS("--reply-default", name), NULL), 0);
-	load_fails(fx, ARGS("--redis", "rediss://h"), NULL,
-	    "--redis: bad redis URL 'rediss://h': TLS (rediss://) is not "
-	    "supported");
+	load_fails(fx, ARGS("--redis", "rediss://u:pw@h"), NULL,
+	    "--redis: rediss://u:***@h:6379/0: TLS (rediss://) is not wired "
+	    "to the worker yet");
 	load_fails(fx, ARGS("--shell", "sh"), NULL,
 	    "--shell: 'sh' is not an absolute path");
 	load_fails(fx, ARGS("--shell", "/nonexistent/sh"), NULL,

@@ -234,12 +234,30 @@ test_rurl_bad_db(void **state)
 	parse_fails("redis://h?db=1", "the db goes in the path, /N");
 }
 
+/* rediss:// is redis:// over TLS; the display keeps the scheme. */
 static void
-test_rurl_rediss_refused(void **state)
+test_rurl_rediss(void **state)
 {
+	struct rurl	 u;
+	char		*d;
+
 	(void)state;
-	parse_fails("rediss://h:6380", "TLS (rediss://) is not supported");
-	parse_fails("REDISS://h", "TLS (rediss://) is not supported");
+	parse_ok("rediss://u:p%40ss@h.example:6380/2", &u);
+	assert_int_equal(u.tls, 1);
+	assert_string_equal(u.host, "h.example");
+	assert_int_equal(u.port, 6380);
+	assert_int_equal(u.db, 2);
+	assert_string_equal(u.password, "p@ss");
+	d = rurl_display(&u);
+	assert_string_equal(d, "rediss://u:***@h.example:6380/2");
+	free(d);
+	rurl_release(&u);
+	parse_ok("REDISS://h", &u);
+	assert_int_equal(u.tls, 1);
+	rurl_release(&u);
+	parse_ok("redis://h", &u);
+	assert_int_equal(u.tls, 0);
+	rurl_release(&u);
 }
 
 static void
@@ -433,7 +451,7 @@ main(void)
 		cmocka_unit_test(test_rurl_host_port_shorthand),
 		cmocka_unit_test(test_rurl_bad_port),
 		cmocka_unit_test(test_rurl_bad_db),
-		cmocka_unit_test(test_rurl_rediss_refused),
+		cmocka_unit_test(test_rurl_rediss),
 		cmocka_unit_test(test_rurl_garbage),
 		cmocka_unit_test(test_rurl_display_hides_password),
 		cmocka_unit_test(test_rurl_error_hides_password),
