@@ -18,6 +18,7 @@ struct event_base;
 struct item_held;
 struct queue;
 struct rurl;
+struct ssl_ctx_st;
 struct syncer;
 
 /* One delivered entry; every pointer is borrowed for the callback only. */
@@ -67,12 +68,21 @@ struct queue_config {
 	unsigned		 timeout_ms;	/* a command unanswered this
 						   long: the connection is
 						   made again; 0: 10 s */
+	struct ssl_ctx_st	*tls_ctx;	/* rediss:// (required then):
+						   rconn_tls_ctx's, the
+						   queue's from queue_create
+						   on; else NULL */
+	const char		*tls_server_name;	/* SNI and the name
+						   the certificate must
+						   carry; NULL: the URL's
+						   host (copied) */
 };
 
 /*
  * Connects (and keeps reconnecting, with backoff) and starts reading as
- * soon as queue_want() says there is room. cfg is copied. Never fails for
- * an unreachable Redis: that is logged and retried. With a state_dir,
+ * soon as queue_want() says there is room. cfg is copied; its tls_ctx is
+ * the queue's (freed by queue_free). Never fails for an unreachable
+ * Redis, or one whose certificate is refused: that is logged and retried. With a state_dir,
  * what a stopped worker on this host left in its spool is sent first.
  */
 struct queue	*queue_create(struct event_base *, const struct queue_config *,

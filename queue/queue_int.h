@@ -14,7 +14,8 @@
  *   outbox.c   what must reach Redis: commands built by appending
  *              (struct qcmd), claims, answers, their retry and backoff,
  *              the spool hand-off
- *   conn.c     the two Redis connections: connect, resolve, AUTH/HELLO,
+ *   conn.c     the two Redis connections (queue/rconn.c: unix, TCP or
+ *              TLS): connect, resolve, AUTH/HELLO,
  *              ROLE (a node that is not the primary is refused),
  *              reconnect with backoff, the write kick; following a
  *              failover (READONLY, a role change, the sentinels'
@@ -36,10 +37,11 @@
 #include <time.h>
 
 #include <event2/util.h>
-#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
 
 #include "queue/keyspace.h"
 #include "queue/queue.h"
+#include "queue/rconn.h"
 #include "queue/rurl.h"
 #include "queue/spool.h"
 
@@ -89,11 +91,12 @@ struct qconn {
 	struct queue		*q;
 	const char		*name;
 	queue_conn_cb		 cb;		/* its owner's: queue.c */
-	redisAsyncContext	*ac;
-	int			 up;
+	struct rconn		*rc;		/* NULL: none now */
+	int			 linked;	/* rc came up (connected, TLS
+						   done): down is a loss */
+	int			 up;		/* ... and ROLE said primary */
 	unsigned		 backoff_ms;
 	struct event		*ev_retry;
-	struct event		*ev_kick;
 	int			 ever_up;	/* connected once: a later
 						   connect is a reconnect */
 	int			 resolving;	/* a DNS lookup is under way */
@@ -106,7 +109,6 @@ struct qconn {
 	struct event		*ev_drop;	/* queue_conn_switch's */
 	struct event		*ev_stall;	/* each second: stuck? */
 	long long		 up_ms;		/* connected (monotonic) */
-	long long		 heard_ms;	/* Redis last sent anything */
 	long long		 busy_ms;	/* a command waits since */
 	int			 stalled;	/* dropped for a stall, and
 						   not heard from since */
@@ -160,6 +162,9 @@ struct qtrack {
 struct queue {
 	struct event_base	*base;
 	struct rurl		 url;
+	SSL_CTX			*tls_ctx;	/* rediss://: ours; else NULL */
+	char			*tls_name;	/* SNI, checked name; NULL: the
+						   host connected to */
 	char			*name, *consumer;
 	char			 life[QUEUE_LIFE_LEN + 1];	/* our mark in
 						   our claims, new at every
@@ -231,7 +236,7 @@ void	queue_conn_release(struct qconn *c);
 /*
  * The primary moved, or this one is no longer it (why, for the log):
  * both connections are dropped (what was in flight is sent again) and
- * made again, the sentinels asked anew. Safe inside hiredis callbacks.
+ * made again, the sentinels asked anew. Safe inside reply callbacks.
  */
 void	queue_conn_switch(struct queue *q, const char *why);
 /* 1 (and a switch) if r is Redis refusing a write as a replica. */
@@ -281,7 +286,7 @@ void	queue_spool_open(struct queue *q, const struct queue_config *cfg);
 void	queue_read_retry_cb(evutil_socket_t fd, short what, void *arg);
 void	queue_read_next(struct queue *q);
 void	queue_unblock_retry_cb(evutil_socket_t fd, short what, void *arg);
-void	queue_autoclaim_cb(redisAsyncContext *ac, void *r, void *arg);
+void	queue_autoclaim_cb(struct rconn *rc, redisReply *reply, void *arg);
 /*
  * A one-shot read of stream entries (cmd: XREAD ... STREAMS key id,
  * XRANGE or XREVRANGE; COUNT at most QUEUE_READ_MAX), not kept across

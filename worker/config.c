@@ -131,6 +131,10 @@ config_release(struct config *c)
 	if (c == NULL)
 		return;
 	free(c->redis_url);
+	free(c->redis_tls_ca);
+	free(c->redis_tls_cert);
+	free(c->redis_tls_key);
+	free(c->redis_tls_server_name);
 	free(c->queue);
 	free(c->reply_default);
 	free(c->workspace);

@@ -646,9 +646,6 @@ test_config_bad_strings(void **state)
 	    "is not a valid name");
 	name[128] = '\0';
 	assert_int_equal(load(fx, ARGS("--reply-default", name), NULL), 0);
-	load_fails(fx, ARGS("--redis", "rediss://u:pw@h"), NULL,
-	    "--redis: rediss://u:***@h:6379/0: TLS (rediss://) is not wired "
-	    "to the worker yet");
 	load_fails(fx, ARGS("--shell", "sh"), NULL,
 	    "--shell: 'sh' is not an absolute path");
 	load_fails(fx, ARGS("--shell", "/nonexistent/sh"), NULL,
@@ -656,6 +653,33 @@ test_config_bad_strings(void **state)
 	load_fails(fx, ARGS("--shell", "/"), NULL, "is not executable");
 	load_fails(fx, ARGS("--cgroup", "on"), NULL,
 	    "--cgroup: 'on' must be auto, off or an absolute directory");
+}
+
+/* rediss:// and the TLS settings: flags, environment, file; "" unset. */
+static void
+test_config_tls(void **state)
+{
+	struct fixture	*fx = *state;
+	struct config	*c = &fx->c;
+
+	assert_int_equal(load(fx, NULL, NULL), 0);
+	assert_string_equal(c->redis_tls_ca, "");
+	assert_string_equal(c->redis_tls_cert, "");
+	assert_string_equal(c->redis_tls_key, "");
+	assert_string_equal(c->redis_tls_server_name, "");
+	assert_int_equal(load(fx, ARGS("--redis", "rediss://u:pw@h",
+	    "--redis-tls-ca", "/x/ca.pem", "--redis-tls-server-name",
+	    "redis.internal"), ARGS("EXECQ_REDIS_TLS_CERT=/x/c.pem",
+	    "EXECQ_REDIS_TLS_KEY=/x/k.pem", "EXECQ_REDIS_TLS_CA=/y/ca.pem")),
+	    0);
+	assert_string_equal(c->redis_url, "rediss://u:pw@h");
+	assert_string_equal(c->redis_tls_ca, "/x/ca.pem");	/* flag wins */
+	assert_string_equal(c->redis_tls_cert, "/x/c.pem");
+	assert_string_equal(c->redis_tls_key, "/x/k.pem");
+	assert_string_equal(c->redis_tls_server_name, "redis.internal");
+	write_config(fx, "{\"redis_tls_ca\": \"/z/ca.pem\"}");
+	assert_int_equal(load(fx, ARGS("--config", fx->file), NULL), 0);
+	assert_string_equal(c->redis_tls_ca, "/z/ca.pem");
 }
 
 static void
@@ -776,6 +800,9 @@ test_config_usage_lists_every_setting(void **state)
 		"--cgroup auto|off|DIR", "EXECQ_CGROUP", "--log-fsync",
 		"EXECQ_LOG_FSYNC", "-v, --verbose", "-h, --help",
 		"-V, --version", "docs/CONFIG.md", "OFF by default",
+		"--redis-tls-ca FILE", "EXECQ_REDIS_TLS_CA",
+		"--redis-tls-cert FILE", "EXECQ_REDIS_TLS_CERT",
+		"--redis-tls-key FILE", "EXECQ_REDIS_TLS_KEY",
 		"Precedence", "default redis://127.0.0.1:6379/0",
 	};
 	char	*buf, *line, *save;
@@ -1062,6 +1089,7 @@ main(void)
 		T(test_config_bad_numbers),
 		T(test_config_bad_numbers_name_their_source),
 		T(test_config_bad_strings),
+		T(test_config_tls),
 		T(test_config_empty_env_is_unset),
 		T(test_config_unknown_flag),
 		T(test_config_verbose_and_flags_only),
