@@ -310,7 +310,7 @@ ha_sentinel_ready(struct ha *ha, int i)
 static void
 ha_sentinels(struct ha *ha)
 {
-	char	 extra[512], name[16], *list = xstrdup(""), *tmp;
+	char	 extra[512], name[32], *list = xstrdup(""), *tmp;
 	int64_t	 end;
 	int	 i;
 
