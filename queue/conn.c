@@ -1,7 +1,12 @@
 /*
  * The two Redis connections: connect, resolve, reconnect with backoff,
  * and the setup every new connection gets (AUTH, SELECT; on the read
- * side CLIENT ID, the version check and the consumer groups). The bottom
+ * side CLIENT ID, the version check and the consumer groups). A login
+ * (AUTH, or a PING when there is no password) comes first; a refused
+ * one is tried again after 1 s doubling to 60 s, said once when it
+ * starts and once when it ends, and the first login is followed by a
+ * probe without AUTH that finds out whether anyone could have come in
+ * without a password. The bottom
  * of the queue module: it calls nothing above it. What a connection
  * coming up or going down means (reading, flushing the outbox, spooling
  * it, announcing ourselves) is its owner's business, so conn.c tells it
@@ -85,8 +90,8 @@ queue_retry_later(struct qconn *c)
 	    c->backoff_ms * 2;
 	if (c->backoff_ms > QUEUE_BACKOFF_MAX_MS)
 		c->backoff_ms = QUEUE_BACKOFF_MAX_MS;
-	tv.tv_sec = c->backoff_ms / 1000;
-	tv.tv_usec = (c->backoff_ms % 1000) * 1000;
+	tv.tv_sec = (c->auth_ms != 0 ? c->auth_ms : c->backoff_ms) / 1000;
+	tv.tv_usec = (c->auth_ms != 0 ? 0 : c->backoff_ms % 1000) * 1000;
 	evtimer_add(c->ev_retry, &tv);
 }
 
@@ -114,25 +119,6 @@ queue_setup_cb(redisAsyncContext *ac, void *r, void *arg)
 		    strstr(reply->str, "WRONGPASS") != NULL ||
 		    strstr(reply->str, "NOPERM") != NULL)
 			redisAsyncDisconnect(c->ac);
-	}
-}
-
-/* AUTH and SELECT, first on every new connection. */
-static void
-queue_hello(struct qconn *c)
-{
-	struct queue	*q = c->q;
-	char		 db[16];
-
-	if (q->url.password != NULL && q->url.user != NULL)
-		redisAsyncCommand(c->ac, queue_setup_cb, c, "AUTH %s %s",
-		    q->url.user, q->url.password);
-	else if (q->url.password != NULL)
-		redisAsyncCommand(c->ac, queue_setup_cb, c, "AUTH %s",
-		    q->url.password);
-	if (q->url.db != 0) {
-		snprintf(db, sizeof db, "%d", q->url.db);
-		redisAsyncCommand(c->ac, queue_setup_cb, c, "SELECT %s", db);
 	}
 }
 
@@ -185,6 +171,145 @@ queue_version_cb(redisAsyncContext *ac, void *r, void *arg)
 	log_warn("queue: this Redis is %.*s: execq needs Redis 7.0 or later "
 	    "(script flags); no item will be taken", (int)strcspn(v + 14,
 	    "\r\n"), v + 14);
+}
+
+static void	queue_role_check(struct qconn *);
+
+enum queue_door
+queue_door(const struct queue *q)
+{
+	return (q->door);
+}
+
+/* The probe's answer: PONG without a password, or NOAUTH. */
+static void
+queue_door_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct queue	*q = arg;
+	char		*shown;
+
+	if (reply == NULL)
+		return;		/* gone, or freed with the queue */
+	q->door = reply->type == REDIS_REPLY_ERROR ? QUEUE_DOOR_LOCKED :
+	    QUEUE_DOOR_OPEN;
+	redisAsyncDisconnect(ac);
+	if (q->door != QUEUE_DOOR_OPEN)
+		return;
+	shown = rurl_display(&q->url);
+	log_warn("queue: redis at %s lets ANYONE in WITHOUT A PASSWORD "
+	    "(its default user needs none): whatever reaches it, a command "
+	    "with the network grant too, can read tokens and output and "
+	    "forge items and approvals; turn the default user off "
+	    "(docs/CONFIG.md, \"Redis users\")", shown);
+	free(shown);
+}
+
+/* The probe's connection ended (or never came up). */
+static void
+queue_door_gone_cb(const redisAsyncContext *ac, int status)
+{
+	struct qconn	*c = ac->data;
+
+	(void)status;
+	c->probe = NULL;
+}
+
+/* Once: does this Redis (this node) let in a client with no password? */
+static void
+queue_door_probe(struct qconn *c)
+{
+	struct queue	*q = c->q;
+	char		*shown;
+
+	if (q->door != QUEUE_DOOR_UNKNOWN || c->probe != NULL)
+		return;
+	if (q->url.password == NULL) {
+		q->door = QUEUE_DOOR_OPEN;	/* we just did */
+		shown = rurl_display(&q->url);
+		log_warn("queue: redis at %s lets ANYONE in WITHOUT A "
+		    "PASSWORD (this worker gives none): whatever reaches "
+		    "it, a command with the network grant too, can read "
+		    "tokens and output and forge items and approvals; give "
+		    "it ACL users (docs/CONFIG.md, \"Redis users\")", shown);
+		free(shown);
+		return;
+	}
+	if (q->url.path != NULL)
+		c->probe = redisAsyncConnectUnix(q->url.path);
+	else
+		c->probe = redisAsyncConnect(c->ac->c.tcp.host,
+		    c->ac->c.tcp.port);
+	if (c->probe == NULL || c->probe->err) {
+		if (c->probe != NULL)
+			redisAsyncFree(c->probe);
+		c->probe = NULL;
+		return;
+	}
+	fcntl(c->probe->c.fd, F_SETFD, FD_CLOEXEC);
+	c->probe->data = c;
+	redisLibeventAttach(c->probe, q->base);
+	redisAsyncSetConnectCallback(c->probe, queue_door_gone_cb);
+	redisAsyncSetDisconnectCallback(c->probe, queue_door_gone_cb);
+	redisAsyncCommand(c->probe, queue_door_cb, q, "PING");
+}
+
+/*
+ * The login's answer: SELECT, then ROLE. Refused (WRONGPASS, NOAUTH, a
+ * user that is off): said once, then tried again after 1 s, 2 s... 60 s,
+ * in silence, until it works; no secret is in Redis's message or ours.
+ */
+static void
+queue_login_cb(redisAsyncContext *ac, void *r, void *arg)
+{
+	redisReply	*reply = r;
+	struct qconn	*c = arg;
+	struct rurl	*u = &c->q->url;
+	char		 db[16];
+
+	if (reply == NULL || c->q->freeing || c->ac != ac)
+		return;		/* lost: the disconnect callback says so */
+	if (reply->type != REDIS_REPLY_ERROR) {
+		if (c->auth_ms != 0)
+			log_info("queue: redis %s: login accepted", c->name);
+		c->auth_ms = 0;
+		if (u->db != 0) {
+			snprintf(db, sizeof db, "%d", u->db);
+			redisAsyncCommand(ac, queue_setup_cb, c, "SELECT %s",
+			    db);
+		}
+		queue_role_check(c);
+		return;
+	}
+	if (c->auth_ms == 0)
+		log_warn("queue: redis %s: login %s%s refused: %s; trying "
+		    "again in %d s, then doubling up to %d s, quietly, until "
+		    "it works", c->name, u->password == NULL ?
+		    "without a password" : "as user ", u->password == NULL ?
+		    "" : u->user != NULL ? u->user : "default", reply->str,
+		    QUEUE_AUTH_BACKOFF_MIN_MS / 1000,
+		    QUEUE_AUTH_BACKOFF_MAX_MS / 1000);
+	c->auth_ms = c->auth_ms == 0 ? QUEUE_AUTH_BACKOFF_MIN_MS :
+	    c->auth_ms * 2;
+	if (c->auth_ms > QUEUE_AUTH_BACKOFF_MAX_MS)
+		c->auth_ms = QUEUE_AUTH_BACKOFF_MAX_MS;
+	redisAsyncDisconnect(ac);
+}
+
+/* AUTH, or PING without a password: first on every new connection. */
+static void
+queue_hello(struct qconn *c)
+{
+	struct queue	*q = c->q;
+
+	if (q->url.password != NULL && q->url.user != NULL)
+		redisAsyncCommand(c->ac, queue_login_cb, c, "AUTH %s %s",
+		    q->url.user, q->url.password);
+	else if (q->url.password != NULL)
+		redisAsyncCommand(c->ac, queue_login_cb, c, "AUTH %s",
+		    q->url.password);
+	else
+		redisAsyncCommand(c->ac, queue_login_cb, c, "PING");
 }
 
 /* ROLE's first element: "master", "slave", "sentinel"; NULL if odd. */
@@ -394,11 +519,12 @@ queue_conn_ready(struct qconn *c)
 		redisAsyncCommand(c->ac, queue_client_id_cb, c->q, "CLIENT ID");
 		redisAsyncCommand(c->ac, queue_version_cb, c->q, "INFO server");
 		queue_create_groups(c->q);
+		queue_door_probe(c);
 	}
 	c->cb(c, 1);
 }
 
-/* Connected (or not): ROLE first, after AUTH and SELECT. */
+/* Connected (or not): the login's answer goes on (queue_login_cb). */
 static void
 queue_connect_cb(const redisAsyncContext *ac, int status)
 {
@@ -410,7 +536,6 @@ queue_connect_cb(const redisAsyncContext *ac, int status)
 		queue_retry_later(c);
 		return;
 	}
-	queue_role_check(c);
 }
 
 /* Lost: everything pending got a NULL reply already; reconnect. */
@@ -418,13 +543,16 @@ static void
 queue_disconnect_cb(const redisAsyncContext *ac, int status)
 {
 	struct qconn	*c = ac->data;
+	int		 was_up = c->up;
 
 	c->ac = NULL;
 	c->up = 0;
 	if (c->q->freeing)
 		return;
-	log_warn("queue: redis %s connection lost%s%s", c->name,
-	    status == REDIS_OK ? "" : ": ", status == REDIS_OK ? "" : ac->errstr);
+	if (was_up || c->auth_ms == 0)	/* a refused login said so */
+		log_warn("queue: redis %s connection lost%s%s", c->name,
+		    status == REDIS_OK ? "" : ": ",
+		    status == REDIS_OK ? "" : ac->errstr);
 	c->cb(c, 0);
 	queue_retry_later(c);
 }
@@ -668,6 +796,9 @@ queue_conn_release(struct qconn *c)
 	if (c->ac != NULL)
 		redisAsyncFree(c->ac);
 	c->ac = NULL;
+	if (c->probe != NULL)
+		redisAsyncFree(c->probe);	/* clears c->probe */
+	c->probe = NULL;
 	if (c->ev_drop != NULL)
 		event_free(c->ev_drop);
 	c->ev_drop = NULL;

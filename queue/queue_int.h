@@ -60,6 +60,8 @@ struct syncer;
 #define QUEUE_BACKOFF_MIN_MS	50
 #define QUEUE_BACKOFF_MAX_MS	2000
 #define QUEUE_ERR_BACKOFF_MAX_MS 8000	/* Redis says no (OOM, READONLY) */
+#define QUEUE_AUTH_BACKOFF_MIN_MS 1000	/* Redis refused our login */
+#define QUEUE_AUTH_BACKOFF_MAX_MS 60000
 #define QUEUE_HEAD_BYTES	65536	/* of an item too large to take */
 #define QUEUE_STATUS_KEEP_MS	"86400000"	/* a silent worker's status */
 #define QUEUE_LIFE_LEN		16	/* hex digits of a life's mark */
@@ -110,6 +112,9 @@ struct qconn {
 	long long		 busy_ms;	/* a command waits since */
 	int			 stalled;	/* dropped for a stall, and
 						   not heard from since */
+	unsigned		 auth_ms;	/* login refused: the next
+						   try's delay; 0: not */
+	redisAsyncContext	*probe;		/* the open-door probe */
 };
 
 /* A command that must reach Redis: kept until it has a reply. */
@@ -160,6 +165,7 @@ struct qtrack {
 struct queue {
 	struct event_base	*base;
 	struct rurl		 url;
+	enum queue_door		 door;		/* conn.c's probe */
 	char			*name, *consumer;
 	char			 life[QUEUE_LIFE_LEN + 1];	/* our mark in
 						   our claims, new at every

@@ -28,6 +28,8 @@ config_longopts(void)
 
 	o = lo = xcalloc(2 * config_nopts + 6, sizeof *lo);
 	for (i = 0; i < config_nopts; i++) {
+		if (config_opts[i].flag == NULL)
+			continue;	/* a secret: never on argv */
 		o->name = config_opts[i].flag;
 		o->has_arg = config_opts[i].type == CONFIG_BOOL ?
 		    no_argument : required_argument;

@@ -21,6 +21,18 @@ const struct config_opt config_opts[] = {
 	  "Redis server: redis://[[user]:pw@]host[:port][/db],\n"
 	  "unix://[[user]:pw@]/path[?db=N], /path, host:port",
 	  config_check_url },
+	{ "redis_user", "redis-user", NULL, "EXECQ_REDIS_USER", CONFIG_STRING,
+	  OFF(redis_user), 0, 0, "", "USER",
+	  "the Redis ACL user to log in as (else the URL's)", NULL },
+	{ "redis_password_file", "redis-password-file", NULL,
+	  "EXECQ_REDIS_PASSWORD_FILE", CONFIG_STRING,
+	  OFF(redis_password_file), 0, 0, "", "FILE",
+	  "the Redis password: FILE's first line (not\n"
+	  "readable by others); beats the URL's", NULL },
+	{ "redis_password", NULL, NULL, "EXECQ_REDIS_PASSWORD", CONFIG_STRING,
+	  OFF(redis_password), 0, 0, "", NULL,
+	  "the Redis password itself (no flag: argv shows\n"
+	  "in ps); beats the URL's", NULL },
 	{ "queue", "queue", NULL, "EXECQ_QUEUE", CONFIG_STRING,
 	  OFF(queue), 0, 0, POLICYCONF_DEFAULT_QUEUE, "NAME",
 	  "queue to serve: streams q:NAME:high, :normal, :low",
