@@ -399,12 +399,67 @@ auth_wait_log(struct harness *h, const char *path, const char *s, int n,
 	}
 }
 
+/* GET /healthz on the loopback port: the body (allocated), or NULL. */
+static char *
+auth_healthz(int port)
+{
+	struct sockaddr_in	 sin;
+	const char		*req = "GET /healthz HTTP/1.0\r\n\r\n";
+	char			*buf, *body;
+	size_t			 len = 0;
+	ssize_t			 n;
+	int			 fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return (NULL);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons(port);
+	buf = xcalloc(1, 65536);
+	if (connect(fd, (struct sockaddr *)&sin, sizeof sin) == -1 ||
+	    write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
+		close(fd);
+		free(buf);
+		return (NULL);
+	}
+	while (len < 65535 && (n = read(fd, buf + len, 65535 - len)) > 0)
+		len += n;
+	close(fd);
+	body = strstr(buf, "\r\n\r\n");
+	body = body != NULL ? xstrdup(body + 4) : NULL;
+	free(buf);
+	return (body);
+}
+
+/* Waits until /healthz says "redis_auth":"<want>", and is 200's "ok". */
+static void
+auth_wait_healthz(struct harness *h, int port, const char *want)
+{
+	int64_t	 deadline = harness_now_ms() + WAIT_MS;
+	char	*body = NULL, needle[64];
+
+	snprintf(needle, sizeof needle, "\"redis_auth\":\"%s\"", want);
+	for (;;) {
+		free(body);
+		body = auth_healthz(port);
+		if (body != NULL && strstr(body, needle) != NULL &&
+		    strstr(body, "\"status\":\"ok\"") != NULL)
+			break;
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "/healthz: %s, not %s", body != NULL ?
+			    body : "no answer", needle);
+		harness_sleep_ms(20);
+	}
+	free(body);
+}
+
 /* The worker logged in as worker, with its password from the file. */
 static pid_t
-auth_worker(struct harness *h, const char *extra)
+auth_worker(struct harness *h, int http_port, const char *extra)
 {
 	const char	*env[3];
-	char		*pwfile, *e;
+	char		*pwfile, *e, http[32];
 	pid_t		 pid;
 
 	pwfile = auth_pass_path("worker");
@@ -412,7 +467,12 @@ auth_worker(struct harness *h, const char *extra)
 	env[0] = "EXECQ_REDIS_USER=worker";
 	env[1] = e;
 	env[2] = NULL;
-	pid = harness_worker_start(h, env, extra, NULL);
+	snprintf(http, sizeof http, "127.0.0.1:%d", http_port);
+	if (http_port != 0)
+		pid = harness_worker_start(h, env, "--http", http, extra,
+		    NULL);
+	else
+		pid = harness_worker_start(h, env, extra, NULL);
 	free(e);
 	free(pwfile);
 	return (pid);
@@ -512,10 +572,13 @@ test_auth_worker_end_to_end(void **state)
 	redisContext	*agent;
 	json_t		*a;
 	char		*cmd, *item;
+	int		 port;
 
 	auth_redis_start(h);
 	auth_harness_here(h);
-	auth_worker(h, "--network");
+	port = auth_free_port();
+	auth_worker(h, port, "--network");
+	auth_wait_healthz(h, port, "required");
 	agent = auth_connect(h, "agent");
 	auth_ok(h, agent, "agent", "XADD q:exec:normal * item %s",
 	    "{\"id\":\"auth-e2e-1\",\"type\":\"EXEC\",\"reply_to\":"
@@ -530,9 +593,11 @@ test_auth_worker_end_to_end(void **state)
 		xasprintf(&cmd, "redis-cli -h 127.0.0.1 -p %d PING; "
 		    "redis-cli -h 127.0.0.1 -p %d XRANGE q:agent.e2e:normal "
 		    "- +", srv.port, srv.port);
-		item = json_dumps(json_pack("{s:s, s:s, s:s, s:{s:s}}", "id",
-		    "auth-net-1", "type", "EXEC", "reply_to", "agent.net",
-		    "args", "command", cmd), JSON_COMPACT);
+		a = json_pack("{s:s, s:s, s:s, s:{s:s}}", "id", "auth-net-1",
+		    "type", "EXEC", "reply_to", "agent.net", "args",
+		    "command", cmd);
+		item = json_dumps(a, JSON_COMPACT);
+		json_decref(a);
 		auth_ok(h, agent, "agent", "XADD q:exec:normal * item %s",
 		    item);
 		a = auth_answer(h, agent, "agent.net");
@@ -555,14 +620,17 @@ static void
 test_auth_open_door_said(void **state)
 {
 	struct harness	*h = harness_fixture(state);
+	int		 port;
 
 	auth_redis_start(h);
 	auth_harness_here(h);
 	freeReplyObject(harness_cmd(h, "ACL SETUSER default on nopass ~* "
 	    "&* +@all"));
-	auth_worker(h, NULL);
+	port = auth_free_port();
+	auth_worker(h, port, NULL);
 	auth_wait_log(h, h->w[0].err_path, "lets ANYONE in WITHOUT A "
 	    "PASSWORD", 1, WAIT_MS);
+	auth_wait_healthz(h, port, "none");
 	harness_pass(h);
 }
 
@@ -613,7 +681,7 @@ test_auth_refused_backs_off(void **state)
 
 	auth_redis_start(h);
 	auth_harness_here(h);
-	auth_worker(h, NULL);
+	auth_worker(h, 0, NULL);
 	log = h->w[0].err_path;
 	freeReplyObject(harness_cmd(h, "ACL SETUSER worker resetpass "
 	    ">changed-secret-77"));
@@ -662,7 +730,7 @@ test_auth_client_finds_make_run(void **state)
 
 	auth_redis_start(h);
 	auth_harness_here(h);
-	auth_worker(h, NULL);
+	auth_worker(h, 0, NULL);
 	xasprintf(&script, "cd '%s' && unset EXECQ_REDIS_URL && "
 	    "export XDG_CONFIG_HOME='%s/cfg' && "
 	    "$CLI run -- echo hi && "
