@@ -1,7 +1,8 @@
 /*
  * The worker's settings: the checks that need every layer in and the file
- * system (the Redis password file read, the workspace's realpath, the dirs made absolute, run_as looked
- * up, the shell executable, default <= max), then the policy built.
+ * system (the Redis password file read, the workspace's realpath, the
+ * dirs made absolute, run_as looked up, the shell executable, default <=
+ * max), then the policy built.
  */
 
 #include <sys/stat.h>

@@ -245,8 +245,8 @@ auth_redis_start(struct harness *h)
 	deadline = harness_now_ms() + WAIT_MS;
 	while (!up) {
 		if (harness_now_ms() > deadline)
-			harness_fail(h, "redis-server: no answer on %s (see %s)",
-			    srv.sock, log);
+			harness_fail(h, "redis-server: no answer on %s "
+			    "(see %s)", srv.sock, log);
 		c = redisConnectUnix(srv.sock);
 		if (c != NULL && !c->err &&
 		    (r = redisCommand(c, "PING")) != NULL) {
