@@ -1,8 +1,14 @@
 /*
  * The two Redis connections: connect, resolve, reconnect with backoff,
  * and the setup every new connection gets (AUTH, SELECT; on the read
- * side CLIENT ID, the version check and the consumer groups). The bottom
- * of the queue module: it calls nothing above it. What a connection
+ * side CLIENT ID, the version check and the consumer groups). A login
+ * (AUTH, or a PING when there is no password) comes first; a refused
+ * one is tried again after 1 s doubling to 60 s, said once when it
+ * starts and once when it ends, and the first login is followed by a
+ * probe without AUTH that finds out whether anyone could have come in
+ * without a password: a rconn of its own to the same address, over TLS
+ * with the same SSL_CTX and name when the connection is. The bottom of
+ * the queue module: it calls nothing above it. What a connection
  * coming up or going down means (reading, flushing the outbox, spooling
  * it, announcing ourselves) is its owner's business, so conn.c tells it
  * through a callback that queue.c sets (queue_conn_init): the event is
@@ -76,8 +82,8 @@ queue_retry_later(struct qconn *c)
 	    c->backoff_ms * 2;
 	if (c->backoff_ms > QUEUE_BACKOFF_MAX_MS)
 		c->backoff_ms = QUEUE_BACKOFF_MAX_MS;
-	tv.tv_sec = c->backoff_ms / 1000;
-	tv.tv_usec = (c->backoff_ms % 1000) * 1000;
+	tv.tv_sec = (c->auth_ms != 0 ? c->auth_ms : c->backoff_ms) / 1000;
+	tv.tv_usec = (c->auth_ms != 0 ? 0 : c->backoff_ms % 1000) * 1000;
 	evtimer_add(c->ev_retry, &tv);
 }
 
@@ -105,25 +111,6 @@ queue_setup_cb(struct rconn *rc, redisReply *reply, void *arg)
 		    strstr(reply->str, "WRONGPASS") != NULL ||
 		    strstr(reply->str, "NOPERM") != NULL)
 			rconn_disconnect(rc, "refused");
-	}
-}
-
-/* AUTH and SELECT, first on every new connection. */
-static void
-queue_hello(struct qconn *c)
-{
-	struct queue	*q = c->q;
-	char		 db[16];
-
-	if (q->url.password != NULL && q->url.user != NULL)
-		rconn_command(c->rc, queue_setup_cb, c, "AUTH %s %s",
-		    q->url.user, q->url.password);
-	else if (q->url.password != NULL)
-		rconn_command(c->rc, queue_setup_cb, c, "AUTH %s",
-		    q->url.password);
-	if (q->url.db != 0) {
-		snprintf(db, sizeof db, "%d", q->url.db);
-		rconn_command(c->rc, queue_setup_cb, c, "SELECT %s", db);
 	}
 }
 
@@ -174,6 +161,170 @@ queue_version_cb(struct rconn *rc, redisReply *reply, void *arg)
 	log_warn("queue: this Redis is %.*s: execq needs Redis 7.0 or later "
 	    "(script flags); no item will be taken", (int)strcspn(v + 14,
 	    "\r\n"), v + 14);
+}
+
+static void	queue_role_check(struct qconn *);
+
+enum queue_door
+queue_door(const struct queue *q)
+{
+	return (q->door);
+}
+
+/* The probe's answer: PONG without a password, or NOAUTH. */
+static void
+queue_door_cb(struct rconn *rc, redisReply *reply, void *arg)
+{
+	struct queue	*q = arg;
+	char		*shown;
+
+	if (reply == NULL)
+		return;		/* gone, or freed with the queue */
+	q->door = reply->type == REDIS_REPLY_ERROR ? QUEUE_DOOR_LOCKED :
+	    QUEUE_DOOR_OPEN;
+	rconn_disconnect(rc, "probe done");	/* queue_door_gone_cb */
+	if (q->door != QUEUE_DOOR_OPEN)
+		return;
+	shown = rurl_display(&q->url);
+	log_warn("queue: redis at %s lets ANYONE in WITHOUT A PASSWORD "
+	    "(its default user needs none): whatever reaches it, a command "
+	    "with the network grant too, can read tokens and output and "
+	    "forge items and approvals; turn the default user off "
+	    "(docs/CONFIG.md, \"Redis users\")", shown);
+	free(shown);
+}
+
+/*
+ * The probe's connection ended (or never came up: a refused certificate
+ * among others, the door then unknown and asked at the next login): it
+ * goes. Up, nothing to do: its PING is queued already.
+ */
+static void
+queue_door_gone_cb(struct rconn *rc, int up, void *arg)
+{
+	struct qconn	*c = arg;
+
+	if (up)
+		return;
+	if (c->probe == rc)
+		c->probe = NULL;
+	rconn_free(rc);		/* the memory goes when its frame ends */
+}
+
+/*
+ * The name c's connection sent as SNI and checked in the certificate:
+ * redis_tls_server_name, else the host it was made to (the primary's
+ * name for a sentinel URL). Plain and unix connections ignore it.
+ */
+static const char *
+queue_conn_tls_name(const struct qconn *c)
+{
+	const struct queue	*q = c->q;
+
+	if (q->tls_name != NULL)
+		return (q->tls_name);
+	return (q->url.master != NULL ? c->primary : q->url.host);
+}
+
+/*
+ * Once: does this Redis (this node) let in a client with no password?
+ * The probe goes where c's connection went (its peer's address, the
+ * same socket path), over TLS with the same SSL_CTX and name when c's
+ * does: it never says anything in the clear that c would not.
+ */
+static void
+queue_door_probe(struct qconn *c)
+{
+	struct queue		*q = c->q;
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof ss;
+	char			*shown;
+	int			 fd;
+
+	if (q->door != QUEUE_DOOR_UNKNOWN || c->probe != NULL)
+		return;
+	if (q->url.password == NULL) {
+		q->door = QUEUE_DOOR_OPEN;	/* we just did */
+		shown = rurl_display(&q->url);
+		log_warn("queue: redis at %s lets ANYONE in WITHOUT A "
+		    "PASSWORD (this worker gives none): whatever reaches "
+		    "it, a command with the network grant too, can read "
+		    "tokens and output and forge items and approvals; give "
+		    "it ACL users (docs/CONFIG.md, \"Redis users\")", shown);
+		free(shown);
+		return;
+	}
+	if (q->url.path != NULL)
+		c->probe = rconn_connect_unix(q->base, q->url.path,
+		    queue_door_gone_cb, c);
+	else {
+		if ((fd = rconn_fd(c->rc)) == -1 || getpeername(fd,
+		    (struct sockaddr *)&ss, &len) == -1)
+			return;		/* unknown: asked at the next login */
+		c->probe = rconn_connect(q->base, (struct sockaddr *)&ss, len,
+		    q->tls_ctx, queue_conn_tls_name(c), queue_door_gone_cb, c);
+	}
+	if (c->probe == NULL)
+		return;
+	rconn_set_timeout(c->probe, (int)q->timeout_ms, (int)q->timeout_ms);
+	rconn_command(c->probe, queue_door_cb, q, "PING");
+}
+
+/*
+ * The login's answer: SELECT, then ROLE. Refused (WRONGPASS, NOAUTH, a
+ * user that is off): said once, then tried again after 1 s, 2 s... 60 s,
+ * in silence, until it works; no secret is in Redis's message or ours.
+ */
+static void
+queue_login_cb(struct rconn *rc, redisReply *reply, void *arg)
+{
+	struct qconn	*c = arg;
+	struct rurl	*u = &c->q->url;
+	char		 db[16];
+
+	if (reply == NULL || c->q->freeing || c->rc != rc)
+		return;		/* lost: queue_link_cb says so */
+	c->stalled = 0;		/* Redis speaks */
+	if (reply->type != REDIS_REPLY_ERROR) {
+		if (c->auth_ms != 0)
+			log_info("queue: redis %s: login accepted", c->name);
+		c->auth_ms = 0;
+		if (u->db != 0) {
+			snprintf(db, sizeof db, "%d", u->db);
+			rconn_command(rc, queue_setup_cb, c, "SELECT %s", db);
+		}
+		queue_role_check(c);
+		return;
+	}
+	if (c->auth_ms == 0)
+		log_warn("queue: redis %s: login %s%s refused: %s; trying "
+		    "again in %d s, then doubling up to %d s, quietly, until "
+		    "it works", c->name, u->password == NULL ?
+		    "without a password" : "as user ", u->password == NULL ?
+		    "" : u->user != NULL ? u->user : "default", reply->str,
+		    QUEUE_AUTH_BACKOFF_MIN_MS / 1000,
+		    QUEUE_AUTH_BACKOFF_MAX_MS / 1000);
+	c->auth_ms = c->auth_ms == 0 ? QUEUE_AUTH_BACKOFF_MIN_MS :
+	    c->auth_ms * 2;
+	if (c->auth_ms > QUEUE_AUTH_BACKOFF_MAX_MS)
+		c->auth_ms = QUEUE_AUTH_BACKOFF_MAX_MS;
+	rconn_disconnect(rc, "login refused");	/* queue_link_cb: again */
+}
+
+/* AUTH, or PING without a password: first on every new connection. */
+static void
+queue_hello(struct qconn *c)
+{
+	struct queue	*q = c->q;
+
+	if (q->url.password != NULL && q->url.user != NULL)
+		rconn_command(c->rc, queue_login_cb, c, "AUTH %s %s",
+		    q->url.user, q->url.password);
+	else if (q->url.password != NULL)
+		rconn_command(c->rc, queue_login_cb, c, "AUTH %s",
+		    q->url.password);
+	else
+		rconn_command(c->rc, queue_login_cb, c, "PING");
 }
 
 /* ROLE's first element: "master", "slave", "sentinel"; NULL if odd. */
@@ -383,32 +534,33 @@ queue_conn_ready(struct qconn *c)
 		rconn_command(c->rc, queue_client_id_cb, c->q, "CLIENT ID");
 		rconn_command(c->rc, queue_version_cb, c->q, "INFO server");
 		queue_create_groups(c->q);
+		queue_door_probe(c);
 	}
 	c->cb(c, 1);
 }
 
 /*
- * The rconn's word. Up (connected, TLS handshake done): ROLE, after AUTH
- * and SELECT. Down: everything pending got a NULL reply already; the
- * rconn is freed and made again later. A connection that never came up
- * failed to connect (a refused certificate among others: said); one that
- * did is lost, and the owner hears of it.
+ * The rconn's word. Up (connected, TLS handshake done): the login's
+ * answer goes on (queue_login_cb: SELECT, then ROLE). Down: everything
+ * pending got a NULL reply already; the rconn is freed and made again
+ * later. A connection that never came up failed to connect (a refused
+ * certificate among others: said); one that did is lost, and the owner
+ * hears of it (a refused login said so already: not again).
  */
 static void
 queue_link_cb(struct rconn *rc, int up, void *arg)
 {
 	struct qconn	*c = arg;
-	int		 linked = c->linked;
+	int		 linked = c->linked, was_up = c->up;
 
 	if (up) {
-		c->linked = 1;
-		queue_role_check(c);
+		c->linked = 1;	/* the login's answer goes on */
 		return;
 	}
 	if (!linked)
 		log_warn("queue: redis %s: connect: %s", c->name,
 		    rconn_errstr(rc));
-	else
+	else if (was_up || c->auth_ms == 0)	/* a refused login said so */
 		log_warn("queue: redis %s connection lost%s%s", c->name,
 		    rconn_errstr(rc)[0] != '\0' ? ": " : "",
 		    rconn_errstr(rc));
@@ -594,13 +746,12 @@ queue_connect(struct qconn *c)
 		    c);
 	else if (q->url.master != NULL)
 		c->rc = rconn_connect_host(q->base, c->primary,
-		    c->primary_port, q->tls_ctx, q->tls_name != NULL ?
-		    q->tls_name : c->primary, queue_link_cb, c);
+		    c->primary_port, q->tls_ctx, queue_conn_tls_name(c),
+		    queue_link_cb, c);
 	else
 		c->rc = rconn_connect_host(q->base, c->addr[0] != '\0' ?
 		    c->addr : q->url.host, q->url.port, q->tls_ctx,
-		    q->tls_name != NULL ? q->tls_name : q->url.host,
-		    queue_link_cb, c);
+		    queue_conn_tls_name(c), queue_link_cb, c);
 	c->addr[0] = '\0';	/* looked up again next time */
 	c->primary_port = 0;	/* ... and asked again */
 	if (c->rc == NULL) {
@@ -641,6 +792,9 @@ queue_conn_release(struct qconn *c)
 	c->rc = NULL;
 	c->up = 0;
 	rconn_free(rc);		/* NULL ok; no state callback */
+	rc = c->probe;
+	c->probe = NULL;
+	rconn_free(rc);		/* its PING's callback gets NULL */
 	if (c->ev_drop != NULL)
 		event_free(c->ev_drop);
 	c->ev_drop = NULL;

@@ -224,6 +224,17 @@ struct queue_stats {
 						   write (borrowed); NULL */
 };
 void		 queue_stats(const struct queue *, struct queue_stats *);
+/*
+ * Whether this Redis lets in a client that gives no password (its
+ * default user needs none): known once a connection came up. When we
+ * log in, a second connection without AUTH sends PING to find out.
+ */
+enum queue_door {
+	QUEUE_DOOR_UNKNOWN = 0,
+	QUEUE_DOOR_LOCKED,		/* NOAUTH: a password is needed */
+	QUEUE_DOOR_OPEN,		/* anyone gets in */
+};
+enum queue_door	 queue_door(const struct queue *);
 
 /*
  * What the worker keeps in Redis for others to read (queue/store.c).

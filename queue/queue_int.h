@@ -15,7 +15,9 @@
  *              (struct qcmd), claims, answers, their retry and backoff,
  *              the spool hand-off
  *   conn.c     the two Redis connections (queue/rconn.c: unix, TCP or
- *              TLS): connect, resolve, AUTH/HELLO,
+ *              TLS): connect, resolve, the login (AUTH; refused: again
+ *              after 1 s to 60 s), SELECT, the open-door probe (a third
+ *              connection, same address and TLS, without AUTH),
  *              ROLE (a node that is not the primary is refused),
  *              reconnect with backoff, the write kick; following a
  *              failover (READONLY, a role change, the sentinels'
@@ -62,6 +64,8 @@ struct syncer;
 #define QUEUE_BACKOFF_MIN_MS	50
 #define QUEUE_BACKOFF_MAX_MS	2000
 #define QUEUE_ERR_BACKOFF_MAX_MS 8000	/* Redis says no (OOM, READONLY) */
+#define QUEUE_AUTH_BACKOFF_MIN_MS 1000	/* Redis refused our login */
+#define QUEUE_AUTH_BACKOFF_MAX_MS 60000
 #define QUEUE_HEAD_BYTES	65536	/* of an item too large to take */
 #define QUEUE_STATUS_KEEP_MS	"86400000"	/* a silent worker's status */
 #define QUEUE_LIFE_LEN		16	/* hex digits of a life's mark */
@@ -112,6 +116,11 @@ struct qconn {
 	long long		 busy_ms;	/* a command waits since */
 	int			 stalled;	/* dropped for a stall, and
 						   not heard from since */
+	unsigned		 auth_ms;	/* login refused: the next
+						   try's delay; 0: not */
+	struct rconn		*probe;		/* the open-door probe: a
+						   second rconn to rc's
+						   peer, same TLS; NULL */
 };
 
 /* A command that must reach Redis: kept until it has a reply. */
@@ -165,6 +174,7 @@ struct queue {
 	SSL_CTX			*tls_ctx;	/* rediss://: ours; else NULL */
 	char			*tls_name;	/* SNI, checked name; NULL: the
 						   host connected to */
+	enum queue_door		 door;		/* conn.c's probe */
 	char			*name, *consumer;
 	char			 life[QUEUE_LIFE_LEN + 1];	/* our mark in
 						   our claims, new at every

@@ -22,6 +22,18 @@ const struct config_opt config_opts[] = {
 	  "rediss://... (TLS), unix://[[user]:pw@]/path[?db=N],\n"
 	  "/path, host:port, redis-sentinel://s1,s2/master",
 	  config_check_url },
+	{ "redis_user", "redis-user", NULL, "EXECQ_REDIS_USER", CONFIG_STRING,
+	  OFF(redis_user), 0, 0, "", "USER",
+	  "the Redis ACL user to log in as (else the URL's)", NULL },
+	{ "redis_password_file", "redis-password-file", NULL,
+	  "EXECQ_REDIS_PASSWORD_FILE", CONFIG_STRING,
+	  OFF(redis_password_file), 0, 0, "", "FILE",
+	  "the Redis password: FILE's first line (not\n"
+	  "readable by others); beats the URL's", NULL },
+	{ "redis_password", NULL, NULL, "EXECQ_REDIS_PASSWORD", CONFIG_STRING,
+	  OFF(redis_password), 0, 0, "", NULL,
+	  "the Redis password itself (no flag: argv shows\n"
+	  "in ps); beats the URL's", NULL },
 	{ "redis_tls_ca", "redis-tls-ca", NULL, "EXECQ_REDIS_TLS_CA",
 	  CONFIG_STRING, OFF(redis_tls_ca), 0, 0, "", "FILE",
 	  "rediss://: the CAs (PEM) that vouch for Redis's\n"

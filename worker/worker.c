@@ -535,6 +535,30 @@ worker_tls(const struct config *cfg, const struct rurl *url, SSL_CTX **ctx)
 	return (0);
 }
 
+/*
+ * The Redis login: redis_user and the password (redis_password_file or
+ * redis_password) beat the URL's. A password typed into --redis shows in
+ * ps: said once.
+ */
+static void
+worker_redis_login(const struct config *cfg, struct rurl *u)
+{
+	if (*cfg->redis_user != '\0') {
+		free(u->user);
+		u->user = xstrdup(cfg->redis_user);
+	}
+	if (*cfg->redis_password != '\0') {
+		if (u->password != NULL)
+			explicit_bzero(u->password, strlen(u->password));
+		free(u->password);
+		u->password = xstrdup(cfg->redis_password);
+	} else if (cfg->redis_url_secret_argv)
+		log_warn("the Redis password is on the command line (--redis), "
+		    "where ps shows it to every user of this host: use "
+		    "redis_password_file, EXECQ_REDIS_PASSWORD_FILE or "
+		    "EXECQ_REDIS_PASSWORD");
+}
+
 struct worker *
 worker_create(struct event_base *base, const struct config *cfg)
 {
@@ -565,6 +589,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 		free(cause);
 		goto fail;
 	}
+	worker_redis_login(cfg, &w->url);
 	if (worker_tls(cfg, &w->url, &tls) == -1)
 		goto fail;
 	/* Before any thread starts: it forks the namespace helper. */

@@ -263,6 +263,101 @@ test_config_flag_overrides_env(void **state)
 	assert_string_equal(fx->c.cgroup, "/sys/fs/cgroup/execq");
 }
 
+/* Writes a password file in the fixture's dir with mode; its path. */
+static char *
+write_pass(struct fixture *fx, const char *name, const char *text,
+    mode_t mode)
+{
+	char	*path;
+	FILE	*f;
+
+	assert_int_equal(asprintf(&path, "%s/%s", fx->dir, name) > 0, 1);
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, mode), 0);
+	return (path);
+}
+
+/* The Redis login: a file, the environment, the user; never a flag. */
+static void
+test_config_redis_password_sources(void **state)
+{
+	struct fixture	*fx = *state;
+	char		*pw, *env, *open, *cfg;
+
+	/* Defaults: the URL's own. */
+	assert_int_equal(load(fx, NULL, NULL), 0);
+	assert_string_equal(fx->c.redis_user, "");
+	assert_string_equal(fx->c.redis_password, "");
+	assert_int_equal(fx->c.redis_url_secret_argv, 0);
+
+	/* The file's first line, without its newline. */
+	pw = write_pass(fx, "pw", "s3cret@/x\nsecond line\n", 0600);
+	assert_int_equal(load(fx, ARGS("--redis-password-file", pw,
+	    "--redis-user", "worker"), NULL), 0);
+	assert_string_equal(fx->c.redis_password, "s3cret@/x");
+	assert_string_equal(fx->c.redis_user, "worker");
+
+	/* The environment, for both. */
+	assert_int_equal(asprintf(&env, "EXECQ_REDIS_PASSWORD_FILE=%s", pw) >
+	    0, 1);
+	assert_int_equal(load(fx, NULL, ARGS(env, "EXECQ_REDIS_USER=w2")), 0);
+	assert_string_equal(fx->c.redis_password, "s3cret@/x");
+	assert_string_equal(fx->c.redis_user, "w2");
+	assert_int_equal(load(fx, NULL, ARGS("EXECQ_REDIS_PASSWORD=pl@in")),
+	    0);
+	assert_string_equal(fx->c.redis_password, "pl@in");
+
+	/* The config file may hold either. */
+	assert_int_equal(asprintf(&cfg, "{\"redis_password_file\": \"%s\", "
+	    "\"redis_user\": \"w3\"}", pw) > 0, 1);
+	write_config(fx, cfg);
+	assert_int_equal(load(fx, CONFIG_ARGS(fx, "--queue", "q"), NULL), 0);
+	assert_string_equal(fx->c.redis_password, "s3cret@/x");
+	assert_string_equal(fx->c.redis_user, "w3");
+
+	/* Not both; not a file anyone may read; not an empty one. */
+	load_fails(fx, NULL, ARGS(env, "EXECQ_REDIS_PASSWORD=x"),
+	    "give the Redis password one way");
+	open = write_pass(fx, "open", "s3cret\n", 0644);
+	load_fails(fx, ARGS("--redis-password-file", open), NULL,
+	    "may be read by anyone");
+	free(open);
+	open = write_pass(fx, "empty", "\n", 0600);
+	load_fails(fx, ARGS("--redis-password-file", open), NULL,
+	    "holds no password");
+	load_fails(fx, ARGS("--redis-password-file", "/nonexistent/pw"), NULL,
+	    "No such file");
+	/* No flag takes the password itself (ps would show it). */
+	load_fails(fx, ARGS("--redis-password", "hunter2"), NULL,
+	    "spell out --redis-password-file");
+	assert_null(strstr(fx->cause, "hunter2"));
+	load_fails(fx, ARGS("--redis-passw=hunter2"), NULL, "spell out");
+	assert_null(strstr(fx->cause, "hunter2"));
+	assert_int_equal(load(fx, ARGS("--redis-password-file=" "x"), NULL),
+	    -1);
+	assert_non_null(strstr(fx->cause, "No such file"));
+	/* A causes never holds a secret. */
+	load_fails(fx, ARGS("--redis-password-file", open), ARGS(
+	    "EXECQ_REDIS_PASSWORD=hunter2"), "one way");
+	assert_null(strstr(fx->cause, "hunter2"));
+
+	/* A password in --redis works, and is marked for a warning. */
+	assert_int_equal(load(fx, ARGS("--redis", "redis://u:pw@h"), NULL),
+	    0);
+	assert_int_equal(fx->c.redis_url_secret_argv, 1);
+	assert_int_equal(load(fx, NULL, ARGS("EXECQ_REDIS_URL=redis://u:pw@h")),
+	    0);
+	assert_int_equal(fx->c.redis_url_secret_argv, 0);
+	assert_int_equal(load(fx, ARGS("--redis", "redis://h"), NULL), 0);
+	assert_int_equal(fx->c.redis_url_secret_argv, 0);
+	free(open);
+	free(cfg);
+	free(env);
+	free(pw);
+}
+
 /* One key through all four layers: default, file, environment, flag. */
 static void
 test_config_layers_max_procs(void **state)
@@ -1070,6 +1165,7 @@ main(void)
 		T(test_config_defaults),
 		T(test_config_file_overrides_default),
 		T(test_config_installed_example_loads),
+		T(test_config_redis_password_sources),
 		T(test_config_env_overrides_file),
 		T(test_config_flag_overrides_env),
 		T(test_config_layers_max_procs),
