@@ -185,13 +185,18 @@ queue_read_retry_cb(evutil_socket_t fd, short what, void *arg)
 /*
  * A read came back as an error (OOM, a missing group after a restart):
  * try again after a backoff that doubles while it goes on, saying so once
- * a second at most.
+ * a second at most. READONLY (the fetch script and XREADGROUP write:
+ * this node is a replica now) moves both connections to the primary at
+ * once, as an answer refused with it does.
  */
 static void
 queue_read_failed(struct queue *q, const char *what, const redisReply *r)
 {
 	struct timeval	tv;
 	time_t		now = time(NULL);
+
+	if (queue_readonly(q, r))
+		return;		/* read again once on the primary */
 
 	q->read_backoff_ms = q->read_backoff_ms == 0 ? QUEUE_BACKOFF_MIN_MS :
 	    q->read_backoff_ms * 2;
