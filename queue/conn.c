@@ -372,6 +372,10 @@ queue_role_cb(struct rconn *rc, redisReply *reply, void *arg)
 	if ((role = queue_role_name(reply)) != NULL &&
 	    strcmp(role, "master") == 0) {
 		c->q->replica = 0;
+		if (c == &c->q->wr && reply->elements >= 3 &&
+		    reply->element[2]->type == REDIS_REPLY_ARRAY)
+			queue_replicas_seen(c->q,
+			    (long long)reply->element[2]->elements);
 		queue_conn_ready(c);
 		return;
 	}
@@ -408,8 +412,14 @@ queue_role_beat_cb(struct rconn *rc, redisReply *reply, void *arg)
 			    "no writes", role);
 		q->replica = 1;
 		queue_conn_switch(q, "the primary became a replica");
-	} else if (role != NULL)
+	} else if (role != NULL) {
 		q->replica = 0;
+		/* ROLE of a master: its replicas are the third element. */
+		if (reply->elements >= 3 &&
+		    reply->element[2]->type == REDIS_REPLY_ARRAY)
+			queue_replicas_seen(q,
+			    (long long)reply->element[2]->elements);
+	}
 }
 
 void

@@ -126,6 +126,7 @@ queue_req_free(struct qreq *r)
 	free(r->argv);
 	free(r->argvlen);
 	free(r->answers);
+	free(r->got_answer);
 	free(r);
 }
 
@@ -234,6 +235,11 @@ queue_refused(struct queue *q, const char *what, const char *why)
 	evtimer_add(q->ev_flush, &tv);
 }
 
+static void	queue_req_done(struct queue *, struct qreq *, const char *,
+		    size_t);
+static void	queue_wait(struct queue *);
+static void	queue_req_unack(struct qreq *);
+
 /* The reply to an answer or a claim. */
 static void
 queue_req_cb(struct rconn *rc, redisReply *reply, void *arg)
@@ -271,24 +277,141 @@ queue_req_cb(struct rconn *rc, redisReply *reply, void *arg)
 		return;
 	}
 	q->err_backoff_ms = 0;
+	req->got_int = reply->type == REDIS_REPLY_INTEGER ? reply->integer : 0;
+	what = QUEUE_CLAIM_RUNNING;
+	if (reply->type == REDIS_REPLY_ARRAY && reply->elements >= 1)
+		what = (enum queue_claim)reply->element[0]->integer;
+	req->got_claim = what;
+	if (what == QUEUE_CLAIM_ANSWERED && reply->elements == 2) {
+		answer = reply->element[1]->str;
+		len = reply->element[1]->len;
+	}
+	if (q->wait_replicas == 0 || q->unreplicated) {
+		queue_req_done(q, req, answer, len);
+		return;
+	}
+	/* Counted once replicas have it: kept till the WAIT's answer. */
+	req->acked = 1;
+	if (answer != NULL) {
+		req->got_answer = xmalloc(len + 1);
+		memcpy(req->got_answer, answer, len);
+		req->got_answer[len] = '\0';
+		req->got_len = len;
+	}
+	queue_wait(q);
+}
+
+/* A request Redis (and its replicas) have: its callback, and it goes. */
+static void
+queue_req_done(struct queue *q, struct qreq *req, const char *answer,
+    size_t len)
+{
 	TAILQ_REMOVE(&q->out, req, entry);
 	q->nout--;
 	if (q->spool != NULL)
 		spool_done(q->spool, &req->spool);
 	if (req->replycb != NULL)
-		req->replycb(reply->type == REDIS_REPLY_INTEGER ?
-		    reply->integer : 0, req->arg);
-	else if (req->claimcb != NULL) {
-		what = QUEUE_CLAIM_RUNNING;
-		if (reply->type == REDIS_REPLY_ARRAY && reply->elements >= 1)
-			what = (enum queue_claim)reply->element[0]->integer;
-		if (what == QUEUE_CLAIM_ANSWERED && reply->elements == 2) {
-			answer = reply->element[1]->str;
-			len = reply->element[1]->len;
-		}
-		req->claimcb(what, answer, len, req->arg);
-	}
+		req->replycb(req->got_int, req->arg);
+	else if (req->claimcb != NULL)
+		req->claimcb((enum queue_claim)req->got_claim, answer, len,
+		    req->arg);
 	queue_req_free(req);
+}
+
+/*
+ * WAIT's answer: how many replicas have every write sent before it, so
+ * every request acknowledged by now. Enough: they count, and so a
+ * failover cannot take them back (the replica it promotes has them).
+ * Too few within QUEUE_WAIT_MS: either this node is being demoted (its
+ * replica was promoted and left it: the switch follows within about a
+ * second, which drops this connection first and sends them again to the
+ * new primary) or no replica is there (one down, or none back yet after
+ * a failover). Then they count anyway, the worker says so once and runs
+ * unreplicated (/healthz: redis_replicas "short") until the heartbeat's
+ * ROLE shows enough replicas again: a fleet keeps working with its
+ * replica down, as Redis itself does, and says what it lost.
+ */
+static void
+queue_wait_cb(struct rconn *rc, redisReply *reply, void *arg)
+{
+	struct queue	*q = arg;
+	struct qreq	*req, *next;
+	long long	 got;
+
+	(void)rc;
+	q->waiting = 0;
+	if (reply == NULL || q->freeing)
+		return;		/* sent again once the connection is back */
+	got = reply->type == REDIS_REPLY_INTEGER ? reply->integer : -1;
+	if (got < (long long)q->wait_replicas && !q->unreplicated) {
+		log_warn("queue: redis: %lld of %u replicas confirmed our "
+		    "writes within %d ms%s%s: going on without them until "
+		    "they are back (a failover now may lose what Redis "
+		    "confirms)", got < 0 ? 0 : got, q->wait_replicas,
+		    QUEUE_WAIT_MS, reply->type == REDIS_REPLY_ERROR ? ": " :
+		    "", reply->type == REDIS_REPLY_ERROR ? reply->str : "");
+		q->unreplicated = 1;
+	}
+	for (req = TAILQ_FIRST(&q->out); req != NULL; req = next) {
+		next = TAILQ_NEXT(req, entry);
+		if (req->acked)
+			queue_req_done(q, req, req->got_answer, req->got_len);
+	}
+}
+
+/*
+ * ROLE (at connect, and every beat) counted n replicas of the primary:
+ * too few, and writes count without them from now (no WAIT that could
+ * only time out: a new primary after a failover has none yet); enough,
+ * and they count once the replicas have them again.
+ */
+void
+queue_replicas_seen(struct queue *q, long long n)
+{
+	if (q->wait_replicas == 0)
+		return;
+	if (n >= (long long)q->wait_replicas && q->unreplicated) {
+		log_info("queue: redis: %lld replica(s): writes count once "
+		    "they have them again", n);
+		q->unreplicated = 0;
+	} else if (n < (long long)q->wait_replicas && !q->unreplicated) {
+		log_warn("queue: redis: the primary has %lld of the %u "
+		    "replicas to wait for: going on without them until they "
+		    "are back (a failover now may lose what it confirms)", n,
+		    q->wait_replicas);
+		q->unreplicated = 1;
+	}
+}
+
+/* Asks the replicas for what Redis acknowledged, unless a WAIT is out. */
+static void
+queue_wait(struct queue *q)
+{
+	if (q->waiting || !q->wr.up)
+		return;
+	q->waiting = 1;
+	rconn_command(q->wr.rc, queue_wait_cb, q, "WAIT %u %d",
+	    q->wait_replicas, QUEUE_WAIT_MS);
+}
+
+/* Not counted after all: it goes out again. */
+static void
+queue_req_unack(struct qreq *req)
+{
+	req->acked = 0;
+	free(req->got_answer);
+	req->got_answer = NULL;
+	req->got_len = 0;
+}
+
+void
+queue_unack_all(struct queue *q)
+{
+	struct qreq	*req;
+
+	q->waiting = 0;
+	TAILQ_FOREACH(req, &q->out, entry)
+		queue_req_unack(req);
 }
 
 /* Sends every request that is not on its way. */
@@ -300,7 +423,7 @@ queue_flush(struct queue *q)
 	if (!q->wr.up || q->freeing || q->err_wait)
 		return;
 	TAILQ_FOREACH(req, &q->out, entry) {
-		if (req->sent)
+		if (req->sent || req->acked)
 			continue;
 		req->sent = 1;
 		rconn_command_argv(q->wr.rc, queue_req_cb, req, req->argc,

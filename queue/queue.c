@@ -187,6 +187,7 @@ queue_stats(const struct queue *q, struct queue_stats *st)
 			st->stalled = 1;
 	}
 	st->replica = q->replica;
+	st->unreplicated = q->unreplicated;
 	st->refused = q->refused[0] != '\0' ? q->refused : NULL;
 	st->reconnects = q->reconnects;
 	st->outbox = queue_backlog(q);
@@ -218,6 +219,7 @@ queue_conn_state_cb(struct qconn *c, int up)
 		return;
 	}
 	if (!up) {
+		queue_unack_all(q);
 		queue_spool_out(q);
 		return;
 	}
@@ -317,6 +319,7 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 			    queue_lanes[i]);
 	}
 	q->claim_idle_ms = cfg->claim_idle_ms;
+	q->wait_replicas = cfg->wait_replicas;
 	q->timeout_ms = cfg->timeout_ms != 0 ? cfg->timeout_ms :
 	    QUEUE_TIMEOUT_MS;
 	q->answer_ttl_s = cfg->answer_ttl_s;

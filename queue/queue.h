@@ -65,6 +65,10 @@ struct queue_config {
 	size_t			 max_item_bytes;	/* larger: head only */
 	const char		*state_dir;	/* the spool; NULL: none */
 	struct syncer		*syncer;	/* fsyncs it; NULL: none */
+	unsigned		 wait_replicas;	/* a write (answer, claim,
+					   record) counts once this many
+					   replicas have it (WAIT); 0: once
+					   the primary has it */
 	unsigned		 timeout_ms;	/* a command unanswered this
 						   long: the connection is
 						   made again; 0: 10 s */
@@ -220,6 +224,8 @@ struct queue_stats {
 						   or dropped for that and
 						   not heard from since */
 	int			replica;	/* the server is a replica */
+	int			unreplicated;	/* too few replicas confirmed
+						   the last WAIT */
 	const char		*refused;	/* why Redis refused our last
 						   write (borrowed); NULL */
 };

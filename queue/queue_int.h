@@ -70,6 +70,7 @@ struct syncer;
 #define QUEUE_STATUS_KEEP_MS	"86400000"	/* a silent worker's status */
 #define QUEUE_LIFE_LEN		16	/* hex digits of a life's mark */
 #define QUEUE_RAN_KEEP		4096	/* started items remembered */
+#define QUEUE_WAIT_MS		2000	/* WAIT for replicas this long */
 #define QUEUE_TIMEOUT_MS	10000	/* no answer that long: a stall */
 
 extern const char *const queue_lanes[QUEUE_NLANES];
@@ -137,6 +138,12 @@ struct qreq {
 	char			*answers;	/* the item (or entry) an answer
 						   answers, for the log; NULL */
 	struct spool_ref	 spool;		/* where it is kept on disk */
+	/* Redis replied; it counts once replicas have it (WAIT): */
+	int			 acked;
+	long long		 got_int;	/* ... the reply, kept for then */
+	int			 got_claim;
+	char			*got_answer;
+	size_t			 got_len;
 };
 TAILQ_HEAD(qreqs, qreq);
 
@@ -179,6 +186,10 @@ struct queue {
 	char			 life[QUEUE_LIFE_LEN + 1];	/* our mark in
 						   our claims, new at every
 						   start */
+	unsigned		 wait_replicas;	/* a write counts once this
+						   many replicas have it */
+	int			 waiting;	/* a WAIT is out */
+	int			 unreplicated;	/* the last WAIT came short */
 	char			*ran[QUEUE_RAN_KEEP];	/* "<id> <entry>" this
 						   life started: a ring */
 	unsigned		 nran;		/* next slot of ran */
@@ -262,6 +273,10 @@ long long	queue_conn_wait(const struct qconn *c, long long now);
 long long	queue_conn_limit(const struct qconn *c);
 
 /* outbox.c */
+/* The heartbeat's ROLE counted n replicas of the primary. */
+void	queue_replicas_seen(struct queue *q, long long n);
+/* The write connection went down: what waited for replicas goes again. */
+void	queue_unack_all(struct queue *q);
 /* 1 if this life started item id from entry_id (queue_started). */
 int	queue_ran(const struct queue *q, const char *item_id,
 	    const char *entry_id);

@@ -134,6 +134,14 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 	 */
 	if (e.claim == QUEUE_CLAIM_RUN && queue_ran(q, e.claim_id, id))
 		e.claim = QUEUE_CLAIM_RUNNING;
+	/*
+	 * With replicas to wait for, a claim counts once they have it: the
+	 * worker claims again on the write connection, where the outbox
+	 * waits (one round trip more an item, only then).
+	 */
+	if (e.claim == QUEUE_CLAIM_RUN && q->wait_replicas > 0 &&
+	    !q->unreplicated)
+		e.claim = QUEUE_CLAIM_RUNNING;
 	e.answer = claim != NULL ? claim[1]->str : NULL;
 	e.answer_len = claim != NULL ? claim[1]->len : 0;
 	q->itemcb(&e, q->arg);

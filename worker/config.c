@@ -140,6 +140,7 @@ config_release(struct config *c)
 	free(c->redis_tls_cert);
 	free(c->redis_tls_key);
 	free(c->redis_tls_server_name);
+	free(c->redis_wait_replicas);
 	free(c->queue);
 	free(c->reply_default);
 	free(c->workspace);

@@ -28,6 +28,7 @@ struct config {
 	char		*redis_tls_cert;	/* "": no client certificate */
 	char		*redis_tls_key;		/* "": in redis_tls_cert */
 	char		*redis_tls_server_name;	/* "": the URL's host */
+	char		*redis_wait_replicas;	/* "auto" or 0-16 */
 	char		*queue;			/* "exec": streams q:exec:<lane> */
 	char		*reply_default;		/* "replies" */
 	char		*workspace;		/* "workspace": realpath'd at load */

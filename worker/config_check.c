@@ -100,6 +100,22 @@ config_check_cgroup(const char *s)
 	return (msg);
 }
 
+/* auto, or a number of replicas from 0 to 16. */
+char *
+config_check_replicas(const char *s)
+{
+	char	*end, *msg;
+	long	 n;
+
+	if (strcmp(s, "auto") == 0)
+		return (NULL);
+	n = strtol(s, &end, 10);
+	if (*s != '\0' && *end == '\0' && n >= 0 && n <= 16)
+		return (NULL);
+	xasprintf(&msg, "'%s' must be auto or a number from 0 to 16", s);
+	return (msg);
+}
+
 /* auto, read_only, read_write, confined or admin. */
 char *
 config_check_tier(const char *s)

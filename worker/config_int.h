@@ -76,6 +76,7 @@ char	*config_check_operator_token(const char *);
 char	*config_check_absolute(const char *);
 char	*config_check_cgroup(const char *);
 char	*config_check_tier(const char *);
+char	*config_check_replicas(const char *);
 char	*config_check_sandbox(const char *);
 char	*config_check_confine(const char *);
 char	*config_check_http(const char *);

@@ -51,6 +51,12 @@ const struct config_opt config_opts[] = {
 	  OFF(redis_tls_server_name), 0, 0, "", "NAME",
 	  "rediss://: the name (SNI) Redis's certificate\n"
 	  "must carry; empty: the URL's host", NULL },
+	{ "redis_wait_replicas", "redis-wait-replicas", NULL,
+	  "EXECQ_REDIS_WAIT_REPLICAS", CONFIG_STRING,
+	  OFF(redis_wait_replicas), 0, 0, "auto", "N",
+	  "an answer or a claim counts once N replicas have\n"
+	  "it (WAIT): no failover loses it; auto: 1 with\n"
+	  "redis-sentinel://, else 0", config_check_replicas },
 	{ "queue", "queue", NULL, "EXECQ_QUEUE", CONFIG_STRING,
 	  OFF(queue), 0, 0, POLICYCONF_DEFAULT_QUEUE, "NAME",
 	  "queue to serve: streams q:NAME:high, :normal, :low",

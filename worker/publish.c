@@ -165,6 +165,7 @@ worker_status(struct worker *w, struct worker_status *st)
 	st->redis_waited_ms = qs.waited_ms;
 	st->redis_stalled = qs.stalled;
 	st->redis_replica = qs.replica;
+	st->redis_unreplicated = qs.unreplicated;
 	st->redis_refused = qs.refused;
 	st->log_dir_err = worker_disks.log_err;
 	st->state_dir_err = worker_disks.state_err;

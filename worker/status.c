@@ -174,8 +174,15 @@ enum status_reason {
 };
 
 static const char *const status_reasons[STATUS_NREASONS] = {
-	"redis", "logs", "stopping", "redis_stalled", "redis_replica",
-	"redis_refused", "log_dir", "state_dir", "audit"
+	[STATUS_REDIS] = "redis",
+	[STATUS_LOGS] = "logs",
+	[STATUS_STOPPING] = "stopping",
+	[STATUS_REDIS_STALLED] = "redis_stalled",
+	[STATUS_REDIS_REPLICA] = "redis_replica",
+	[STATUS_REDIS_REFUSED] = "redis_refused",
+	[STATUS_LOG_DIR] = "log_dir",
+	[STATUS_STATE_DIR] = "state_dir",
+	[STATUS_AUDIT] = "audit",
 };
 
 /* Whether reason r holds now. */
@@ -286,12 +293,14 @@ status_write_health(const struct worker_status *st, FILE *f)
 		free(line);
 	}
 	ok = json_array_size(reasons) == 0;
-	o = json_pack("{s:s, s:o, s:o, s:s, s:s, s:b, s:s, s:b, s:b, s:I, "
-	    "s:I, s:I}", "status", ok ? "ok" : "unavailable", "reasons",
+	o = json_pack("{s:s, s:o, s:o, s:s, s:s, s:b, s:s, s:s, s:b, s:b, "
+	    "s:I, s:I, s:I}", "status", ok ? "ok" : "unavailable", "reasons",
 	    reasons, "details", details,
 	    "worker", st->consumer, "queue", st->queue,
 	    "redis", st->redis_up, "redis_auth", st->redis_auth != NULL ?
-	    st->redis_auth : "unknown", "logs_writable", st->logs_ok,
+	    st->redis_auth : "unknown", "redis_replicas",
+	    st->redis_unreplicated ? "short" : "ok",
+	    "logs_writable", st->logs_ok,
 	    "stopping", st->stopping,
 	    "slots_free", (json_int_t)(st->slots_total > st->slots_used ?
 	    st->slots_total - st->slots_used : 0),

@@ -43,6 +43,8 @@ struct worker_status {
 	long long		 redis_waited_ms;	/* oldest command's wait */
 	int			 redis_stalled;	/* ... past the timeout */
 	int			 redis_replica;
+	int			 redis_unreplicated;	/* WAIT came short: going
+						   on without replicas */
 	const char		*redis_refused;	/* Redis's error, or NULL */
 	int			 log_dir_err;	/* the last probe's errno */
 	int			 state_dir_err;

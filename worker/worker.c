@@ -640,6 +640,10 @@ worker_create(struct event_base *base, const struct config *cfg)
 	qc.state_dir = cfg->state_dir;
 	qc.syncer = w->syncer;
 	qc.timeout_ms = cfg->redis_timeout_ms;
+	/* auto: a Sentinel fleet has replicas, and a failover to lose to. */
+	qc.wait_replicas = strcmp(cfg->redis_wait_replicas, "auto") == 0 ?
+	    (w->url.master != NULL ? 1 : 0) :
+	    (unsigned)strtoul(cfg->redis_wait_replicas, NULL, 10);
 	qc.tls_ctx = tls;
 	qc.tls_server_name = worker_setting(cfg->redis_tls_server_name);
 	tls = NULL;			/* the queue's now */

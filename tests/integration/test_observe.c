@@ -335,6 +335,33 @@ test_observe_healthz_replica(void **state)
 	harness_pass(h);
 }
 
+/*
+ * --redis-wait-replicas 1 on a primary with no replica: the worker says
+ * so, goes on without (items run and are answered), and /healthz shows
+ * "redis_replicas":"short" with a 200: a fleet keeps working with its
+ * replica down, and says what it lost.
+ */
+static void
+test_observe_wait_replicas_short(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "norep");
+	char		 addr[64];
+	unsigned	 port = free_port(h);
+	json_t		*a;
+
+	snprintf(addr, sizeof addr, "127.0.0.1:%u", port);
+	harness_worker_start(h, NULL, "--http", addr, "--redis-wait-replicas",
+	    "1", (char *)NULL);
+	wait_health(h, port, 200, "\"redis_replicas\":\"short\"");
+	harness_submit(h, "normal", id, "echo ran", NULL);
+	a = harness_wait_answer(h, NULL, id, HARNESS_WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+	assert_string_equal(harness_jstr(a, "stdout"), "ran\n");
+	json_decref(a);
+	harness_pass(h);
+}
+
 /* /healthz 503 redis_refused while Redis is out of memory, 200 after. */
 static void
 test_observe_healthz_redis_oom(void **state)
@@ -890,6 +917,7 @@ main(void)
 		T(test_observe_healthz_follows_redis),
 		T(test_observe_healthz_redis_paused),
 		T(test_observe_healthz_replica),
+		T(test_observe_wait_replicas_short),
 		T(test_observe_healthz_redis_oom),
 		T(test_observe_healthz_log_dir_full),
 		T(test_observe_audit_full_refuses_commands),
