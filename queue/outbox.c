@@ -359,30 +359,6 @@ queue_wait_cb(struct rconn *rc, redisReply *reply, void *arg)
 	}
 }
 
-/*
- * ROLE (at connect, and every beat) counted n replicas of the primary:
- * too few, and writes count without them from now (no WAIT that could
- * only time out: a new primary after a failover has none yet); enough,
- * and they count once the replicas have them again.
- */
-void
-queue_replicas_seen(struct queue *q, long long n)
-{
-	if (q->wait_replicas == 0)
-		return;
-	if (n >= (long long)q->wait_replicas && q->unreplicated) {
-		log_info("queue: redis: %lld replica(s): writes count once "
-		    "they have them again", n);
-		q->unreplicated = 0;
-	} else if (n < (long long)q->wait_replicas && !q->unreplicated) {
-		log_warn("queue: redis: the primary has %lld of the %u "
-		    "replicas to wait for: going on without them until they "
-		    "are back (a failover now may lose what it confirms)", n,
-		    q->wait_replicas);
-		q->unreplicated = 1;
-	}
-}
-
 /* Asks the replicas for what Redis acknowledged, unless a WAIT is out. */
 static void
 queue_wait(struct queue *q)

@@ -247,6 +247,8 @@ struct queue {
 
 /* conn.c */
 void	queue_kick(struct qconn *c);
+/* ROLE counted n replicas of the primary: wait for them, or go without. */
+void	queue_replicas_seen(struct queue *q, long long n);
 void	queue_create_groups(struct queue *q);
 int	queue_numeric(const char *host);
 void	queue_connect(struct qconn *c);
@@ -273,8 +275,6 @@ long long	queue_conn_wait(const struct qconn *c, long long now);
 long long	queue_conn_limit(const struct qconn *c);
 
 /* outbox.c */
-/* The heartbeat's ROLE counted n replicas of the primary. */
-void	queue_replicas_seen(struct queue *q, long long n);
 /* The write connection went down: what waited for replicas goes again. */
 void	queue_unack_all(struct queue *q);
 /* 1 if this life started item id from entry_id (queue_started). */
