@@ -34,8 +34,9 @@
 
 struct json_t;
 struct option;
-struct redisContext;
+struct rconn;
 struct redisReply;
+struct ssl_ctx_st;
 
 #define EXECQ_DEFAULT_URL	"redis://127.0.0.1:6379"
 #define EXECQ_RUN_SOCKET	".tmp/run/redis.sock"	/* from 'make run' */
@@ -96,7 +97,8 @@ typedef void (*execq_live_cb)(const struct redisReply *fields, void *arg);
 
 /* One conversation with Redis: where the item goes, where the answer is. */
 struct execq_session {
-	struct redisContext	*c;
+	struct rconn		*c;		/* synchronous */
+	struct ssl_ctx_st	*tls;		/* rediss://: c's, else NULL */
 	char			*display;	/* Redis URL, no password */
 	char			*queue;		/* the worker queue */
 	char			*item_key;	/* q:<queue>:<lane> */
@@ -227,6 +229,11 @@ char	*execq_conf_get(const char *key, char **from);
  */
 int	 execq_redis_url(const char *flag, struct rurl *, char **from,
 	    char **cause);
+/*
+ * A setting the worker reads too (EXECQ_REDIS_TLS_CA...): $env if set
+ * and not empty, else key in the client config file; allocated, or NULL.
+ */
+char	*execq_conf_setting(const char *env, const char *key);
 
 /* conn.c: the Redis session. */
 int	 execq_session_open(struct execq_session *,

@@ -13,6 +13,7 @@
  */
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +86,8 @@ execq_usage(FILE *f)
 		    execq_cmds[i].summary);
 	fputs("\n"
 	    "Options:\n"
-	    "  --redis URL   redis://[[user]:password@]host[:port][/db] or\n"
+	    "  --redis URL   redis://[[user]:password@]host[:port][/db],\n"
+	    "                rediss://... (the same over TLS) or\n"
 	    "                unix://[[user]:password@]/path[?db=N]\n"
 	    "  -h, --help    show this help; 'execq COMMAND --help' for one\n"
 	    "  -V, --version print the version\n"
@@ -96,6 +98,13 @@ execq_usage(FILE *f)
 	    "lines of 'key = value', keys redis_url and queue); the socket of\n"
 	    "'make run' (" EXECQ_RUN_SOCKET ") here or in a parent directory;\n"
 	    EXECQ_DEFAULT_URL ".\n"
+	    "\n"
+	    "rediss:// (TLS) verifies the server's certificate and its name\n"
+	    "(the URL's host) against $EXECQ_REDIS_TLS_CA (a PEM file; else\n"
+	    "the system's CAs); $EXECQ_REDIS_TLS_CERT and\n"
+	    "$EXECQ_REDIS_TLS_KEY are a client certificate and its key. The\n"
+	    "client config file's redis_tls_ca, redis_tls_cert and\n"
+	    "redis_tls_key say the same.\n"
 	    "\n"
 	    "Every command but cleanup and classify also takes --redis URL\n"
 	    "and --queue Q (the worker queue: $EXECQ_QUEUE, else queue in the\n"
@@ -134,6 +143,8 @@ main(int argc, char **argv)
 	int			 ch;
 
 	log_init("execq", LOG_LEVEL_WARN);	/* xmalloc's fatal() */
+	/* A write to a reset Redis connection is an error, not our end. */
+	signal(SIGPIPE, SIG_IGN);
 	while ((ch = getopt_long(argc, argv, "+hV", execq_global_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
