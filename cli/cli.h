@@ -40,6 +40,8 @@ struct ssl_ctx_st;
 
 #define EXECQ_DEFAULT_URL	"redis://127.0.0.1:6379"
 #define EXECQ_RUN_SOCKET	".tmp/run/redis.sock"	/* from 'make run' */
+#define EXECQ_ROLE_AGENT	"agent"		/* make run's Redis users */
+#define EXECQ_ROLE_OPERATOR	"operator"
 #define EXECQ_CONNECT_S		2
 #define EXECQ_COMMAND_S		10	/* socket timeout per command */
 #define EXECQ_BLOCK_MS		1000	/* longest XREAD BLOCK */
@@ -100,6 +102,7 @@ struct execq_session {
 	struct rconn		*c;		/* synchronous */
 	struct ssl_ctx_st	*tls;		/* rediss://: c's, else NULL */
 	char			*display;	/* Redis URL, no password */
+	char			*user;		/* the Redis user, or NULL */
 	char			*queue;		/* the worker queue */
 	char			*item_key;	/* q:<queue>:<lane> */
 	char			*reply;		/* private replies, or NULL */
@@ -225,7 +228,10 @@ char	*execq_conf_get(const char *key, char **from);
 /*
  * The Redis address: flag, $EXECQ_REDIS_URL, redis_url in the config
  * file, the socket of 'make run' here or above, the default. *from says
- * which (allocated, always set). 0, or -1 with an allocated *cause.
+ * which (allocated, always set). The user and password: the URL's, or
+ * make run's for the role, unless $EXECQ_REDIS_USER, redis_user,
+ * $EXECQ_REDIS_PASSWORD, $EXECQ_REDIS_PASSWORD_FILE or
+ * redis_password_file say. 0, or -1 with an allocated *cause.
  */
 int	 execq_redis_url(const char *flag, struct rurl *, char **from,
 	    char **cause);
@@ -234,6 +240,13 @@ int	 execq_redis_url(const char *flag, struct rurl *, char **from,
  * and not empty, else key in the client config file; allocated, or NULL.
  */
 char	*execq_conf_setting(const char *env, const char *key);
+/* Whose password make run's socket takes: EXECQ_ROLE_* (main.c sets). */
+void	 execq_set_role(const char *role);
+/*
+ * Where sessions call back by default: execq.<login>, and with a Redis
+ * user <user>.execq.<login> (an agent's ACL lets it read q:<user>.*).
+ */
+char	*execq_user_reply(const char *flag);
 
 /* conn.c: the Redis session. */
 int	 execq_session_open(struct execq_session *,

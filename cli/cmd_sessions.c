@@ -678,7 +678,8 @@ execq_cmd_callbacks(const char *redis, int argc, char **argv)
 		rc = (rc == 1) ? 0 : EXECQ_EXIT_USAGE;
 		goto out;
 	}
-	queue = co.o.queue != NULL ? xstrdup(co.o.queue) : execq_user_queue();
+	queue = co.o.queue != NULL ? xstrdup(co.o.queue) :
+	    execq_user_reply(co.o.redis);
 	if (optind < argc || !execq_name_valid(queue)) {
 		rc = optind < argc ? execq_usage_error("callbacks",
 		    "unexpected '%s'", argv[optind]) :

@@ -298,6 +298,8 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 		free(cause);
 		goto out;
 	}
+	if (u.user != NULL && strcmp(u.user, "default") != 0)
+		s->user = xstrdup(u.user);
 	s->queue = xstrdup(o->queue);
 	xasprintf(&s->item_key, KS_QUEUE_FMT, o->queue, o->lane);
 	if (u.master != NULL) {
@@ -341,6 +343,7 @@ execq_session_close(struct execq_session *s)
 	rconn_free(s->c);
 	rconn_tls_ctx_free(s->tls);
 	free(s->display);
+	free(s->user);
 	free(s->queue);
 	free(s->item_key);
 	free(s->reply);
@@ -353,11 +356,25 @@ execq_session_close(struct execq_session *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Answers go to a new private queue, read from its start. */
+/*
+ * Answers go to a new private queue, read from its start: with a Redis
+ * user, <user>.cli.<host>.<pid>.<random>, which its ACL may confine it
+ * to (docs/acl/execq.acl).
+ */
 void
 execq_session_private_reply(struct execq_session *s)
 {
+	char	*name;
+
 	s->reply = execq_reply_name();
+	if (s->user != NULL) {
+		xasprintf(&name, "%s.%s", s->user, s->reply);
+		if (execq_name_valid(name)) {
+			free(s->reply);
+			s->reply = name;
+		} else
+			free(name);
+	}
 	xasprintf(&s->answer_key, KS_QUEUE "%s:" KS_LANE_NORMAL, s->reply);
 	s->cursor = xstrdup("0");
 	xasprintf(&s->notice_key, KS_QUEUE "%s:" KS_LANE_HIGH, s->reply);
@@ -755,6 +772,29 @@ execq_exchange(struct execq_session *s, const struct execq_opts *o,
 }
 
 /*
+ * 1 if our Redis user may read the live output stream; if its ACL says
+ * no (an agent's: live output is an operator's to read), the answer
+ * alone shows the output, and s reads no live stream.
+ */
+static int
+execq_live_allowed(struct execq_session *s)
+{
+	redisReply	*r;
+	int		 ok;
+
+	if ((r = client_exists(s->c, s->live_key)) == NULL)
+		return (1);	/* the next command says what failed */
+	ok = r->type != REDIS_REPLY_ERROR || strncmp(r->str, "NOPERM", 6) != 0;
+	freeReplyObject(r);
+	if (!ok) {
+		free(s->live_key);
+		free(s->live_cursor);
+		s->live_key = s->live_cursor = NULL;
+	}
+	return (ok);
+}
+
+/*
  * Builds the EXEC item for o->command and sends it: 0, or an exit code.
  * A foreground item is answered on a new private queue. A session's
  * reply_to must outlive us, since its EXEC_CALLBACK comes much later: it
@@ -766,9 +806,15 @@ execq_exchange_exec(struct execq_session *s, const struct execq_opts *o,
     const char * const *types, struct execq_answer *a)
 {
 	struct execq_want	 w;
+	struct execq_opts	 lo;
 	char			*id, *reply, *text = NULL;
 	int			 rc = EXECQ_EXIT_FAIL;
 
+	if (s->live_key != NULL && !execq_live_allowed(s)) {
+		lo = *o;
+		lo.stream = 0;		/* nobody could read it */
+		o = &lo;
+	}
 	id = (o->id != NULL) ? xstrdup(o->id) : execq_make_id();
 	w.id = id;
 	w.types = types;
@@ -778,7 +824,7 @@ execq_exchange_exec(struct execq_session *s, const struct execq_opts *o,
 		reply = xstrdup(s->reply);
 	} else {
 		reply = (o->reply_to != NULL) ? xstrdup(o->reply_to) :
-		    execq_user_queue();
+		    execq_user_reply(o->redis);
 		if (execq_session_shared_reply(s, reply) == -1)
 			goto out;
 	}

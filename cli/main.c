@@ -31,44 +31,56 @@ static const struct option execq_global_longopts[] = {
 	{ NULL,			0,		   NULL, 0 }
 };
 
+/*
+ * role: which of make run's Redis users a subcommand logs in as (cli/
+ * clientconf.c): an agent's, which adds items and reads its own answers,
+ * or an operator's, for what reads every session, the live output, the
+ * requests and the fleet, or decides (ps, logs, workers, approvals,
+ * approve, reject).
+ */
+#define A	EXECQ_ROLE_AGENT
+#define O	EXECQ_ROLE_OPERATOR
 static const struct execq_cmd {
 	const char	*name;
 	int		(*fn)(const char *redis, int argc, char **argv);
+	const char	*role;
 	const char	*summary;
 } execq_cmds[] = {
-	{ "run",	execq_cmd_run,
+	{ "run",	execq_cmd_run, A,
 	    "run a command on a worker; replay its output and exit status" },
-	{ "submit",	execq_cmd_submit,
+	{ "submit",	execq_cmd_submit, A,
 	    "send one item and print the worker's answer as JSON" },
-	{ "spawn",	execq_cmd_spawn,
+	{ "spawn",	execq_cmd_spawn, A,
 	    "start a background session; print its id" },
-	{ "ps",		execq_cmd_ps,
+	{ "ps",		execq_cmd_ps, O,
 	    "list sessions (running ones; --all: recent ones too)" },
-	{ "logs",	execq_cmd_logs,
+	{ "logs",	execq_cmd_logs, O,
 	    "print a session's output; -f: follow it until it ends" },
-	{ "send",	execq_cmd_send,
+	{ "send",	execq_cmd_send, A,
 	    "write text (or bytes, or EOF) to a session's stdin" },
-	{ "keys",	execq_cmd_keys,
+	{ "keys",	execq_cmd_keys, A,
 	    "send key names (Enter, C-c, Up...) to a session's terminal" },
-	{ "kill",	execq_cmd_kill,
+	{ "kill",	execq_cmd_kill, A,
 	    "signal a session's process tree (default TERM)" },
-	{ "wait",	execq_cmd_wait,
+	{ "wait",	execq_cmd_wait, A,
 	    "wait for a session to end; print its final status as JSON" },
-	{ "callbacks",	execq_cmd_callbacks,
+	{ "callbacks",	execq_cmd_callbacks, A,
 	    "print EXEC_CALLBACKs as they arrive on a reply queue" },
-	{ "cleanup",	execq_cmd_cleanup,
+	{ "cleanup",	execq_cmd_cleanup, A,
 	    "remove old log files of ended sessions (local, no Redis)" },
-	{ "classify",	execq_cmd_classify,
+	{ "classify",	execq_cmd_classify, A,
 	    "what the command policy would do with a command (runs nothing)" },
-	{ "workers",	execq_cmd_workers,
+	{ "workers",	execq_cmd_workers, O,
 	    "list the workers on this Redis: state, load, confinement" },
-	{ "approvals",	execq_cmd_approvals,
+	{ "approvals",	execq_cmd_approvals, O,
 	    "list the commands waiting for a human's approval" },
-	{ "approve",	execq_cmd_approve,
+	{ "approve",	execq_cmd_approve, O,
 	    "approve a held command: its worker runs it" },
-	{ "reject",	execq_cmd_reject,
+	{ "reject",	execq_cmd_reject, O,
 	    "reject a held command: its worker answers 'rejected'" },
 };
+#undef A
+#undef O
 
 /* execq --help: only the subcommands that exist. */
 static void
@@ -105,6 +117,13 @@ execq_usage(FILE *f)
 	    "$EXECQ_REDIS_TLS_KEY are a client certificate and its key. The\n"
 	    "client config file's redis_tls_ca, redis_tls_cert and\n"
 	    "redis_tls_key say the same.\n"
+	    "\n"
+	    "Who it is there: the URL's user and password, unless\n"
+	    "$EXECQ_REDIS_USER (or redis_user) and $EXECQ_REDIS_PASSWORD,\n"
+	    "$EXECQ_REDIS_PASSWORD_FILE (or redis_password_file: the file's\n"
+	    "first line) say. On make run's socket: its user 'agent', or\n"
+	    "'operator' for ps, logs, workers, approvals, approve and reject,\n"
+	    "with the password in .tmp/run/redis-<user>.pass.\n"
 	    "\n"
 	    "Every command but cleanup and classify also takes --redis URL\n"
 	    "and --queue Q (the worker queue: $EXECQ_QUEUE, else queue in the\n"
@@ -171,6 +190,7 @@ main(int argc, char **argv)
 	if (cmd == NULL)
 		return (execq_usage_error(NULL, "unknown command '%s'",
 		    argv[optind]));
+	execq_set_role(cmd->role);
 	snprintf(name, sizeof name, "execq %s", cmd->name);
 	argv[optind] = name;	/* getopt's messages say "execq run: ..." */
 	return (cmd->fn(redis, argc - optind, argv + optind));

@@ -1,20 +1,32 @@
 /*
  * The two Redis connections: connect, resolve, reconnect with backoff,
  * and the setup every new connection gets (AUTH, SELECT; on the read
- * side CLIENT ID, the version check and the consumer groups). The bottom
- * of the queue module: it calls nothing above it. What a connection
+ * side CLIENT ID, the version check and the consumer groups). A login
+ * (AUTH, or a PING when there is no password) comes first; a refused
+ * one is tried again after 1 s doubling to 60 s, said once when it
+ * starts and once when it ends, and the first login is followed by a
+ * probe without AUTH that finds out whether anyone could have come in
+ * without a password: a rconn of its own to the same address, over TLS
+ * with the same SSL_CTX and name when the connection is. The bottom of
+ * the queue module: it calls nothing above it. What a connection
  * coming up or going down means (reading, flushing the outbox, spooling
  * it, announcing ourselves) is its owner's business, so conn.c tells it
  * through a callback that queue.c sets (queue_conn_init): the event is
- * hiredis', on its stack, and a callback is how the layer below reports
- * a fact to the one above without knowing it.
+ * queue/rconn.c's, on its stack, and a callback is how the layer below
+ * reports a fact to the one above without knowing it.
+ *
+ * Each connection is a struct rconn (queue/rconn.c): a unix socket, TCP,
+ * or TLS for rediss:// with the queue's one SSL_CTX, the URL's host its
+ * SNI and the name its certificate must carry. It tells conn.c through
+ * one state callback (queue_link_cb) that it came up or went down; a
+ * connection that went down is freed there and made again with backoff.
  *
  * A connection that Redis stops answering is noticed: TCP ones get
  * keepalive probes (a half-open connection while idle), and every
  * connection a stall timer (a command outstanding longer than the
  * timeout: dropped and made again, the outbox resends what Redis did not
- * confirm). Its "heard" time comes from the read event, which conn.c
- * takes over from hiredis' libevent adapter (queue_conn_watch).
+ * confirm). When Redis last sent anything is the rconn's to say
+ * (rconn_last_read_ms).
  */
 
 #include <sys/queue.h>
@@ -26,16 +38,13 @@
 #include <netinet/tcp.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <event2/event.h>
-#include <hiredis/async.h>
 #include <hiredis/hiredis.h>
-#include <hiredis/adapters/libevent.h>
 
 #include "logs/clock.h"
 #include "logs/log.h"
@@ -44,33 +53,21 @@
 #include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "queue/queue_int.h"
+#include "queue/rconn.h"
 #include "queue/rurl.h"
 #include "queue/sentinel.h"
 #include "queue/spool.h"
 
 /*
- * Writes what is buffered on c in this loop turn instead of after the next
- * epoll round: one round trip less per command on the hot path. It runs
- * as an event of its own, never inside a hiredis callback, where a write
- * error would free the context under hiredis' feet.
+ * Writes what is queued on c now instead of after the next epoll round:
+ * one round trip less per command on the hot path. rconn_flush calls no
+ * callback (a write error waits for the loop), so it is safe anywhere.
  */
-static void
-queue_kick_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct qconn	*c = arg;
-
-	(void)fd;
-	(void)what;
-	if (c->up && c->ac != NULL)
-		redisAsyncHandleWrite(c->ac);	/* may disconnect: c->ac NULL */
-}
-
-/* Schedules queue_kick_cb for this loop turn. */
 void
 queue_kick(struct qconn *c)
 {
-	if (c->up && c->ac != NULL)
-		event_active(c->ev_kick, EV_TIMEOUT, 1);
+	if (c->up && c->rc != NULL)
+		rconn_flush(c->rc);
 }
 
 /* Schedules a reconnect with exponential backoff. */
@@ -85,8 +82,8 @@ queue_retry_later(struct qconn *c)
 	    c->backoff_ms * 2;
 	if (c->backoff_ms > QUEUE_BACKOFF_MAX_MS)
 		c->backoff_ms = QUEUE_BACKOFF_MAX_MS;
-	tv.tv_sec = c->backoff_ms / 1000;
-	tv.tv_usec = (c->backoff_ms % 1000) * 1000;
+	tv.tv_sec = (c->auth_ms != 0 ? c->auth_ms : c->backoff_ms) / 1000;
+	tv.tv_usec = (c->auth_ms != 0 ? 0 : c->backoff_ms % 1000) * 1000;
 	evtimer_add(c->ev_retry, &tv);
 }
 
@@ -101,38 +98,19 @@ queue_retry_cb(evutil_socket_t fd, short what, void *arg)
 
 /* Any reply on a connection's setup commands: errors are logged. */
 static void
-queue_setup_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_setup_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply	*reply = r;
 	struct qconn	*c = arg;
 
-	(void)ac;
+	if (reply != NULL && c->rc == rc)
+		c->stalled = 0;		/* Redis speaks */
 	if (reply != NULL && reply->type == REDIS_REPLY_ERROR &&
 	    strncmp(reply->str, "BUSYGROUP", 9) != 0) {
 		log_warn("queue: redis %s: %s", c->name, reply->str);
 		if (strstr(reply->str, "AUTH") != NULL ||
 		    strstr(reply->str, "WRONGPASS") != NULL ||
 		    strstr(reply->str, "NOPERM") != NULL)
-			redisAsyncDisconnect(c->ac);
-	}
-}
-
-/* AUTH and SELECT, first on every new connection. */
-static void
-queue_hello(struct qconn *c)
-{
-	struct queue	*q = c->q;
-	char		 db[16];
-
-	if (q->url.password != NULL && q->url.user != NULL)
-		redisAsyncCommand(c->ac, queue_setup_cb, c, "AUTH %s %s",
-		    q->url.user, q->url.password);
-	else if (q->url.password != NULL)
-		redisAsyncCommand(c->ac, queue_setup_cb, c, "AUTH %s",
-		    q->url.password);
-	if (q->url.db != 0) {
-		snprintf(db, sizeof db, "%d", q->url.db);
-		redisAsyncCommand(c->ac, queue_setup_cb, c, "SELECT %s", db);
+			rconn_disconnect(rc, "refused");
 	}
 }
 
@@ -143,18 +121,17 @@ queue_create_groups(struct queue *q)
 	int	i;
 
 	for (i = 0; i < QUEUE_NLANES; i++)
-		redisAsyncCommand(q->rd.ac, queue_setup_cb, &q->rd,
+		rconn_command(q->rd.rc, queue_setup_cb, &q->rd,
 		    "XGROUP CREATE %s " QUEUE_GROUP " 0 MKSTREAM", q->lanes[i]);
 }
 
 /* The read connection's id, to unblock it from the other one. */
 static void
-queue_client_id_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_client_id_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply	*reply = r;
 	struct queue	*q = arg;
 
-	(void)ac;
+	(void)rc;
 	if (reply != NULL && reply->type == REDIS_REPLY_INTEGER)
 		q->rd_client_id = reply->integer;
 	else if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
@@ -169,13 +146,12 @@ queue_client_id_cb(redisAsyncContext *ac, void *r, void *arg)
  * is not checked.
  */
 static void
-queue_version_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_version_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply	*reply = r;
 	const char	*v;
 	int		 major;
 
-	(void)ac;
+	(void)rc;
 	(void)arg;
 	if (reply == NULL || reply->type != REDIS_REPLY_STRING)
 		return;
@@ -185,6 +161,170 @@ queue_version_cb(redisAsyncContext *ac, void *r, void *arg)
 	log_warn("queue: this Redis is %.*s: execq needs Redis 7.0 or later "
 	    "(script flags); no item will be taken", (int)strcspn(v + 14,
 	    "\r\n"), v + 14);
+}
+
+static void	queue_role_check(struct qconn *);
+
+enum queue_door
+queue_door(const struct queue *q)
+{
+	return (q->door);
+}
+
+/* The probe's answer: PONG without a password, or NOAUTH. */
+static void
+queue_door_cb(struct rconn *rc, redisReply *reply, void *arg)
+{
+	struct queue	*q = arg;
+	char		*shown;
+
+	if (reply == NULL)
+		return;		/* gone, or freed with the queue */
+	q->door = reply->type == REDIS_REPLY_ERROR ? QUEUE_DOOR_LOCKED :
+	    QUEUE_DOOR_OPEN;
+	rconn_disconnect(rc, "probe done");	/* queue_door_gone_cb */
+	if (q->door != QUEUE_DOOR_OPEN)
+		return;
+	shown = rurl_display(&q->url);
+	log_warn("queue: redis at %s lets ANYONE in WITHOUT A PASSWORD "
+	    "(its default user needs none): whatever reaches it, a command "
+	    "with the network grant too, can read tokens and output and "
+	    "forge items and approvals; turn the default user off "
+	    "(docs/CONFIG.md, \"Redis users\")", shown);
+	free(shown);
+}
+
+/*
+ * The probe's connection ended (or never came up: a refused certificate
+ * among others, the door then unknown and asked at the next login): it
+ * goes. Up, nothing to do: its PING is queued already.
+ */
+static void
+queue_door_gone_cb(struct rconn *rc, int up, void *arg)
+{
+	struct qconn	*c = arg;
+
+	if (up)
+		return;
+	if (c->probe == rc)
+		c->probe = NULL;
+	rconn_free(rc);		/* the memory goes when its frame ends */
+}
+
+/*
+ * The name c's connection sent as SNI and checked in the certificate:
+ * redis_tls_server_name, else the host it was made to (the primary's
+ * name for a sentinel URL). Plain and unix connections ignore it.
+ */
+static const char *
+queue_conn_tls_name(const struct qconn *c)
+{
+	const struct queue	*q = c->q;
+
+	if (q->tls_name != NULL)
+		return (q->tls_name);
+	return (q->url.master != NULL ? c->primary : q->url.host);
+}
+
+/*
+ * Once: does this Redis (this node) let in a client with no password?
+ * The probe goes where c's connection went (its peer's address, the
+ * same socket path), over TLS with the same SSL_CTX and name when c's
+ * does: it never says anything in the clear that c would not.
+ */
+static void
+queue_door_probe(struct qconn *c)
+{
+	struct queue		*q = c->q;
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof ss;
+	char			*shown;
+	int			 fd;
+
+	if (q->door != QUEUE_DOOR_UNKNOWN || c->probe != NULL)
+		return;
+	if (q->url.password == NULL) {
+		q->door = QUEUE_DOOR_OPEN;	/* we just did */
+		shown = rurl_display(&q->url);
+		log_warn("queue: redis at %s lets ANYONE in WITHOUT A "
+		    "PASSWORD (this worker gives none): whatever reaches "
+		    "it, a command with the network grant too, can read "
+		    "tokens and output and forge items and approvals; give "
+		    "it ACL users (docs/CONFIG.md, \"Redis users\")", shown);
+		free(shown);
+		return;
+	}
+	if (q->url.path != NULL)
+		c->probe = rconn_connect_unix(q->base, q->url.path,
+		    queue_door_gone_cb, c);
+	else {
+		if ((fd = rconn_fd(c->rc)) == -1 || getpeername(fd,
+		    (struct sockaddr *)&ss, &len) == -1)
+			return;		/* unknown: asked at the next login */
+		c->probe = rconn_connect(q->base, (struct sockaddr *)&ss, len,
+		    q->tls_ctx, queue_conn_tls_name(c), queue_door_gone_cb, c);
+	}
+	if (c->probe == NULL)
+		return;
+	rconn_set_timeout(c->probe, (int)q->timeout_ms, (int)q->timeout_ms);
+	rconn_command(c->probe, queue_door_cb, q, "PING");
+}
+
+/*
+ * The login's answer: SELECT, then ROLE. Refused (WRONGPASS, NOAUTH, a
+ * user that is off): said once, then tried again after 1 s, 2 s... 60 s,
+ * in silence, until it works; no secret is in Redis's message or ours.
+ */
+static void
+queue_login_cb(struct rconn *rc, redisReply *reply, void *arg)
+{
+	struct qconn	*c = arg;
+	struct rurl	*u = &c->q->url;
+	char		 db[16];
+
+	if (reply == NULL || c->q->freeing || c->rc != rc)
+		return;		/* lost: queue_link_cb says so */
+	c->stalled = 0;		/* Redis speaks */
+	if (reply->type != REDIS_REPLY_ERROR) {
+		if (c->auth_ms != 0)
+			log_info("queue: redis %s: login accepted", c->name);
+		c->auth_ms = 0;
+		if (u->db != 0) {
+			snprintf(db, sizeof db, "%d", u->db);
+			rconn_command(rc, queue_setup_cb, c, "SELECT %s", db);
+		}
+		queue_role_check(c);
+		return;
+	}
+	if (c->auth_ms == 0)
+		log_warn("queue: redis %s: login %s%s refused: %s; trying "
+		    "again in %d s, then doubling up to %d s, quietly, until "
+		    "it works", c->name, u->password == NULL ?
+		    "without a password" : "as user ", u->password == NULL ?
+		    "" : u->user != NULL ? u->user : "default", reply->str,
+		    QUEUE_AUTH_BACKOFF_MIN_MS / 1000,
+		    QUEUE_AUTH_BACKOFF_MAX_MS / 1000);
+	c->auth_ms = c->auth_ms == 0 ? QUEUE_AUTH_BACKOFF_MIN_MS :
+	    c->auth_ms * 2;
+	if (c->auth_ms > QUEUE_AUTH_BACKOFF_MAX_MS)
+		c->auth_ms = QUEUE_AUTH_BACKOFF_MAX_MS;
+	rconn_disconnect(rc, "login refused");	/* queue_link_cb: again */
+}
+
+/* AUTH, or PING without a password: first on every new connection. */
+static void
+queue_hello(struct qconn *c)
+{
+	struct queue	*q = c->q;
+
+	if (q->url.password != NULL && q->url.user != NULL)
+		rconn_command(c->rc, queue_login_cb, c, "AUTH %s %s",
+		    q->url.user, q->url.password);
+	else if (q->url.password != NULL)
+		rconn_command(c->rc, queue_login_cb, c, "AUTH %s",
+		    q->url.password);
+	else
+		rconn_command(c->rc, queue_login_cb, c, "PING");
 }
 
 /* ROLE's first element: "master", "slave", "sentinel"; NULL if odd. */
@@ -207,14 +347,14 @@ static void	queue_conn_ready(struct qconn *);
  * let in, once said: READONLY and +switch-master still move it.
  */
 static void
-queue_role_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_role_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply	*reply = r;
 	struct qconn	*c = arg;
 	const char	*role;
 
-	if (reply == NULL || c->q->freeing || c->ac != ac)
+	if (reply == NULL || c->q->freeing || c->rc != rc)
 		return;		/* gone already */
+	c->stalled = 0;		/* Redis speaks */
 	if (reply->type == REDIS_REPLY_ERROR &&
 	    strncmp(reply->str, "NOPERM", 6) == 0) {
 		if (!c->ever_up)
@@ -226,7 +366,7 @@ queue_role_cb(redisAsyncContext *ac, void *r, void *arg)
 	}
 	if (reply->type == REDIS_REPLY_ERROR) {
 		log_warn("queue: redis %s: ROLE: %s", c->name, reply->str);
-		redisAsyncDisconnect(ac);
+		rconn_disconnect(rc, "ROLE refused");
 		return;
 	}
 	if ((role = queue_role_name(reply)) != NULL &&
@@ -241,25 +381,24 @@ queue_role_cb(redisAsyncContext *ac, void *r, void *arg)
 		    "not used (asking again)", c->name, role != NULL ? role :
 		    "(unknown role)");
 	c->refused = 1;
-	redisAsyncDisconnect(ac);
+	rconn_disconnect(rc, "not the primary");
 }
 
 /* Asks the node its role; queue_role_cb decides. */
 static void
 queue_role_check(struct qconn *c)
 {
-	redisAsyncCommand(c->ac, queue_role_cb, c, "ROLE");
+	rconn_command(c->rc, queue_role_cb, c, "ROLE");
 }
 
 /* The heartbeat's ROLE: a primary that became a replica is left. */
 static void
-queue_role_beat_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_role_beat_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply	*reply = r;
 	struct queue	*q = arg;
 	const char	*role;
 
-	(void)ac;
+	(void)rc;
 	if (reply == NULL || q->freeing || reply->type == REDIS_REPLY_ERROR)
 		return;
 	if ((role = queue_role_name(reply)) != NULL &&
@@ -276,28 +415,29 @@ queue_role_beat_cb(redisAsyncContext *ac, void *r, void *arg)
 void
 queue_role_beat(struct queue *q)
 {
-	if (q->wr.up && q->wr.ac != NULL)
-		redisAsyncCommand(q->wr.ac, queue_role_beat_cb, q, "ROLE");
+	if (q->wr.up && q->wr.rc != NULL)
+		rconn_command(q->wr.rc, queue_role_beat_cb, q, "ROLE");
 }
 
 /* Drops a connection, from an event of its own (queue_conn_switch). */
 static void
 queue_drop_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct qconn		*c = arg;
-	redisAsyncContext	*ac = c->ac;
+	struct qconn	*c = arg;
+	struct rconn	*rc = c->rc;
 
 	(void)fd;
 	(void)what;
-	if (ac == NULL || c->q->freeing)
+	if (rc == NULL || c->q->freeing)
 		return;		/* asking, or waiting to: anew either way */
-	if (!(ac->c.flags & REDIS_CONNECTED)) {
-		c->ac = NULL;	/* no disconnect callback for this one */
-		redisAsyncFree(ac);
+	if (!c->linked) {
+		c->rc = NULL;	/* no state callback for this one */
+		rconn_free(rc);
 		queue_retry_later(c);
 		return;
 	}
-	redisAsyncFree(ac);	/* queue_disconnect_cb: down, reconnect */
+	/* queue_link_cb: down, freed, reconnect */
+	rconn_disconnect(rc, "leaving this node");
 }
 
 void
@@ -391,41 +531,47 @@ queue_conn_ready(struct qconn *c)
 	c->ever_up = 1;
 	c->backoff_ms = 0;
 	if (c == &c->q->rd) {
-		redisAsyncCommand(c->ac, queue_client_id_cb, c->q, "CLIENT ID");
-		redisAsyncCommand(c->ac, queue_version_cb, c->q, "INFO server");
+		rconn_command(c->rc, queue_client_id_cb, c->q, "CLIENT ID");
+		rconn_command(c->rc, queue_version_cb, c->q, "INFO server");
 		queue_create_groups(c->q);
+		queue_door_probe(c);
 	}
 	c->cb(c, 1);
 }
 
-/* Connected (or not): ROLE first, after AUTH and SELECT. */
+/*
+ * The rconn's word. Up (connected, TLS handshake done): the login's
+ * answer goes on (queue_login_cb: SELECT, then ROLE). Down: everything
+ * pending got a NULL reply already; the rconn is freed and made again
+ * later. A connection that never came up failed to connect (a refused
+ * certificate among others: said); one that did is lost, and the owner
+ * hears of it (a refused login said so already: not again).
+ */
 static void
-queue_connect_cb(const redisAsyncContext *ac, int status)
+queue_link_cb(struct rconn *rc, int up, void *arg)
 {
-	struct qconn	*c = ac->data;
+	struct qconn	*c = arg;
+	int		 linked = c->linked, was_up = c->up;
 
-	if (status != REDIS_OK) {
-		log_warn("queue: redis %s: connect: %s", c->name, ac->errstr);
-		c->ac = NULL;		/* hiredis frees it */
-		queue_retry_later(c);
+	if (up) {
+		c->linked = 1;	/* the login's answer goes on */
 		return;
 	}
-	queue_role_check(c);
-}
-
-/* Lost: everything pending got a NULL reply already; reconnect. */
-static void
-queue_disconnect_cb(const redisAsyncContext *ac, int status)
-{
-	struct qconn	*c = ac->data;
-
-	c->ac = NULL;
+	if (!linked)
+		log_warn("queue: redis %s: connect: %s", c->name,
+		    rconn_errstr(rc));
+	else if (was_up || c->auth_ms == 0)	/* a refused login said so */
+		log_warn("queue: redis %s connection lost%s%s", c->name,
+		    rconn_errstr(rc)[0] != '\0' ? ": " : "",
+		    rconn_errstr(rc));
+	c->rc = NULL;
+	c->linked = 0;
 	c->up = 0;
+	rconn_free(rc);		/* the memory goes when its frame ends */
 	if (c->q->freeing)
 		return;
-	log_warn("queue: redis %s connection lost%s%s", c->name,
-	    status == REDIS_OK ? "" : ": ", status == REDIS_OK ? "" : ac->errstr);
-	c->cb(c, 0);
+	if (linked)
+		c->cb(c, 0);
 	queue_retry_later(c);
 }
 
@@ -482,17 +628,11 @@ queue_numeric(const char *host)
 	    inet_pton(AF_INET6, host, buf) == 1);
 }
 
-/* Redis sent something on c: it is alive; hiredis reads it. */
-static void
-queue_heard_cb(evutil_socket_t fd, short what, void *arg)
+/* When Redis last sent anything on c's connection; 0: nothing yet. */
+static long long
+queue_conn_heard(const struct qconn *c)
 {
-	struct qconn	*c = arg;
-
-	(void)fd;
-	(void)what;
-	c->heard_ms = clock_mono_ms();
-	c->stalled = 0;
-	redisAsyncHandleRead(c->ac);
+	return (c->rc != NULL ? rconn_last_read_ms(c->rc) : 0);
 }
 
 /*
@@ -503,11 +643,11 @@ queue_heard_cb(evutil_socket_t fd, short what, void *arg)
 long long
 queue_conn_wait(const struct qconn *c, long long now)
 {
-	long long	since;
+	long long	since, heard = queue_conn_heard(c);
 
 	if (!c->up || c->busy_ms == 0)
 		return (0);
-	since = c->busy_ms > c->heard_ms ? c->busy_ms : c->heard_ms;
+	since = c->busy_ms > heard ? c->busy_ms : heard;
 	if (!c->stalled && c->up_ms > since)
 		since = c->up_ms;
 	return (now - since);
@@ -529,21 +669,21 @@ queue_conn_limit(const struct qconn *c)
 static void
 queue_stall_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct qconn		*c = arg;
-	redisAsyncContext	*ac = c->ac;
-	long long		 now = clock_mono_ms(), since;
+	struct qconn	*c = arg;
+	long long	 now = clock_mono_ms(), since, heard;
 
 	(void)fd;
 	(void)what;
-	if (!c->up || ac == NULL || c->q->freeing)
+	if (!c->up || c->rc == NULL || c->q->freeing)
 		return;
-	if (ac->replies.head == NULL) {
+	if (rconn_pending(c->rc) == 0) {
 		c->busy_ms = 0;
 		return;
 	}
 	if (c->busy_ms == 0)
 		c->busy_ms = now;
-	since = c->busy_ms > c->heard_ms ? c->busy_ms : c->heard_ms;
+	heard = queue_conn_heard(c);
+	since = c->busy_ms > heard ? c->busy_ms : heard;
 	if (c->up_ms > since)
 		since = c->up_ms;
 	if (now - since < queue_conn_limit(c))
@@ -551,40 +691,29 @@ queue_stall_cb(evutil_socket_t fd, short what, void *arg)
 	log_warn("queue: redis %s: no answer for %lld ms: dropping the "
 	    "connection", c->name, now - since);
 	c->stalled = 1;
-	redisAsyncFree(ac);		/* calls queue_disconnect_cb */
-	if (c->ac == ac) {		/* it did not: never connected */
-		c->ac = NULL;
-		c->up = 0;
-		c->cb(c, 0);
-		queue_retry_later(c);
-	}
+	/* queue_link_cb: down (the owner told), freed, reconnect */
+	rconn_disconnect(c->rc, "no answer: dropped");
 }
 
 /*
  * Watches a new connection: keepalive on a TCP socket (idle 5 s, then a
  * probe every 2 s, 3 missed: a half-open connection is found in about
- * 11 s), and the read event taken over from hiredis' libevent adapter
- * (its struct is in the header) so that what Redis sends is heard.
+ * 11 s), and a deadline on connecting (the TLS handshake included): the
+ * command timeout.
  */
 static void
 queue_conn_watch(struct qconn *c)
 {
-	redisLibeventEvents	*e = c->ac->ev.data;
-	int			 fd = c->ac->c.fd, on = 1, idle = 5, intvl = 2;
-	int			 cnt = 3;
+	int	fd = rconn_fd(c->rc), on = 1, idle = 5, intvl = 2, cnt = 3;
 
-	if (c->q->url.path == NULL && (setsockopt(fd, SOL_SOCKET,
+	rconn_set_timeout(c->rc, (int)c->q->timeout_ms, 0);
+	if (c->q->url.path == NULL && fd != -1 && (setsockopt(fd, SOL_SOCKET,
 	    SO_KEEPALIVE, &on, sizeof on) == -1 || setsockopt(fd, IPPROTO_TCP,
 	    TCP_KEEPIDLE, &idle, sizeof idle) == -1 || setsockopt(fd,
 	    IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl) == -1 ||
 	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt) == -1))
 		log_warn("queue: redis %s: keepalive: %s", c->name,
 		    strerror(errno));
-	event_free(e->rev);
-	if ((e->rev = event_new(c->q->base, fd, EV_READ, queue_heard_cb,
-	    c)) == NULL)
-		fatal("out of memory (libevent)");
-	event_add(e->rev, NULL);
 }
 
 /*
@@ -611,31 +740,26 @@ queue_connect(struct qconn *c)
 		    c);
 		return;
 	}
+	c->linked = 0;
 	if (q->url.path != NULL)
-		c->ac = redisAsyncConnectUnix(q->url.path);
+		c->rc = rconn_connect_unix(q->base, q->url.path, queue_link_cb,
+		    c);
 	else if (q->url.master != NULL)
-		c->ac = redisAsyncConnect(c->primary, c->primary_port);
+		c->rc = rconn_connect_host(q->base, c->primary,
+		    c->primary_port, q->tls_ctx, queue_conn_tls_name(c),
+		    queue_link_cb, c);
 	else
-		c->ac = redisAsyncConnect(c->addr[0] != '\0' ? c->addr :
-		    q->url.host, q->url.port);
+		c->rc = rconn_connect_host(q->base, c->addr[0] != '\0' ?
+		    c->addr : q->url.host, q->url.port, q->tls_ctx,
+		    queue_conn_tls_name(c), queue_link_cb, c);
 	c->addr[0] = '\0';	/* looked up again next time */
 	c->primary_port = 0;	/* ... and asked again */
-	if (c->ac == NULL || c->ac->err) {
-		log_warn("queue: redis %s: %s", c->name, c->ac != NULL ?
-		    c->ac->errstr : "out of memory");
-		if (c->ac != NULL)
-			redisAsyncFree(c->ac);
-		c->ac = NULL;
+	if (c->rc == NULL) {
+		log_warn("queue: redis %s: %s", c->name, strerror(errno));
 		queue_retry_later(c);
 		return;
 	}
-	/* hiredis 0.14 does not set CLOEXEC: children must not inherit it. */
-	fcntl(c->ac->c.fd, F_SETFD, FD_CLOEXEC);
-	c->ac->data = c;
-	redisLibeventAttach(c->ac, q->base);
 	queue_conn_watch(c);
-	redisAsyncSetConnectCallback(c->ac, queue_connect_cb);
-	redisAsyncSetDisconnectCallback(c->ac, queue_disconnect_cb);
 	queue_hello(c);
 }
 
@@ -650,11 +774,9 @@ queue_conn_init(struct queue *q, struct qconn *c, const char *name,
 	c->name = name;
 	c->cb = cb;
 	c->ev_retry = evtimer_new(q->base, queue_retry_cb, c);
-	c->ev_kick = event_new(q->base, -1, 0, queue_kick_cb, c);
 	c->ev_drop = event_new(q->base, -1, 0, queue_drop_cb, c);
 	c->ev_stall = event_new(q->base, -1, EV_PERSIST, queue_stall_cb, c);
-	if (c->ev_retry == NULL || c->ev_kick == NULL || c->ev_drop == NULL ||
-	    c->ev_stall == NULL)
+	if (c->ev_retry == NULL || c->ev_drop == NULL || c->ev_stall == NULL)
 		fatal("out of memory (libevent)");
 	event_add(c->ev_stall, &tv);
 }
@@ -663,20 +785,22 @@ queue_conn_init(struct queue *q, struct qconn *c, const char *name,
 void
 queue_conn_release(struct qconn *c)
 {
+	struct rconn	*rc = c->rc;
+
 	sentinel_ask_free(c->ask);
 	c->ask = NULL;
-	if (c->ac != NULL)
-		redisAsyncFree(c->ac);
-	c->ac = NULL;
+	c->rc = NULL;
+	c->up = 0;
+	rconn_free(rc);		/* NULL ok; no state callback */
+	rc = c->probe;
+	c->probe = NULL;
+	rconn_free(rc);		/* its PING's callback gets NULL */
 	if (c->ev_drop != NULL)
 		event_free(c->ev_drop);
 	c->ev_drop = NULL;
 	if (c->ev_retry != NULL)
 		event_free(c->ev_retry);
 	c->ev_retry = NULL;
-	if (c->ev_kick != NULL)
-		event_free(c->ev_kick);
-	c->ev_kick = NULL;
 	if (c->ev_stall != NULL)
 		event_free(c->ev_stall);
 	c->ev_stall = NULL;

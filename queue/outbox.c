@@ -19,7 +19,6 @@
 #include <time.h>
 
 #include <event2/event.h>
-#include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 
 #include "logs/log.h"
@@ -237,11 +236,10 @@ queue_refused(struct queue *q, const char *what, const char *why)
 
 /* The reply to an answer or a claim. */
 static void
-queue_req_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_req_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply	*reply = r;
 	struct qreq	*req = arg;
-	struct qconn	*c = ac->data;
+	struct qconn	*c = rconn_arg(rc);
 	struct queue	*q = c->q;
 	enum queue_claim what;
 	const char	*answer = NULL;
@@ -305,7 +303,7 @@ queue_flush(struct queue *q)
 		if (req->sent)
 			continue;
 		req->sent = 1;
-		redisAsyncCommandArgv(q->wr.ac, queue_req_cb, req, req->argc,
+		rconn_command_argv(q->wr.rc, queue_req_cb, req, req->argc,
 		    (const char **)req->argv, req->argvlen);
 	}
 	queue_kick(&q->wr);

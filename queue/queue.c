@@ -19,7 +19,6 @@
 #include <time.h>
 
 #include <event2/event.h>
-#include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 
 #include "logs/clock.h"
@@ -73,12 +72,11 @@ queue_connected(const struct queue *q)
  * declared our sessions lost.
  */
 static void
-queue_lease_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_lease_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply	*reply = r;
 	struct queue	*q = arg;
 
-	(void)ac;
+	(void)rc;
 	if (reply == NULL || q->freeing)
 		return;
 	queue_wrote(q, reply);
@@ -118,13 +116,12 @@ queue_wrote(struct queue *q, const redisReply *reply)
 
 /* The registry's answer: how far our clock is from Redis's. */
 static void
-queue_status_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_status_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply	*reply = r;
 	struct queue	*q = arg;
 	long long	 skew;
 
-	(void)ac;
+	(void)rc;
 	if (reply == NULL || q->freeing || reply->type != REDIS_REPLY_ARRAY ||
 	    reply->elements != 2 || reply->element[1]->type !=
 	    REDIS_REPLY_INTEGER)
@@ -144,7 +141,7 @@ queue_announce(struct queue *q)
 {
 	if (q->retired || !q->wr.up)
 		return;
-	redisAsyncCommand(q->wr.ac, queue_lease_cb, q, "SET " KS_WORKER "%s %s "
+	rconn_command(q->wr.rc, queue_lease_cb, q, "SET " KS_WORKER "%s %s "
 	    "EX %u GET", q->consumer, q->name, q->claim_idle_ms / 1000 + 1);
 	queue_write_status(q);
 }
@@ -158,7 +155,7 @@ queue_write_status(struct queue *q)
 	if (q->status == NULL || !q->wr.up)
 		return;
 	snprintf(now, sizeof now, "%lld", (long long)clock_wall_ms());
-	redisAsyncCommand(q->wr.ac, queue_status_cb, q, "EVAL %s 2 " KS_WORKERS " "
+	rconn_command(q->wr.rc, queue_status_cb, q, "EVAL %s 2 " KS_WORKERS " "
 	    KS_WORKERS_BEAT " %s %s %s %s", queue_status_lua, q->consumer,
 	    q->status, now, QUEUE_STATUS_KEEP_MS);
 }
@@ -234,11 +231,10 @@ queue_conn_state_cb(struct qconn *c, int up)
 
 /* Sessions found lost (logged) */
 static void
-queue_lost_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_lost_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply	*reply = r;
 
-	(void)ac;
+	(void)rc;
 	(void)arg;
 	if (reply != NULL && reply->type == REDIS_REPLY_INTEGER &&
 	    reply->integer > 0)
@@ -266,14 +262,14 @@ queue_beat_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	queue_role_beat(q);	/* still the primary? */
 	LIST_FOREACH(t, &q->tracked, entry)
-		redisAsyncCommand(q->wr.ac, NULL, NULL, "XCLAIM %s " QUEUE_GROUP
+		rconn_command(q->wr.rc, NULL, NULL, "XCLAIM %s " QUEUE_GROUP
 		    " %s 0 %s JUSTID", t->stream, q->consumer, t->entry_id);
 	/* Before anyone's work is taken over: the worker kills what dead
 	   workers on this host left running (and says how it is). */
 	if (q->eventcb != NULL)
 		q->eventcb(QUEUE_EV_BEAT, q->eventarg);
 	queue_announce(q);
-	redisAsyncCommand(q->wr.ac, queue_lost_cb, q, "EVAL %s 1 " KS_RUNNING " "
+	rconn_command(q->wr.rc, queue_lost_cb, q, "EVAL %s 1 " KS_RUNNING " "
 	    "%lld %u %s", queue_lost_lua, (long long)clock_wall_ms(),
 	    q->answer_ttl_s, q->lost_cb);
 	if (q->want == 0 || q->stopped)
@@ -281,7 +277,7 @@ queue_beat_cb(evutil_socket_t fd, short what, void *arg)
 	snprintf(idle, sizeof idle, "%u", q->claim_idle_ms);
 	snprintf(count, sizeof count, "%u", q->want);
 	for (i = 0; i < QUEUE_NLANES; i++)
-		redisAsyncCommand(q->wr.ac, queue_autoclaim_cb, q->lanes[i],
+		rconn_command(q->wr.rc, queue_autoclaim_cb, q->lanes[i],
 		    "XAUTOCLAIM %s " QUEUE_GROUP " %s %s 0-0 COUNT %s",
 		    q->lanes[i], q->consumer, idle, count);
 }
@@ -299,6 +295,12 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	q = xcalloc(1, sizeof *q);
 	q->base = base;
 	rurl_copy(&q->url, cfg->url);
+	/* Never in the clear what was asked over TLS. */
+	if (q->url.tls && cfg->tls_ctx == NULL)
+		fatal("queue: rediss:// without a TLS context");
+	q->tls_ctx = cfg->tls_ctx;
+	if (cfg->tls_server_name != NULL)
+		q->tls_name = xstrdup(cfg->tls_server_name);
 	q->name = xstrdup(cfg->queue);
 	q->consumer = xstrdup(cfg->consumer);
 	/* Claims made by an earlier life of this name were a dead worker's. */
@@ -395,6 +397,8 @@ queue_free(struct queue *q)
 	for (i = 0; i < QUEUE_RAN_KEEP; i++)
 		free(q->ran[i]);
 	rurl_release(&q->url);
+	rconn_tls_ctx_free(q->tls_ctx);	/* after every connection */
+	free(q->tls_name);
 	free(q->name);
 	free(q->consumer);
 	free(q);

@@ -18,6 +18,7 @@ struct event_base;
 struct item_held;
 struct queue;
 struct rurl;
+struct ssl_ctx_st;
 struct syncer;
 
 /* One delivered entry; every pointer is borrowed for the callback only. */
@@ -67,12 +68,21 @@ struct queue_config {
 	unsigned		 timeout_ms;	/* a command unanswered this
 						   long: the connection is
 						   made again; 0: 10 s */
+	struct ssl_ctx_st	*tls_ctx;	/* rediss:// (required then):
+						   rconn_tls_ctx's, the
+						   queue's from queue_create
+						   on; else NULL */
+	const char		*tls_server_name;	/* SNI and the name
+						   the certificate must
+						   carry; NULL: the URL's
+						   host (copied) */
 };
 
 /*
  * Connects (and keeps reconnecting, with backoff) and starts reading as
- * soon as queue_want() says there is room. cfg is copied. Never fails for
- * an unreachable Redis: that is logged and retried. With a state_dir,
+ * soon as queue_want() says there is room. cfg is copied; its tls_ctx is
+ * the queue's (freed by queue_free). Never fails for an unreachable
+ * Redis, or one whose certificate is refused: that is logged and retried. With a state_dir,
  * what a stopped worker on this host left in its spool is sent first.
  */
 struct queue	*queue_create(struct event_base *, const struct queue_config *,
@@ -214,6 +224,17 @@ struct queue_stats {
 						   write (borrowed); NULL */
 };
 void		 queue_stats(const struct queue *, struct queue_stats *);
+/*
+ * Whether this Redis lets in a client that gives no password (its
+ * default user needs none): known once a connection came up. When we
+ * log in, a second connection without AUTH sends PING to find out.
+ */
+enum queue_door {
+	QUEUE_DOOR_UNKNOWN = 0,
+	QUEUE_DOOR_LOCKED,		/* NOAUTH: a password is needed */
+	QUEUE_DOOR_OPEN,		/* anyone gets in */
+};
+enum queue_door	 queue_door(const struct queue *);
 
 /*
  * What the worker keeps in Redis for others to read (queue/store.c).

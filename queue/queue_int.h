@@ -14,7 +14,10 @@
  *   outbox.c   what must reach Redis: commands built by appending
  *              (struct qcmd), claims, answers, their retry and backoff,
  *              the spool hand-off
- *   conn.c     the two Redis connections: connect, resolve, AUTH/HELLO,
+ *   conn.c     the two Redis connections (queue/rconn.c: unix, TCP or
+ *              TLS): connect, resolve, the login (AUTH; refused: again
+ *              after 1 s to 60 s), SELECT, the open-door probe (a third
+ *              connection, same address and TLS, without AUTH),
  *              ROLE (a node that is not the primary is refused),
  *              reconnect with backoff, the write kick; following a
  *              failover (READONLY, a role change, the sentinels'
@@ -36,10 +39,11 @@
 #include <time.h>
 
 #include <event2/util.h>
-#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
 
 #include "queue/keyspace.h"
 #include "queue/queue.h"
+#include "queue/rconn.h"
 #include "queue/rurl.h"
 #include "queue/spool.h"
 
@@ -60,6 +64,8 @@ struct syncer;
 #define QUEUE_BACKOFF_MIN_MS	50
 #define QUEUE_BACKOFF_MAX_MS	2000
 #define QUEUE_ERR_BACKOFF_MAX_MS 8000	/* Redis says no (OOM, READONLY) */
+#define QUEUE_AUTH_BACKOFF_MIN_MS 1000	/* Redis refused our login */
+#define QUEUE_AUTH_BACKOFF_MAX_MS 60000
 #define QUEUE_HEAD_BYTES	65536	/* of an item too large to take */
 #define QUEUE_STATUS_KEEP_MS	"86400000"	/* a silent worker's status */
 #define QUEUE_LIFE_LEN		16	/* hex digits of a life's mark */
@@ -89,11 +95,12 @@ struct qconn {
 	struct queue		*q;
 	const char		*name;
 	queue_conn_cb		 cb;		/* its owner's: queue.c */
-	redisAsyncContext	*ac;
-	int			 up;
+	struct rconn		*rc;		/* NULL: none now */
+	int			 linked;	/* rc came up (connected, TLS
+						   done): down is a loss */
+	int			 up;		/* ... and ROLE said primary */
 	unsigned		 backoff_ms;
 	struct event		*ev_retry;
-	struct event		*ev_kick;
 	int			 ever_up;	/* connected once: a later
 						   connect is a reconnect */
 	int			 resolving;	/* a DNS lookup is under way */
@@ -106,10 +113,14 @@ struct qconn {
 	struct event		*ev_drop;	/* queue_conn_switch's */
 	struct event		*ev_stall;	/* each second: stuck? */
 	long long		 up_ms;		/* connected (monotonic) */
-	long long		 heard_ms;	/* Redis last sent anything */
 	long long		 busy_ms;	/* a command waits since */
 	int			 stalled;	/* dropped for a stall, and
 						   not heard from since */
+	unsigned		 auth_ms;	/* login refused: the next
+						   try's delay; 0: not */
+	struct rconn		*probe;		/* the open-door probe: a
+						   second rconn to rc's
+						   peer, same TLS; NULL */
 };
 
 /* A command that must reach Redis: kept until it has a reply. */
@@ -160,6 +171,10 @@ struct qtrack {
 struct queue {
 	struct event_base	*base;
 	struct rurl		 url;
+	SSL_CTX			*tls_ctx;	/* rediss://: ours; else NULL */
+	char			*tls_name;	/* SNI, checked name; NULL: the
+						   host connected to */
+	enum queue_door		 door;		/* conn.c's probe */
 	char			*name, *consumer;
 	char			 life[QUEUE_LIFE_LEN + 1];	/* our mark in
 						   our claims, new at every
@@ -231,7 +246,7 @@ void	queue_conn_release(struct qconn *c);
 /*
  * The primary moved, or this one is no longer it (why, for the log):
  * both connections are dropped (what was in flight is sent again) and
- * made again, the sentinels asked anew. Safe inside hiredis callbacks.
+ * made again, the sentinels asked anew. Safe inside reply callbacks.
  */
 void	queue_conn_switch(struct queue *q, const char *why);
 /* 1 (and a switch) if r is Redis refusing a write as a replica. */
@@ -281,7 +296,7 @@ void	queue_spool_open(struct queue *q, const struct queue_config *cfg);
 void	queue_read_retry_cb(evutil_socket_t fd, short what, void *arg);
 void	queue_read_next(struct queue *q);
 void	queue_unblock_retry_cb(evutil_socket_t fd, short what, void *arg);
-void	queue_autoclaim_cb(redisAsyncContext *ac, void *r, void *arg);
+void	queue_autoclaim_cb(struct rconn *rc, redisReply *reply, void *arg);
 /*
  * A one-shot read of stream entries (cmd: XREAD ... STREAMS key id,
  * XRANGE or XREVRANGE; COUNT at most QUEUE_READ_MAX), not kept across

@@ -38,6 +38,7 @@
 #include <netinet/tcp.h>
 
 #include <errno.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include "logs/clock.h"
 #include "logs/xmalloc.h"
 #include "queue/rconn.h"
 
@@ -62,6 +64,7 @@ struct rconn_cmd {
 	rconn_reply_cb		 cb;		/* NULL: reply dropped */
 	void			*arg;
 	int			 keep;		/* sync: the reply is kept */
+	int			 stay;		/* SUBSCRIBE: every reply */
 	redisReply		*reply;		/* ... here, once it came */
 };
 TAILQ_HEAD(rconn_cmds, rconn_cmd);
@@ -83,12 +86,14 @@ struct rconn {
 	struct rconn_cmds	 pending;	/* sent or queued, in order */
 	struct rconn_cmds	 kept;		/* sync: replies not taken */
 	unsigned		 npending;
+	long long		 read_ms;	/* Redis last sent anything */
 	int			 connect_ms;
 	int			 reply_ms;
 	rconn_state_cb		 statecb;
 	void			*arg;
 	unsigned		 depth;		/* our frames on the stack */
 	int			 freeing;	/* rconn_free was called */
+	int			 subscribed;	/* rconn_subscribe: no more */
 	char			 errstr[256];
 };
 
@@ -435,7 +440,8 @@ rconn_conn_cb(evutil_socket_t fd, short what, void *arg)
 	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
 		err = errno;
 	if (err != 0) {
-		rconn_seterr(c, "connect: %s", strerror(err));
+		if (c->errstr[0] == '\0')	/* else rconn_connect_host's */
+			rconn_seterr(c, "connect: %s", strerror(err));
 		rconn_close(c);
 	} else
 		rconn_start(c);
@@ -534,6 +540,33 @@ rconn_connect(struct event_base *base, const struct sockaddr *sa,
 }
 
 struct rconn *
+rconn_connect_host(struct event_base *base, const char *host, int port,
+    SSL_CTX *ctx, const char *server_name, rconn_state_cb statecb, void *arg)
+{
+	struct addrinfo	 hints, *res;
+	struct rconn	*c;
+	char		 serv[16];
+	int		 rc;
+
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(serv, sizeof serv, "%d", port);
+	if ((rc = getaddrinfo(host, serv, &hints, &res)) == 0) {
+		c = rconn_connect(base, res->ai_addr, res->ai_addrlen, ctx,
+		    server_name, statecb, arg);
+		freeaddrinfo(res);
+		return (c);
+	}
+	/* Said from the loop, as a connect that failed. */
+	c = rconn_new(base, -1, EHOSTUNREACH, ctx, server_name, statecb, arg);
+	if (c != NULL)
+		rconn_seterr(c, "cannot resolve %s: %s", host,
+		    rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+	return (c);
+}
+
+struct rconn *
 rconn_connect_unix(struct event_base *base, const char *path,
     rconn_state_cb statecb, void *arg)
 {
@@ -575,6 +608,11 @@ rconn_queue(struct rconn *c, rconn_reply_cb cb, void *arg, int keep,
 		free(cmdbuf);
 		if (c->errstr[0] == '\0')
 			rconn_seterr(c, "connection down");
+		return (-1);
+	}
+	if (c->subscribed) {
+		free(cmdbuf);
+		rconn_seterr(c, "no command after a subscription");
 		return (-1);
 	}
 	if (c->bev != NULL)
@@ -631,6 +669,25 @@ rconn_command_argv(struct rconn *c, rconn_reply_cb cb, void *arg, int argc,
 	return (rconn_queue(c, cb, arg, 0, cmdbuf, n));
 }
 
+int
+rconn_subscribe(struct rconn *c, rconn_reply_cb cb, void *arg,
+    const char *fmt, ...)
+{
+	struct rconn_cmd	*cmd;
+	va_list			 ap;
+	int			 rc;
+
+	va_start(ap, fmt);
+	rc = rconn_vcommand(c, cb, arg, fmt, ap);
+	va_end(ap);
+	if (rc == 0) {
+		cmd = TAILQ_LAST(&c->pending, rconn_cmds);
+		cmd->stay = 1;
+		c->subscribed = 1;
+	}
+	return (rc);
+}
+
 void
 rconn_flush(struct rconn *c)
 {
@@ -654,6 +711,12 @@ rconn_dispatch(struct rconn *c, redisReply *reply)
 		freeReplyObject(reply);
 		rconn_seterr(c, "protocol error: a reply to no command");
 		return (-1);
+	}
+	if (cmd->stay) {		/* stays first: cmd may go in cb */
+		if (cmd->cb != NULL)
+			cmd->cb(c, reply, cmd->arg);
+		freeReplyObject(reply);
+		return (0);
 	}
 	TAILQ_REMOVE(&c->pending, cmd, entry);
 	c->npending--;
@@ -680,6 +743,7 @@ rconn_read_cb(struct bufferevent *bev, void *arg)
 	int			 n, i;
 
 	rconn_enter(c);
+	c->read_ms = clock_mono_ms();
 	while (evbuffer_get_length(in) > 0) {
 		n = evbuffer_peek(in, -1, NULL, v, 16);
 		if (n > 16)
@@ -804,6 +868,26 @@ unsigned
 rconn_pending(const struct rconn *c)
 {
 	return (c->npending);
+}
+
+long long
+rconn_last_read_ms(const struct rconn *c)
+{
+	return (c->read_ms);
+}
+
+void *
+rconn_arg(const struct rconn *c)
+{
+	return (c->arg);
+}
+
+int
+rconn_fd(const struct rconn *c)
+{
+	if (c->state == RCONN_DOWN)
+		return (-1);
+	return (c->bev != NULL ? bufferevent_getfd(c->bev) : c->fd);
 }
 
 /* The synchronous side: the private loop runs until done says so. */

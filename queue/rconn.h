@@ -81,6 +81,14 @@ void		 rconn_tls_ctx_free(SSL_CTX *);		/* NULL ok */
 struct rconn	*rconn_connect(struct event_base *, const struct sockaddr *,
 		    socklen_t, SSL_CTX *, const char *server_name,
 		    rconn_state_cb, void *arg);
+/*
+ * The same on host (a name, looked up on the caller's thread, or an
+ * address) and port: its first address. A name that does not resolve
+ * is reported as a connect that failed (rconn_errstr says so).
+ */
+struct rconn	*rconn_connect_host(struct event_base *, const char *host,
+		    int port, SSL_CTX *, const char *server_name,
+		    rconn_state_cb, void *arg);
 /* The same on a unix socket path, plain. */
 struct rconn	*rconn_connect_unix(struct event_base *, const char *path,
 		    rconn_state_cb, void *arg);
@@ -126,6 +134,14 @@ int		 rconn_command_argv(struct rconn *, rconn_reply_cb,
 		    void *privdata, int argc, const char **argv,
 		    const size_t *len);
 /*
+ * A subscription (SUBSCRIBE ...): like rconn_command, but cb gets every
+ * reply from then on (the confirmation, then each message), and NULL
+ * once when the connection ends. Nothing may be sent after it (-1), and
+ * it counts as pending for good: no reply_ms on such a connection.
+ */
+int		 rconn_subscribe(struct rconn *, rconn_reply_cb,
+		    void *privdata, const char *fmt, ...);
+/*
  * Writes what is queued on a plain socket now rather than when the loop
  * next sees it writable (a TLS connection writes in the loop). Calls no
  * callback: safe anywhere.
@@ -137,6 +153,12 @@ enum rconn_state rconn_state(const struct rconn *);
 const char	*rconn_errstr(const struct rconn *);
 /* Commands sent or queued, not answered yet. */
 unsigned	 rconn_pending(const struct rconn *);
+/* When Redis last sent anything (clock_mono_ms); 0: nothing yet. */
+long long	 rconn_last_read_ms(const struct rconn *);
+/* The state callback's argument. */
+void		*rconn_arg(const struct rconn *);
+/* The socket, for socket options only; -1 once down. */
+int		 rconn_fd(const struct rconn *);
 
 /*
  * Synchronous connections only (base NULL), and never from a callback.

@@ -15,7 +15,6 @@
 #include <time.h>
 
 #include <event2/event.h>
-#include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 
 #include "logs/log.h"
@@ -33,8 +32,8 @@ struct qread {
 	void		*arg;
 };
 
-static void	queue_block_cb(redisAsyncContext *, void *, void *);
-static void	queue_unblock_cb(redisAsyncContext *, void *, void *);
+static void	queue_block_cb(struct rconn *, redisReply *, void *);
+static void	queue_unblock_cb(struct rconn *, redisReply *, void *);
 
 /* The "item" field of an entry's field list, or NULL. */
 static const redisReply *
@@ -222,13 +221,13 @@ queue_block(struct queue *q)
 	q->reading = 1;
 	q->ctl_only = q->want == 0;
 	if (q->ctl_only)
-		redisAsyncCommand(q->rd.ac, queue_block_cb, q, "XREADGROUP GROUP "
+		rconn_command(q->rd.rc, queue_block_cb, q, "XREADGROUP GROUP "
 		    QUEUE_GROUP " %s COUNT " QUEUE_CTL_COUNT " BLOCK "
 		    QUEUE_BLOCK_MS " STREAMS %s %s > >", q->consumer,
 		    q->lanes[0], q->lanes[1]);
 	else {
 		snprintf(count, sizeof count, "%u", q->want);
-		redisAsyncCommand(q->rd.ac, queue_block_cb, q, "XREADGROUP GROUP "
+		rconn_command(q->rd.rc, queue_block_cb, q, "XREADGROUP GROUP "
 		    QUEUE_GROUP " %s COUNT %s BLOCK " QUEUE_BLOCK_MS " STREAMS "
 		    "%s %s %s %s %s > > > > >", q->consumer, count, q->lanes[0],
 		    q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4]);
@@ -241,14 +240,14 @@ queue_block(struct queue *q)
  * answer, item id} in lane order; claim 0 when it claimed nothing.
  */
 static void
-queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_fetch_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply	*reply = r, *e;
+	redisReply	*e;
 	struct queue	*q = arg;
 	size_t		 i, n = 0;
 	int		 claimed;
 
-	(void)ac;
+	(void)rc;
 	q->reading = 0;
 	q->fetch_queued = 0;
 	if (reply == NULL || q->freeing)
@@ -286,14 +285,14 @@ queue_fetch_cb(redisAsyncContext *ac, void *r, void *arg)
 
 /* The blocking read: [[stream, [[id, fields], ...]], ...]. */
 static void
-queue_block_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_block_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply	*reply = r, *s, *e;
+	redisReply	*s, *e;
 	struct queue	*q = arg;
 	size_t		 i, j;
 	int		 lane;
 
-	(void)ac;
+	(void)rc;
 	q->reading = q->fetch_queued;	/* a fetch waits behind it */
 	q->ctl_only = 0;
 	if (reply == NULL || q->freeing)
@@ -354,7 +353,7 @@ queue_fetch(struct queue *q, unsigned n)
 	snprintf(max, sizeof max, "%zu", q->max_item_bytes);
 	q->reading = 1;
 	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
-	redisAsyncCommand(q->rd.ac, queue_fetch_cb, q, "EVAL %s 5 %s %s %s %s "
+	rconn_command(q->rd.rc, queue_fetch_cb, q, "EVAL %s 5 %s %s %s %s "
 	    "%s " QUEUE_GROUP " %s %s %d %s %s %s %s", queue_fetch_lua,
 	    q->lanes[0], q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4],
 	    q->consumer, count, QUEUE_NCTL, q->fetch_own ? "0" : ">", max, ttl,
@@ -398,7 +397,7 @@ queue_unblock(struct queue *q)
 
 	if (q->reading && q->ctl_only && q->want > 0 && q->rd_client_id > 0 &&
 	    q->wr.up) {
-		redisAsyncCommand(q->wr.ac, queue_unblock_cb, q, "CLIENT UNBLOCK "
+		rconn_command(q->wr.rc, queue_unblock_cb, q, "CLIENT UNBLOCK "
 		    "%lld ERROR", q->rd_client_id);
 		queue_kick(&q->wr);
 		if (!q->fetch_queued && q->rd.up && !q->freeing &&
@@ -411,13 +410,12 @@ queue_unblock(struct queue *q)
 
 /* CLIENT UNBLOCK's answer: 0 means the read was not blocked yet. */
 static void
-queue_unblock_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_unblock_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply	*reply = r;
 	struct queue	*q = arg;
 	struct timeval	 tv = { 0, 1000 };
 
-	(void)ac;
+	(void)rc;
 	if (reply == NULL || q->freeing)
 		return;
 	if (reply->type == REDIS_REPLY_INTEGER && reply->integer == 0)
@@ -479,16 +477,15 @@ queue_read_entries(const redisReply *r, const char *stream,
 
 /* The reply to queue_read(): XREAD's [[stream, entries]] or entries. */
 static void
-queue_read_reply_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_read_reply_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply		*reply = r;
 	struct qread		*rd = arg;
 	struct queue_entry	 entries[QUEUE_READ_MAX];
 	const redisReply	*list = reply;
 	const char		*stream = "";
 	size_t			 n = 0;
 
-	(void)ac;
+	(void)rc;
 	if (rd->q->freeing) {
 		free(rd);
 		return;
@@ -523,8 +520,8 @@ queue_read(struct queue *q, struct qcmd *cmd, queue_read_cb cb, void *arg)
 	rd->q = q;
 	rd->cb = cb;
 	rd->arg = arg;
-	if (redisAsyncCommandArgv(q->wr.ac, queue_read_reply_cb, rd, cmd->argc,
-	    cmd->argv, cmd->len) != REDIS_OK) {
+	if (rconn_command_argv(q->wr.rc, queue_read_reply_cb, rd, cmd->argc,
+	    cmd->argv, cmd->len) == -1) {
 		free(rd);
 		goto out;
 	}
@@ -566,10 +563,10 @@ queue_untrack(struct queue *q, const char *stream, const char *entry_id)
 
 /* XAUTOCLAIM: [cursor, [[id, fields|nil], ...], [deleted...]]. */
 void
-queue_autoclaim_cb(redisAsyncContext *ac, void *r, void *arg)
+queue_autoclaim_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply	*reply = r, *e;
-	struct queue	*q = ((struct qconn *)ac->data)->q;
+	redisReply	*e;
+	struct queue	*q = ((struct qconn *)rconn_arg(rc))->q;
 	const char	*stream = arg;
 	size_t		 i;
 

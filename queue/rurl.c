@@ -54,29 +54,29 @@ rurl_redact_query(char *s)
 	return (out);
 }
 
-/* The URL with its password (or a lone secret before '@') as "***". */
+/*
+ * The URL with its password (or a lone secret before '@') as "***". A URL
+ * that failed to parse may hold a password with an unencoded '/', '?' or
+ * '@': everything up to the last '@' of the whole URL is taken as the
+ * userinfo, so no tail of a secret is shown (a path with an '@' in it is
+ * masked too: in an error, too much hidden is better than too little).
+ */
 static char *
 rurl_redact(const char *url)
 {
-	const char	*rest, *colon, *scheme_end;
+	const char	*rest, *colon, *scheme_end, *at;
 	char		*out;
-	int		 unix_socket, ulen;
 
-	if ((scheme_end = strstr(url, "://")) != NULL) {
+	if ((scheme_end = strstr(url, "://")) != NULL)
 		rest = scheme_end + 3;
-		unix_socket = strncasecmp(url, "unix://", 7) == 0;
-	} else {
+	else
 		rest = url;
-		unix_socket = (*url == '/');
-	}
-	if ((ulen = rurl_userinfo_len(rest, unix_socket)) == -1)
-		out = xstrdup(url);
-	else {
-		if ((colon = memchr(rest, ':', ulen)) == NULL)
-			colon = rest - 1;	/* no ':': mask it all */
-		xasprintf(&out, "%.*s***%s", (int)(colon + 1 - url), url,
-		    rest + ulen);
-	}
+	if ((at = strrchr(rest, '@')) == NULL)
+		return (rurl_redact_query(xstrdup(url)));
+	if ((colon = memchr(rest, ':', at - rest)) == NULL ||
+	    memchr(rest, '/', colon - rest) != NULL)
+		colon = rest - 1;	/* no user name: mask it all */
+	xasprintf(&out, "%.*s***%s", (int)(colon + 1 - url), url, at);
 	return (rurl_redact_query(out));
 }
 

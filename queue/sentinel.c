@@ -5,8 +5,12 @@
  * +switch-master, the sentinels' word that a failover moved it. The
  * bottom of the queue module beside conn.c, which alone uses it: the
  * answers go back through the callbacks it gives, from an event of
- * their own (never on a hiredis callback's stack), and nothing here
+ * their own (never on a connection callback's stack), and nothing here
  * knows a connection of the queue.
+ *
+ * Each sentinel is reached on a connection of queue/rconn.c, plain TCP
+ * (redis-sentinel:// has no TLS form: the sentinels are asked in the
+ * clear; the data nodes they name are reached as the URL says).
  */
 
 #include <stdio.h>
@@ -14,14 +18,11 @@
 #include <string.h>
 
 #include <event2/event.h>
-#include <hiredis/async.h>
 #include <hiredis/hiredis.h>
-#include <hiredis/adapters/libevent.h>
-
-#include <fcntl.h>
 
 #include "logs/log.h"
 #include "logs/xmalloc.h"
+#include "queue/rconn.h"
 #include "queue/rurl.h"
 #include "queue/sentinel.h"
 
@@ -35,7 +36,8 @@ struct sentinel_ask {
 	const struct rurl	*url;		/* borrowed: the queue's */
 	sentinel_found_cb	 cb;
 	void			*arg;
-	redisAsyncContext	*ac;		/* the sentinel asked now */
+	struct rconn		*rc;		/* the sentinel asked now */
+	int			 replied;	/* ... it answered */
 	int			 i;		/* its index */
 	int			 left;		/* sentinels not asked yet */
 	int			 done;		/* ev delivers the result */
@@ -52,7 +54,7 @@ struct sentinel_watch {
 	sentinel_switch_cb	 cb;
 	void			*arg;
 	struct event_base	*base;
-	redisAsyncContext	*ac;
+	struct rconn		*rc;
 	int			 i;		/* the sentinel listened to */
 	int			 subscribed;
 	unsigned		 backoff_ms;
@@ -64,35 +66,30 @@ struct sentinel_watch {
 
 static void	sentinel_ask_start(struct sentinel_ask *);
 
-/* A new async context to sentinel i, attached, CLOEXEC; NULL (why). */
-static redisAsyncContext *
+/* A new connection to sentinel i, AUTH queued; NULL (why). */
+static struct rconn *
 sentinel_connect(struct event_base *base, const struct rurl *url, int i,
-    void *data, char *why, size_t whylen)
+    rconn_state_cb statecb, void *data, char *why, size_t whylen)
 {
-	redisAsyncContext	*ac;
+	struct rconn	*rc;
 
-	ac = redisAsyncConnect(url->sentinels[i].host, url->sentinels[i].port);
-	if (ac == NULL || ac->err) {
-		snprintf(why, whylen, "%s:%d: %s", url->sentinels[i].host,
-		    url->sentinels[i].port, ac != NULL ? ac->errstr :
-		    "out of memory");
-		if (ac != NULL)
-			redisAsyncFree(ac);
+	rc = rconn_connect_host(base, url->sentinels[i].host,
+	    url->sentinels[i].port, NULL, NULL, statecb, data);
+	if (rc == NULL) {
+		snprintf(why, whylen, "%s:%d: out of memory",
+		    url->sentinels[i].host, url->sentinels[i].port);
 		return (NULL);
 	}
-	fcntl(ac->c.fd, F_SETFD, FD_CLOEXEC);
-	ac->data = data;
-	redisLibeventAttach(ac, base);
 	if (url->sentinel_password != NULL && url->sentinel_user != NULL)
-		redisAsyncCommand(ac, NULL, NULL, "AUTH %s %s",
+		rconn_command(rc, NULL, NULL, "AUTH %s %s",
 		    url->sentinel_user, url->sentinel_password);
 	else if (url->sentinel_password != NULL)
-		redisAsyncCommand(ac, NULL, NULL, "AUTH %s",
+		rconn_command(rc, NULL, NULL, "AUTH %s",
 		    url->sentinel_password);
-	return (ac);
+	return (rc);
 }
 
-/* Delivers the result from ev, off every hiredis stack. */
+/* Delivers the result from ev, off every connection's stack. */
 static void
 sentinel_ask_finish(struct sentinel_ask *a)
 {
@@ -117,13 +114,13 @@ sentinel_ask_next(struct sentinel_ask *a)
 
 /* SENTINEL GET-MASTER-ADDR-BY-NAME's answer: [ip, port] or nil. */
 static void
-sentinel_ask_reply_cb(redisAsyncContext *ac, void *r, void *arg)
+sentinel_ask_reply_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply		*reply = r;
 	struct sentinel_ask	*a = arg;
 
-	if (a->ac != ac || reply == NULL)
+	if (a->rc != rc || reply == NULL)
 		return;		/* dropped: the deadline moved on */
+	a->replied = 1;
 	if (reply->type == REDIS_REPLY_ARRAY && reply->elements == 2 &&
 	    reply->element[0]->type == REDIS_REPLY_STRING &&
 	    reply->element[1]->type == REDIS_REPLY_STRING &&
@@ -138,40 +135,31 @@ sentinel_ask_reply_cb(redisAsyncContext *ac, void *r, void *arg)
 		    reply->type == REDIS_REPLY_ERROR ? reply->str :
 		    "does not know the master");
 	}
-	redisAsyncDisconnect(ac);	/* then sentinel_ask_gone_cb */
+	rconn_disconnect(rc, "asked");	/* then sentinel_ask_state_cb */
 }
 
-/* The sentinel's connection ended: the answer, or the next one. */
+/*
+ * The sentinel's connection ended (or never came up): the answer, or
+ * the next one's turn.
+ */
 static void
-sentinel_ask_gone_cb(const redisAsyncContext *ac, int status)
+sentinel_ask_state_cb(struct rconn *rc, int up, void *arg)
 {
-	struct sentinel_ask	*a = ac->data;
+	struct sentinel_ask	*a = arg;
 
-	(void)status;
-	if (a->ac != ac)
+	if (up || a->rc != rc)
 		return;
-	a->ac = NULL;
+	if (!a->replied)
+		snprintf(a->why, sizeof a->why, "%s:%d: %s",
+		    a->url->sentinels[a->i].host, a->url->sentinels[a->i].port,
+		    rconn_errstr(rc));
+	a->rc = NULL;
+	rconn_free(rc);		/* the memory goes when its frame ends */
 	evtimer_del(a->ev);
 	if (a->port > 0)
 		sentinel_ask_finish(a);
 	else
 		sentinel_ask_next(a);
-}
-
-/* Connected, or not: not is the next sentinel's turn. */
-static void
-sentinel_ask_connect_cb(const redisAsyncContext *ac, int status)
-{
-	struct sentinel_ask	*a = ac->data;
-
-	if (a->ac != ac || status == REDIS_OK)
-		return;
-	snprintf(a->why, sizeof a->why, "%s:%d: %s",
-	    a->url->sentinels[a->i].host, a->url->sentinels[a->i].port,
-	    ac->errstr);
-	a->ac = NULL;		/* hiredis frees it */
-	evtimer_del(a->ev);
-	sentinel_ask_next(a);
 }
 
 /* Asks sentinel a->i, with a deadline. */
@@ -181,15 +169,14 @@ sentinel_ask_start(struct sentinel_ask *a)
 	struct timeval	tv = { SENTINEL_ASK_MS / 1000,
 			    (SENTINEL_ASK_MS % 1000) * 1000 };
 
-	a->ac = sentinel_connect(a->base, a->url, a->i, a, a->why,
-	    sizeof a->why);
-	if (a->ac == NULL) {
+	a->replied = 0;
+	a->rc = sentinel_connect(a->base, a->url, a->i, sentinel_ask_state_cb,
+	    a, a->why, sizeof a->why);
+	if (a->rc == NULL) {
 		sentinel_ask_next(a);
 		return;
 	}
-	redisAsyncSetConnectCallback(a->ac, sentinel_ask_connect_cb);
-	redisAsyncSetDisconnectCallback(a->ac, sentinel_ask_gone_cb);
-	redisAsyncCommand(a->ac, sentinel_ask_reply_cb, a,
+	rconn_command(a->rc, sentinel_ask_reply_cb, a,
 	    "SENTINEL GET-MASTER-ADDR-BY-NAME %s", a->url->master);
 	evtimer_add(a->ev, &tv);
 }
@@ -199,7 +186,7 @@ static void
 sentinel_ask_ev_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct sentinel_ask	*a = arg;
-	redisAsyncContext	*ac;
+	struct rconn		*rc;
 
 	(void)fd;
 	(void)what;
@@ -212,10 +199,9 @@ sentinel_ask_ev_cb(evutil_socket_t fd, short what, void *arg)
 	snprintf(a->why, sizeof a->why, "%s:%d: no answer within %d ms",
 	    a->url->sentinels[a->i].host, a->url->sentinels[a->i].port,
 	    SENTINEL_ASK_MS);
-	ac = a->ac;
-	a->ac = NULL;		/* its callbacks see a stranger */
-	if (ac != NULL)
-		redisAsyncFree(ac);
+	rc = a->rc;
+	a->rc = NULL;		/* its callbacks see a stranger */
+	rconn_free(rc);
 	sentinel_ask_next(a);
 }
 
@@ -242,14 +228,13 @@ sentinel_ask(struct event_base *base, const struct rurl *url, int first,
 void
 sentinel_ask_free(struct sentinel_ask *a)
 {
-	redisAsyncContext	*ac;
+	struct rconn	*rc;
 
 	if (a == NULL)
 		return;
-	ac = a->ac;
-	a->ac = NULL;
-	if (ac != NULL)
-		redisAsyncFree(ac);
+	rc = a->rc;
+	a->rc = NULL;
+	rconn_free(rc);
 	event_free(a->ev);
 	free(a);
 }
@@ -277,21 +262,21 @@ sentinel_watch_later(struct sentinel_watch *w)
  * "<master> <old ip> <old port> <new ip> <new port>".
  */
 static void
-sentinel_watch_msg_cb(redisAsyncContext *ac, void *r, void *arg)
+sentinel_watch_msg_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	redisReply		*reply = r, *m;
+	redisReply		*m;
 	struct sentinel_watch	*w = arg;
 	char			 name[SENTINEL_HOST_MAX], host[SENTINEL_HOST_MAX];
 	int			 port;
 	struct timeval		 tv = { 0, 0 };
 
-	if (w->ac != ac || reply == NULL)
+	if (w->rc != rc || reply == NULL)
 		return;
 	if (reply->type == REDIS_REPLY_ERROR) {
 		log_warn("queue: sentinel %s:%d: SUBSCRIBE: %s",
 		    w->url->sentinels[w->i].host, w->url->sentinels[w->i].port,
 		    reply->str);
-		redisAsyncDisconnect(ac);
+		rconn_disconnect(rc, "SUBSCRIBE refused");
 		return;
 	}
 	if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 3 ||
@@ -315,32 +300,25 @@ sentinel_watch_msg_cb(redisAsyncContext *ac, void *r, void *arg)
 	evtimer_add(w->ev_switch, &tv);
 }
 
-/* The subscription's connection ended: another sentinel, later. */
+/*
+ * The subscription's connection ended (or never came up): another
+ * sentinel, later.
+ */
 static void
-sentinel_watch_gone_cb(const redisAsyncContext *ac, int status)
+sentinel_watch_state_cb(struct rconn *rc, int up, void *arg)
 {
-	struct sentinel_watch	*w = ac->data;
+	struct sentinel_watch	*w = arg;
 
-	if (w->ac != ac)
+	if (up || w->rc != rc)
 		return;
-	w->ac = NULL;
+	w->rc = NULL;
 	if (w->subscribed)
 		log_warn("queue: sentinel %s:%d: subscription lost%s%s",
 		    w->url->sentinels[w->i].host, w->url->sentinels[w->i].port,
-		    status == REDIS_OK ? "" : ": ",
-		    status == REDIS_OK ? "" : ac->errstr);
+		    rconn_errstr(rc)[0] != '\0' ? ": " : "",
+		    rconn_errstr(rc));
+	rconn_free(rc);		/* the memory goes when its frame ends */
 	w->subscribed = 0;
-	sentinel_watch_later(w);
-}
-
-static void
-sentinel_watch_connect_cb(const redisAsyncContext *ac, int status)
-{
-	struct sentinel_watch	*w = ac->data;
-
-	if (w->ac != ac || status == REDIS_OK)
-		return;
-	w->ac = NULL;		/* hiredis frees it */
 	sentinel_watch_later(w);
 }
 
@@ -350,14 +328,12 @@ sentinel_watch_start(struct sentinel_watch *w)
 {
 	char	why[160];
 
-	if ((w->ac = sentinel_connect(w->base, w->url, w->i, w, why,
-	    sizeof why)) == NULL) {
+	if ((w->rc = sentinel_connect(w->base, w->url, w->i,
+	    sentinel_watch_state_cb, w, why, sizeof why)) == NULL) {
 		sentinel_watch_later(w);
 		return;
 	}
-	redisAsyncSetConnectCallback(w->ac, sentinel_watch_connect_cb);
-	redisAsyncSetDisconnectCallback(w->ac, sentinel_watch_gone_cb);
-	redisAsyncCommand(w->ac, sentinel_watch_msg_cb, w,
+	rconn_subscribe(w->rc, sentinel_watch_msg_cb, w,
 	    "SUBSCRIBE +switch-master");
 }
 
@@ -402,14 +378,13 @@ sentinel_watch(struct event_base *base, const struct rurl *url,
 void
 sentinel_watch_free(struct sentinel_watch *w)
 {
-	redisAsyncContext	*ac;
+	struct rconn	*rc;
 
 	if (w == NULL)
 		return;
-	ac = w->ac;
-	w->ac = NULL;
-	if (ac != NULL)
-		redisAsyncFree(ac);
+	rc = w->rc;
+	w->rc = NULL;
+	rconn_free(rc);
 	event_free(w->ev_retry);
 	event_free(w->ev_switch);
 	free(w);

@@ -5,7 +5,8 @@
  * Redis Sentinel for the worker (queue/sentinel.c): where the primary of
  * a redis-sentinel:// URL is, and the sentinels' word when it moves.
  * Used by queue/conn.c only; the client asks synchronously (cli/conn.c).
- * Every callback comes from an event of its own, off hiredis' stacks.
+ * Every callback comes from an event of its own, never on the stack of
+ * a queue/rconn.c callback.
  */
 
 struct event_base;

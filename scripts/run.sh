@@ -4,26 +4,64 @@
 # foreground, with its metrics on http://127.0.0.1:9464 (the next free
 # port if that one is taken). Ctrl-C stops both. build/execq finds this
 # Redis by itself when run in this directory or below it.
+#
+# Redis lets nobody in without a password: its users are the lines of
+# docs/acl/execq.acl (worker, agent, operator; the default user is off),
+# each with a password made once and kept in .tmp/run/redis-<user>.pass
+# (mode 0600; the aclfile .tmp/run/users.acl holds their SHA-256 only).
+# The worker logs in as worker; build/execq as agent, or as operator for
+# what reads everything or decides (execq --help).
+#
+# scripts/run.sh --redis-only: only that Redis, left running (scripts/
+# doccheck sets its world up so).
 set -eu
 top=$(pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)
 run="$top/.tmp/run"
 build=${BUILD:-build}
 mkdir -p "$run/workspace/sub/dir"
 sock="$run/redis.sock"
 started_redis=0
-if ! redis-cli -s "$sock" ping >/dev/null 2>&1; then
+# The users' passwords, made once; the aclfile, made every time.
+(
+	umask 077
+	sed_args=(-e '/^#/d')
+	for user in worker agent operator; do
+		pass="$run/redis-$user.pass"
+		if [ ! -s "$pass" ]; then
+			od -An -tx1 -N24 /dev/urandom | tr -d ' \n' > "$pass"
+			echo >> "$pass"
+		fi
+		hash=$(head -n1 "$pass" | tr -d '\n' | sha256sum | cut -c1-64)
+		upper=$(echo "$user" | tr a-z A-Z)
+		sed_args+=(-e "s/>${upper}_PASSWORD/#$hash/")
+	done
+	sed "${sed_args[@]}" "$here/docs/acl/execq.acl" > "$run/users.acl"
+)
+# What answers on the socket: PONG (no password: a make run of before the
+# ACL users), NOAUTH (ours), or nothing.
+answer=$(redis-cli -s "$sock" ping 2>&1 || true)
+case "$answer" in
+PONG*)
+	echo "a Redis without a password answers on $sock (an older make run):" \
+	    "stop it (redis-cli -s $sock shutdown nosave) and run this again" >&2
+	exit 1 ;;
+NOAUTH*) ;;
+*)
 	rm -f "$sock"
 	redis-server --port 0 --unixsocket "$sock" --unixsocketperm 700 \
+	    --aclfile "$run/users.acl" \
 	    --dir "$run" --save '' --appendonly no --daemonize yes \
 	    --pidfile "$run/redis.pid" --logfile "$run/redis.log"
 	i=0
-	until redis-cli -s "$sock" ping >/dev/null 2>&1; do
+	until redis-cli -s "$sock" ping 2>&1 | grep -q NOAUTH; do
 		i=$((i + 1))
 		[ $i -gt 100 ] && { echo "redis-server did not start; see $run/redis.log" >&2; exit 1; }
 		sleep 0.05
 	done
-	started_redis=1
-fi
+	started_redis=1 ;;
+esac
+[ "${1:-}" = --redis-only ] && exit 0
 stop() {
 	if [ "$started_redis" = 1 ] && [ -f "$run/redis.pid" ]; then
 		kill "$(cat "$run/redis.pid")" 2>/dev/null || true
@@ -58,12 +96,18 @@ cat <<MSG
 
   The workers on this Redis: $build/execq workers
 
-  From another directory: EXECQ_REDIS_URL=unix://$sock, or the line
-    redis_url = unix://$sock
-  in ~/.config/execq/config (see 'execq --help').
+  Redis wants a password: its users are worker, agent and operator, with
+  their passwords in $run/redis-<user>.pass
+  (execq finds them here). From another directory:
+    EXECQ_REDIS_URL=unix://$sock EXECQ_REDIS_USER=agent
+    EXECQ_REDIS_PASSWORD_FILE=$run/redis-agent.pass
+  or redis_url, redis_user and redis_password_file in
+  ~/.config/execq/config (see 'execq --help').
 
 MSG
-ENABLE_EXECUTE=1 "$build/execq-worker" --redis "unix://$sock" \
+ENABLE_EXECUTE=1 EXECQ_REDIS_USER=worker \
+    EXECQ_REDIS_PASSWORD_FILE="$run/redis-worker.pass" \
+    "$build/execq-worker" --redis "unix://$sock" \
     --workspace "$run/workspace" --log-dir "$top/.tmp/exec" \
     --http "127.0.0.1:$port" "$@" &
 wpid=$!

@@ -131,6 +131,15 @@ config_release(struct config *c)
 	if (c == NULL)
 		return;
 	free(c->redis_url);
+	free(c->redis_user);
+	free(c->redis_password_file);
+	if (c->redis_password != NULL)
+		explicit_bzero(c->redis_password, strlen(c->redis_password));
+	free(c->redis_password);
+	free(c->redis_tls_ca);
+	free(c->redis_tls_cert);
+	free(c->redis_tls_key);
+	free(c->redis_tls_server_name);
 	free(c->queue);
 	free(c->reply_default);
 	free(c->workspace);

@@ -19,6 +19,15 @@ struct policyconf;
 
 struct config {
 	char		*redis_url;		/* redis://127.0.0.1:6379/0 */
+	char		*redis_user;		/* "": the URL's */
+	char		*redis_password_file;	/* "": none */
+	char		*redis_password;	/* "": the URL's; the file's
+						   once loaded */
+	int		 redis_url_secret_argv;	/* --redis held a password */
+	char		*redis_tls_ca;		/* "": the system's CAs */
+	char		*redis_tls_cert;	/* "": no client certificate */
+	char		*redis_tls_key;		/* "": in redis_tls_cert */
+	char		*redis_tls_server_name;	/* "": the URL's host */
 	char		*queue;			/* "exec": streams q:exec:<lane> */
 	char		*reply_default;		/* "replies" */
 	char		*workspace;		/* "workspace": realpath'd at load */

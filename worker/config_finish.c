@@ -1,7 +1,8 @@
 /*
  * The worker's settings: the checks that need every layer in and the file
- * system (the workspace's realpath, the dirs made absolute, run_as looked
- * up, the shell executable, default <= max), then the policy built.
+ * system (the Redis password file read, the workspace's realpath, the
+ * dirs made absolute, run_as looked up, the shell executable, default <=
+ * max), then the policy built.
  */
 
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 
 #include "logs/xmalloc.h"
 #include "policy/policyconf.h"
+#include "queue/rurl.h"
 #include "worker/config_int.h"
 
 /* A dir is made absolute now, so a later chdir does not move it. */
@@ -199,11 +201,74 @@ config_finish_policy(struct config_state *st, char **cause)
 	return (0);
 }
 
+/*
+ * The Redis password: from redis_password_file (its first line; a file
+ * others may read is refused) or redis_password, not both; either beats
+ * the URL's. A password in a --redis flag still works, but shows in ps:
+ * the worker says so once (redis_url_secret_argv).
+ */
+static int
+config_finish_redis(struct config_state *st, char **cause)
+{
+	struct config	*c = st->c;
+	const char	*file = c->redis_password_file;
+	struct rurl	 u;
+	struct stat	 sb;
+	char		*line = NULL, *err = NULL;
+	size_t		 cap = 0;
+	ssize_t		 len;
+	FILE		*f;
+
+	if (st->seen[config_find("redis_url")].flag_val != NULL &&
+	    rurl_parse(c->redis_url, &u, &err) == 0) {
+		c->redis_url_secret_argv = u.password != NULL;
+		rurl_release(&u);
+	}
+	free(err);
+	if (*file == '\0')
+		return (0);
+	if (*c->redis_password != '\0') {
+		xasprintf(cause, "%s and %s: give the Redis password one way",
+		    config_where(st, "redis_password_file"),
+		    config_where(st, "redis_password"));
+		return (-1);
+	}
+	if ((f = fopen(file, "re")) == NULL) {
+		xasprintf(cause, "%s: '%s': %s", config_where(st,
+		    "redis_password_file"), file, strerror(errno));
+		return (-1);
+	}
+	if (fstat(fileno(f), &sb) == 0 && (sb.st_mode & S_IRWXO) != 0) {
+		xasprintf(cause, "%s: '%s' may be read by anyone: chmod o-rwx "
+		    "it (0600)", config_where(st, "redis_password_file"), file);
+		fclose(f);
+		return (-1);
+	}
+	len = getline(&line, &cap, f);
+	fclose(f);
+	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = '\0';
+	if (len <= 0) {
+		xasprintf(cause, "%s: '%s' holds no password on its first "
+		    "line", config_where(st, "redis_password_file"), file);
+		if (line != NULL)
+			explicit_bzero(line, cap);
+		free(line);
+		return (-1);
+	}
+	free(c->redis_password);
+	c->redis_password = xstrdup(line);
+	explicit_bzero(line, cap);
+	free(line);
+	return (0);
+}
+
 /* The checks that need every layer, and the file system. */
 int
 config_finish(struct config_state *st, char **cause)
 {
-	if (config_finish_timeouts(st, cause) != 0 ||
+	if (config_finish_redis(st, cause) != 0 ||
+	    config_finish_timeouts(st, cause) != 0 ||
 	    config_finish_workspace(st, cause) != 0 ||
 	    config_finish_dir(st, "log_dir", &st->c->log_dir, cause) != 0 ||
 	    config_finish_dir(st, "state_dir", &st->c->state_dir, cause) != 0 ||

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "logs/xmalloc.h"
 #include "worker/config_int.h"
@@ -28,6 +29,8 @@ config_longopts(void)
 
 	o = lo = xcalloc(2 * config_nopts + 6, sizeof *lo);
 	for (i = 0; i < config_nopts; i++) {
+		if (config_opts[i].flag == NULL)
+			continue;	/* a secret: never on argv */
 		o->name = config_opts[i].flag;
 		o->has_arg = config_opts[i].type == CONFIG_BOOL ?
 		    no_argument : required_argument;
@@ -64,6 +67,27 @@ config_flag_error(int ch, char **argv, char **cause)
 	return (-1);
 }
 
+/*
+ * 1 if the flag of row i, which takes a password's file, was typed
+ * shortened: getopt takes --redis-password for --redis-password-file,
+ * and what follows would be a password, to be shown in an error.
+ */
+static int
+config_flag_abbreviated(size_t i, char **argv)
+{
+	const char	*flag = config_opts[i].flag;
+	size_t		 len = strlen(flag);
+
+	if (strcmp(config_opts[i].key, "redis_password_file") != 0)
+		return (0);
+	if (optind >= 1 && strncmp(argv[optind - 1], "--", 2) == 0 &&
+	    strncmp(argv[optind - 1] + 2, flag, len) == 0 &&
+	    argv[optind - 1][len + 2] == '=')
+		return (0);
+	return (optind < 2 || strncmp(argv[optind - 2], "--", 2) != 0 ||
+	    strcmp(argv[optind - 2] + 2, flag) != 0);
+}
+
 /* One flag: 0 to go on, 1 after --help or --version, -1 on error. */
 static int
 config_flag(struct config_state *st, int ch, char **argv, char **cause)
@@ -92,6 +116,11 @@ config_flag(struct config_state *st, int ch, char **argv, char **cause)
 	}
 	i = ch - (ch >= CONFIG_FLAG_CLEAR ? CONFIG_FLAG_CLEAR :
 	    CONFIG_FLAG_SET);
+	if (config_flag_abbreviated(i, argv)) {
+		xasprintf(cause, "spell out --%s (a password is never given "
+		    "on the command line)", config_opts[i].flag);
+		return (-1);
+	}
 	if (config_opts[i].type != CONFIG_BOOL)
 		st->seen[i].flag_val = optarg;
 	else

@@ -39,9 +39,12 @@ config_usage_opts(FILE *f)
 
 	for (i = 0; i < config_nopts; i++) {
 		opt = &config_opts[i];
-		snprintf(left, sizeof left, "--%s%s%s", opt->flag,
-		    opt->metavar != NULL ? " " : "",
-		    opt->metavar != NULL ? opt->metavar : "");
+		if (opt->flag == NULL)
+			snprintf(left, sizeof left, "(no flag)");
+		else
+			snprintf(left, sizeof left, "--%s%s%s", opt->flag,
+			    opt->metavar != NULL ? " " : "",
+			    opt->metavar != NULL ? opt->metavar : "");
 		snprintf(noflag, sizeof noflag, "--%s",
 		    opt->noflag != NULL ? opt->noflag : "");
 		config_usage_row(f, left, opt->noflag != NULL ? noflag : NULL,

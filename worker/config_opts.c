@@ -19,8 +19,38 @@ const struct config_opt config_opts[] = {
 	{ "redis_url", "redis", NULL, "EXECQ_REDIS_URL", CONFIG_STRING,
 	  OFF(redis_url), 0, 0, "redis://127.0.0.1:6379/0", "URL",
 	  "Redis server: redis://[[user]:pw@]host[:port][/db],\n"
-	  "unix://[[user]:pw@]/path[?db=N], /path, host:port",
+	  "rediss://... (TLS), unix://[[user]:pw@]/path[?db=N],\n"
+	  "/path, host:port, redis-sentinel://s1,s2/master",
 	  config_check_url },
+	{ "redis_user", "redis-user", NULL, "EXECQ_REDIS_USER", CONFIG_STRING,
+	  OFF(redis_user), 0, 0, "", "USER",
+	  "the Redis ACL user to log in as (else the URL's)", NULL },
+	{ "redis_password_file", "redis-password-file", NULL,
+	  "EXECQ_REDIS_PASSWORD_FILE", CONFIG_STRING,
+	  OFF(redis_password_file), 0, 0, "", "FILE",
+	  "the Redis password: FILE's first line (not\n"
+	  "readable by others); beats the URL's", NULL },
+	{ "redis_password", NULL, NULL, "EXECQ_REDIS_PASSWORD", CONFIG_STRING,
+	  OFF(redis_password), 0, 0, "", NULL,
+	  "the Redis password itself (no flag: argv shows\n"
+	  "in ps); beats the URL's", NULL },
+	{ "redis_tls_ca", "redis-tls-ca", NULL, "EXECQ_REDIS_TLS_CA",
+	  CONFIG_STRING, OFF(redis_tls_ca), 0, 0, "", "FILE",
+	  "rediss://: the CAs (PEM) that vouch for Redis's\n"
+	  "certificate; empty: the system's", NULL },
+	{ "redis_tls_cert", "redis-tls-cert", NULL, "EXECQ_REDIS_TLS_CERT",
+	  CONFIG_STRING, OFF(redis_tls_cert), 0, 0, "", "FILE",
+	  "rediss://: the worker's client certificate (PEM\n"
+	  "chain); empty: none", NULL },
+	{ "redis_tls_key", "redis-tls-key", NULL, "EXECQ_REDIS_TLS_KEY",
+	  CONFIG_STRING, OFF(redis_tls_key), 0, 0, "", "FILE",
+	  "rediss://: its private key (PEM); empty: in the\n"
+	  "certificate's file", NULL },
+	{ "redis_tls_server_name", "redis-tls-server-name", NULL,
+	  "EXECQ_REDIS_TLS_SERVER_NAME", CONFIG_STRING,
+	  OFF(redis_tls_server_name), 0, 0, "", "NAME",
+	  "rediss://: the name (SNI) Redis's certificate\n"
+	  "must carry; empty: the URL's host", NULL },
 	{ "queue", "queue", NULL, "EXECQ_QUEUE", CONFIG_STRING,
 	  OFF(queue), 0, 0, POLICYCONF_DEFAULT_QUEUE, "NAME",
 	  "queue to serve: streams q:NAME:high, :normal, :low",

@@ -155,6 +155,8 @@ worker_status(struct worker *w, struct worker_status *st)
 	st->items_in_flight = w->njobs;
 	st->execute = w->cfg->enable_execute;
 	st->redis_up = qs.connected;
+	st->redis_auth = queue_door(w->q) == QUEUE_DOOR_LOCKED ? "required" :
+	    queue_door(w->q) == QUEUE_DOOR_OPEN ? "none" : "unknown";
 	st->reconnects = qs.reconnects;
 	st->outbox = qs.outbox;
 	st->spooled = qs.spooled;

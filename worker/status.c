@@ -286,11 +286,12 @@ status_write_health(const struct worker_status *st, FILE *f)
 		free(line);
 	}
 	ok = json_array_size(reasons) == 0;
-	o = json_pack("{s:s, s:o, s:o, s:s, s:s, s:b, s:b, s:b, s:I, s:I, "
-	    "s:I}", "status", ok ? "ok" : "unavailable", "reasons", reasons,
-	    "details", details,
+	o = json_pack("{s:s, s:o, s:o, s:s, s:s, s:b, s:s, s:b, s:b, s:I, "
+	    "s:I, s:I}", "status", ok ? "ok" : "unavailable", "reasons",
+	    reasons, "details", details,
 	    "worker", st->consumer, "queue", st->queue,
-	    "redis", st->redis_up, "logs_writable", st->logs_ok,
+	    "redis", st->redis_up, "redis_auth", st->redis_auth != NULL ?
+	    st->redis_auth : "unknown", "logs_writable", st->logs_ok,
 	    "stopping", st->stopping,
 	    "slots_free", (json_int_t)(st->slots_total > st->slots_used ?
 	    st->slots_total - st->slots_used : 0),

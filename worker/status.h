@@ -33,6 +33,8 @@ struct worker_status {
 	unsigned		 items_in_flight;	/* accepted, unanswered */
 	int			 execute;	/* enable_execute */
 	int			 redis_up;
+	const char		*redis_auth;	/* "required"; "none": anyone
+						   gets in; "unknown" */
 	unsigned long long	 reconnects;
 	unsigned		 outbox, spooled;
 	int			 logs_ok;

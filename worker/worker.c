@@ -27,6 +27,7 @@
 #include "logs/xmalloc.h"
 #include "queue/item.h"
 #include "queue/queue.h"
+#include "queue/rconn.h"
 #include "queue/rurl.h"
 #include "worker/approval.h"
 #include "worker/audit.h"
@@ -492,12 +493,79 @@ worker_queue_event_cb(enum queue_event ev, void *arg)
 	}
 }
 
+/* The value of a string setting, or NULL when it is empty (unset). */
+static const char *
+worker_setting(const char *s)
+{
+	return (s != NULL && *s != '\0' ? s : NULL);
+}
+
+/*
+ * rediss://: the one SSL_CTX of every Redis connection, its CA, client
+ * certificate and key loaded now, so that a bad file stops the start-up
+ * with its name and what is wrong. *ctx NULL for any other URL, which
+ * may not carry TLS settings: they would be ignored, and the worker
+ * talk in the clear to someone who meant TLS. 0, or -1 (logged).
+ */
+static int
+worker_tls(const struct config *cfg, const struct rurl *url, SSL_CTX **ctx)
+{
+	struct rconn_tls	 t;
+	char			*cause;
+
+	*ctx = NULL;
+	memset(&t, 0, sizeof t);
+	t.ca_file = worker_setting(cfg->redis_tls_ca);
+	t.cert_file = worker_setting(cfg->redis_tls_cert);
+	t.key_file = worker_setting(cfg->redis_tls_key);
+	t.server_name = worker_setting(cfg->redis_tls_server_name);
+	if (!url->tls) {
+		if (t.ca_file == NULL && t.cert_file == NULL &&
+		    t.key_file == NULL && t.server_name == NULL)
+			return (0);
+		log_warn("redis_tls_* settings are given, but the Redis URL "
+		    "is not rediss:// (TLS): use rediss://, or unset them");
+		return (-1);
+	}
+	if ((*ctx = rconn_tls_ctx(&t, &cause)) == NULL) {
+		log_warn("redis: %s", cause);
+		free(cause);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The Redis login: redis_user and the password (redis_password_file or
+ * redis_password) beat the URL's. A password typed into --redis shows in
+ * ps: said once.
+ */
+static void
+worker_redis_login(const struct config *cfg, struct rurl *u)
+{
+	if (*cfg->redis_user != '\0') {
+		free(u->user);
+		u->user = xstrdup(cfg->redis_user);
+	}
+	if (*cfg->redis_password != '\0') {
+		if (u->password != NULL)
+			explicit_bzero(u->password, strlen(u->password));
+		free(u->password);
+		u->password = xstrdup(cfg->redis_password);
+	} else if (cfg->redis_url_secret_argv)
+		log_warn("the Redis password is on the command line (--redis), "
+		    "where ps shows it to every user of this host: use "
+		    "redis_password_file, EXECQ_REDIS_PASSWORD_FILE or "
+		    "EXECQ_REDIS_PASSWORD");
+}
+
 struct worker *
 worker_create(struct event_base *base, const struct config *cfg)
 {
 	struct worker		*w;
 	struct worker_boundary	 b;
 	struct queue_config	 qc;
+	SSL_CTX			*tls = NULL;
 	char			*cause, *shown;
 
 	w = xcalloc(1, sizeof *w);
@@ -521,6 +589,9 @@ worker_create(struct event_base *base, const struct config *cfg)
 		free(cause);
 		goto fail;
 	}
+	worker_redis_login(cfg, &w->url);
+	if (worker_tls(cfg, &w->url, &tls) == -1)
+		goto fail;
 	/* Before any thread starts: it forks the namespace helper. */
 	if (worker_boundary(cfg, &w->url, 0, &b) == -1)
 		goto fail;
@@ -569,6 +640,9 @@ worker_create(struct event_base *base, const struct config *cfg)
 	qc.state_dir = cfg->state_dir;
 	qc.syncer = w->syncer;
 	qc.timeout_ms = cfg->redis_timeout_ms;
+	qc.tls_ctx = tls;
+	qc.tls_server_name = worker_setting(cfg->redis_tls_server_name);
+	tls = NULL;			/* the queue's now */
 	w->q = queue_create(base, &qc, worker_item_cb, w);
 	queue_on_event(w->q, worker_queue_event_cb, w);
 	w->sessions = sessions_create(base, w->q, cfg, w->syncer,
@@ -590,6 +664,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 	return (w);
 
 fail:
+	rconn_tls_ctx_free(tls);
 	worker_free(w);
 	return (NULL);
 }

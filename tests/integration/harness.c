@@ -694,14 +694,12 @@ harness_worker_child(const char *err_path, char **argv, char **envp)
 	_exit(127);
 }
 
-pid_t
-harness_worker_start(struct harness *h, const char *const *env, ...)
+/* Forks the worker (harness_worker_start's first half). */
+static struct harness_worker *
+harness_worker_vlaunch(struct harness *h, const char *const *env, va_list ap)
 {
 	struct harness_worker	*w;
 	char			**argv, **envp;
-	va_list			  ap;
-	int64_t			  deadline;
-	int			  status;
 	size_t			  i;
 
 	if (h->nw == HARNESS_MAX_WORKERS)
@@ -710,9 +708,7 @@ harness_worker_start(struct harness *h, const char *const *env, ...)
 	w->pid = -1;
 	xasprintf(&w->consumer, "%s-w%u", h->queue, h->nw);
 	xasprintf(&w->err_path, "%s/%s.stderr", h->dir, w->consumer);
-	va_start(ap, env);
 	argv = harness_worker_argv(h, w, ap);
-	va_end(ap);
 	envp = harness_worker_env(h, env);
 	harness_pids_setup();
 	w->pid = fork();
@@ -724,7 +720,32 @@ harness_worker_start(struct harness *h, const char *const *env, ...)
 	free(envp);
 	if (w->pid == -1)
 		harness_fail(h, "fork: %s", strerror(errno));
+	return (w);
+}
 
+pid_t
+harness_worker_launch(struct harness *h, const char *const *env, ...)
+{
+	struct harness_worker	*w;
+	va_list			 ap;
+
+	va_start(ap, env);
+	w = harness_worker_vlaunch(h, env, ap);
+	va_end(ap);
+	return (w->pid);
+}
+
+pid_t
+harness_worker_start(struct harness *h, const char *const *env, ...)
+{
+	struct harness_worker	*w;
+	va_list			 ap;
+	int64_t			 deadline;
+	int			 status;
+
+	va_start(ap, env);
+	w = harness_worker_vlaunch(h, env, ap);
+	va_end(ap);
 	deadline = harness_now_ms() + HARNESS_READY_MS;
 	while (!harness_worker_ready(h, w)) {
 		if (waitpid(w->pid, &status, WNOHANG) == w->pid) {

@@ -87,6 +87,9 @@ void		 harness_fail(struct harness *, const char *, ...)
  */
 pid_t		 harness_worker_start(struct harness *, const char *const *env,
 		    ...) __attribute__((sentinel));
+/* The same without waiting: for a worker that is not meant to read. */
+pid_t		 harness_worker_launch(struct harness *, const char *const *env,
+		    ...) __attribute__((sentinel));
 /*
  * Every worker the harness starts runs under an outer cgroup v1 pids
  * limit of this test process (4096), so that a confinement that fails

@@ -310,7 +310,7 @@ ha_sentinel_ready(struct ha *ha, int i)
 static void
 ha_sentinels(struct ha *ha)
 {
-	char	 extra[512], name[16], *list = xstrdup(""), *tmp;
+	char	 extra[512], name[32], *list = xstrdup(""), *tmp;
 	int64_t	 end;
 	int	 i;
 
@@ -433,7 +433,7 @@ test_ha_sentinel_failover(void **state)
 	unsigned	 primary, port;
 	const char	*first = NULL;
 	int64_t		 t0, t_switch = -1, t_first = -1, end;
-	int		 n = 0, after = 0, i, k, unsure = 0, answers, runs;
+	int		 n = 0, after = 0, i, k, unsure = 0, gap = 0, answers, runs;
 	int		 dups = 0, twice = 0, lost = 0, cbs;
 	json_t		*a;
 	pid_t		 pid;
@@ -510,7 +510,18 @@ test_ha_sentinel_failover(void **state)
 		    (int)(end - harness_now_ms()));
 		if (t_first == -1 && ids[i] == first)
 			t_first = harness_now_ms();
-		assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+		/*
+		 * An answer written to the old primary in the second before
+		 * the switch is lost with it (replication is asynchronous;
+		 * docs/SCALING.md); the entry comes back to the worker,
+		 * which does not run it again: worker_lost, once. Counted.
+		 */
+		if (strcmp(harness_jstr(a, "type"), "ERROR") == 0 &&
+		    strcmp(harness_jstr(a, "error.code"), "worker_lost") == 0)
+			gap++;
+		else
+			assert_string_equal(harness_jstr(a, "type"),
+			    "EXEC_RESULT");
 		json_decref(a);
 	}
 	for (i = 0; i < HA_SESSIONS; i++)
@@ -535,11 +546,13 @@ test_ha_sentinel_failover(void **state)
 	}
 	print_message("sentinel failover: %d items (%d not known to have "
 	    "reached the replica before the switch), %d lost, %d answered "
-	    "twice, %d commands run twice; %d sessions, %d callbacks; from "
-	    "SENTINEL FAILOVER: %lld ms until the sentinels named the new "
-	    "primary, %lld ms until the first item sent there was "
-	    "answered\n", n, unsure, lost, dups, twice, HA_SESSIONS, cbs,
-	    (long long)(t_switch - t0), (long long)(t_first - t0));
+	    "twice, %d commands run twice, %d answered worker_lost after "
+	    "their result was lost with the old primary; %d sessions, %d "
+	    "callbacks; from SENTINEL FAILOVER: %lld ms until the sentinels "
+	    "named the new primary, %lld ms until the first item sent there "
+	    "was answered\n", n, unsure, lost, dups, twice, gap,
+	    HA_SESSIONS, cbs, (long long)(t_switch - t0),
+	    (long long)(t_first - t0));
 	assert_int_equal(lost, 0);
 	assert_int_equal(dups, 0);
 	assert_int_equal(twice, 0);

@@ -263,6 +263,101 @@ test_config_flag_overrides_env(void **state)
 	assert_string_equal(fx->c.cgroup, "/sys/fs/cgroup/execq");
 }
 
+/* Writes a password file in the fixture's dir with mode; its path. */
+static char *
+write_pass(struct fixture *fx, const char *name, const char *text,
+    mode_t mode)
+{
+	char	*path;
+	FILE	*f;
+
+	assert_int_equal(asprintf(&path, "%s/%s", fx->dir, name) > 0, 1);
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, mode), 0);
+	return (path);
+}
+
+/* The Redis login: a file, the environment, the user; never a flag. */
+static void
+test_config_redis_password_sources(void **state)
+{
+	struct fixture	*fx = *state;
+	char		*pw, *env, *open, *cfg;
+
+	/* Defaults: the URL's own. */
+	assert_int_equal(load(fx, NULL, NULL), 0);
+	assert_string_equal(fx->c.redis_user, "");
+	assert_string_equal(fx->c.redis_password, "");
+	assert_int_equal(fx->c.redis_url_secret_argv, 0);
+
+	/* The file's first line, without its newline. */
+	pw = write_pass(fx, "pw", "s3cret@/x\nsecond line\n", 0600);
+	assert_int_equal(load(fx, ARGS("--redis-password-file", pw,
+	    "--redis-user", "worker"), NULL), 0);
+	assert_string_equal(fx->c.redis_password, "s3cret@/x");
+	assert_string_equal(fx->c.redis_user, "worker");
+
+	/* The environment, for both. */
+	assert_int_equal(asprintf(&env, "EXECQ_REDIS_PASSWORD_FILE=%s", pw) >
+	    0, 1);
+	assert_int_equal(load(fx, NULL, ARGS(env, "EXECQ_REDIS_USER=w2")), 0);
+	assert_string_equal(fx->c.redis_password, "s3cret@/x");
+	assert_string_equal(fx->c.redis_user, "w2");
+	assert_int_equal(load(fx, NULL, ARGS("EXECQ_REDIS_PASSWORD=pl@in")),
+	    0);
+	assert_string_equal(fx->c.redis_password, "pl@in");
+
+	/* The config file may hold either. */
+	assert_int_equal(asprintf(&cfg, "{\"redis_password_file\": \"%s\", "
+	    "\"redis_user\": \"w3\"}", pw) > 0, 1);
+	write_config(fx, cfg);
+	assert_int_equal(load(fx, CONFIG_ARGS(fx, "--queue", "q"), NULL), 0);
+	assert_string_equal(fx->c.redis_password, "s3cret@/x");
+	assert_string_equal(fx->c.redis_user, "w3");
+
+	/* Not both; not a file anyone may read; not an empty one. */
+	load_fails(fx, NULL, ARGS(env, "EXECQ_REDIS_PASSWORD=x"),
+	    "give the Redis password one way");
+	open = write_pass(fx, "open", "s3cret\n", 0644);
+	load_fails(fx, ARGS("--redis-password-file", open), NULL,
+	    "may be read by anyone");
+	free(open);
+	open = write_pass(fx, "empty", "\n", 0600);
+	load_fails(fx, ARGS("--redis-password-file", open), NULL,
+	    "holds no password");
+	load_fails(fx, ARGS("--redis-password-file", "/nonexistent/pw"), NULL,
+	    "No such file");
+	/* No flag takes the password itself (ps would show it). */
+	load_fails(fx, ARGS("--redis-password", "hunter2"), NULL,
+	    "spell out --redis-password-file");
+	assert_null(strstr(fx->cause, "hunter2"));
+	load_fails(fx, ARGS("--redis-passw=hunter2"), NULL, "spell out");
+	assert_null(strstr(fx->cause, "hunter2"));
+	assert_int_equal(load(fx, ARGS("--redis-password-file=" "x"), NULL),
+	    -1);
+	assert_non_null(strstr(fx->cause, "No such file"));
+	/* A causes never holds a secret. */
+	load_fails(fx, ARGS("--redis-password-file", open), ARGS(
+	    "EXECQ_REDIS_PASSWORD=hunter2"), "one way");
+	assert_null(strstr(fx->cause, "hunter2"));
+
+	/* A password in --redis works, and is marked for a warning. */
+	assert_int_equal(load(fx, ARGS("--redis", "redis://u:pw@h"), NULL),
+	    0);
+	assert_int_equal(fx->c.redis_url_secret_argv, 1);
+	assert_int_equal(load(fx, NULL, ARGS("EXECQ_REDIS_URL=redis://u:pw@h")),
+	    0);
+	assert_int_equal(fx->c.redis_url_secret_argv, 0);
+	assert_int_equal(load(fx, ARGS("--redis", "redis://h"), NULL), 0);
+	assert_int_equal(fx->c.redis_url_secret_argv, 0);
+	free(open);
+	free(cfg);
+	free(env);
+	free(pw);
+}
+
 /* One key through all four layers: default, file, environment, flag. */
 static void
 test_config_layers_max_procs(void **state)
@@ -646,9 +741,6 @@ test_config_bad_strings(void **state)
 	    "is not a valid name");
 	name[128] = '\0';
 	assert_int_equal(load(fx, ARGS("--reply-default", name), NULL), 0);
-	load_fails(fx, ARGS("--redis", "rediss://u:pw@h"), NULL,
-	    "--redis: rediss://u:***@h:6379/0: TLS (rediss://) is not wired "
-	    "to the worker yet");
 	load_fails(fx, ARGS("--shell", "sh"), NULL,
 	    "--shell: 'sh' is not an absolute path");
 	load_fails(fx, ARGS("--shell", "/nonexistent/sh"), NULL,
@@ -656,6 +748,33 @@ test_config_bad_strings(void **state)
 	load_fails(fx, ARGS("--shell", "/"), NULL, "is not executable");
 	load_fails(fx, ARGS("--cgroup", "on"), NULL,
 	    "--cgroup: 'on' must be auto, off or an absolute directory");
+}
+
+/* rediss:// and the TLS settings: flags, environment, file; "" unset. */
+static void
+test_config_tls(void **state)
+{
+	struct fixture	*fx = *state;
+	struct config	*c = &fx->c;
+
+	assert_int_equal(load(fx, NULL, NULL), 0);
+	assert_string_equal(c->redis_tls_ca, "");
+	assert_string_equal(c->redis_tls_cert, "");
+	assert_string_equal(c->redis_tls_key, "");
+	assert_string_equal(c->redis_tls_server_name, "");
+	assert_int_equal(load(fx, ARGS("--redis", "rediss://u:pw@h",
+	    "--redis-tls-ca", "/x/ca.pem", "--redis-tls-server-name",
+	    "redis.internal"), ARGS("EXECQ_REDIS_TLS_CERT=/x/c.pem",
+	    "EXECQ_REDIS_TLS_KEY=/x/k.pem", "EXECQ_REDIS_TLS_CA=/y/ca.pem")),
+	    0);
+	assert_string_equal(c->redis_url, "rediss://u:pw@h");
+	assert_string_equal(c->redis_tls_ca, "/x/ca.pem");	/* flag wins */
+	assert_string_equal(c->redis_tls_cert, "/x/c.pem");
+	assert_string_equal(c->redis_tls_key, "/x/k.pem");
+	assert_string_equal(c->redis_tls_server_name, "redis.internal");
+	write_config(fx, "{\"redis_tls_ca\": \"/z/ca.pem\"}");
+	assert_int_equal(load(fx, ARGS("--config", fx->file), NULL), 0);
+	assert_string_equal(c->redis_tls_ca, "/z/ca.pem");
 }
 
 static void
@@ -776,6 +895,9 @@ test_config_usage_lists_every_setting(void **state)
 		"--cgroup auto|off|DIR", "EXECQ_CGROUP", "--log-fsync",
 		"EXECQ_LOG_FSYNC", "-v, --verbose", "-h, --help",
 		"-V, --version", "docs/CONFIG.md", "OFF by default",
+		"--redis-tls-ca FILE", "EXECQ_REDIS_TLS_CA",
+		"--redis-tls-cert FILE", "EXECQ_REDIS_TLS_CERT",
+		"--redis-tls-key FILE", "EXECQ_REDIS_TLS_KEY",
 		"Precedence", "default redis://127.0.0.1:6379/0",
 	};
 	char	*buf, *line, *save;
@@ -1043,6 +1165,7 @@ main(void)
 		T(test_config_defaults),
 		T(test_config_file_overrides_default),
 		T(test_config_installed_example_loads),
+		T(test_config_redis_password_sources),
 		T(test_config_env_overrides_file),
 		T(test_config_flag_overrides_env),
 		T(test_config_layers_max_procs),
@@ -1062,6 +1185,7 @@ main(void)
 		T(test_config_bad_numbers),
 		T(test_config_bad_numbers_name_their_source),
 		T(test_config_bad_strings),
+		T(test_config_tls),
 		T(test_config_empty_env_is_unset),
 		T(test_config_unknown_flag),
 		T(test_config_verbose_and_flags_only),

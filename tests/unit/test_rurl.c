@@ -328,6 +328,38 @@ test_rurl_error_hides_password(void **state)
 	free(cause);
 }
 
+/* A password with an unencoded '@', '/' or '?': no part of it is shown. */
+static void
+test_rurl_error_hides_unencoded_password(void **state)
+{
+	static const char *const bad[] = {
+		"redis://u:hun@ter/2@h:0",
+		"redis://:hun/ter@2@host/99",
+		"redis://u:hunter/2@h",
+		"unix://u:hun@ter/2@relative",
+		"redis://u:hun?ter@2@h:0",
+		"u:hun/ter@2@h:0",
+	};
+	struct rurl	 u;
+	char		*cause;
+	size_t		 i;
+
+	(void)state;
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(rurl_parse(bad[i], &u, &cause), -1);
+		assert_null(strstr(cause, "hun"));
+		assert_null(strstr(cause, "ter"));
+		assert_non_null(strstr(cause, "***"));
+		free(cause);
+	}
+	/* The user name is still shown where it can be told apart. */
+	assert_int_equal(rurl_parse("redis://u:hun@ter/2@h:0", &u, &cause),
+	    -1);
+	assert_string_equal(cause,
+	    "bad redis URL 'redis://u:***@h:0': db must be 0-15");
+	free(cause);
+}
+
 static void
 test_rurl_release_twice_is_harmless(void **state)
 {
@@ -455,6 +487,7 @@ main(void)
 		cmocka_unit_test(test_rurl_garbage),
 		cmocka_unit_test(test_rurl_display_hides_password),
 		cmocka_unit_test(test_rurl_error_hides_password),
+		cmocka_unit_test(test_rurl_error_hides_unencoded_password),
 		cmocka_unit_test(test_rurl_release_twice_is_harmless),
 		cmocka_unit_test(test_rurl_sentinel),
 		cmocka_unit_test(test_rurl_sentinel_bad),

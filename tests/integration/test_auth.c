@@ -1,0 +1,773 @@
+/*
+ * Redis users, as docs/acl/execq.acl ships them, on a real redis-server
+ * of the test's own (started with that file as its aclfile, its socket
+ * where 'make run' keeps one: <dir>/.tmp/run/redis.sock): an agent adds
+ * items and reads its own replies and nothing else; an operator decides;
+ * the worker's user runs an item end to end; a command with the network
+ * grant gets NOAUTH; a refused login backs off with one line per change;
+ * a Redis that lets anyone in is said at start-up; the client finds make
+ * run's passwords by itself, by subcommand.
+ */
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+#include <jansson.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "logs/xmalloc.h"
+#include "tests/integration/harness.h"
+
+#define WAIT_MS		15000
+#define ACL_FILE	"docs/acl/execq.acl"
+
+/* The test's own redis-server and its users' passwords. */
+struct authsrv {
+	char	*run;		/* <dir>/.tmp/run */
+	char	*sock;
+	char	*pidfile;
+	int	 port;		/* TCP, 127.0.0.1 */
+};
+
+static struct authsrv	 srv;
+
+/* A free TCP port on the loopback. */
+static int
+auth_free_port(void)
+{
+	struct sockaddr_in	sin;
+	socklen_t		len = sizeof sin;
+	int			fd, port;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof sin), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	port = ntohs(sin.sin_port);
+	close(fd);
+	return (port);
+}
+
+/* The password of user (made up here, written where make run puts it). */
+static const char *
+auth_pw(const char *user)
+{
+	static char	pw[128];
+
+	snprintf(pw, sizeof pw, "pw-%s-0f3a9c", user);
+	return (pw);
+}
+
+/* <run>/redis-<user>.pass. Allocated. */
+static char *
+auth_pass_path(const char *user)
+{
+	char	*p;
+
+	xasprintf(&p, "%s/redis-%s.pass", srv.run, user);
+	return (p);
+}
+
+/*
+ * docs/acl/execq.acl as an aclfile: comments dropped, passwords in, and
+ * two lines of the test's own: a second agent "other" (the agent's line
+ * under another name, as the file says to make one) and "admin", the
+ * test's view of everything.
+ */
+static void
+auth_aclfile(struct harness *h, const char *path)
+{
+	static const char *const users[] = { "WORKER", "AGENT", "OPERATOR" };
+	FILE		*in, *out;
+	char		*line = NULL, *p, *q, *rest, ph[64];
+	size_t		 cap = 0, i;
+	int		 agents = 0;
+
+	if ((in = fopen(ACL_FILE, "re")) == NULL)
+		harness_fail(h, "%s: %s", ACL_FILE, strerror(errno));
+	if ((out = fopen(path, "we")) == NULL)
+		harness_fail(h, "%s: %s", path, strerror(errno));
+	while (getline(&line, &cap, in) != -1) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		for (i = 0; i < 3; i++) {
+			snprintf(ph, sizeof ph, ">%s_PASSWORD", users[i]);
+			if ((p = strstr(line, ph)) == NULL)
+				continue;
+			*p = '\0';
+			rest = p + strlen(ph);
+			xasprintf(&q, "%s>%s%s", line, auth_pw(users[i][0] ==
+			    'W' ? "worker" : users[i][0] == 'A' ? "agent" :
+			    "operator"), rest);
+			free(line);
+			line = q;
+			cap = strlen(q) + 1;
+		}
+		fputs(line, out);
+		if (strncmp(line, "user agent ", 11) != 0)
+			continue;
+		agents++;
+		/* The same line for agent "other". */
+		xasprintf(&q, "user agent on >%s ", auth_pw("agent"));
+		if (strncmp(line, q, strlen(q)) != 0 ||
+		    (p = strstr(line, "~q:agent.*")) == NULL)
+			harness_fail(h, "%s: the agent's line: %s", ACL_FILE,
+			    line);
+		fprintf(out, "user other on >%s %.*s~q:other.*%s",
+		    auth_pw("other"), (int)(p - line - strlen(q)),
+		    line + strlen(q), p + strlen("~q:agent.*"));
+		free(q);
+	}
+	free(line);
+	fclose(in);
+	fprintf(out, "user admin on >%s ~* &* +@all\n", auth_pw("admin"));
+	fclose(out);
+	if (agents != 1)
+		harness_fail(h, "%s: %d agent lines", ACL_FILE, agents);
+}
+
+/* Writes a password file, mode 0600. */
+static void
+auth_write_pass(struct harness *h, const char *user)
+{
+	char	*path, *text;
+
+	path = auth_pass_path(user);
+	xasprintf(&text, "%s\n", auth_pw(user));
+	if (harness_write_file(path, text) == -1 || chmod(path, 0600) == -1)
+		harness_fail(h, "%s: %s", path, strerror(errno));
+	free(text);
+	free(path);
+}
+
+/* Connects on the socket as user (NULL: no AUTH); fails on a refusal. */
+static redisContext *
+auth_connect(struct harness *h, const char *user)
+{
+	redisContext	*c;
+	redisReply	*r;
+
+	if ((c = redisConnectUnix(srv.sock)) == NULL || c->err)
+		harness_fail(h, "connect %s: %s", srv.sock, c != NULL ?
+		    c->errstr : "out of memory");
+	if (user == NULL)
+		return (c);
+	r = redisCommand(c, "AUTH %s %s", user, auth_pw(user));
+	if (r == NULL || r->type == REDIS_REPLY_ERROR)
+		harness_fail(h, "AUTH %s: %s", user, r != NULL ? r->str :
+		    c->errstr);
+	freeReplyObject(r);
+	return (c);
+}
+
+/*
+ * Starts redis-server with the aclfile, on <dir>/.tmp/run/redis.sock and
+ * a free TCP port, and waits (with a deadline) until it answers.
+ */
+static void
+auth_redis_start(struct harness *h)
+{
+	const char	*argv[32];
+	char		*acl, *log, port[16];
+	redisContext	*c;
+	redisReply	*r;
+	int64_t		 deadline;
+	int		 n = 0, up = 0;
+
+	xasprintf(&srv.run, "%s/.tmp/run", h->dir);
+	xasprintf(&srv.sock, "%s/redis.sock", srv.run);
+	xasprintf(&srv.pidfile, "%s/redis.pid", srv.run);
+	xasprintf(&acl, "%s/users.acl", srv.run);
+	xasprintf(&log, "%s/redis.log", srv.run);
+	if (mkdir(h->dir, 0700) == -1 && errno != EEXIST)
+		harness_fail(h, "mkdir: %s", strerror(errno));
+	{
+		char	*t;
+
+		xasprintf(&t, "%s/.tmp", h->dir);
+		mkdir(t, 0700);
+		free(t);
+	}
+	if (mkdir(srv.run, 0700) == -1 && errno != EEXIST)
+		harness_fail(h, "mkdir %s: %s", srv.run, strerror(errno));
+	auth_aclfile(h, acl);
+	auth_write_pass(h, "worker");
+	auth_write_pass(h, "agent");
+	auth_write_pass(h, "operator");
+	srv.port = auth_free_port();
+	snprintf(port, sizeof port, "%d", srv.port);
+	argv[n++] = "redis-server";
+	argv[n++] = "--bind";
+	argv[n++] = "127.0.0.1";
+	argv[n++] = "--port";
+	argv[n++] = port;
+	argv[n++] = "--unixsocket";
+	argv[n++] = srv.sock;
+	argv[n++] = "--unixsocketperm";
+	argv[n++] = "700";
+	argv[n++] = "--aclfile";
+	argv[n++] = acl;
+	argv[n++] = "--dir";
+	argv[n++] = srv.run;
+	argv[n++] = "--save";
+	argv[n++] = "";
+	argv[n++] = "--appendonly";
+	argv[n++] = "no";
+	argv[n++] = "--daemonize";
+	argv[n++] = "yes";
+	argv[n++] = "--pidfile";
+	argv[n++] = srv.pidfile;
+	argv[n++] = "--logfile";
+	argv[n++] = log;
+	argv[n] = NULL;
+	if (harness_run(h, argv, WAIT_MS) != 0)
+		harness_fail(h, "redis-server with %s did not start", acl);
+	deadline = harness_now_ms() + WAIT_MS;
+	while (!up) {
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "redis-server: no answer on %s "
+			    "(see %s)", srv.sock, log);
+		c = redisConnectUnix(srv.sock);
+		if (c != NULL && !c->err &&
+		    (r = redisCommand(c, "PING")) != NULL) {
+			up = r->type == REDIS_REPLY_ERROR &&
+			    strncmp(r->str, "NOAUTH", 6) == 0;
+			if (!up)
+				harness_fail(h, "PING without a password: "
+				    "%s", r->str);
+			freeReplyObject(r);
+		}
+		if (c != NULL)
+			redisFree(c);
+		if (!up)
+			harness_sleep_ms(20);
+	}
+	free(acl);
+	free(log);
+}
+
+/*
+ * The harness's own view moves to our server (as admin), and its workers
+ * serve the queue "exec" there, as make run's does.
+ */
+static void
+auth_harness_here(struct harness *h)
+{
+	redisFree(h->rc);
+	h->rc = auth_connect(h, "admin");
+	free(h->redis_path);
+	h->redis_path = xstrdup(srv.sock);
+	free(h->queue);
+	h->queue = xstrdup("exec");
+}
+
+/* Stops our redis-server (its pid file), then the harness's teardown. */
+static int
+auth_teardown(void **state)
+{
+	char	*pid;
+	long	 n;
+
+	if (srv.pidfile != NULL &&
+	    (pid = harness_read_file(srv.pidfile, NULL)) != NULL) {
+		if ((n = strtol(pid, NULL, 10)) > 1)
+			kill((pid_t)n, SIGTERM);
+		free(pid);
+	}
+	free(srv.run);
+	free(srv.sock);
+	free(srv.pidfile);
+	memset(&srv, 0, sizeof srv);
+	return (harness_teardown(state));
+}
+
+/* The reply to a command, which must not be an error. */
+static void
+auth_ok(struct harness *h, redisContext *c, const char *user,
+    const char *fmt, ...)
+{
+	va_list		 ap;
+	redisReply	*r;
+
+	va_start(ap, fmt);
+	r = redisvCommand(c, fmt, ap);
+	va_end(ap);
+	if (r == NULL)
+		harness_fail(h, "%s: %s: %s", user, fmt, c->errstr);
+	if (r->type == REDIS_REPLY_ERROR)
+		harness_fail(h, "%s: %s: refused: %s", user, fmt, r->str);
+	freeReplyObject(r);
+}
+
+/* The reply to a command, which must be NOPERM. */
+static void
+auth_noperm(struct harness *h, redisContext *c, const char *user,
+    const char *fmt, ...)
+{
+	va_list		 ap;
+	redisReply	*r;
+
+	va_start(ap, fmt);
+	r = redisvCommand(c, fmt, ap);
+	va_end(ap);
+	if (r == NULL)
+		harness_fail(h, "%s: %s: %s", user, fmt, c->errstr);
+	if (r->type != REDIS_REPLY_ERROR || strncmp(r->str, "NOPERM", 6) != 0)
+		harness_fail(h, "%s: %s: allowed (%s), NOPERM expected", user,
+		    fmt, r->type == REDIS_REPLY_ERROR ? r->str : "no error");
+	freeReplyObject(r);
+}
+
+/* The first answer on q:<reply>:normal, read as user (XREAD BLOCK). */
+static json_t *
+auth_answer(struct harness *h, redisContext *c, const char *reply)
+{
+	redisReply	*r, *e, *f;
+	json_t		*o;
+	int64_t		 deadline = harness_now_ms() + WAIT_MS;
+	char		 key[256];
+
+	snprintf(key, sizeof key, "q:%s:normal", reply);
+	for (;;) {
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "no answer on %s", key);
+		r = redisCommand(c, "XREAD COUNT 1 BLOCK 1000 STREAMS %s 0",
+		    key);
+		if (r == NULL || r->type == REDIS_REPLY_ERROR)
+			harness_fail(h, "XREAD %s: %s", key, r != NULL ?
+			    r->str : c->errstr);
+		if (r->type == REDIS_REPLY_ARRAY)
+			break;
+		freeReplyObject(r);
+	}
+	e = r->element[0]->element[1]->element[0];
+	f = e->element[1];
+	o = json_loadb(f->element[1]->str, f->element[1]->len, 0, NULL);
+	freeReplyObject(r);
+	if (o == NULL)
+		harness_fail(h, "answer on %s is not JSON", key);
+	return (o);
+}
+
+/* How many times s occurs in the file at path. */
+static int
+auth_count_in_file(const char *path, const char *s)
+{
+	char	*text, *p;
+	int	 n = 0;
+
+	if ((text = harness_read_file(path, NULL)) == NULL)
+		return (0);
+	for (p = text; (p = strstr(p, s)) != NULL; p += strlen(s))
+		n++;
+	free(text);
+	return (n);
+}
+
+/* Waits until s occurs at least n times in path. */
+static void
+auth_wait_log(struct harness *h, const char *path, const char *s, int n,
+    int timeout_ms)
+{
+	int64_t	deadline = harness_now_ms() + timeout_ms;
+
+	while (auth_count_in_file(path, s) < n) {
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "'%s' not %d times in %s after %d ms",
+			    s, n, path, timeout_ms);
+		harness_sleep_ms(20);
+	}
+}
+
+/* GET /healthz on the loopback port: the body (allocated), or NULL. */
+static char *
+auth_healthz(int port)
+{
+	struct sockaddr_in	 sin;
+	const char		*req = "GET /healthz HTTP/1.0\r\n\r\n";
+	char			*buf, *body;
+	size_t			 len = 0;
+	ssize_t			 n;
+	int			 fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return (NULL);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons(port);
+	buf = xcalloc(1, 65536);
+	if (connect(fd, (struct sockaddr *)&sin, sizeof sin) == -1 ||
+	    write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
+		close(fd);
+		free(buf);
+		return (NULL);
+	}
+	while (len < 65535 && (n = read(fd, buf + len, 65535 - len)) > 0)
+		len += n;
+	close(fd);
+	body = strstr(buf, "\r\n\r\n");
+	body = body != NULL ? xstrdup(body + 4) : NULL;
+	free(buf);
+	return (body);
+}
+
+/* Waits until /healthz says "redis_auth":"<want>", and is 200's "ok". */
+static void
+auth_wait_healthz(struct harness *h, int port, const char *want)
+{
+	int64_t	 deadline = harness_now_ms() + WAIT_MS;
+	char	*body = NULL, needle[64];
+
+	snprintf(needle, sizeof needle, "\"redis_auth\":\"%s\"", want);
+	for (;;) {
+		free(body);
+		body = auth_healthz(port);
+		if (body != NULL && strstr(body, needle) != NULL &&
+		    strstr(body, "\"status\":\"ok\"") != NULL)
+			break;
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "/healthz: %s, not %s", body != NULL ?
+			    body : "no answer", needle);
+		harness_sleep_ms(20);
+	}
+	free(body);
+}
+
+/* The worker logged in as worker, with its password from the file. */
+static pid_t
+auth_worker(struct harness *h, int http_port, const char *extra)
+{
+	const char	*env[3];
+	char		*pwfile, *e, http[32];
+	pid_t		 pid;
+
+	pwfile = auth_pass_path("worker");
+	xasprintf(&e, "EXECQ_REDIS_PASSWORD_FILE=%s", pwfile);
+	env[0] = "EXECQ_REDIS_USER=worker";
+	env[1] = e;
+	env[2] = NULL;
+	snprintf(http, sizeof http, "127.0.0.1:%d", http_port);
+	if (http_port != 0)
+		pid = harness_worker_start(h, env, "--http", http, extra,
+		    NULL);
+	else
+		pid = harness_worker_start(h, env, extra, NULL);
+	free(e);
+	free(pwfile);
+	return (pid);
+}
+
+/*
+ * The shipped ACL: an agent adds items and reads its own replies, and
+ * nothing else; the operator reads everything and decides; nobody gets
+ * in without a password.
+ */
+static void
+test_auth_acl_roles(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	redisContext	*agent, *other, *op, *anon, *adm;
+
+	auth_redis_start(h);
+	adm = auth_connect(h, "admin");
+	agent = auth_connect(h, "agent");
+	other = auth_connect(h, "other");
+	op = auth_connect(h, "operator");
+	anon = auth_connect(h, NULL);
+
+	/* What the worker would have written, to be read or not. */
+	auth_ok(h, adm, "admin", "XADD q:other.x:normal * item {}");
+	auth_ok(h, adm, "admin", "XADD q:agent.x:normal * item {}");
+
+	/* The agent: items in, its own answers out. */
+	auth_ok(h, agent, "agent", "XADD q:exec:normal * item {}");
+	auth_ok(h, agent, "agent", "XADD q:exec:high * item {}");
+	auth_ok(h, agent, "agent", "XADD q:exec:ctl * item {}");
+	auth_ok(h, agent, "agent", "XREAD STREAMS q:agent.x:normal "
+	    "q:agent.x:high 0 0");
+	auth_ok(h, agent, "agent", "XRANGE q:agent.x:normal - +");
+	auth_ok(h, agent, "agent", "XREVRANGE q:agent.x:normal + - COUNT 1");
+	auth_ok(h, agent, "agent", "DEL q:agent.y:normal q:agent.y:high");
+	/* ... and nothing else. */
+	auth_noperm(h, agent, "agent", "XADD execq:decisions * item "
+	    "{\"type\":\"APPROVE\",\"request\":\"x\"}");
+	auth_noperm(h, agent, "agent", "XREAD STREAMS q:other.x:normal 0");
+	auth_noperm(h, agent, "agent", "XRANGE q:other.x:normal - +");
+	auth_noperm(h, agent, "agent", "DEL q:other.x:normal");
+	auth_noperm(h, agent, "agent", "HGETALL execq:session:s1");
+	auth_noperm(h, agent, "agent", "GET execq:claim:j1");
+	auth_noperm(h, agent, "agent", "GET execq:answer:j1");
+	auth_noperm(h, agent, "agent", "XREAD STREAMS execq:out:j1 0");
+	auth_noperm(h, agent, "agent", "EXISTS execq:out:j1");
+	auth_noperm(h, agent, "agent", "GET execq:approval:r1");
+	auth_noperm(h, agent, "agent", "HGETALL execq:workers");
+	auth_noperm(h, agent, "agent", "XREAD STREAMS q:exec:normal 0");
+	auth_noperm(h, agent, "agent", "DEL q:exec:normal");
+	auth_noperm(h, agent, "agent", "XADD q:other.x:normal * item {}");
+	auth_noperm(h, agent, "agent", "KEYS *");
+	auth_noperm(h, agent, "agent", "FLUSHALL");
+	auth_noperm(h, agent, "agent", "EVAL %s 0", "return 1");
+	/* The other agent is kept out of the first's answers alike. */
+	auth_ok(h, other, "other", "XRANGE q:other.x:normal - +");
+	auth_noperm(h, other, "other", "XRANGE q:agent.x:normal - +");
+
+	/* The operator: reads everything, decides. */
+	auth_ok(h, op, "operator", "XADD execq:decisions * item "
+	    "{\"type\":\"APPROVE\",\"request\":\"x\"}");
+	auth_ok(h, op, "operator", "HGETALL execq:session:s1");
+	auth_ok(h, op, "operator", "XREAD STREAMS execq:out:j1 0");
+	auth_ok(h, op, "operator", "XRANGE q:agent.x:normal - +");
+	auth_ok(h, op, "operator", "HDEL execq:workers gone");
+	auth_ok(h, op, "operator", "ACL WHOAMI");
+	auth_noperm(h, op, "operator", "SET execq:claim:j1 forged");
+	auth_noperm(h, op, "operator", "XADD q:agent.x:high * item {}");
+
+	/* Nobody without a password. */
+	{
+		redisReply	*r = redisCommand(anon, "PING");
+
+		assert_non_null(r);
+		assert_int_equal(r->type, REDIS_REPLY_ERROR);
+		assert_string_equal(r->str, "NOAUTH Authentication required.");
+		freeReplyObject(r);
+	}
+	redisFree(agent);
+	redisFree(other);
+	redisFree(op);
+	redisFree(anon);
+	redisFree(adm);
+	harness_pass(h);
+}
+
+/*
+ * The worker's user runs an item an agent sent, end to end; a command
+ * with the network grant that reaches Redis gets NOAUTH and nothing
+ * else; the worker said nothing about an open door.
+ */
+static void
+test_auth_worker_end_to_end(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	redisContext	*agent;
+	json_t		*a;
+	char		*cmd, *item;
+	int		 port;
+
+	auth_redis_start(h);
+	auth_harness_here(h);
+	port = auth_free_port();
+	auth_worker(h, port, "--network");
+	auth_wait_healthz(h, port, "required");
+	agent = auth_connect(h, "agent");
+	auth_ok(h, agent, "agent", "XADD q:exec:normal * item %s",
+	    "{\"id\":\"auth-e2e-1\",\"type\":\"EXEC\",\"reply_to\":"
+	    "\"agent.e2e\",\"args\":{\"command\":\"echo hello\"}}");
+	a = auth_answer(h, agent, "agent.e2e");
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+	assert_string_equal(harness_jstr(a, "stdout"), "hello\n");
+	assert_int_equal(harness_jint(a, "exit_code"), 0);
+	json_decref(a);
+
+	if (access("/usr/bin/redis-cli", X_OK) == 0) {
+		xasprintf(&cmd, "redis-cli -h 127.0.0.1 -p %d PING; "
+		    "redis-cli -h 127.0.0.1 -p %d XRANGE q:agent.e2e:normal "
+		    "- +", srv.port, srv.port);
+		a = json_pack("{s:s, s:s, s:s, s:{s:s}}", "id", "auth-net-1",
+		    "type", "EXEC", "reply_to", "agent.net", "args",
+		    "command", cmd);
+		item = json_dumps(a, JSON_COMPACT);
+		json_decref(a);
+		auth_ok(h, agent, "agent", "XADD q:exec:normal * item %s",
+		    item);
+		a = auth_answer(h, agent, "agent.net");
+		assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+		assert_non_null(strstr(harness_jstr(a, "stdout"), "NOAUTH"));
+		assert_null(strstr(harness_jstr(a, "stdout"), "PONG"));
+		assert_null(strstr(harness_jstr(a, "stdout"), "hello"));
+		json_decref(a);
+		free(item);
+		free(cmd);
+	}
+	assert_int_equal(auth_count_in_file(h->w[0].err_path,
+	    "WITHOUT A PASSWORD"), 0);
+	redisFree(agent);
+	harness_pass(h);
+}
+
+/* A Redis whose default user needs no password is said, loudly. */
+static void
+test_auth_open_door_said(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	int		 port;
+
+	auth_redis_start(h);
+	auth_harness_here(h);
+	freeReplyObject(harness_cmd(h, "ACL SETUSER default on nopass ~* "
+	    "&* +@all"));
+	port = auth_free_port();
+	auth_worker(h, port, NULL);
+	auth_wait_log(h, h->w[0].err_path, "lets ANYONE in WITHOUT A "
+	    "PASSWORD", 1, WAIT_MS);
+	auth_wait_healthz(h, port, "none");
+	harness_pass(h);
+}
+
+/* The failed logins of user so far, as Redis's ACL LOG counts them. */
+static long long
+auth_failures(struct harness *h, const char *user)
+{
+	redisReply	*r, *e;
+	long long	 n = 0, count;
+	size_t		 i, j;
+	int		 auth, ours;
+
+	r = harness_cmd(h, "ACL LOG");
+	for (i = 0; i < r->elements; i++) {
+		e = r->element[i];
+		auth = ours = 0;
+		count = 0;
+		for (j = 0; j + 1 < e->elements; j += 2) {
+			if (strcmp(e->element[j]->str, "reason") == 0)
+				auth = strcmp(e->element[j + 1]->str,
+				    "auth") == 0;
+			if (strcmp(e->element[j]->str, "username") == 0)
+				ours = strcmp(e->element[j + 1]->str,
+				    user) == 0;
+			if (strcmp(e->element[j]->str, "count") == 0)
+				count = e->element[j + 1]->integer;
+		}
+		if (auth && ours)
+			n += count;
+	}
+	freeReplyObject(r);
+	return (n);
+}
+
+/*
+ * A password that stops working: the worker tries again and again, and
+ * says so once per connection, not once per try; when it works again it
+ * says so once and serves.
+ */
+static void
+test_auth_refused_backs_off(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	redisContext	*agent;
+	int64_t		 deadline;
+	json_t		*a;
+	const char	*log;
+
+	auth_redis_start(h);
+	auth_harness_here(h);
+	auth_worker(h, 0, NULL);
+	log = h->w[0].err_path;
+	freeReplyObject(harness_cmd(h, "ACL SETUSER worker resetpass "
+	    ">changed-secret-77"));
+	freeReplyObject(harness_cmd(h, "CLIENT KILL USER worker"));
+	/* Three refused tries on each connection: 1 s, then 2 s apart. */
+	deadline = harness_now_ms() + 30000;
+	while (auth_failures(h, "worker") < 6) {
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "the worker did not try again: %lld "
+			    "failed logins", auth_failures(h, "worker"));
+		harness_sleep_ms(50);
+	}
+	assert_int_equal(auth_count_in_file(log, "login as user worker "
+	    "refused: WRONGPASS"), 2);
+	assert_int_equal(auth_count_in_file(log, "connection lost"), 2);
+	assert_int_equal(auth_count_in_file(log, "changed-secret"), 0);
+	assert_int_equal(auth_count_in_file(log, auth_pw("worker")), 0);
+
+	freeReplyObject(harness_cmd(h, "ACL SETUSER worker >%s",
+	    auth_pw("worker")));
+	auth_wait_log(h, log, "login accepted", 2, 90000);
+	agent = auth_connect(h, "agent");
+	auth_ok(h, agent, "agent", "XADD q:exec:normal * item %s",
+	    "{\"id\":\"auth-back-1\",\"type\":\"EXEC\",\"reply_to\":"
+	    "\"agent.back\",\"args\":{\"command\":\"echo back\"}}");
+	a = auth_answer(h, agent, "agent.back");
+	assert_string_equal(harness_jstr(a, "stdout"), "back\n");
+	json_decref(a);
+	redisFree(agent);
+	assert_int_equal(auth_count_in_file(log, "refused"), 2);
+	harness_pass(h);
+}
+
+/*
+ * The client in a checkout where make run's Redis is: it logs in by
+ * itself, as agent to run a command, as operator to list approvals;
+ * its answers come on agent.* queues; a wrong password from the
+ * environment is refused, and the error shows no password.
+ */
+static void
+test_auth_client_finds_make_run(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	char			*script;
+
+	auth_redis_start(h);
+	auth_harness_here(h);
+	auth_worker(h, 0, NULL);
+	xasprintf(&script, "cd '%s' && unset EXECQ_REDIS_URL && "
+	    "export XDG_CONFIG_HOME='%s/cfg' && "
+	    "$CLI run -- echo hi && "
+	    "$CLI spawn --wait 10 -- 'echo bg' >/dev/null && "
+	    "$CLI callbacks --count 1 --from-start --timeout 10 | "
+	    "grep -c EXEC_CALLBACK && "
+	    "$CLI approvals && echo approvals-ok && "
+	    "EXECQ_REDIS_PASSWORD=wrong-5ecret $CLI run -- echo no; "
+	    "echo rc=$?", h->dir, h->dir);
+	harness_cli_sh(h, &p, WAIT_MS * 2, script);
+	free(script);
+	if (strstr(p.out, "hi\n1\n") == NULL ||
+	    strstr(p.out, "approvals-ok\nrc=125\n") == NULL ||
+	    strstr(p.err, "WRONGPASS") == NULL ||
+	    strstr(p.err, "5ecret") != NULL)
+		harness_fail(h, "client: stdout:\n%s\nstderr:\n%s", p.out,
+		    p.err);
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_auth_acl_roles,
+		    harness_setup, auth_teardown),
+		cmocka_unit_test_setup_teardown(test_auth_worker_end_to_end,
+		    harness_setup, auth_teardown),
+		cmocka_unit_test_setup_teardown(test_auth_open_door_said,
+		    harness_setup, auth_teardown),
+		cmocka_unit_test_setup_teardown(test_auth_refused_backs_off,
+		    harness_setup, auth_teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_auth_client_finds_make_run, harness_setup,
+		    auth_teardown),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
