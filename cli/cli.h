@@ -169,7 +169,11 @@ enum execq_optval {
 	EXECQ_OPT_NO_LIVE,
 };
 
-/* util.c: messages. Each returns after printing on stderr. */
+/*
+ * util.c: messages. Each returns after printing on stderr; but once
+ * stdout failed with EPIPE (its reader gone), the client ends by SIGPIPE
+ * instead of saying "stdout: Broken pipe", as execq_write_all does.
+ */
 void	 execq_error(const char *, ...) __attribute__((format(printf, 1, 2)));
 int	 execq_usage_hint(const char *cmd);		/* returns 2 */
 int	 execq_usage_error(const char *cmd, const char *, ...)
@@ -185,7 +189,13 @@ char	*execq_reply_name(void);	/* a private reply queue; allocated */
 int	 execq_parse_seconds(const char *, double *);	/* > 0, or -1 */
 int	 execq_parse_long(const char *, long min, long max, long *);
 char	*execq_join_command(int argc, char **argv);	/* allocated */
-int	 execq_write_all(FILE *, const void *, size_t);	/* 0, -1 (said) */
+/* fwrite and fflush: 0, -1 (said); EPIPE ends the client by SIGPIPE. */
+int	 execq_write_all(FILE *, const void *, size_t);
+/*
+ * At the end (main.c): flushes stdout; ends the client by SIGPIPE if a
+ * write to it found the reader gone, even one its writer did not check.
+ */
+void	 execq_stdout_done(void);
 /* "45s", "3m04s", "2h05m", "3d04h" into buf. */
 void	 execq_format_duration(long long ms, char *buf, size_t len);
 /*

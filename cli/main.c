@@ -159,16 +159,21 @@ main(int argc, char **argv)
 	const char		*redis = NULL;
 	char			 name[64];
 	size_t			 i;
-	int			 ch;
+	int			 ch, rc;
 
 	log_init("execq", LOG_LEVEL_WARN);	/* xmalloc's fatal() */
-	/* A write to a reset Redis connection is an error, not our end. */
+	/*
+	 * A write to a reset Redis connection is an error, not our end; a
+	 * write to stdout whose reader is gone still ends us by SIGPIPE
+	 * (cli/util.c: execq_write_all, execq_error, execq_stdout_done).
+	 */
 	signal(SIGPIPE, SIG_IGN);
 	while ((ch = getopt_long(argc, argv, "+hV", execq_global_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'h':
 			execq_usage(stdout);
+			execq_stdout_done();
 			return (0);
 		case 'V':
 		case EXECQ_OPT_VERSION:
@@ -193,5 +198,7 @@ main(int argc, char **argv)
 	execq_set_role(cmd->role);
 	snprintf(name, sizeof name, "execq %s", cmd->name);
 	argv[optind] = name;	/* getopt's messages say "execq run: ..." */
-	return (cmd->fn(redis, argc - optind, argv + optind));
+	rc = cmd->fn(redis, argc - optind, argv + optind);
+	execq_stdout_done();	/* '| head': SIGPIPE, as a filter ends */
+	return (rc);
 }
