@@ -34,8 +34,9 @@
 
 struct json_t;
 struct option;
-struct redisContext;
+struct rconn;
 struct redisReply;
+struct ssl_ctx_st;
 
 #define EXECQ_DEFAULT_URL	"redis://127.0.0.1:6379"
 #define EXECQ_RUN_SOCKET	".tmp/run/redis.sock"	/* from 'make run' */
@@ -98,7 +99,8 @@ typedef void (*execq_live_cb)(const struct redisReply *fields, void *arg);
 
 /* One conversation with Redis: where the item goes, where the answer is. */
 struct execq_session {
-	struct redisContext	*c;
+	struct rconn		*c;		/* synchronous */
+	struct ssl_ctx_st	*tls;		/* rediss://: c's, else NULL */
 	char			*display;	/* Redis URL, no password */
 	char			*user;		/* the Redis user, or NULL */
 	char			*queue;		/* the worker queue */
@@ -167,7 +169,11 @@ enum execq_optval {
 	EXECQ_OPT_NO_LIVE,
 };
 
-/* util.c: messages. Each returns after printing on stderr. */
+/*
+ * util.c: messages. Each returns after printing on stderr; but once
+ * stdout failed with EPIPE (its reader gone), the client ends by SIGPIPE
+ * instead of saying "stdout: Broken pipe", as execq_write_all does.
+ */
 void	 execq_error(const char *, ...) __attribute__((format(printf, 1, 2)));
 int	 execq_usage_hint(const char *cmd);		/* returns 2 */
 int	 execq_usage_error(const char *cmd, const char *, ...)
@@ -183,7 +189,13 @@ char	*execq_reply_name(void);	/* a private reply queue; allocated */
 int	 execq_parse_seconds(const char *, double *);	/* > 0, or -1 */
 int	 execq_parse_long(const char *, long min, long max, long *);
 char	*execq_join_command(int argc, char **argv);	/* allocated */
-int	 execq_write_all(FILE *, const void *, size_t);	/* 0, -1 (said) */
+/* fwrite and fflush: 0, -1 (said); EPIPE ends the client by SIGPIPE. */
+int	 execq_write_all(FILE *, const void *, size_t);
+/*
+ * At the end (main.c): flushes stdout; ends the client by SIGPIPE if a
+ * write to it found the reader gone, even one its writer did not check.
+ */
+void	 execq_stdout_done(void);
 /* "45s", "3m04s", "2h05m", "3d04h" into buf. */
 void	 execq_format_duration(long long ms, char *buf, size_t len);
 /*
@@ -233,6 +245,11 @@ char	*execq_conf_get(const char *key, char **from);
  */
 int	 execq_redis_url(const char *flag, struct rurl *, char **from,
 	    char **cause);
+/*
+ * A setting the worker reads too (EXECQ_REDIS_TLS_CA...): $env if set
+ * and not empty, else key in the client config file; allocated, or NULL.
+ */
+char	*execq_conf_setting(const char *env, const char *key);
 /* Whose password make run's socket takes: EXECQ_ROLE_* (main.c sets). */
 void	 execq_set_role(const char *role);
 /*

@@ -7,9 +7,10 @@
  * was tried.
  *
  * The config file is lines of "key = value"; '#' starts a comment. Keys:
- * redis_url, redis_user, redis_password_file, queue. The first of
- * $XDG_CONFIG_HOME/execq/config (else ~/.config/execq/config) and
- * /etc/execq/client.conf that exists is read.
+ * redis_url, redis_user, redis_password_file, queue, and redis_tls_ca,
+ * redis_tls_cert, redis_tls_key ($EXECQ_REDIS_TLS_CA, _CERT, _KEY first,
+ * as for the worker). The first of $XDG_CONFIG_HOME/execq/config (else
+ * ~/.config/execq/config) and /etc/execq/client.conf that exists is read.
  *
  * Who the client is on Redis: the URL's user and password, unless
  * $EXECQ_REDIS_USER (or redis_user) names the user and
@@ -116,6 +117,19 @@ execq_conf_get(const char *key, char **from)
 	if ((v = execq_conf_read(EXECQ_SYSTEM_CONF, key)) != NULL)
 		*from = xstrdup(EXECQ_SYSTEM_CONF);
 	return (v);
+}
+
+char *
+execq_conf_setting(const char *env, const char *key)
+{
+	const char	*v = getenv(env);
+	char		*file, *found;
+
+	if (v != NULL && *v != '\0')
+		return (xstrdup(v));
+	found = execq_conf_get(key, &file);
+	free(file);
+	return (found);
 }
 
 /*

@@ -27,6 +27,7 @@
 #include "logs/clock.h"
 #include "logs/xmalloc.h"
 #include "queue/client.h"
+#include "queue/rconn.h"
 #include "queue/keyspace.h"
 
 #define EXECQ_PS_MAX		100	/* ZREVRANGE execq:sessions 0 99 */
@@ -456,7 +457,7 @@ execq_ps_fetch(struct execq_session *s, int all)
 	for (i = 0; ids->type == REDIS_REPLY_ARRAY && i < ids->elements; i++) {
 		if ((r = client_next_reply(s->c)) == NULL) {
 			execq_error("Redis at %s: HGETALL: %s", s->display,
-			    s->c->errstr);
+			    rconn_errstr(s->c));
 			failed = 1;
 			break;
 		}

@@ -1,10 +1,14 @@
 /*
- * execq: the conversation with Redis: finding and reaching the server,
- * sending an item, waiting for its answer on a reply stream.
+ * execq: the conversation with Redis: finding and reaching the server
+ * (plain, unix or TLS, on a synchronous rconn), sending an item, waiting
+ * for its answer on a reply stream.
  */
 
+#include <sys/socket.h>
 #include <sys/time.h>
 
+#include <errno.h>
+#include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,7 @@
 #include "logs/xmalloc.h"
 #include "queue/client.h"
 #include "queue/keyspace.h"
+#include "queue/rconn.h"
 #include "queue/rurl.h"
 
 /*
@@ -30,7 +35,7 @@ execq_reply(struct execq_session *s, const char *what, redisReply *r)
 {
 	if (r == NULL) {
 		execq_error("Redis at %s: %s: %s", s->display, what,
-		    s->c->errstr);
+		    rconn_errstr(s->c));
 		return (NULL);
 	}
 	if (r->type == REDIS_REPLY_ERROR) {
@@ -39,6 +44,89 @@ execq_reply(struct execq_session *s, const char *what, redisReply *r)
 		return (NULL);
 	}
 	return (r);
+}
+
+/* c once it is up (timeouts set), else NULL with *why; c is freed. */
+static struct rconn *
+execq_connect_wait(struct rconn *c, int connect_ms, int reply_ms,
+    char **why)
+{
+	if (c == NULL) {
+		xasprintf(why, "%s", strerror(errno));
+		return (NULL);
+	}
+	rconn_set_timeout(c, connect_ms, reply_ms);
+	if (rconn_wait_up(c) == 0)
+		return (c);
+	xasprintf(why, "%s", rconn_errstr(c));
+	rconn_free(c);
+	return (NULL);
+}
+
+/*
+ * A synchronous connection to path (a unix socket), or to host:port,
+ * each address of host in turn until one is up: TLS if ctx, host being
+ * the name sent (SNI) and checked in the certificate. NULL with *why
+ * (allocated: the last address's failure) if none came up.
+ */
+static struct rconn *
+execq_connect(const char *host, int port, const char *path, SSL_CTX *ctx,
+    int connect_ms, int reply_ms, char **why)
+{
+	struct addrinfo	 hints, *res, *ai;
+	struct rconn	*c = NULL;
+	char		 serv[16];
+	int		 rc;
+
+	*why = NULL;
+	if (path != NULL)
+		return (execq_connect_wait(rconn_connect_unix(NULL, path, NULL,
+		    NULL), connect_ms, reply_ms, why));
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(serv, sizeof serv, "%d", port);
+	if ((rc = getaddrinfo(host, serv, &hints, &res)) != 0) {
+		xasprintf(why, "%s: %s", host, gai_strerror(rc));
+		return (NULL);
+	}
+	for (ai = res; ai != NULL && c == NULL; ai = ai->ai_next) {
+		free(*why);
+		*why = NULL;
+		c = execq_connect_wait(rconn_connect(NULL, ai->ai_addr,
+		    ai->ai_addrlen, ctx, ctx != NULL ? host : NULL, NULL,
+		    NULL), connect_ms, reply_ms, why);
+	}
+	freeaddrinfo(res);
+	if (c == NULL && *why == NULL)
+		xasprintf(why, "%s: no address", host);
+	return (c);
+}
+
+/*
+ * The TLS context of a rediss:// URL, from the settings (cli/clientconf.c:
+ * $EXECQ_REDIS_TLS_CA, _CERT, _KEY, else the config file): verified
+ * against the CA (else the system's). NULL with *cause (allocated).
+ */
+static SSL_CTX *
+execq_tls_open(char **cause)
+{
+	struct rconn_tls	 t;
+	SSL_CTX			*ctx;
+	char			*ca, *cert, *key;
+
+	ca = execq_conf_setting("EXECQ_REDIS_TLS_CA", "redis_tls_ca");
+	cert = execq_conf_setting("EXECQ_REDIS_TLS_CERT", "redis_tls_cert");
+	key = execq_conf_setting("EXECQ_REDIS_TLS_KEY", "redis_tls_key");
+	memset(&t, 0, sizeof t);
+	t.ca_file = ca;
+	t.cert_file = cert;
+	t.key_file = key;
+	ctx = rconn_tls_ctx(&t, cause);
+	free(ca);
+	free(cert);
+	free(key);
+	return (ctx);
 }
 
 /* AUTH and SELECT as the URL asks; -1 (said) if refused. */
@@ -65,33 +153,32 @@ execq_login(struct execq_session *s, const struct rurl *u)
 
 #define EXECQ_SENTINEL_TRIES	25	/* a failover under way: 5 s */
 #define EXECQ_SENTINEL_PAUSE_MS	200
+#define EXECQ_SENTINEL_MS	1000	/* connect and reply, per sentinel */
 
 /*
  * Asks u's sentinels in turn where the primary is: 0 with *host (to
  * free) and *port, or -1 with *why (to free) when none knew.
  */
 static int
-execq_sentinel_ask(const struct rurl *u, char **host, int *port, char **why)
+execq_sentinel_ask(const struct rurl *u, SSL_CTX *ctx, char **host,
+    int *port, char **why)
 {
-	struct timeval	 tv = { 1, 0 };
-	redisContext	*c;
+	struct rconn	*c;
 	redisReply	*r;
+	char		*cause;
 	int		 i;
 
 	*why = NULL;
 	for (i = 0; i < u->nsentinels; i++) {
 		free(*why);
-		c = redisConnectWithTimeout(u->sentinels[i].host,
-		    u->sentinels[i].port, tv);
-		if (c == NULL || c->err) {
+		c = execq_connect(u->sentinels[i].host, u->sentinels[i].port,
+		    NULL, ctx, EXECQ_SENTINEL_MS, EXECQ_SENTINEL_MS, &cause);
+		if (c == NULL) {
 			xasprintf(why, "sentinel %s:%d: %s",
-			    u->sentinels[i].host, u->sentinels[i].port,
-			    c != NULL ? c->errstr : "out of memory");
-			if (c != NULL)
-				redisFree(c);
+			    u->sentinels[i].host, u->sentinels[i].port, cause);
+			free(cause);
 			continue;
 		}
-		redisSetTimeout(c, tv);
 		r = NULL;
 		if (u->sentinel_password != NULL)
 			r = client_auth(c, u->sentinel_user,
@@ -108,15 +195,15 @@ execq_sentinel_ask(const struct rurl *u, char **host, int *port, char **why)
 			*host = xstrdup(r->element[0]->str);
 			*port = atoi(r->element[1]->str);
 			freeReplyObject(r);
-			redisFree(c);
+			rconn_free(c);
 			return (0);
 		}
 		xasprintf(why, "sentinel %s:%d: %s", u->sentinels[i].host,
-		    u->sentinels[i].port, r == NULL ? c->errstr :
+		    u->sentinels[i].port, r == NULL ? rconn_errstr(c) :
 		    r->type == REDIS_REPLY_ERROR ? r->str :
 		    "does not know the master");
 		freeReplyObject(r);
-		redisFree(c);
+		rconn_free(c);
 	}
 	return (-1);
 }
@@ -147,8 +234,7 @@ execq_is_primary(struct execq_session *s)
 static int
 execq_sentinel_open(struct execq_session *s, const struct rurl *u)
 {
-	struct timeval	 tv = { EXECQ_CONNECT_S, 0 };
-	char		*host = NULL, *why = NULL;
+	char		*host = NULL, *why = NULL, *cause;
 	int		 port, try;
 
 	for (try = 0; try < EXECQ_SENTINEL_TRIES; try++) {
@@ -156,16 +242,15 @@ execq_sentinel_open(struct execq_session *s, const struct rurl *u)
 			usleep(EXECQ_SENTINEL_PAUSE_MS * 1000);
 		free(why);
 		why = NULL;
-		if (execq_sentinel_ask(u, &host, &port, &why) == -1)
+		if (execq_sentinel_ask(u, s->tls, &host, &port, &why) == -1)
 			continue;
-		s->c = redisConnectWithTimeout(host, port, tv);
-		if (s->c == NULL || s->c->err)
+		s->c = execq_connect(host, port, NULL, s->tls,
+		    EXECQ_CONNECT_S * 1000, EXECQ_COMMAND_S * 1000, &cause);
+		if (s->c == NULL) {
 			xasprintf(&why, "the primary %s:%d: %s", host, port,
-			    s->c != NULL ? s->c->errstr : "out of memory");
-		else {
-			tv.tv_sec = EXECQ_COMMAND_S;
-			redisSetTimeout(s->c, tv);
-			tv.tv_sec = EXECQ_CONNECT_S;
+			    cause);
+			free(cause);
+		} else {
 			if (execq_login(s, u) == -1) {
 				free(host);
 				return (EXECQ_EXIT_FAIL);
@@ -179,8 +264,7 @@ execq_sentinel_open(struct execq_session *s, const struct rurl *u)
 		}
 		free(host);
 		host = NULL;
-		if (s->c != NULL)
-			redisFree(s->c);
+		rconn_free(s->c);
 		s->c = NULL;
 	}
 	execq_error("cannot reach the primary of %s: %s", s->display,
@@ -189,12 +273,15 @@ execq_sentinel_open(struct execq_session *s, const struct rurl *u)
 	return (EXECQ_EXIT_FAIL);
 }
 
-/* Connects (2 s timeout) and logs in; 0, or an exit code (said). */
+/*
+ * Connects (2 s to be up, TLS included; 10 s for each reply) and logs
+ * in; 0, or an exit code (said). Never in the clear what was asked over
+ * TLS: rediss:// without its settings right is an error, not a fallback.
+ */
 int
 execq_session_open(struct execq_session *s, const struct execq_opts *o)
 {
 	struct rurl	 u;
-	struct timeval	 tv = { EXECQ_CONNECT_S, 0 };
 	char		*cause = NULL, *from = NULL;
 	int		 rc = EXECQ_EXIT_FAIL;
 
@@ -206,10 +293,9 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 		return (EXECQ_EXIT_USAGE);
 	}
 	s->display = rurl_display(&u);
-	if (u.tls) {
-		/* Never in the clear what was asked over TLS. */
-		execq_error("%s: %s: TLS (rediss://) is not wired to the "
-		    "client yet", from, s->display);
+	if (u.tls && (s->tls = execq_tls_open(&cause)) == NULL) {
+		execq_error("Redis at %s: %s", s->display, cause);
+		free(cause);
 		goto out;
 	}
 	if (u.user != NULL && strcmp(u.user, "default") != 0)
@@ -220,22 +306,23 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 		rc = execq_sentinel_open(s, &u);
 		goto out;
 	}
-	if (u.path != NULL)
-		s->c = redisConnectUnixWithTimeout(u.path, tv);
-	else
-		s->c = redisConnectWithTimeout(u.host, u.port, tv);
-	if (s->c == NULL || s->c->err) {
-		execq_error("cannot reach Redis at %s: %s", s->display,
-		    s->c != NULL ? s->c->errstr : "out of memory");
+	s->c = execq_connect(u.host, u.port, u.path, s->tls,
+	    EXECQ_CONNECT_S * 1000, EXECQ_COMMAND_S * 1000, &cause);
+	if (s->c == NULL && u.tls && strstr(cause, "TLS") != NULL) {
+		/* Reached, and refused: no address to blame. */
+		execq_error("Redis at %s: %s", s->display, cause);
+		free(cause);
+		goto out;
+	}
+	if (s->c == NULL) {
+		execq_error("cannot reach Redis at %s: %s", s->display, cause);
 		execq_error("that address is %s; start a Redis with 'make "
 		    "run', or point the client at one (see 'execq --help')",
 		    from);
+		free(cause);
 		goto out;
 	}
-	tv.tv_sec = EXECQ_COMMAND_S;
-	if (redisSetTimeout(s->c, tv) != REDIS_OK)
-		execq_error("Redis at %s: %s", s->display, s->c->errstr);
-	else if (execq_login(s, &u) == 0)
+	if (execq_login(s, &u) == 0)
 		rc = 0;
 out:
 	free(from);
@@ -249,12 +336,12 @@ execq_session_close(struct execq_session *s)
 {
 	redisReply	*r;
 
-	if (s->c != NULL && s->c->err == 0 && s->reply != NULL &&
-	    (r = execq_reply(s, "DEL", client_reply_del(s->c,
-	    s->reply))) != NULL)
+	if (s->c != NULL && rconn_state(s->c) == RCONN_UP &&
+	    s->reply != NULL && (r = execq_reply(s, "DEL",
+	    client_reply_del(s->c, s->reply))) != NULL)
 		freeReplyObject(r);
-	if (s->c != NULL)
-		redisFree(s->c);
+	rconn_free(s->c);
+	rconn_tls_ctx_free(s->tls);
 	free(s->display);
 	free(s->user);
 	free(s->queue);

@@ -13,6 +13,7 @@
  */
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +98,8 @@ execq_usage(FILE *f)
 		    execq_cmds[i].summary);
 	fputs("\n"
 	    "Options:\n"
-	    "  --redis URL   redis://[[user]:password@]host[:port][/db] or\n"
+	    "  --redis URL   redis://[[user]:password@]host[:port][/db],\n"
+	    "                rediss://... (the same over TLS) or\n"
 	    "                unix://[[user]:password@]/path[?db=N]\n"
 	    "  -h, --help    show this help; 'execq COMMAND --help' for one\n"
 	    "  -V, --version print the version\n"
@@ -108,6 +110,13 @@ execq_usage(FILE *f)
 	    "lines of 'key = value', keys redis_url and queue); the socket of\n"
 	    "'make run' (" EXECQ_RUN_SOCKET ") here or in a parent directory;\n"
 	    EXECQ_DEFAULT_URL ".\n"
+	    "\n"
+	    "rediss:// (TLS) verifies the server's certificate and its name\n"
+	    "(the URL's host) against $EXECQ_REDIS_TLS_CA (a PEM file; else\n"
+	    "the system's CAs); $EXECQ_REDIS_TLS_CERT and\n"
+	    "$EXECQ_REDIS_TLS_KEY are a client certificate and its key. The\n"
+	    "client config file's redis_tls_ca, redis_tls_cert and\n"
+	    "redis_tls_key say the same.\n"
 	    "\n"
 	    "Who it is there: the URL's user and password, unless\n"
 	    "$EXECQ_REDIS_USER (or redis_user) and $EXECQ_REDIS_PASSWORD,\n"
@@ -150,14 +159,21 @@ main(int argc, char **argv)
 	const char		*redis = NULL;
 	char			 name[64];
 	size_t			 i;
-	int			 ch;
+	int			 ch, rc;
 
 	log_init("execq", LOG_LEVEL_WARN);	/* xmalloc's fatal() */
+	/*
+	 * A write to a reset Redis connection is an error, not our end; a
+	 * write to stdout whose reader is gone still ends us by SIGPIPE
+	 * (cli/util.c: execq_write_all, execq_error, execq_stdout_done).
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	while ((ch = getopt_long(argc, argv, "+hV", execq_global_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'h':
 			execq_usage(stdout);
+			execq_stdout_done();
 			return (0);
 		case 'V':
 		case EXECQ_OPT_VERSION:
@@ -182,5 +198,7 @@ main(int argc, char **argv)
 	execq_set_role(cmd->role);
 	snprintf(name, sizeof name, "execq %s", cmd->name);
 	argv[optind] = name;	/* getopt's messages say "execq run: ..." */
-	return (cmd->fn(redis, argc - optind, argv + optind));
+	rc = cmd->fn(redis, argc - optind, argv + optind);
+	execq_stdout_done();	/* '| head': SIGPIPE, as a filter ends */
+	return (rc);
 }

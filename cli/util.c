@@ -7,7 +7,9 @@
 #include <sys/random.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,12 +28,34 @@
 static const char	execq_base32_chars[] =
     "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
-/* Prints "execq: <message>" on stderr. */
+/*
+ * A write that found its pipe's reader gone (EPIPE: main.c ignores
+ * SIGPIPE so that a reset Redis connection is an error, not our end):
+ * ends the client by SIGPIPE, silently, as a filter ends under 'execq
+ * ... | head' (git's check_pipe). Any other errno returns.
+ */
+static void
+execq_check_pipe(int err)
+{
+	if (err != EPIPE)
+		return;
+	signal(SIGPIPE, SIG_DFL);
+	raise(SIGPIPE);
+	_exit(128 + SIGPIPE);		/* SIGPIPE blocked: the same code */
+}
+
+/*
+ * Prints "execq: <message>" on stderr. Called with errno EPIPE after
+ * stdout failed (the callers' fflush(stdout) checks, "stdout: %s"), it
+ * says nothing: the reader is gone, and the client ends as by SIGPIPE.
+ */
 void
 execq_error(const char *fmt, ...)
 {
 	va_list	ap;
 
+	if (ferror(stdout))
+		execq_check_pipe(errno);
 	fflush(stdout);
 	fputs("execq: ", stderr);
 	va_start(ap, fmt);
@@ -279,16 +303,43 @@ execq_parse_long(const char *s, long min, long max, long *out)
 	return (0);
 }
 
-/* fwrite and fflush; -1 (said) if stdout or stderr is gone. */
+/*
+ * fwrite and fflush; -1 (said) if stdout or stderr failed. A reader
+ * gone (EPIPE) ends the client by SIGPIPE instead (execq_check_pipe).
+ */
 int
 execq_write_all(FILE *f, const void *buf, size_t len)
 {
 	if ((len > 0 && fwrite(buf, 1, len, f) != len) || fflush(f) == EOF) {
+		execq_check_pipe(errno);
 		execq_error("%s: %s", f == stdout ? "stdout" : "write",
 		    strerror(errno));
 		return (-1);
 	}
 	return (0);
+}
+
+/*
+ * What a subcommand wrote to stdout, delivered: flushed, and if a write
+ * failed because the reader was gone (a pipe with no reader polls
+ * POLLERR), the client ends by SIGPIPE even where that failure went
+ * unseen (stdio drops what a failed write held, so a later fflush
+ * succeeds). Anything else returns.
+ */
+void
+execq_stdout_done(void)
+{
+	struct pollfd	pfd;
+
+	if (fflush(stdout) == EOF)
+		execq_check_pipe(errno);
+	if (!ferror(stdout))
+		return;
+	pfd.fd = fileno(stdout);
+	pfd.events = POLLOUT;
+	pfd.revents = 0;
+	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR) != 0)
+		execq_check_pipe(EPIPE);
 }
 
 /* "45s", "3m04s", "2h05m", "3d04h". */

@@ -1,6 +1,7 @@
 /*
  * The keyspace from the client's side: builds every Redis command a
- * program that is not the worker sends, and sends it synchronously.
+ * program that is not the worker sends, and sends it synchronously on
+ * its rconn (queue/rconn.c: plain or TLS).
  */
 
 #include <stdio.h>
@@ -12,92 +13,93 @@
 #include "logs/xmalloc.h"
 #include "queue/client.h"
 #include "queue/keyspace.h"
+#include "queue/rconn.h"
 
 redisReply *
-client_auth(redisContext *c, const char *user, const char *password)
+client_auth(struct rconn *c, const char *user, const char *password)
 {
 	if (user != NULL)
-		return (redisCommand(c, "AUTH %s %s", user, password));
-	return (redisCommand(c, "AUTH %s", password));
+		return (rconn_call(c, "AUTH %s %s", user, password));
+	return (rconn_call(c, "AUTH %s", password));
 }
 
 redisReply *
-client_select(redisContext *c, int db)
+client_select(struct rconn *c, int db)
 {
 	char	buf[16];
 
 	snprintf(buf, sizeof buf, "%d", db);
-	return (redisCommand(c, "SELECT %s", buf));
+	return (rconn_call(c, "SELECT %s", buf));
 }
 
 redisReply *
-client_role(redisContext *c)
+client_role(struct rconn *c)
 {
-	return (redisCommand(c, "ROLE"));
+	return (rconn_call(c, "ROLE"));
 }
 
 redisReply *
-client_sentinel_master(redisContext *c, const char *master)
+client_sentinel_master(struct rconn *c, const char *master)
 {
-	return (redisCommand(c, "SENTINEL GET-MASTER-ADDR-BY-NAME %s",
+	return (rconn_call(c, "SENTINEL GET-MASTER-ADDR-BY-NAME %s",
 	    master));
 }
 
 redisReply *
-client_whoami(redisContext *c)
+client_whoami(struct rconn *c)
 {
-	return (redisCommand(c, "ACL WHOAMI"));
+	return (rconn_call(c, "ACL WHOAMI"));
 }
 
 redisReply *
-client_item_add(redisContext *c, const char *stream, const char *json,
+client_item_add(struct rconn *c, const char *stream, const char *json,
     size_t len)
 {
-	return (redisCommand(c, "XADD %s * item %b", stream, json, len));
+	return (rconn_call(c, "XADD %s * item %b", stream, json, len));
 }
 
 redisReply *
-client_item_del(redisContext *c, const char *stream, const char *entry)
+client_item_del(struct rconn *c, const char *stream, const char *entry)
 {
-	return (redisCommand(c, "XDEL %s %s", stream, entry));
+	return (rconn_call(c, "XDEL %s %s", stream, entry));
 }
 
 redisReply *
-client_reply_del(redisContext *c, const char *reply)
+client_reply_del(struct rconn *c, const char *reply)
 {
 	redisReply	*r;
 	char		*normal, *high;
 
 	xasprintf(&normal, KS_QUEUE_FMT, reply, KS_LANE_NORMAL);
 	xasprintf(&high, KS_QUEUE_FMT, reply, KS_LANE_HIGH);
-	r = redisCommand(c, "DEL %s %s", normal, high);
+	r = rconn_call(c, "DEL %s %s", normal, high);
 	free(normal);
 	free(high);
 	return (r);
 }
 
 redisReply *
-client_stream_last(redisContext *c, const char *stream)
+client_stream_last(struct rconn *c, const char *stream)
 {
-	return (redisCommand(c, "XREVRANGE %s + - COUNT 1", stream));
+	return (rconn_call(c, "XREVRANGE %s + - COUNT 1", stream));
 }
 
 redisReply *
-client_stream_after(redisContext *c, const char *stream, const char *after)
+client_stream_after(struct rconn *c, const char *stream, const char *after)
 {
 	redisReply	*r;
 	char		*from;
 
 	if (strcmp(after, "0") == 0)
-		return (redisCommand(c, "XRANGE %s - +", stream));
+		return (rconn_call(c, "XRANGE %s - +", stream));
 	xasprintf(&from, "(%s", after);	/* exclusive: not that entry again */
-	r = redisCommand(c, "XRANGE %s %s +", stream, from);
+	r = rconn_call(c, "XRANGE %s %s +", stream, from);
 	free(from);
 	return (r);
 }
 
 redisReply *
-client_xread(redisContext *c, long count, long long block_ms, int n,
+client_xread(struct rconn *c, long count, long long block_ms, int n,
     const char * const *streams, const char * const *ids)
 {
 	const char	**argv;
@@ -120,99 +122,93 @@ client_xread(redisContext *c, long count, long long block_ms, int n,
 		argv[argc++] = streams[i];
 	for (i = 0; i < n; i++)
 		argv[argc++] = ids[i];
-	r = redisCommandArgv(c, argc, argv, NULL);
+	r = rconn_call_argv(c, argc, argv, NULL);
 	free(argv);
 	return (r);
 }
 
 redisReply *
-client_exists(redisContext *c, const char *key)
+client_exists(struct rconn *c, const char *key)
 {
-	return (redisCommand(c, "EXISTS %s", key));
+	return (rconn_call(c, "EXISTS %s", key));
 }
 
 redisReply *
-client_session_get(redisContext *c, const char *id)
+client_session_get(struct rconn *c, const char *id)
 {
-	return (redisCommand(c, "HGETALL " KS_SESSION "%s", id));
+	return (rconn_call(c, "HGETALL " KS_SESSION "%s", id));
 }
 
 redisReply *
-client_sessions_newest(redisContext *c, long count)
+client_sessions_newest(struct rconn *c, long count)
 {
 	char	stop[32];
 
 	snprintf(stop, sizeof stop, "%ld", count - 1);
-	return (redisCommand(c, "ZREVRANGE " KS_SESSIONS " 0 %s", stop));
+	return (rconn_call(c, "ZREVRANGE " KS_SESSIONS " 0 %s", stop));
 }
 
 redisReply *
-client_workers_get(redisContext *c)
+client_workers_get(struct rconn *c)
 {
-	return (redisCommand(c, "HGETALL " KS_WORKERS));
+	return (rconn_call(c, "HGETALL " KS_WORKERS));
 }
 
 redisReply *
-client_worker_alive(redisContext *c, const char *consumer)
+client_worker_alive(struct rconn *c, const char *consumer)
 {
-	return (redisCommand(c, "EXISTS " KS_WORKER "%s", consumer));
+	return (rconn_call(c, "EXISTS " KS_WORKER "%s", consumer));
 }
 
 redisReply *
-client_workers_del(redisContext *c, const char *consumer)
+client_workers_del(struct rconn *c, const char *consumer)
 {
-	return (redisCommand(c, "HDEL " KS_WORKERS " %s", consumer));
+	return (rconn_call(c, "HDEL " KS_WORKERS " %s", consumer));
 }
 
 redisReply *
-client_workers_beat_del(redisContext *c, const char *consumer)
+client_workers_beat_del(struct rconn *c, const char *consumer)
 {
-	return (redisCommand(c, "ZREM " KS_WORKERS_BEAT " %s", consumer));
+	return (rconn_call(c, "ZREM " KS_WORKERS_BEAT " %s", consumer));
 }
 
 redisReply *
-client_approval_get(redisContext *c, const char *request)
+client_approval_get(struct rconn *c, const char *request)
 {
-	return (redisCommand(c, "GET " KS_APPROVAL "%s", request));
+	return (rconn_call(c, "GET " KS_APPROVAL "%s", request));
 }
 
 redisReply *
-client_approvals_pending(redisContext *c, long long now_ms)
+client_approvals_pending(struct rconn *c, long long now_ms)
 {
 	char	min[32];
 
 	snprintf(min, sizeof min, "%lld", now_ms);
-	return (redisCommand(c, "ZRANGEBYSCORE " KS_APPROVALS_PENDING
+	return (rconn_call(c, "ZRANGEBYSCORE " KS_APPROVALS_PENDING
 	    " %s +inf", min));
 }
 
 redisReply *
-client_decision_add(redisContext *c, const char *json, size_t len)
+client_decision_add(struct rconn *c, const char *json, size_t len)
 {
-	return (redisCommand(c, "XADD " KS_DECISIONS " MAXLEN ~ 10000 * "
+	return (rconn_call(c, "XADD " KS_DECISIONS " MAXLEN ~ 10000 * "
 	    "item %b", json, len));
 }
 
 int
-client_session_get_append(redisContext *c, const char *id, size_t len)
+client_session_get_append(struct rconn *c, const char *id, size_t len)
 {
-	return (redisAppendCommand(c, "HGETALL " KS_SESSION "%b", id,
-	    len) == REDIS_OK ? 0 : -1);
+	return (rconn_append(c, "HGETALL " KS_SESSION "%b", id, len));
 }
 
 int
-client_worker_alive_append(redisContext *c, const char *consumer, size_t len)
+client_worker_alive_append(struct rconn *c, const char *consumer, size_t len)
 {
-	return (redisAppendCommand(c, "EXISTS " KS_WORKER "%b", consumer,
-	    len) == REDIS_OK ? 0 : -1);
+	return (rconn_append(c, "EXISTS " KS_WORKER "%b", consumer, len));
 }
 
 redisReply *
-client_next_reply(redisContext *c)
+client_next_reply(struct rconn *c)
 {
-	void	*r;
-
-	if (redisGetReply(c, &r) != REDIS_OK)
-		return (NULL);
-	return (r);
+	return (rconn_next(c));
 }

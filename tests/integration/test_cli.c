@@ -13,6 +13,7 @@
 
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1120,6 +1121,136 @@ test_cli_tokens_keep_newest(void **state)
 	harness_pass(h);
 }
 
+/*
+ * The client's environment for a run of our own (harness_cli's: ours
+ * minus EXECQ_*, ENABLE_EXECUTE and XDG_STATE_HOME, plus the test's
+ * Redis and token store). The array and vars are allocated.
+ */
+static char **
+pipe_env(struct harness *h, char **vars)
+{
+	char	**v;
+	size_t	  n = 0, i;
+
+	for (i = 0; environ[i] != NULL; i++)
+		n++;
+	v = xcalloc(n + 3, sizeof *v);
+	n = 0;
+	for (i = 0; environ[i] != NULL; i++)
+		if (strncmp(environ[i], "EXECQ_", 6) != 0 &&
+		    strncmp(environ[i], "ENABLE_EXECUTE=", 15) != 0 &&
+		    strncmp(environ[i], "XDG_STATE_HOME=", 15) != 0)
+			v[n++] = environ[i];
+	xasprintf(&vars[0], "EXECQ_REDIS_URL=unix://%s", h->redis_path);
+	xasprintf(&vars[1], "XDG_STATE_HOME=%s/cli-state", h->dir);
+	v[n++] = vars[0];
+	v[n++] = vars[1];
+	return (v);
+}
+
+/*
+ * Runs the client (argv after the binary) with stdout a pipe of ours,
+ * reads up to the first newline (at most len - 1 bytes) into line, then
+ * closes the read end, as 'execq ... | head -n 1' does; its stderr goes
+ * to a file. Returns the wait status, and the stderr in *err (to free).
+ */
+static int
+cli_into_closed_pipe(struct harness *h, const char *const *args, char *line,
+    size_t len, char **err)
+{
+	const char	*argv[HARNESS_CLI_MAX_ARGS + 2];
+	char		**env, *vars[2], *err_path;
+	sigset_t	 all;
+	size_t		 i, used = 0;
+	int64_t		 deadline = harness_now_ms() + CLI_MS;
+	int		 out[2], errfd, status;
+	ssize_t		 n;
+	pid_t		 pid;
+
+	argv[0] = harness_cli_path(h);
+	for (i = 0; args[i] != NULL && i < HARNESS_CLI_MAX_ARGS; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	env = pipe_env(h, vars);
+	xasprintf(&err_path, "%s/pipe.err", h->dir);
+	if (pipe2(out, O_CLOEXEC) == -1 || (errfd = open(err_path,
+	    O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0600)) == -1)
+		harness_fail(h, "pipe2, open: %s", strerror(errno));
+	if ((pid = fork()) == -1)
+		harness_fail(h, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		/* SIGPIPE as a shell leaves it: not blocked, not ignored. */
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		if (dup2(out[1], 1) == -1 || dup2(errfd, 2) == -1)
+			_exit(126);
+		execve(argv[0], (char *const *)argv, env);
+		_exit(127);
+	}
+	close(out[1]);
+	close(errfd);
+	while (used + 1 < len && (used == 0 || line[used - 1] != '\n')) {
+		if ((n = read(out[0], line + used, 1)) <= 0)
+			break;
+		used += (size_t)n;
+	}
+	line[used] = '\0';
+	close(out[0]);			/* the reader goes */
+	while (waitpid(pid, &status, WNOHANG) != pid) {
+		if (harness_now_ms() > deadline) {
+			kill(pid, SIGKILL);
+			harness_fail(h, "the client did not end once its "
+			    "reader went");
+		}
+		harness_sleep_ms(5);
+	}
+	*err = harness_read_file(err_path, NULL);
+	free(err_path);
+	free(vars[0]);
+	free(vars[1]);
+	free(env);
+	return (status);
+}
+
+/*
+ * execq run ... | head -n 1: once its reader is gone the client ends by
+ * SIGPIPE and says nothing, as a filter does (it ignores SIGPIPE only so
+ * that a reset Redis connection is an error), whether the output came
+ * live (execq_write_all) or with the answer (--no-live: a fflush).
+ */
+static void
+test_cli_run_closed_pipe_ends_by_sigpipe(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*live[] = { "run", "--queue", h->queue, "--", "seq",
+			    "1", "100000", NULL };
+	const char	*answer[] = { "run", "--queue", h->queue, "--no-live",
+			    "--", "seq", "1", "100000", NULL };
+	const char	*const *args[] = { live, answer };
+	char		 line[16], *err;
+	int		 status, i;
+
+	harness_worker_start(h, NULL, NULL);
+	for (i = 0; i < 2; i++) {
+		status = cli_into_closed_pipe(h, args[i], line, sizeof line,
+		    &err);
+		if (strcmp(line, "1\n") != 0)
+			harness_fail(h, "the first line should be 1: \"%s\"",
+			    line);
+		if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGPIPE)
+			harness_fail(h, "%s: the client should end by SIGPIPE, "
+			    "not with status 0x%x; stderr: \"%.300s\"",
+			    args[i][3], status, err != NULL ? err : "");
+		if (err == NULL || *err != '\0')
+			harness_fail(h, "%s: stderr should be empty: "
+			    "\"%.300s\"", args[i][3], err != NULL ? err :
+			    "(unreadable)");
+		free(err);
+	}
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    cli_teardown)
 
@@ -1152,6 +1283,7 @@ main(void)
 		T(test_cli_classify),
 		T(test_cli_run_then_logs),
 		T(test_cli_tokens_keep_newest),
+		T(test_cli_run_closed_pipe_ends_by_sigpipe),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

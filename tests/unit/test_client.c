@@ -1,12 +1,14 @@
 /*
  * Unit tests for queue/client.c: the exact bytes each client_* function
- * puts on the wire, read from the other end of a socketpair (no Redis),
- * and the reply it hands back from a canned answer written beforehand.
+ * puts on the wire, read from the other end of a socketpair (no Redis)
+ * adopted by a synchronous rconn, and the reply it hands back from a
+ * canned answer written beforehand.
  */
 
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +22,7 @@
 #include <hiredis/hiredis.h>
 
 #include "queue/client.h"
+#include "queue/rconn.h"
 
 /*
  * The key names below are spelled out on purpose (docs/PROTOCOL.md,
@@ -234,9 +237,9 @@ static const struct wire_row rows[] = {
 	    WIRE("*2\r\n$6\r\nEXISTS\r\n$20\r\nexecq:worker:vm-5658\r\n") },
 };
 
-/* Makes the row's call on c: the reply, or NULL (c->errstr says why). */
+/* Makes the row's call on c: the reply, or NULL (rconn_errstr says why). */
 static redisReply *
-wire_call(redisContext *c, const struct wire_row *w)
+wire_call(struct rconn *c, const struct wire_row *w)
 {
 	switch (w->call) {
 	case CALL_AUTH:
@@ -292,35 +295,38 @@ wire_call(redisContext *c, const struct wire_row *w)
 }
 
 /*
- * A context on one end of a socketpair; *peer is the other end, Redis's.
- * reply (may be "") is written there first, then the peer stops writing:
- * a call reads that reply, or EOF, and never waits.
+ * A synchronous rconn on one end of a socketpair (non-blocking, as rconn
+ * wants it); *peer is the other end, Redis's. reply (may be "") is
+ * written there first, then the peer stops writing: a call reads that
+ * reply, or EOF, and never waits.
  */
-static redisContext *
+static struct rconn *
 wire_open(const char *reply, int *peer)
 {
-	redisContext	*c;
+	struct rconn	*c;
 	size_t		 len = strlen(reply), off = 0;
 	ssize_t		 n;
 	int		 sv[2];
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
 		fail_msg("socketpair: %s", strerror(errno));
-	if ((c = redisConnectFd(sv[0])) == NULL) {
-		close(sv[0]);
+	if (fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK) == -1)
+		fail_msg("fcntl: %s", strerror(errno));
+	if ((c = rconn_open_fd(NULL, sv[0], NULL, NULL, NULL, NULL)) ==
+	    NULL) {
 		close(sv[1]);
-		fail_msg("redisConnectFd: out of memory");
+		fail_msg("rconn_open_fd: %s", strerror(errno));
 	}
 	while (off < len) {
 		if ((n = write(sv[1], reply + off, len - off)) == -1) {
-			redisFree(c);
+			rconn_free(c);
 			close(sv[1]);
 			fail_msg("write: %s", strerror(errno));
 		}
 		off += (size_t)n;
 	}
 	if (shutdown(sv[1], SHUT_WR) == -1) {
-		redisFree(c);
+		rconn_free(c);
 		close(sv[1]);
 		fail_msg("shutdown: %s", strerror(errno));
 	}
@@ -396,7 +402,7 @@ wire_check(const char *name, const char *got, ssize_t n, const char *want,
 static void
 wire_run(const struct wire_row *w)
 {
-	redisContext	*c;
+	struct rconn	*c;
 	redisReply	*r;
 	char		 got[4096], err[128] = "";
 	ssize_t		 n;
@@ -409,8 +415,8 @@ wire_run(const struct wire_row *w)
 		type = r->type;
 		freeReplyObject(r);
 	} else
-		snprintf(err, sizeof err, "%s", c->errstr);
-	redisFree(c);
+		snprintf(err, sizeof err, "%s", rconn_errstr(c));
+	rconn_free(c);
 	close(peer);
 	wire_check(w->name, got, n, w->want, w->want_len);
 	if (type == -1)
@@ -450,7 +456,7 @@ test_client_rows_cover_every_call(void **state)
 static void
 test_client_pipeline(void **state)
 {
-	redisContext	*c;
+	struct rconn	*c;
 	redisReply	*r1, *r2, *r3;
 	char		 got[4096];
 	ssize_t		 n;
@@ -468,15 +474,15 @@ test_client_pipeline(void **state)
 	assert_int_equal(n, 0);
 	r1 = client_next_reply(c);
 	r2 = client_next_reply(c);
-	r3 = client_next_reply(c);	/* none left: EOF, NULL */
+	r3 = client_next_reply(c);	/* none asked: NULL, said */
 	n = wire_read(peer, got, sizeof got);
 	t1 = r1 != NULL ? r1->type : -1;
 	t2 = r2 != NULL ? r2->type : -1;
 	freeReplyObject(r1);
 	freeReplyObject(r2);
 	assert_null(r3);
-	assert_int_not_equal(c->err, 0);
-	redisFree(c);
+	assert_string_equal(rconn_errstr(c), "no command waits for a reply");
+	rconn_free(c);
 	close(peer);
 	assert_int_equal(rc1, 0);
 	assert_int_equal(rc2, 0);
@@ -485,15 +491,15 @@ test_client_pipeline(void **state)
 	assert_int_equal(t2, REDIS_REPLY_INTEGER);
 }
 
-/* Redis gone before it answered: NULL, c->err set, the command sent. */
+/* Redis gone before it answered: NULL, down for good, the command sent. */
 static void
 test_client_connection_lost(void **state)
 {
-	redisContext	*c;
+	struct rconn	*c;
 	redisReply	*r;
-	char		 got[4096];
+	char		 got[4096], err[128];
 	ssize_t		 n;
-	int		 peer, err;
+	int		 peer, st;
 	static const char want[] =
 	    "*2\r\n$6\r\nEXISTS\r\n$13\r\nexecq:out:s-1\r\n";
 
@@ -501,12 +507,14 @@ test_client_connection_lost(void **state)
 	c = wire_open("", &peer);
 	r = client_exists(c, "execq:out:s-1");
 	n = wire_read(peer, got, sizeof got);
-	err = c->err;
+	st = rconn_state(c);
+	snprintf(err, sizeof err, "%s", rconn_errstr(c));
 	freeReplyObject(r);
-	redisFree(c);
+	rconn_free(c);
 	close(peer);
 	assert_null(r);
-	assert_int_equal(err, REDIS_ERR_EOF);
+	assert_int_equal(st, RCONN_DOWN);
+	assert_string_equal(err, "connection closed by the server");
 	wire_check("connection lost", got, n, want, sizeof want - 1);
 }
 
