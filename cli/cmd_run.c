@@ -68,12 +68,17 @@ struct execq_live {
 	int			 failed;	/* stdout or stderr is gone */
 };
 
-/* Writes a JSON string's bytes (NULs included) to f. */
-static void
+/*
+ * Writes a JSON string's bytes (NULs included) to f: 0, or -1 (said); a
+ * reader gone from stdout ends the client by SIGPIPE (execq_write_all).
+ */
+static int
 execq_write_string(FILE *f, const json_t *v)
 {
-	if (json_is_string(v))
-		fwrite(json_string_value(v), 1, json_string_length(v), f);
+	if (!json_is_string(v))
+		return (0);
+	return (execq_write_all(f, json_string_value(v),
+	    json_string_length(v)));
 }
 
 /* A field of a stream entry, or NULL. */
@@ -237,12 +242,9 @@ execq_result_code(const json_t *root)
 static int
 execq_print_result(const json_t *root)
 {
-	execq_write_string(stdout, json_object_get(root, "stdout"));
-	if (fflush(stdout) == EOF) {
-		execq_error("stdout: %s", strerror(errno));
+	if (execq_write_string(stdout, json_object_get(root, "stdout")) == -1)
 		return (EXECQ_EXIT_FAIL);
-	}
-	execq_write_string(stderr, json_object_get(root, "stderr"));
+	(void)execq_write_string(stderr, json_object_get(root, "stderr"));
 	return (execq_result_code(root));
 }
 
