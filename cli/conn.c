@@ -66,7 +66,9 @@ execq_connect_wait(struct rconn *c, int connect_ms, int reply_ms,
 /*
  * A synchronous connection to path (a unix socket), or to host:port,
  * each address of host in turn until one is up: TLS if ctx, host being
- * the name sent (SNI) and checked in the certificate. NULL with *why
+ * the name sent (SNI) and checked in the certificate, unless
+ * $EXECQ_REDIS_TLS_SERVER_NAME (or redis_tls_server_name in the config
+ * file) names another, as the worker's setting does. NULL with *why
  * (allocated: the last address's failure) if none came up.
  */
 static struct rconn *
@@ -75,7 +77,7 @@ execq_connect(const char *host, int port, const char *path, SSL_CTX *ctx,
 {
 	struct addrinfo	 hints, *res, *ai;
 	struct rconn	*c = NULL;
-	char		 serv[16];
+	char		 serv[16], *name = NULL;
 	int		 rc;
 
 	*why = NULL;
@@ -90,13 +92,17 @@ execq_connect(const char *host, int port, const char *path, SSL_CTX *ctx,
 		xasprintf(why, "%s: %s", host, gai_strerror(rc));
 		return (NULL);
 	}
+	if (ctx != NULL)
+		name = execq_conf_setting("EXECQ_REDIS_TLS_SERVER_NAME",
+		    "redis_tls_server_name");
 	for (ai = res; ai != NULL && c == NULL; ai = ai->ai_next) {
 		free(*why);
 		*why = NULL;
 		c = execq_connect_wait(rconn_connect(NULL, ai->ai_addr,
-		    ai->ai_addrlen, ctx, ctx != NULL ? host : NULL, NULL,
-		    NULL), connect_ms, reply_ms, why);
+		    ai->ai_addrlen, ctx, ctx == NULL ? NULL : name != NULL ?
+		    name : host, NULL, NULL), connect_ms, reply_ms, why);
 	}
+	free(name);
 	freeaddrinfo(res);
 	if (c == NULL && *why == NULL)
 		xasprintf(why, "%s: no address", host);

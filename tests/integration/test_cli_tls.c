@@ -356,6 +356,32 @@ test_cli_tls_wrong_ca_exits_125(void **state)
 	harness_pass(h);
 }
 
+/*
+ * $EXECQ_REDIS_TLS_SERVER_NAME names the certificate's name when the URL
+ * gives an address: "localhost" (in the certificate) works over
+ * 127.0.0.1; a name not in it is refused, and nothing is queued.
+ */
+static void
+test_cli_tls_server_name(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+
+	harness_worker_start(h, NULL, NULL);
+	cli_tls(h, &p, TLS_ENV " EXECQ_REDIS_TLS_SERVER_NAME=localhost",
+	    "127.0.0.1", "echo named");
+	expect(h, &p, 0, "named\n", "");
+	harness_proc_release(&p);
+	cli_tls(h, &p, TLS_ENV " EXECQ_REDIS_TLS_SERVER_NAME=redis.example",
+	    "127.0.0.1", "echo never");
+	if (harness_proc_exit(&p) != 125 || strstr(p.err, "TLS") == NULL ||
+	    strstr(p.err, "redis.example") == NULL)
+		harness_fail(h, "a name not in the certificate: exit %d, "
+		    "stderr \"%.300s\"", harness_proc_exit(&p), p.err);
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    harness_teardown)
 
@@ -366,6 +392,7 @@ main(void)
 		T(test_cli_tls_run_by_env),
 		T(test_cli_tls_run_by_config),
 		T(test_cli_tls_wrong_ca_exits_125),
+		T(test_cli_tls_server_name),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
