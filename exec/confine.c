@@ -642,7 +642,8 @@ confine_ns_setup(struct confine *c)
 	}
 	l->ok = 1;
 	snprintf(l->detail, sizeof l->detail, "mount (own /proc view, %u "
-	    "paths and unix sockets masked) and network (no route out)", n);
+	    "paths and unix sockets masked), network (no route out), and IPC "
+	    "(one per command)", n);
 	return;
 
 fail:

@@ -232,6 +232,15 @@ spawn_child_enter(const struct spawn_confine *c)
 	if (c->netns_fd != -1 &&
 	    (rc = spawn_raw3(SYS_setns, c->netns_fd, CLONE_NEWNET, 0)) < 0)
 		spawn_child_fail(SPAWN_SETNS, rc);
+	/*
+	 * SysV shared memory, queues and semaphores of its own: nothing one
+	 * command makes there is seen by the next, and all of it goes with
+	 * the command's last process (no segment left charged to a pooled
+	 * cgroup leaf).
+	 */
+	if (c->mntns_fd != -1 &&
+	    (rc = spawn_raw1(SYS_unshare, CLONE_NEWIPC)) < 0)
+		spawn_child_fail(SPAWN_SETNS, rc);
 	/* An approved outside path: writable in a copy of the namespace. */
 	if (c->grant_path != NULL &&
 	    ((rc = spawn_raw1(SYS_unshare, CLONE_NEWNS)) < 0 ||

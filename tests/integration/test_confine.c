@@ -220,6 +220,8 @@ static const struct attempt attempts[] = {
 	/* Processes that are not its own. */
 	{ "p-kill-worker", "kill -TERM $W && echo ESCAPED", NULL },
 	{ "p-kill-sibling", "kill -TERM $S && echo ESCAPED", NULL },
+	/* Another command's SysV IPC (its own namespace each). */
+	{ "i-sysv-shm", "ipcs -m | grep -q ' 4321 ' && echo ESCAPED", NULL },
 	{ "p-prlimit", "prlimit --pid $S --core=0:0 && echo ESCAPED", NULL },
 	{ "r-raw-device", "for d in /dev/zram0 /dev/vda /dev/sda /dev/loop0; "
 	  "do head -c 1 $d >/dev/null 2>&1 && echo ESCAPED $d; done", NULL },
@@ -323,10 +325,16 @@ test_confine_escapes(void **state)
 	/* Another command's log, and a sibling session with a secret. */
 	json_decref(run(h, "other", "echo OTHERLOG", NULL));
 	sid = harness_id(h, "sibling");
-	harness_submit(h, "normal", sid, "sleep 120",
+	/* It makes a SysV segment of 4321 bytes first (i-sysv-shm). */
+	harness_submit(h, "normal", sid, "ipcmk -M 4321 >/dev/null 2>&1; "
+	    "touch ipc-made; sleep 120",
 	    "{\"background\": true, \"env\": {\"SECRET\": \"sibling-secret\"}}");
 	st = harness_wait_answer(h, NULL, sid, WAIT_MS);
 	assert_string_equal(harness_jstr(st, "type"), "EXEC_STARTED");
+	xasprintf(&cmd, "%s/ipc-made", h->ws);
+	if (harness_wait_file(cmd, WAIT_MS) == -1)
+		harness_fail(h, "the sibling never made its SysV segment");
+	free(cmd);
 
 	xasprintf(&prefix, "O=%s L=%s D=%s C=%s W=%ld S=%lld T=%s/cmdtmp "
 	    "SID=%s P=%s R=%s A=%s; ", out_dir, h->log_dir, h->state_dir, cfg,
