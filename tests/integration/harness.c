@@ -4,6 +4,7 @@
  * in, Redis streams and files out. Every wait polls against a deadline.
  */
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -23,6 +24,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <hiredis/hiredis.h>
 #include <jansson.h>
@@ -1724,4 +1728,62 @@ harness_redis_start(struct harness *h, const char *opt, const char *val)
 		harness_fail(h, "redis-server has no socket");
 	harness_reconnect(h);
 	harness_redis_wait_loaded(h);
+}
+
+int
+harness_free_port(void)
+{
+	struct sockaddr_in	sin;
+	socklen_t		len = sizeof sin;
+	int			fd, port = -1;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		fail_msg("free port: socket: %s", strerror(errno));
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof sin) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
+		port = ntohs(sin.sin_port);
+	close(fd);
+	if (port == -1)
+		fail_msg("free port: %s", strerror(errno));
+	return (port);
+}
+
+int
+harness_tls_certs(const char *dir)
+{
+	char	*cmd;
+	int	 rc;
+
+	xasprintf(&cmd, "cd %s && exec >openssl.log 2>&1 && "
+	    "printf '[srv]\\nsubjectAltName=DNS:localhost,IP:127.0.0.1\\n"
+	    "extendedKeyUsage=serverAuth\\n[cli]\\n"
+	    "extendedKeyUsage=clientAuth\\n' >ext.cnf && "
+	    "key='-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes' && "
+	    "openssl req -x509 -new $key -keyout ca.key -out ca.crt -days 2 "
+	    "-subj /CN=execq-test-ca && "
+	    "openssl req -x509 -new $key -keyout other.key -out other.crt "
+	    "-days 2 -subj /CN=execq-test-other-ca && "
+	    "openssl req -new $key -keyout srv.key -out srv.csr "
+	    "-subj /CN=localhost && "
+	    "openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key "
+	    "-CAcreateserial -out srv.crt -days 2 -extfile ext.cnf "
+	    "-extensions srv && "
+	    "openssl req -new $key -keyout cli.key -out cli.csr "
+	    "-subj /CN=execq-test-client && "
+	    "openssl x509 -req -in cli.csr -CA ca.crt -CAkey ca.key "
+	    "-CAcreateserial -out cli.crt -days 2 -extfile ext.cnf "
+	    "-extensions cli", dir);
+	rc = system(cmd);
+	free(cmd);
+	if (rc == 0)
+		return (0);
+	xasprintf(&cmd, "cat %s/openssl.log >&2", dir);
+	if (system(cmd) != 0) {
+		/* the log is gone: nothing more to show */
+	}
+	free(cmd);
+	return (-1);
 }

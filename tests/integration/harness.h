@@ -186,6 +186,15 @@ int		 harness_kill_procs(const char *s, int sig);
 int		 harness_wait_procs_gone(const char *s, int timeout_ms);
 /* 0 once path exists, -1 at the deadline. */
 int		 harness_wait_file(const char *path, int timeout_ms);
+/* A TCP port on 127.0.0.1 nobody listens on now (the kernel's pick). */
+int		 harness_free_port(void);
+/*
+ * Makes in dir, with the openssl command: ca.crt/.key (the test CA),
+ * other.crt/.key (another CA), srv.crt/.key (CN localhost, SAN localhost
+ * and 127.0.0.1) and cli.crt/.key (a client), signed by the test CA.
+ * 0, or -1 with openssl's words on stderr.
+ */
+int		 harness_tls_certs(const char *dir);
 /*
  * Lines in the workspace's file name (0 if there is none): a marker a
  * command appends to counts its runs. The wait fails the test when the

@@ -49,25 +49,6 @@ struct authsrv {
 static struct authsrv	 srv;
 
 /* A free TCP port on the loopback. */
-static int
-auth_free_port(void)
-{
-	struct sockaddr_in	sin;
-	socklen_t		len = sizeof sin;
-	int			fd, port;
-
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd >= 0);
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof sin), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	port = ntohs(sin.sin_port);
-	close(fd);
-	return (port);
-}
-
 /* The password of user (made up here, written where make run puts it). */
 static const char *
 auth_pw(const char *user)
@@ -214,7 +195,7 @@ auth_redis_start(struct harness *h)
 	auth_write_pass(h, "worker");
 	auth_write_pass(h, "agent");
 	auth_write_pass(h, "operator");
-	srv.port = auth_free_port();
+	srv.port = harness_free_port();
 	snprintf(port, sizeof port, "%d", srv.port);
 	argv[n++] = "redis-server";
 	argv[n++] = "--bind";
@@ -576,7 +557,7 @@ test_auth_worker_end_to_end(void **state)
 
 	auth_redis_start(h);
 	auth_harness_here(h);
-	port = auth_free_port();
+	port = harness_free_port();
 	auth_worker(h, port, "--network");
 	auth_wait_healthz(h, port, "required");
 	agent = auth_connect(h, "agent");
@@ -626,7 +607,7 @@ test_auth_open_door_said(void **state)
 	auth_harness_here(h);
 	freeReplyObject(harness_cmd(h, "ACL SETUSER default on nopass ~* "
 	    "&* +@all"));
-	port = auth_free_port();
+	port = harness_free_port();
 	auth_worker(h, port, NULL);
 	auth_wait_log(h, h->w[0].err_path, "lets ANYONE in WITHOUT A "
 	    "PASSWORD", 1, WAIT_MS);

@@ -53,25 +53,6 @@ static struct {
 } tls;
 
 /* A free TCP port on 127.0.0.1 (nobody listens on it once we return). */
-static int
-free_port(void)
-{
-	struct sockaddr_in	sin;
-	socklen_t		len = sizeof sin;
-	int			s, port;
-
-	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(s >= 0);
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(s, (struct sockaddr *)&sin, sizeof sin), 0);
-	assert_int_equal(getsockname(s, (struct sockaddr *)&sin, &len), 0);
-	port = ntohs(sin.sin_port);
-	close(s);
-	return (port);
-}
-
 /* Shows a file of the temp dir on stderr (a failed start-up). */
 static void
 show(const char *name)
@@ -81,40 +62,6 @@ show(const char *name)
 	snprintf(cmd, sizeof cmd, "cat %s/%s >&2", tls.dir, name);
 	if (system(cmd) != 0) {
 		/* nothing more to show */
-	}
-}
-
-/*
- * The CA (ca.crt), another CA that signed nothing here (other.crt), the
- * server's certificate for localhost and 127.0.0.1, a client's.
- */
-static void
-make_certs(void)
-{
-	char	cmd[2048];
-
-	snprintf(cmd, sizeof cmd, "cd %s && exec >openssl.log 2>&1 && "
-	    "printf '[srv]\\nsubjectAltName=DNS:localhost,IP:127.0.0.1\\n"
-	    "extendedKeyUsage=serverAuth\\n[cli]\\n"
-	    "extendedKeyUsage=clientAuth\\n' >ext.cnf && "
-	    "key='-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes' && "
-	    "openssl req -x509 -new $key -keyout ca.key -out ca.crt -days 2 "
-	    "-subj /CN=execq-test-ca && "
-	    "openssl req -x509 -new $key -keyout other.key -out other.crt "
-	    "-days 2 -subj /CN=execq-test-other-ca && "
-	    "openssl req -new $key -keyout srv.key -out srv.csr "
-	    "-subj /CN=localhost && "
-	    "openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key "
-	    "-CAcreateserial -out srv.crt -days 2 -extfile ext.cnf "
-	    "-extensions srv && "
-	    "openssl req -new $key -keyout cli.key -out cli.csr "
-	    "-subj /CN=execq-test-client && "
-	    "openssl x509 -req -in cli.csr -CA ca.crt -CAkey ca.key "
-	    "-CAcreateserial -out cli.crt -days 2 -extfile ext.cnf "
-	    "-extensions cli", tls.dir);
-	if (system(cmd) != 0) {
-		show("openssl.log");
-		fail_msg("openssl could not make the certificates");
 	}
 }
 
@@ -155,13 +102,14 @@ group_setup(void **state)
 		return (0);	/* the tests skip */
 	snprintf(tls.dir, sizeof tls.dir, "/tmp/test_cli_tls.XXXXXX");
 	assert_non_null(mkdtemp(tls.dir));
-	make_certs();
+	if (harness_tls_certs(tls.dir) != 0)
+		fail_msg("openssl could not make the certificates");
 	snprintf(tls.sock, sizeof tls.sock, "%s/redis.sock", tls.dir);
 	snprintf(crt, sizeof crt, "%s/srv.crt", tls.dir);
 	snprintf(key, sizeof key, "%s/srv.key", tls.dir);
 	snprintf(ca, sizeof ca, "%s/ca.crt", tls.dir);
 	snprintf(log, sizeof log, "%s/redis.log", tls.dir);
-	tls.port = free_port();
+	tls.port = harness_free_port();
 	snprintf(port, sizeof port, "%d", tls.port);
 	argv[argc++] = "redis-server";
 	argv[argc++] = "--port";

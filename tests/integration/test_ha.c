@@ -64,24 +64,6 @@ struct ha {
 
 static struct ha	ha_cur;	/* the running test's, stopped at teardown */
 
-static unsigned
-ha_free_port(struct harness *h)
-{
-	struct sockaddr_in	sa;
-	socklen_t		sl = sizeof sa;
-	int			fd;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof sa) == -1 ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl) == -1)
-		harness_fail(h, "free port: %s", strerror(errno));
-	close(fd);
-	return (ntohs(sa.sin_port));
-}
-
 /* A sync connection to 127.0.0.1:port; NULL if refused. */
 static redisContext *
 ha_tcp(unsigned port)
@@ -141,7 +123,7 @@ ha_start(struct ha *ha, struct ha_node *n, const char *name,
 	redisReply	*r;
 	int		 status, i;
 
-	n->port = ha_free_port(h);
+	n->port = (unsigned)harness_free_port();
 	xasprintf(&conf, "%s/%s.conf", h->dir, name);
 	xasprintf(&n->pidfile, "%s/%s.pid", h->dir, name);
 	if (!sentinel)
@@ -637,7 +619,7 @@ test_ha_readonly_stays_in_outbox(void **state)
 	hap->h = h;
 	ha_data(hap);
 	snprintf(url, sizeof url, "redis://127.0.0.1:%u", hap->data[0].port);
-	hport = ha_free_port(h);
+	hport = (unsigned)harness_free_port();
 	snprintf(http, sizeof http, "127.0.0.1:%u", hport);
 	pid = harness_worker_start(h, NULL, "--redis", url, "--http", http,
 	    NULL);

@@ -50,24 +50,6 @@ struct http_reply {
 };
 
 /* A port nothing listens on now (the kernel's pick, released). */
-static unsigned
-free_port(struct harness *h)
-{
-	struct sockaddr_in	sa;
-	socklen_t		sl = sizeof sa;
-	int			fd;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1 ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof sa) == -1 ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl) == -1)
-		harness_fail(h, "free port: %s", strerror(errno));
-	close(fd);
-	return (ntohs(sa.sin_port));
-}
-
 /*
  * Sends len bytes of req to 127.0.0.1:port, closes our side, and reads
  * until the worker closes its side. A refused connection fails the test.
@@ -198,7 +180,7 @@ static unsigned
 start_with_http(struct harness *h)
 {
 	char		addr[64];
-	unsigned	port = free_port(h);
+	unsigned	port = (unsigned)harness_free_port();
 
 	snprintf(addr, sizeof addr, "127.0.0.1:%u", port);
 	harness_worker_start(h, NULL, "--http", addr, (char *)NULL);
@@ -215,7 +197,7 @@ static unsigned
 start_fast_beat(struct harness *h, const char *state_dir)
 {
 	char		addr[64];
-	unsigned	port = free_port(h);
+	unsigned	port = (unsigned)harness_free_port();
 
 	snprintf(addr, sizeof addr, "127.0.0.1:%u", port);
 	harness_worker_start(h, NULL, "--http", addr, "--claim-idle", "3",
@@ -322,7 +304,7 @@ test_observe_healthz_replica(void **state)
 	unsigned	 port, nobody;
 
 	port = start_fast_beat(h, NULL);
-	nobody = free_port(h);
+	nobody = (unsigned)harness_free_port();
 	freeReplyObject(harness_cmd(h, "REPLICAOF 127.0.0.1 %u", nobody));
 	wait_health(h, port, 503, "\"redis_replica\"");
 	assert_true(health_gauge(h, port, "redis_replica") == 1);
@@ -347,7 +329,7 @@ test_observe_wait_replicas_short(void **state)
 	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "norep");
 	char		 addr[64];
-	unsigned	 port = free_port(h);
+	unsigned	 port = (unsigned)harness_free_port();
 	json_t		*a;
 
 	snprintf(addr, sizeof addr, "127.0.0.1:%u", port);

@@ -35,6 +35,7 @@
 #include <hiredis/hiredis.h>
 
 #include "queue/rconn.h"
+#include "tests/integration/harness.h"
 
 extern char **environ;
 
@@ -73,25 +74,6 @@ file(const char *name)
 }
 
 /* A free TCP port on 127.0.0.1 (nobody listens on it once we return). */
-static int
-free_port(void)
-{
-	struct sockaddr_in	sin;
-	socklen_t		len = sizeof sin;
-	int			s, port;
-
-	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(s >= 0);
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(s, (struct sockaddr *)&sin, sizeof sin), 0);
-	assert_int_equal(getsockname(s, (struct sockaddr *)&sin, &len), 0);
-	port = ntohs(sin.sin_port);
-	close(s);
-	return (port);
-}
-
 static struct sockaddr_in
 loopback(int port)
 {
@@ -161,37 +143,13 @@ group_setup(void **state)
 		env.plain_port = atoi(getenv("EXECQ_TEST_REDIS_PORT"));
 	snprintf(env.dir, sizeof env.dir, "/tmp/test_tls.XXXXXX");
 	assert_non_null(mkdtemp(env.dir));
-	snprintf(cmd, sizeof cmd, "cd %s && exec >openssl.log 2>&1 && "
-	    "printf '[srv]\\nsubjectAltName=DNS:localhost,IP:127.0.0.1\\n"
-	    "extendedKeyUsage=serverAuth\\n[cli]\\n"
-	    "extendedKeyUsage=clientAuth\\n' >ext.cnf && "
-	    "key='-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes' && "
-	    "openssl req -x509 -new $key -keyout ca.key -out ca.crt -days 2 "
-	    "-subj /CN=execq-test-ca && "
-	    "openssl req -x509 -new $key -keyout other.key -out other.crt "
-	    "-days 2 -subj /CN=execq-test-other-ca && "
-	    "openssl req -new $key -keyout srv.key -out srv.csr "
-	    "-subj /CN=localhost && "
-	    "openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key "
-	    "-CAcreateserial -out srv.crt -days 2 -extfile ext.cnf "
-	    "-extensions srv && "
-	    "openssl req -new $key -keyout cli.key -out cli.csr "
-	    "-subj /CN=execq-test-client && "
-	    "openssl x509 -req -in cli.csr -CA ca.crt -CAkey ca.key "
-	    "-CAcreateserial -out cli.crt -days 2 -extfile ext.cnf "
-	    "-extensions cli", env.dir);
-	if (system(cmd) != 0) {
-		snprintf(cmd, sizeof cmd, "cat %s/openssl.log >&2", env.dir);
-		if (system(cmd) != 0) {
-			/* the log is gone: nothing more to show */
-		}
+	if (harness_tls_certs(env.dir) != 0)
 		fail_msg("openssl could not make the certificates");
-	}
 	env.ctx = make_ctx("ca.crt", "cli.crt", "cli.key");
 	env.ctx_nocert = make_ctx("ca.crt", NULL, NULL);
 	env.ctx_otherca = make_ctx("other.crt", "cli.crt", "cli.key");
 
-	env.port = free_port();
+	env.port = harness_free_port();
 	snprintf(port, sizeof port, "%d", env.port);
 	argv[argc++] = "redis-server";
 	argv[argc++] = "--port";
@@ -614,7 +572,7 @@ test_tls_plain_client_and_refused_port(void **state)
 	    == 0 || strstr(rconn_errstr(c), "Connection reset") != NULL);
 	rconn_free(c);
 
-	c = sync_conn(free_port(), env.ctx, "localhost");
+	c = sync_conn(harness_free_port(), env.ctx, "localhost");
 	assert_int_equal(rconn_wait_up(c), -1);
 	assert_string_equal(rconn_errstr(c), "connect: Connection refused");
 	rconn_free(c);

@@ -62,25 +62,6 @@ file(const char *name)
 }
 
 /* A free TCP port on 127.0.0.1 (nobody listens on it once we return). */
-static int
-free_port(void)
-{
-	struct sockaddr_in	sin;
-	socklen_t		len = sizeof sin;
-	int			s, port;
-
-	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(s >= 0);
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(s, (struct sockaddr *)&sin, sizeof sin), 0);
-	assert_int_equal(getsockname(s, (struct sockaddr *)&sin, &len), 0);
-	port = ntohs(sin.sin_port);
-	close(s);
-	return (port);
-}
-
 /* Shows a file of the temp dir on stderr (what went wrong). */
 static void
 show(const char *name)
@@ -102,7 +83,7 @@ show(const char *name)
 static int
 group_setup(void **state)
 {
-	char		 cmd[2048], port[16], crt[256], key[256], ca[256];
+	char		 port[16], crt[256], key[256], ca[256];
 	char		 log[256];
 	const char	*argv[40];
 	redisContext	*c;
@@ -113,31 +94,10 @@ group_setup(void **state)
 	signal(SIGPIPE, SIG_IGN);
 	snprintf(env.dir, sizeof env.dir, "/tmp/test_worker_tls.XXXXXX");
 	assert_non_null(mkdtemp(env.dir));
-	snprintf(cmd, sizeof cmd, "cd %s && exec >openssl.log 2>&1 && "
-	    "printf '[srv]\\nsubjectAltName=DNS:localhost,IP:127.0.0.1\\n"
-	    "extendedKeyUsage=serverAuth\\n[cli]\\n"
-	    "extendedKeyUsage=clientAuth\\n' >ext.cnf && "
-	    "key='-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes' && "
-	    "openssl req -x509 -new $key -keyout ca.key -out ca.crt -days 2 "
-	    "-subj /CN=execq-test-ca && "
-	    "openssl req -x509 -new $key -keyout other.key -out other.crt "
-	    "-days 2 -subj /CN=execq-test-other-ca && "
-	    "openssl req -new $key -keyout srv.key -out srv.csr "
-	    "-subj /CN=localhost && "
-	    "openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key "
-	    "-CAcreateserial -out srv.crt -days 2 -extfile ext.cnf "
-	    "-extensions srv && "
-	    "openssl req -new $key -keyout cli.key -out cli.csr "
-	    "-subj /CN=execq-test-client && "
-	    "openssl x509 -req -in cli.csr -CA ca.crt -CAkey ca.key "
-	    "-CAcreateserial -out cli.crt -days 2 -extfile ext.cnf "
-	    "-extensions cli", env.dir);
-	if (system(cmd) != 0) {
-		show("openssl.log");
+	if (harness_tls_certs(env.dir) != 0)
 		fail_msg("openssl could not make the certificates");
-	}
 
-	env.port = free_port();
+	env.port = harness_free_port();
 	snprintf(port, sizeof port, "%d", env.port);
 	snprintf(env.sock, sizeof env.sock, "%s", file("redis.sock"));
 	snprintf(env.url, sizeof env.url, "unix://%s", env.sock);
