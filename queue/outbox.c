@@ -422,23 +422,41 @@ queue_push(struct queue *q, struct qreq *req)
 	queue_flush(q);
 }
 
+/* FNV-1a of "<id> <entry>", never 0 (0 marks an empty slot). */
+static uint32_t
+queue_ran_hash(const char *item_id, const char *entry_id)
+{
+	uint32_t	h = 2166136261u;
+	const char	*p;
+
+	for (p = item_id; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	h = (h ^ ' ') * 16777619u;
+	for (p = entry_id; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return (h != 0 ? h : 1);
+}
+
 void
 queue_started(struct queue *q, const char *item_id, const char *entry_id)
 {
-	char	**slot = &q->ran[q->nran++ % QUEUE_RAN_KEEP];
+	unsigned	i = q->nran++ % QUEUE_RAN_KEEP;
 
-	free(*slot);
-	xasprintf(slot, "%s %s", item_id, entry_id);
+	free(q->ran[i]);
+	xasprintf(&q->ran[i], "%s %s", item_id, entry_id);
+	q->ranhash[i] = queue_ran_hash(item_id, entry_id);
 }
 
 int
 queue_ran(const struct queue *q, const char *item_id, const char *entry_id)
 {
+	uint32_t	h = queue_ran_hash(item_id, entry_id);
 	size_t		idlen = strlen(item_id);
 	unsigned	i;
 
-	for (i = 0; i < QUEUE_RAN_KEEP && q->ran[i] != NULL; i++)
-		if (strncmp(q->ran[i], item_id, idlen) == 0 &&
+	for (i = 0; i < QUEUE_RAN_KEEP && q->ranhash[i] != 0; i++)
+		if (q->ranhash[i] == h &&
+		    strncmp(q->ran[i], item_id, idlen) == 0 &&
 		    q->ran[i][idlen] == ' ' &&
 		    strcmp(q->ran[i] + idlen + 1, entry_id) == 0)
 			return (1);
