@@ -69,8 +69,10 @@ worker_boundary(const struct config *cfg, const struct rurl *url, int probe,
 	struct confine_config	 cc;
 	struct confine_layer	*l;
 	const char		*hide[sizeof worker_secrets /
-				    sizeof worker_secrets[0] + 4];
+				    sizeof worker_secrets[0] + 8];
+	const char		*own[3];
 	char			*cause, *cfgpath = NULL, *logpath, *statepath;
+	char			*ownpath[3] = { NULL, NULL, NULL };
 	size_t			 n = 0, i;
 
 	memset(b, 0, sizeof *b);
@@ -99,6 +101,17 @@ worker_boundary(const struct config *cfg, const struct rurl *url, int probe,
 		hide[n++] = cfgpath;
 	if (url->path != NULL)
 		hide[n++] = url->path;
+	/*
+	 * The worker's own Redis secrets: masked like the socket, so that
+	 * no grant, not even an approved path, opens them to a command.
+	 */
+	own[0] = cfg->redis_password_file;
+	own[1] = cfg->redis_tls_key;
+	own[2] = cfg->redis_tls_cert;
+	for (i = 0; i < 3; i++)
+		if (own[i] != NULL && *own[i] != '\0' &&
+		    (ownpath[i] = realpath(own[i], NULL)) != NULL)
+			hide[n++] = ownpath[i];
 	for (i = 0; worker_secrets[i] != NULL; i++)
 		hide[n++] = worker_secrets[i];
 	hide[n] = NULL;
@@ -107,6 +120,8 @@ worker_boundary(const struct config *cfg, const struct rurl *url, int probe,
 	cc.uid = cfg->run_uid;
 	cc.gid = cfg->run_gid;
 	b->confine = confine_create(&cc, &cause);
+	for (i = 0; i < 3; i++)
+		free(ownpath[i]);
 	free(cfgpath);
 	free(logpath);
 	free(statepath);
