@@ -135,6 +135,27 @@ execq_tls_open(char **cause)
 	return (ctx);
 }
 
+/* 1 if any TLS setting is given (the environment or the config file). */
+static int
+execq_tls_asked(void)
+{
+	static const char *const env[] = { "EXECQ_REDIS_TLS_CA",
+	    "EXECQ_REDIS_TLS_CERT", "EXECQ_REDIS_TLS_KEY",
+	    "EXECQ_REDIS_TLS_SERVER_NAME" };
+	static const char *const key[] = { "redis_tls_ca", "redis_tls_cert",
+	    "redis_tls_key", "redis_tls_server_name" };
+	char	*v;
+	size_t	 i;
+
+	for (i = 0; i < sizeof env / sizeof env[0]; i++) {
+		if ((v = execq_conf_setting(env[i], key[i])) != NULL) {
+			free(v);
+			return (1);
+		}
+	}
+	return (0);
+}
+
 /* AUTH and SELECT as the URL asks; -1 (said) if refused. */
 static int
 execq_login(struct execq_session *s, const struct rurl *u)
@@ -299,6 +320,14 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 		return (EXECQ_EXIT_USAGE);
 	}
 	s->display = rurl_display(&u);
+	/* TLS settings with a URL that is not rediss://: say so, as the
+	   worker does, rather than send a password in the clear. */
+	if (!u.tls && execq_tls_asked()) {
+		execq_error("Redis at %s: TLS settings are given "
+		    "(EXECQ_REDIS_TLS_* or redis_tls_*), but the URL is not "
+		    "rediss://; nothing was sent", s->display);
+		goto out;
+	}
 	if (u.tls && (s->tls = execq_tls_open(&cause)) == NULL) {
 		execq_error("Redis at %s: %s", s->display, cause);
 		free(cause);

@@ -314,6 +314,7 @@ test_cli_tls_server_name(void **state)
 {
 	struct harness		*h = harness_fixture(state);
 	struct harness_proc	 p;
+	char			*script;
 
 	harness_worker_start(h, NULL, NULL);
 	cli_tls(h, &p, TLS_ENV " EXECQ_REDIS_TLS_SERVER_NAME=localhost",
@@ -326,6 +327,16 @@ test_cli_tls_server_name(void **state)
 	    strstr(p.err, "redis.example") == NULL)
 		harness_fail(h, "a name not in the certificate: exit %d, "
 		    "stderr \"%.300s\"", harness_proc_exit(&p), p.err);
+	harness_proc_release(&p);
+	/* TLS settings with a plain URL: refused, nothing sent in clear. */
+	xasprintf(&script, "cd %s && " TLS_ENV " \"$CLI\" --redis "
+	    "redis://127.0.0.1:%d run -- echo never", tls.dir, tls.port);
+	harness_cli_sh(h, &p, CLI_MS, script);
+	free(script);
+	if (harness_proc_exit(&p) != 125 ||
+	    strstr(p.err, "the URL is not rediss://") == NULL)
+		harness_fail(h, "TLS settings with redis://: exit %d, stderr "
+		    "\"%.300s\"", harness_proc_exit(&p), p.err);
 	harness_proc_release(&p);
 	harness_pass(h);
 }
