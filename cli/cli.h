@@ -105,6 +105,9 @@ struct execq_session {
 	char			*user;		/* the Redis user, or NULL */
 	char			*queue;		/* the worker queue */
 	char			*item_key;	/* q:<queue>:<lane> */
+	char			*own_key;	/* with a user, its own lane
+						   q:<queue>:<user>.<lane>
+						   (tried first); else NULL */
 	char			*reply;		/* private replies, or NULL */
 	char			*answer_key;	/* where answers are read */
 	char			*cursor;	/* last entry id read there */
@@ -183,7 +186,8 @@ int	 execq_print_error(const struct json_t *);
 
 /* util.c: small helpers. */
 int	 execq_name_valid(const char *);	/* 1 if it keeps NAME_RULE */
-char	*execq_make_id(void);			/* a new ULID; allocated */
+/* A new ULID, after "<user>." when s logs in as a user; allocated. */
+char	*execq_make_id(const struct execq_session *s);
 char	*execq_user_queue(void);		/* "execq.<user>"; allocated */
 char	*execq_reply_name(void);	/* a private reply queue; allocated */
 int	 execq_parse_seconds(const char *, double *);	/* > 0, or -1 */
@@ -288,6 +292,13 @@ void	 execq_answer_release(struct execq_answer *);
  * went there before it) into s->live_cb: 0, or -1 (said).
  */
 int	 execq_live_drain(struct execq_session *);
+/*
+ * XADDs text as an item: with a user, to its own lane (s->own_key) if a
+ * worker reads it (made it), else to s->item_key, the shared lane; the
+ * one it went to is s->item_key then. The new entry's id (allocated), or
+ * NULL (said).
+ */
+char	*execq_item_add(struct execq_session *, const char *text);
 /* XADDs text as the item and waits for the answer: 0, or an exit code. */
 int	 execq_exchange(struct execq_session *, const struct execq_opts *,
 	    const char *text, const struct execq_want *,

@@ -141,24 +141,6 @@ execq_process_unanswered(struct execq_session *s, const char *entry,
 	freeReplyObject(r);
 }
 
-/* XADDs text; the new entry's id (allocated), or NULL (said). */
-static char *
-execq_process_add(struct execq_session *s, const char *text)
-{
-	redisReply	*r;
-	char		*entry = NULL;
-
-	r = execq_reply(s, "XADD", client_item_add(s->c, s->item_key, text,
-	    strlen(text)));
-	if (r == NULL)
-		return (NULL);
-	if (r->type == REDIS_REPLY_STRING)
-		entry = xstrdup(r->str);
-	else
-		execq_error("Redis at %s: XADD: unexpected reply", s->display);
-	freeReplyObject(r);
-	return (entry);
-}
 
 /*
  * Who the caller is, in args: EXECQ_OPERATOR_TOKEN as operator_token; for
@@ -205,14 +187,14 @@ execq_process(struct execq_session *s, json_t *args, long long wait_ms,
 	if (s->reply == NULL)
 		execq_session_private_reply(s);
 	execq_process_tokens(args);
-	w.id = id = execq_make_id();
+	w.id = id = execq_make_id(s);
 	root = json_pack("{s:s, s:s, s:s, s:O}", "id", id, "type", "PROCESS",
 	    "reply_to", s->reply, "args", args);
 	if (root == NULL || (text = json_dumps(root, JSON_COMPACT)) == NULL) {
 		execq_error("cannot build the PROCESS item");
 		goto out;
 	}
-	if ((entry = execq_process_add(s, text)) == NULL)
+	if ((entry = execq_item_add(s, text)) == NULL)
 		goto out;
 	wait_ms += EXECQ_SLACK_MS;
 	switch (execq_answer_wait(s, &w, wait_ms, a)) {

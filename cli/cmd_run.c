@@ -391,10 +391,10 @@ execq_cmd_run(const char *redis, int argc, char **argv)
 		rc = execq_usage_error("run", "no command given");
 		goto out;
 	}
-	if (ro.o.id == NULL)
-		ro.o.id = id = execq_make_id();
 	if ((rc = execq_session_open(&s, &ro.o)) != 0)
 		goto out;
+	if (ro.o.id == NULL)
+		ro.o.id = id = execq_make_id(&s);
 	if (!ro.no_live) {
 		ro.o.stream = 1;
 		xasprintf(&s.live_key, KS_OUT "%s", ro.o.id);
@@ -444,7 +444,9 @@ execq_submit_usage(FILE *f)
 /*
  * submit --raw: the worker may not be able to read an id or reply_to from
  * TEXT, so read TEXT's reply_to if it has a usable one, else the default
- * reply queue, from its newest entry before the XADD on.
+ * reply queue, from its newest entry before the XADD on. Logged in as a
+ * user, whose own lane the item goes to, that is the user's own:
+ * <user>.<name>, else <user>.replies, as the worker answers.
  */
 static int
 execq_submit_raw(struct execq_session *s, struct execq_opts *o,
@@ -453,14 +455,21 @@ execq_submit_raw(struct execq_session *s, struct execq_opts *o,
 	struct execq_want	 w = { NULL, NULL, 1 };
 	json_t			*root;
 	const char		*reply;
+	char			*mine = NULL;
 	double			 timeout;
 	int			 rc = EXECQ_EXIT_FAIL;
+	size_t			 n = s->user != NULL ? strlen(s->user) : 0;
 
 	root = json_loads(o->raw, 0, NULL);	/* NULL if not JSON */
 	w.id = json_string_value(json_object_get(root, "id"));
 	reply = json_string_value(json_object_get(root, "reply_to"));
 	if (reply == NULL || !execq_name_valid(reply))
 		reply = o->reply_default;
+	if (s->user != NULL && (strncmp(reply, s->user, n) != 0 ||
+	    reply[n] != '.')) {
+		xasprintf(&mine, "%s.replies", s->user);
+		reply = mine;
+	}
 	if (o->wait_s == 0) {
 		timeout = json_number_value(json_object_get(json_object_get(
 		    root, "args"), "timeout_s"));
@@ -471,6 +480,7 @@ execq_submit_raw(struct execq_session *s, struct execq_opts *o,
 	if (execq_session_shared_reply(s, reply) == 0)
 		rc = execq_exchange(s, o, o->raw, &w, a);
 	json_decref(root);
+	free(mine);
 	return (rc);
 }
 

@@ -337,6 +337,9 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 		s->user = xstrdup(u.user);
 	s->queue = xstrdup(o->queue);
 	xasprintf(&s->item_key, KS_QUEUE_FMT, o->queue, o->lane);
+	if (s->user != NULL)
+		xasprintf(&s->own_key, KS_QUEUE "%s:%s.%s", o->queue, s->user,
+		    o->lane);
 	if (u.master != NULL) {
 		rc = execq_sentinel_open(s, &u);
 		goto out;
@@ -381,6 +384,7 @@ execq_session_close(struct execq_session *s)
 	free(s->user);
 	free(s->queue);
 	free(s->item_key);
+	free(s->own_key);
 	free(s->reply);
 	free(s->answer_key);
 	free(s->cursor);
@@ -782,18 +786,66 @@ execq_no_answer(const struct execq_session *s, const struct execq_opts *o,
 	    s->item_key);
 }
 
+/*
+ * The new entry's id of an XADD's reply r (freed), or NULL (said); own:
+ * r is of the XADD to our own lane, where nil means that no worker reads
+ * that lane (none made it), also NULL, unsaid.
+ */
+static char *
+execq_item_added(struct execq_session *s, redisReply *r, int own)
+{
+	char	*entry = NULL;
+
+	if (r == NULL)
+		return (NULL);
+	if (r->type == REDIS_REPLY_STRING)
+		entry = xstrdup(r->str);
+	else if (!own || r->type != REDIS_REPLY_NIL)
+		execq_error("Redis at %s: XADD: unexpected reply", s->display);
+	freeReplyObject(r);
+	return (entry);
+}
+
+char *
+execq_item_add(struct execq_session *s, const char *text)
+{
+	redisReply	*r;
+	char		*entry;
+
+	if (s->own_key != NULL) {
+		r = execq_reply(s, "XADD", client_item_add_existing(s->c,
+		    s->own_key, text, strlen(text)));
+		if (r == NULL)
+			return (NULL);
+		if ((entry = execq_item_added(s, r, 1)) != NULL) {
+			free(s->item_key);	/* withdrawn from there */
+			s->item_key = xstrdup(s->own_key);
+			return (entry);
+		}
+	}
+	r = client_item_add(s->c, s->item_key, text, strlen(text));
+	if (s->own_key != NULL && r != NULL && r->type == REDIS_REPLY_ERROR &&
+	    strncmp(r->str, "NOPERM", 6) == 0) {
+		execq_error("no worker reads %s, the lane of Redis user '%s' "
+		    "(name the user in the workers' 'agents' setting), and "
+		    "this user may not write the shared lane %s; nothing was "
+		    "sent", s->own_key, s->user, s->item_key);
+		freeReplyObject(r);
+		return (NULL);
+	}
+	return (execq_item_added(s, execq_reply(s, "XADD", r), 0));
+}
+
 /* XADDs text as the item and waits for the answer: 0, or an exit code. */
 int
 execq_exchange(struct execq_session *s, const struct execq_opts *o,
     const char *text, const struct execq_want *w, struct execq_answer *a)
 {
-	redisReply	*r;
+	char	*entry;
 
-	r = execq_reply(s, "XADD", client_item_add(s->c, s->item_key, text,
-	    strlen(text)));
-	if (r == NULL)
+	if ((entry = execq_item_add(s, text)) == NULL)
 		return (EXECQ_EXIT_FAIL);
-	freeReplyObject(r);
+	free(entry);
 	switch (execq_answer_wait(s, w, (long long)(o->wait_s * 1000 + 0.5),
 	    a)) {
 	case 1:
@@ -850,7 +902,7 @@ execq_exchange_exec(struct execq_session *s, const struct execq_opts *o,
 		lo.stream = 0;		/* nobody could read it */
 		o = &lo;
 	}
-	id = (o->id != NULL) ? xstrdup(o->id) : execq_make_id();
+	id = (o->id != NULL) ? xstrdup(o->id) : execq_make_id(s);
 	w.id = id;
 	w.types = types;
 	w.null_id = !o->background;

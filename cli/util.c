@@ -152,11 +152,11 @@ execq_base32(const unsigned char *buf, size_t nchars, char *out)
 
 /* A ULID: 48-bit milliseconds then 80 random bits, 26 base32 characters. */
 char *
-execq_make_id(void)
+execq_make_id(const struct execq_session *s)
 {
 	unsigned char	 rnd[10];
 	uint64_t	 ms;
-	char		*id;
+	char		*id, *mine;
 	int		 i;
 
 	ms = (uint64_t)clock_wall_ms();
@@ -168,7 +168,11 @@ execq_make_id(void)
 	execq_random(rnd, sizeof rnd);
 	execq_base32(rnd, 16, id + 10);
 	id[EXECQ_ID_LEN] = '\0';
-	return (id);
+	if (s->user == NULL)
+		return (id);
+	xasprintf(&mine, "%s.%s", s->user, id);
+	free(id);
+	return (mine);
 }
 
 /* Replaces each byte outside [A-Za-z0-9_.:-] with '_', in place. */

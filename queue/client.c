@@ -59,6 +59,14 @@ client_item_add(struct rconn *c, const char *stream, const char *json,
 }
 
 redisReply *
+client_item_add_existing(struct rconn *c, const char *stream,
+    const char *json, size_t len)
+{
+	return (rconn_call(c, "XADD %s NOMKSTREAM * item %b", stream, json,
+	    len));
+}
+
+redisReply *
 client_item_del(struct rconn *c, const char *stream, const char *entry)
 {
 	return (rconn_call(c, "XDEL %s %s", stream, entry));

@@ -35,6 +35,9 @@ struct redisReply *client_whoami(struct rconn *);
 /* XADD stream * item <json>: an item, or a PROCESS item, to a queue. */
 struct redisReply *client_item_add(struct rconn *, const char *stream,
 	    const char *json, size_t len);
+/* ... only to a stream that exists (NOMKSTREAM): else nil. */
+struct redisReply *client_item_add_existing(struct rconn *,
+	    const char *stream, const char *json, size_t len);
 /* XDEL stream entry: withdraws an item nobody read. */
 struct redisReply *client_item_del(struct rconn *, const char *stream,
 	    const char *entry);

@@ -118,11 +118,12 @@ queue_setup_cb(struct rconn *rc, redisReply *reply, void *arg)
 void
 queue_create_groups(struct queue *q)
 {
-	int	i;
+	unsigned	i;
 
-	for (i = 0; i < QUEUE_NLANES; i++)
+	for (i = 0; i < q->nlanes; i++)
 		rconn_command(q->rd.rc, queue_setup_cb, &q->rd,
-		    "XGROUP CREATE %s " QUEUE_GROUP " 0 MKSTREAM", q->lanes[i]);
+		    "XGROUP CREATE %s " QUEUE_GROUP " 0 MKSTREAM",
+		    q->lanes[i].key);
 }
 
 /* The read connection's id, to unblock it from the other one. */

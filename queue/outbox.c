@@ -576,8 +576,8 @@ queue_send(struct queue *q, struct qcmd *cmd, queue_reply_cb cb, void *arg)
 
 void
 queue_forward(struct queue *q, const char *session_id, const char *stream,
-    const char *entry_id, const char *body, size_t len, queue_reply_cb cb,
-    void *arg)
+    const char *entry_id, const char *body, size_t len, const char *owner,
+    queue_reply_cb cb, void *arg)
 {
 	struct qcmd	cmd;
 
@@ -593,6 +593,7 @@ queue_forward(struct queue *q, const char *session_id, const char *stream,
 	queue_arg(&cmd, entry_id);
 	queue_argn(&cmd, body, len);
 	queue_arg(&cmd, q->name);
+	queue_arg(&cmd, owner != NULL ? owner : "");
 	queue_send(q, &cmd, cb, arg);
 }
 

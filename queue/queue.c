@@ -32,9 +32,9 @@
 #include "queue/queue_int.h"
 #include "queue/spool.h"
 
-const char *const queue_lanes[QUEUE_NLANES] = {
-	KS_LANE_CTL, KS_LANE_CTL ":%s", KS_LANE_HIGH, KS_LANE_NORMAL,
-	KS_LANE_LOW
+/* The work lane classes, in the order they are read. */
+static const char *const queue_classes[QUEUE_NCLASS] = {
+	KS_LANE_HIGH, KS_LANE_NORMAL, KS_LANE_LOW
 };
 
 static void	queue_write_status(struct queue *);
@@ -256,7 +256,7 @@ queue_beat_cb(evutil_socket_t fd, short what, void *arg)
 	struct queue	*q = arg;
 	struct qtrack	*t;
 	char		 idle[16], count[16];
-	int		 i;
+	unsigned	 i;
 
 	(void)fd;
 	(void)what;
@@ -278,10 +278,60 @@ queue_beat_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	snprintf(idle, sizeof idle, "%u", q->claim_idle_ms);
 	snprintf(count, sizeof count, "%u", q->want);
-	for (i = 0; i < QUEUE_NLANES; i++)
-		rconn_command(q->wr.rc, queue_autoclaim_cb, q->lanes[i],
+	for (i = 0; i < q->nlanes; i++)
+		rconn_command(q->wr.rc, queue_autoclaim_cb, q->lanes[i].key,
 		    "XAUTOCLAIM %s " QUEUE_GROUP " %s %s 0-0 COUNT %s",
-		    q->lanes[i], q->consumer, idle, count);
+		    q->lanes[i].key, q->consumer, idle, count);
+}
+
+/* Adds a lane: "<owner>.<lane>" when it is an agent's. */
+static void
+queue_add_lane(struct queue *q, const char *owner, const char *lane)
+{
+	struct qlane	*l = &q->lanes[q->nlanes++];
+
+	if (owner != NULL) {
+		xasprintf(&l->key, "%s%s.%s", q->lane_prefix, owner, lane);
+		l->owner = xstrdup(owner);
+	} else
+		xasprintf(&l->key, "%s%s", q->lane_prefix, lane);
+}
+
+/*
+ * The lanes, in the order they are read: the shared control lane, this
+ * worker's inbox and each agent's control lane; then for each class the
+ * shared lane and each agent's. agents: names split by spaces or commas.
+ */
+static void
+queue_make_lanes(struct queue *q, const char *agents)
+{
+	char		*list, *save, *p, *inbox, **names = NULL;
+	unsigned	 c, i, n = 0;
+
+	list = xstrdup(agents != NULL ? agents : "");
+	for (p = strtok_r(list, " ,\t", &save); p != NULL;
+	    p = strtok_r(NULL, " ,\t", &save)) {
+		names = xreallocarray(names, n + 1, sizeof *names);
+		names[n++] = p;
+	}
+	q->nagents = n;
+	q->lanes = xcalloc((size_t)(n + 1) * (QUEUE_NCLASS + 1) + 1,
+	    sizeof *q->lanes);
+	xasprintf(&q->lane_prefix, KS_QUEUE "%s:", q->name);
+	xasprintf(&inbox, KS_LANE_CTL ":%s", q->consumer);
+	queue_add_lane(q, NULL, KS_LANE_CTL);
+	queue_add_lane(q, NULL, inbox);
+	for (i = 0; i < n; i++)
+		queue_add_lane(q, names[i], KS_LANE_CTL);
+	q->nctl = q->nlanes;
+	for (c = 0; c < QUEUE_NCLASS; c++) {
+		queue_add_lane(q, NULL, queue_classes[c]);
+		for (i = 0; i < n; i++)
+			queue_add_lane(q, names[i], queue_classes[c]);
+	}
+	free(inbox);
+	free(names);
+	free(list);
 }
 
 struct queue *
@@ -291,7 +341,6 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	struct queue	*q;
 	struct timeval	 tv;
 	unsigned	 beat_ms;
-	int		 i;
 	char		 life[TOKEN_LEN + 1];
 
 	q = xcalloc(1, sizeof *q);
@@ -310,14 +359,7 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	memcpy(q->life, life, QUEUE_LIFE_LEN);
 	log_info("queue: consumer %s, life %s", q->consumer, q->life);
 	q->lost_cb = item_lost_template(NULL);
-	for (i = 0; i < QUEUE_NLANES; i++) {
-		if (strchr(queue_lanes[i], '%') != NULL)	/* the inbox */
-			xasprintf(&q->lanes[i], KS_INBOX_FMT, cfg->queue,
-			    cfg->consumer);
-		else
-			xasprintf(&q->lanes[i], KS_QUEUE_FMT, cfg->queue,
-			    queue_lanes[i]);
-	}
+	queue_make_lanes(q, cfg->agents);
 	q->claim_idle_ms = cfg->claim_idle_ms;
 	q->wait_replicas = cfg->wait_replicas;
 	q->timeout_ms = cfg->timeout_ms != 0 ? cfg->timeout_ms :
@@ -381,6 +423,7 @@ queue_free(struct queue *q)
 		free(h->stream);
 		free(h->entry_id);
 		free(h->body);
+		free(h->owner);
 		free(h);
 	}
 	while ((t = LIST_FIRST(&q->tracked)) != NULL) {
@@ -395,8 +438,12 @@ queue_free(struct queue *q)
 	event_free(q->ev_beat);
 	free(q->status);
 	free(q->lost_cb);
-	for (i = 0; i < QUEUE_NLANES; i++)
-		free(q->lanes[i]);
+	for (i = 0; i < (int)q->nlanes; i++) {
+		free(q->lanes[i].key);
+		free(q->lanes[i].owner);
+	}
+	free(q->lanes);
+	free(q->lane_prefix);
 	for (i = 0; i < QUEUE_RAN_KEEP; i++)
 		free(q->ran[i]);
 	rurl_release(&q->url);

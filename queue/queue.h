@@ -31,6 +31,8 @@ struct queue_entry {
 					   and body holds only its head */
 	int		 redelivered;	/* taken over from a dead worker */
 	int		 control;	/* from a control lane (PROCESS) */
+	const char	*owner;		/* from an agent's lane: the agent
+					   (the ACL's user); NULL: shared */
 	int		 claim;		/* claimed as it was read: an enum
 					   queue_claim; 0: not claimed */
 	const char	*claim_id;	/* ... the item id it claimed */
@@ -76,6 +78,8 @@ struct queue_config {
 						   rconn_tls_ctx's, the
 						   queue's from queue_create
 						   on; else NULL */
+	const char		*agents;	/* "alice bob": their own
+						   lanes are read too; NULL */
 	const char		*tls_server_name;	/* SNI and the name
 						   the certificate must
 						   carry; NULL: the URL's
@@ -171,12 +175,14 @@ void		 queue_answer_kept(struct queue *, const char *reply_to,
  * Hands a PROCESS item to the worker owning session_id (through its
  * inbox q:<queue>:ctl:<consumer>) and acknowledges it here: the owner
  * its session hash names, else the worker that ran the id (its claim;
- * a foreground item's log is on that worker's host). cb gets 1
- * (forwarded), 0 (no other owner) or -1 (the owner is gone).
+ * a foreground item's log is on that worker's host). An item from an
+ * agent's lane (owner: the agent; else NULL) is still that agent's
+ * there. cb gets 1 (forwarded), 0 (no other owner) or -1 (the owner is
+ * gone).
  */
 void		 queue_forward(struct queue *, const char *session_id,
 		    const char *stream, const char *entry_id, const char *body,
-		    size_t len, queue_reply_cb, void *arg);
+		    size_t len, const char *owner, queue_reply_cb, void *arg);
 /*
  * The answer to a one-shot read (queue_decisions_*): the entries, borrowed
  * for the call (n may be 0, at most QUEUE_READ_MAX), or failed = -1 (an

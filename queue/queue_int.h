@@ -55,9 +55,9 @@ struct sentinel_watch;
 struct syncer;
 
 #define QUEUE_GROUP		KS_GROUP
-#define QUEUE_NLANES		5	/* ctl, ctl:<consumer>, high... */
-#define QUEUE_NCTL		2	/* read whatever the free slots */
-#define QUEUE_CTL_COUNT		"64"
+#define QUEUE_NCLASS		3	/* work lane classes: high, normal, low */
+#define QUEUE_INBOX		1	/* lanes[1]: q:<queue>:ctl:<consumer> */
+#define QUEUE_CTL_COUNT		64
 #define QUEUE_BLOCK_MS		"2000"
 #define QUEUE_REPLY_MAXLEN	"10000"
 #define QUEUE_APPROVALS_MAXLEN	"10000"	/* the execq:approvals stream */
@@ -74,7 +74,6 @@ struct syncer;
 #define QUEUE_WAIT_MS		2000	/* WAIT for replicas this long */
 #define QUEUE_TIMEOUT_MS	10000	/* no answer that long: a stall */
 
-extern const char *const queue_lanes[QUEUE_NLANES];
 
 /* scripts.c */
 extern const char queue_fetch_lua[];
@@ -165,10 +164,21 @@ struct qcmd {
 struct qheld {
 	TAILQ_ENTRY(qheld)	 entry;
 	char			*stream, *entry_id, *body;
+	char			*owner;		/* the agent's; NULL */
 	size_t			 len, size;
 	int			 has_body, redelivered;
 };
 TAILQ_HEAD(qhelds, qheld);
+
+/*
+ * A lane the worker reads: a shared one (any writer), the control inbox
+ * of this worker, or an agent's own, q:<queue>:<agent>.<lane>, which the
+ * ACL lets only that agent write: whatever comes from it is that agent's.
+ */
+struct qlane {
+	char			*key;
+	char			*owner;		/* the agent; NULL: shared */
+};
 
 /* An entry being worked on, refreshed so no one takes it over. */
 struct qtrack {
@@ -201,7 +211,13 @@ struct queue {
 	unsigned		 nran;		/* next slot of ran */
 	unsigned long long	 reclaims;	/* claims of an entry we ran
 						   already: each its mark */
-	char			*lanes[QUEUE_NLANES];
+	struct qlane		*lanes;		/* control lanes, then each
+						   class: shared, agents' */
+	unsigned		 nlanes, nctl;
+	unsigned		 nagents;	/* lanes of a class: 1 + this */
+	unsigned		 turn;		/* whose lane a fetch reads first
+						   in each class */
+	char			*lane_prefix;	/* "q:<queue>:" */
 	unsigned		 claim_idle_ms, answer_ttl_s;
 	size_t			 max_item_bytes;
 	queue_item_cb		 itemcb;

@@ -35,9 +35,9 @@ struct qread {
 static void	queue_block_cb(struct rconn *, redisReply *, void *);
 static void	queue_unblock_cb(struct rconn *, redisReply *, void *);
 
-/* The "item" field of an entry's field list, or NULL. */
+/* The field name of an entry's field list ("item"), or NULL. */
 static const redisReply *
-queue_item_field(const redisReply *fields)
+queue_field(const redisReply *fields, const char *name)
 {
 	size_t	i;
 
@@ -45,7 +45,7 @@ queue_item_field(const redisReply *fields)
 		return (NULL);
 	for (i = 0; i + 1 < fields->elements; i += 2) {
 		if (fields->element[i]->type == REDIS_REPLY_STRING &&
-		    strcmp(fields->element[i]->str, "item") == 0 &&
+		    strcmp(fields->element[i]->str, name) == 0 &&
 		    fields->element[i + 1]->type == REDIS_REPLY_STRING)
 			return (fields->element[i + 1]);
 	}
@@ -67,15 +67,33 @@ queue_is_tracked(struct queue *q, const char *stream, const char *id)
 }
 
 /* Lane order of a stream key, for sorting a blocking read's result. */
-static int
+static unsigned
 queue_lane_index(struct queue *q, const char *stream)
 {
-	int	i;
+	unsigned	i;
 
-	for (i = 0; i < QUEUE_NLANES; i++)
-		if (strcmp(q->lanes[i], stream) == 0)
+	for (i = 0; i < q->nlanes; i++)
+		if (strcmp(q->lanes[i].key, stream) == 0)
 			return (i);
-	return (QUEUE_NLANES);
+	return (q->nlanes);
+}
+
+/*
+ * Whose an entry is: the agent of its lane; on this worker's inbox, the
+ * one named by the worker that forwarded it there (only workers write
+ * inboxes); NULL: a shared lane's.
+ */
+static const char *
+queue_owner(struct queue *q, unsigned lane, const redisReply *fields)
+{
+	const redisReply	*o;
+
+	if (lane >= q->nlanes)
+		return (NULL);
+	if (lane == QUEUE_INBOX)
+		return ((o = queue_field(fields, "owner")) != NULL ?
+		    o->str : NULL);
+	return (q->lanes[lane].owner);
 }
 
 /*
@@ -91,10 +109,12 @@ queue_offer(struct queue *q, const char *stream, const char *id,
     const redisReply *fields, int redelivered, size_t size,
     const redisReply *const *claim)
 {
-	const redisReply	*item = queue_item_field(fields);
+	const redisReply	*item = queue_field(fields, "item");
 	struct queue_entry	 e;
 	struct qheld		*h;
-	int			 ctl = queue_lane_index(q, stream) < QUEUE_NCTL;
+	unsigned		 lane = queue_lane_index(q, stream);
+	int			 ctl = lane < q->nctl;
+	const char		*owner = queue_owner(q, lane, fields);
 	size_t			 len = item != NULL ? item->len : 0;
 
 	if (size == 0 && len > q->max_item_bytes)
@@ -112,6 +132,7 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 		h->len = len;
 		h->size = size;
 		h->redelivered = redelivered;
+		h->owner = owner != NULL ? xstrdup(owner) : NULL;
 		TAILQ_INSERT_TAIL(&q->held, h, entry);
 		queue_track(q, stream, id);	/* nobody takes it over */
 		return;
@@ -125,6 +146,7 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 	e.size = size;
 	e.redelivered = redelivered;
 	e.control = ctl;
+	e.owner = owner;
 	e.claim = claim != NULL ? (int)claim[0]->integer : 0;
 	e.claim_id = claim != NULL ? claim[2]->str : NULL;
 	/*
@@ -166,6 +188,7 @@ queue_offer_held(struct queue *q)
 		e.size = h->size;
 		e.redelivered = h->redelivered;
 		e.control = 0;
+		e.owner = h->owner;
 		e.claim = 0;
 		e.claim_id = e.answer = NULL;
 		e.answer_len = 0;
@@ -173,6 +196,7 @@ queue_offer_held(struct queue *q)
 		free(h->stream);
 		free(h->entry_id);
 		free(h->body);
+		free(h->owner);
 		free(h);
 	}
 }
@@ -229,22 +253,32 @@ queue_read_failed(struct queue *q, const char *what, const redisReply *r)
 static void
 queue_block(struct queue *q)
 {
-	char	count[16];
+	const char	**argv;
+	char		  count[16];
+	unsigned	  i, n, argc = 0;
 
 	q->reading = 1;
 	q->ctl_only = q->want == 0;
-	if (q->ctl_only)
-		rconn_command(q->rd.rc, queue_block_cb, q, "XREADGROUP GROUP "
-		    QUEUE_GROUP " %s COUNT " QUEUE_CTL_COUNT " BLOCK "
-		    QUEUE_BLOCK_MS " STREAMS %s %s > >", q->consumer,
-		    q->lanes[0], q->lanes[1]);
-	else {
-		snprintf(count, sizeof count, "%u", q->want);
-		rconn_command(q->rd.rc, queue_block_cb, q, "XREADGROUP GROUP "
-		    QUEUE_GROUP " %s COUNT %s BLOCK " QUEUE_BLOCK_MS " STREAMS "
-		    "%s %s %s %s %s > > > > >", q->consumer, count, q->lanes[0],
-		    q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4]);
-	}
+	n = q->ctl_only ? q->nctl : q->nlanes;
+	snprintf(count, sizeof count, "%u", q->ctl_only ?
+	    (unsigned)QUEUE_CTL_COUNT : q->want);
+	argv = xcalloc(9 + 2 * (size_t)n, sizeof *argv);
+	argv[argc++] = "XREADGROUP";
+	argv[argc++] = "GROUP";
+	argv[argc++] = QUEUE_GROUP;
+	argv[argc++] = q->consumer;
+	argv[argc++] = "COUNT";
+	argv[argc++] = count;
+	argv[argc++] = "BLOCK";
+	argv[argc++] = QUEUE_BLOCK_MS;
+	argv[argc++] = "STREAMS";
+	for (i = 0; i < n; i++)
+		argv[argc++] = q->lanes[i].key;
+	for (i = 0; i < n; i++)
+		argv[argc++] = ">";
+	rconn_command_argv(q->rd.rc, queue_block_cb, q, (int)argc, argv,
+	    NULL);
+	free(argv);
 	queue_kick(&q->rd);
 }
 
@@ -303,7 +337,7 @@ queue_block_cb(struct rconn *rc, redisReply *reply, void *arg)
 	redisReply	*s, *e;
 	struct queue	*q = arg;
 	size_t		 i, j;
-	int		 lane;
+	unsigned	 lane, *at;
 
 	(void)rc;
 	q->reading = q->fetch_queued;	/* a fetch waits behind it */
@@ -318,13 +352,23 @@ queue_block_cb(struct rconn *rc, redisReply *reply, void *arg)
 		return;
 	}
 	q->read_backoff_ms = 0;
+	if (reply->type != REDIS_REPLY_ARRAY || reply->elements == 0) {
+		queue_read_next(q);
+		return;
+	}
 	/* Several lanes may answer at once: control first, then high. */
-	for (lane = 0; lane < QUEUE_NLANES; lane++) {
-		for (i = 0; reply->type == REDIS_REPLY_ARRAY &&
-		    i < reply->elements; i++) {
+	at = xcalloc(reply->elements, sizeof *at);
+	for (i = 0; i < reply->elements; i++) {
+		s = reply->element[i];
+		at[i] = s->type == REDIS_REPLY_ARRAY && s->elements == 2 &&
+		    s->element[0]->type == REDIS_REPLY_STRING &&
+		    s->element[1]->type == REDIS_REPLY_ARRAY ?
+		    queue_lane_index(q, s->element[0]->str) : q->nlanes;
+	}
+	for (lane = 0; lane < q->nlanes; lane++) {
+		for (i = 0; i < reply->elements; i++) {
 			s = reply->element[i];
-			if (s->type != REDIS_REPLY_ARRAY || s->elements != 2 ||
-			    queue_lane_index(q, s->element[0]->str) != lane)
+			if (at[i] != lane)
 				continue;
 			for (j = 0; j < s->element[1]->elements; j++) {
 				e = s->element[1]->element[j];
@@ -336,6 +380,7 @@ queue_block_cb(struct rconn *rc, redisReply *reply, void *arg)
 			}
 		}
 	}
+	free(at);
 	queue_read_next(q);
 }
 
@@ -356,21 +401,46 @@ queue_fetch_count(struct queue *q)
 	return (n);
 }
 
-/* Sends the fetch script for n entries. */
+/*
+ * Sends the fetch script for n entries. Within a class the lanes take
+ * turns at going first, so no agent's backlog starves another's.
+ */
 static void
 queue_fetch(struct queue *q, unsigned n)
 {
-	char	count[16], max[32], ttl[16];
+	const char	**argv;
+	char		  nkeys[16], count[16], nctl[16], max[32], ttl[16];
+	unsigned	  c, i, per = q->nagents + 1, turn, argc = 0;
 
+	snprintf(nkeys, sizeof nkeys, "%u", q->nlanes);
 	snprintf(count, sizeof count, "%u", n);
+	snprintf(nctl, sizeof nctl, "%u", q->nctl);
 	snprintf(max, sizeof max, "%zu", q->max_item_bytes);
-	q->reading = 1;
 	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
-	rconn_command(q->rd.rc, queue_fetch_cb, q, "EVAL %s 5 %s %s %s %s "
-	    "%s " QUEUE_GROUP " %s %s %d %s %s %s %s", queue_fetch_lua,
-	    q->lanes[0], q->lanes[1], q->lanes[2], q->lanes[3], q->lanes[4],
-	    q->consumer, count, QUEUE_NCTL, q->fetch_own ? "0" : ">", max, ttl,
-	    q->life);
+	argv = xcalloc(12 + (size_t)q->nlanes, sizeof *argv);
+	argv[argc++] = "EVAL";
+	argv[argc++] = queue_fetch_lua;
+	argv[argc++] = nkeys;
+	for (i = 0; i < q->nctl; i++)
+		argv[argc++] = q->lanes[i].key;
+	turn = q->turn++ % per;
+	for (c = 0; c < QUEUE_NCLASS; c++)
+		for (i = 0; i < per; i++)
+			argv[argc++] = q->lanes[q->nctl + c * per +
+			    (turn + i) % per].key;
+	argv[argc++] = QUEUE_GROUP;
+	argv[argc++] = q->consumer;
+	argv[argc++] = count;
+	argv[argc++] = nctl;
+	argv[argc++] = q->fetch_own ? "0" : ">";
+	argv[argc++] = max;
+	argv[argc++] = ttl;
+	argv[argc++] = q->life;
+	argv[argc++] = q->lane_prefix;
+	q->reading = 1;
+	rconn_command_argv(q->rd.rc, queue_fetch_cb, q, (int)argc, argv,
+	    NULL);
+	free(argv);
 	queue_kick(&q->rd);
 }
 
@@ -479,7 +549,7 @@ queue_read_entries(const redisReply *r, const char *stream,
 		memset(&out[n], 0, sizeof out[n]);
 		out[n].stream = stream;
 		out[n].entry_id = e->element[0]->str;
-		if ((item = queue_item_field(e->element[1])) != NULL) {
+		if ((item = queue_field(e->element[1], "item")) != NULL) {
 			out[n].body = item->str;
 			out[n].len = item->len;
 		}

@@ -61,7 +61,9 @@
  * back, with its size as the entry's fourth element.
  *
  * An EXEC item of a work lane with a well-formed id is claimed as it is
- * read (ARGV[7]: the answer ttl): the fifth element is the claim's
+ * read (ARGV[7]: the answer ttl), unless the lane is an agent's
+ * (ARGV[9]<agent>.<lane>) and the id is not in the agent's own namespace
+ * ("<agent>."): the worker refuses that one. The fifth element is the claim's
  * outcome (0: not claimed), the sixth the stored answer or "". One round
  * trip takes an item; the worker releases the claim of an item it then
  * refuses or cannot take now. Its XREADGROUP would let the claim's SET
@@ -70,12 +72,13 @@
  * whole then, as it refuses a plain XREADGROUP.
  *   KEYS: the lanes in order, control lanes first
  *   ARGV: 1 group, 2 consumer, 3 count, 4 control lanes, 5 id (">" or
- *         "0"), 6 max item bytes, 7 answer ttl, 8 life
+ *         "0"), 6 max item bytes, 7 answer ttl, 8 life, 9 the lanes'
+ *         prefix, q:<queue>:
  */
 const char queue_fetch_lua[] =
     "#!lua\n"	/* flagged: refused whole while Redis is out of memory */
     QUEUE_CLAIM_FN
-    "local function take(id, f) "
+    "local function take(id, f, k) "
     " local body for j = 1, #f - 1, 2 do "
     "  if f[j] == 'item' then body = f[j + 1] end end "
     " if not body then return 0, '', '' end "
@@ -83,6 +86,9 @@ const char queue_fetch_lua[] =
     " if not ok or type(it) ~= 'table' or it.type ~= 'EXEC' or "
     "  type(it.id) ~= 'string' or #it.id > " ITEM_ID_MAX_S " or "
     "  not string.find(it.id, '^[%w_:%-][%w_.:%-]*$') then "
+    "  return 0, '', '' end "
+    " local o = string.match(string.sub(k, #ARGV[9] + 1), '^([^.]+)%.') "
+    " if o and string.sub(it.id, 1, #o + 1) ~= o .. '.' then "
     "  return 0, '', '' end "
     " local r = claim('" KS_CLAIM "' .. it.id, '" KS_ANSWER "' .. it.id, "
     "  ARGV[2], ARGV[7], '0', nil, id, ARGV[8]) "
@@ -99,7 +105,7 @@ const char queue_fetch_lua[] =
     "   local f, size, c, a, cid = e[2] or {}, 0, 0, '', '' "
     "   for j = 2, #f, 2 do if #f[j] > tonumber(ARGV[6]) then "
     "    size = #f[j] f[j] = string.sub(f[j], 1, 65536) end end "
-    "   if i > nctl and size == 0 then c, a, cid = take(e[1], f) end "
+    "   if i > nctl and size == 0 then c, a, cid = take(e[1], f, k) end "
     "   out[#out + 1] = {k, e[1], f, size, c, a, cid} "
     "   if i > nctl then want = want - 1 end end end "
     " end "
@@ -114,7 +120,8 @@ const char queue_fetch_lua[] =
  * another worker, -1 owned by a worker that is gone.
  *   KEYS: 1 the session hash, 2 the stream the item came from, 3 the
  *         id's claim
- *   ARGV: 1 me (consumer), 2 group, 3 entry, 4 item, 5 queue
+ *   ARGV: 1 me (consumer), 2 group, 3 entry, 4 item, 5 queue, 6 the
+ *         agent whose item it is ("": a shared lane's), kept with it
  */
 const char queue_forward_lua[] =
     "local owner = redis.call('HGET', KEYS[1], '" KS_SF_WORKER "') "
@@ -125,9 +132,11 @@ const char queue_forward_lua[] =
     " return -1 end "
     "if redis.call('XACK', KEYS[2], ARGV[2], ARGV[3]) == 0 then return 1 end "
     "redis.call('XDEL', KEYS[2], ARGV[3]) "
-    "redis.call('XADD', '" KS_QUEUE "' .. ARGV[5] .. ':" KS_LANE_CTL ":' .. "
-    " owner, "
-    " 'MAXLEN', '~', 10000, '*', 'item', ARGV[4]) "
+    "local inbox = '" KS_QUEUE "' .. ARGV[5] .. ':" KS_LANE_CTL ":' .. owner "
+    "if ARGV[6] ~= '' then redis.call('XADD', inbox, 'MAXLEN', '~', 10000, "
+    " '*', 'item', ARGV[4], 'owner', ARGV[6]) "
+    "else redis.call('XADD', inbox, 'MAXLEN', '~', 10000, '*', 'item', "
+    " ARGV[4]) end "
     "return 1";
 
 /*

@@ -105,7 +105,7 @@ cat <<MSG
   ~/.config/execq/config (see 'execq --help').
 
 MSG
-ENABLE_EXECUTE=1 EXECQ_REDIS_USER=worker \
+ENABLE_EXECUTE=1 EXECQ_REDIS_USER=worker EXECQ_AGENTS="agent operator" \
     EXECQ_REDIS_PASSWORD_FILE="$run/redis-worker.pass" \
     "$build/execq-worker" --redis "unix://$sock" \
     --workspace "$run/workspace" --log-dir "$top/.tmp/exec" \

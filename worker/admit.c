@@ -15,6 +15,38 @@
 extern char **environ;
 
 int
+worker_check_owner(struct job *j)
+{
+	struct item	*it = j->item;
+	char		*msg;
+
+	if (j->owner == NULL)
+		return (0);
+	if (!worker_owned_name(j->owner, it->id)) {
+		xasprintf(&msg, "the item came from agent '%s''s lane, and an "
+		    "agent's ids begin with its name: '%s.<id>', not '%s'",
+		    j->owner, j->owner, it->id);
+		worker_fail(j, it->reply_to, it->id, ERR_BAD_ID, msg,
+		    QUEUE_STORE_NONE);
+		free(msg);
+		return (-1);
+	}
+	if (it->reply_to != NULL && !worker_owned_name(j->owner,
+	    it->reply_to)) {
+		xasprintf(&msg, "the item came from agent '%s''s lane, and an "
+		    "agent's answers go to its own queues, '%s.<name>' (q:%s.*)"
+		    ", not '%s'", j->owner, j->owner, j->owner, it->reply_to);
+		worker_fail(j, it->reply_to, it->id, ERR_BAD_REPLY_TO, msg,
+		    QUEUE_STORE_NONE);
+		free(msg);
+		return (-1);
+	}
+	if (it->reply_to == NULL)
+		it->reply_to = xstrdup(j->owner_reply);
+	return (0);
+}
+
+int
 worker_check(struct job *j)
 {
 	struct worker	*w = j->w;

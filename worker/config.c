@@ -143,6 +143,7 @@ config_release(struct config *c)
 	free(c->redis_wait_replicas);
 	free(c->queue);
 	free(c->reply_default);
+	free(c->agents);
 	free(c->workspace);
 	free(c->log_dir);
 	free(c->operator_token);

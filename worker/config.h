@@ -31,6 +31,7 @@ struct config {
 	char		*redis_wait_replicas;	/* "auto" or 0-16 */
 	char		*queue;			/* "exec": streams q:exec:<lane> */
 	char		*reply_default;		/* "replies" */
+	char		*agents;		/* read their own lanes too */
 	char		*workspace;		/* "workspace": realpath'd at load */
 	char		*log_dir;		/* ".tmp/exec" */
 	char		*state_dir;		/* ".tmp/state": audit, spool */

@@ -10,6 +10,7 @@
 #include "worker/http.h"
 
 #define CONFIG_NAME_MAX	128
+#define CONFIG_AGENTS_MAX	256
 
 char *
 config_check_url(const char *s)
@@ -36,6 +37,40 @@ config_check_name(const char *s)
 		return (NULL);
 	xasprintf(&msg, "'%s' is not a valid name (1-128 of A-Z a-z 0-9 "
 	    "_ . : -, not starting with '.')", s);
+	return (msg);
+}
+
+/*
+ * Agents whose own lanes the worker reads: names split by spaces or
+ * commas, each a Redis ACL user's: no '.' (the lane is <agent>.<lane>
+ * and the agent's queues <agent>.*), no two alike, at most
+ * CONFIG_AGENTS_MAX.
+ */
+char *
+config_check_agents(const char *s)
+{
+	char		*list, *save, *p, *msg = NULL;
+	const char	*names[CONFIG_AGENTS_MAX];
+	size_t		 n = 0, i, len;
+
+	list = xstrdup(s);
+	for (p = strtok_r(list, " ,\t", &save); p != NULL && msg == NULL;
+	    p = strtok_r(NULL, " ,\t", &save)) {
+		len = strlen(p);
+		if (len > 64 || strspn(p, "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != len)
+			xasprintf(&msg, "'%s' is not an agent's name (1-64 of "
+			    "A-Z a-z 0-9 _ -)", p);
+		else if (n == CONFIG_AGENTS_MAX)
+			xasprintf(&msg, "more than %d agents",
+			    CONFIG_AGENTS_MAX);
+		for (i = 0; i < n && msg == NULL; i++)
+			if (strcmp(names[i], p) == 0)
+				xasprintf(&msg, "'%s' is named twice", p);
+		if (msg == NULL)
+			names[n++] = p;
+	}
+	free(list);
 	return (msg);
 }
 

@@ -71,6 +71,7 @@ struct config_state {
 /* config_check.c: each NULL, or an allocated reason. */
 char	*config_check_url(const char *);
 char	*config_check_name(const char *);
+char	*config_check_agents(const char *);
 char	*config_check_nonempty(const char *);
 char	*config_check_operator_token(const char *);
 char	*config_check_absolute(const char *);

@@ -65,6 +65,12 @@ const struct config_opt config_opts[] = {
 	  CONFIG_STRING, OFF(reply_default), 0, 0, "replies", "NAME",
 	  "where answers go when an item has no reply_to",
 	  config_check_name },
+	{ "agents", "agents", NULL, "EXECQ_AGENTS", CONFIG_STRING,
+	  OFF(agents), 0, 0, "", "NAMES",
+	  "Redis users whose own lanes q:NAME:<agent>.high\n"
+	  "... are read too (what comes from one is that\n"
+	  "agent's: ids and reply_to <agent>.*)",
+	  config_check_agents },
 	{ "workspace", "workspace", NULL, "EXECQ_WORKSPACE", CONFIG_STRING,
 	  OFF(workspace), 0, 0, POLICYCONF_DEFAULT_WORKSPACE, "DIR",
 	  "commands run in DIR or below it; must exist\n"

@@ -64,7 +64,7 @@ worker_held_ended(struct job *j, const struct approval *a,
 	struct held_end		*e = &w->ended[w->nended++ % WORKER_HELD_KEEP];
 
 	worker_held_view(j, a, state, &h);
-	sessions_mirror_held(w->sessions, &h, worker_reply_to(w,
+	sessions_mirror_held(w->sessions, &h, worker_reply_to(j,
 	    j->item->reply_to), 0);
 	worker_held_forget(e);
 	e->id = xstrdup(h.id);
@@ -143,7 +143,7 @@ worker_held_park(struct job *j, approval_done_cb decided)
 	req.reason = j->dec.reason;
 	req.queue = w->cfg->queue;
 	req.worker = queue_consumer(w->q);
-	req.reply_to = worker_reply_to(w, j->item->reply_to);
+	req.reply_to = worker_reply_to(j, j->item->reply_to);
 	req.background = j->item->background;
 	req.network = j->dec.asks_network;
 	req.grant_path = j->dec.grant_path;

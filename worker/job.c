@@ -87,10 +87,21 @@ worker_check_logs(struct worker *w)
 	evtimer_add(w->ev_logs, &tv);
 }
 
-const char *
-worker_reply_to(struct worker *w, const char *reply_to)
+int
+worker_owned_name(const char *agent, const char *name)
 {
-	return (reply_to != NULL ? reply_to : w->cfg->reply_default);
+	size_t	n = strlen(agent);
+
+	return (name != NULL && strncmp(name, agent, n) == 0 &&
+	    name[n] == '.' && name[n + 1] != '\0');
+}
+
+const char *
+worker_reply_to(const struct job *j, const char *reply_to)
+{
+	if (j->owner != NULL && !worker_owned_name(j->owner, reply_to))
+		return (j->owner_reply);
+	return (reply_to != NULL ? reply_to : j->w->cfg->reply_default);
 }
 
 struct job *
@@ -102,6 +113,11 @@ worker_job_create(struct worker *w, const struct queue_entry *e)
 	j->w = w;
 	j->stream = xstrdup(e->stream);
 	j->entry_id = xstrdup(e->entry_id);
+	if (e->owner != NULL) {
+		j->owner = xstrdup(e->owner);
+		xasprintf(&j->owner_reply, "%s." WORKER_OWNER_REPLIES,
+		    e->owner);
+	}
 	j->received_us = clock_mono_us();
 	if (e->claim == QUEUE_CLAIM_RUN)
 		j->claim_id = xstrdup(e->claim_id);
@@ -150,6 +166,8 @@ worker_job_free(struct job *j)
 	free(j->grant);
 	live_free(j->live);
 	free(j->stream);
+	free(j->owner);
+	free(j->owner_reply);
 	free(j->entry_id);
 	free(j->claim_id);
 	free(j);
@@ -207,7 +225,7 @@ worker_finish_kept(struct job *j, enum errcode code, const char *reply_to,
 		free(j->claim_id);
 		j->claim_id = NULL;
 	}
-	queue_answer_kept(w->q, worker_reply_to(w, reply_to), KS_LANE_NORMAL,
+	queue_answer_kept(w->q, worker_reply_to(j, reply_to), KS_LANE_NORMAL,
 	    id, store, j->stream, j->entry_id, json, len, kept, kept_len);
 	worker_answered(j, code);
 	worker_drop(j);

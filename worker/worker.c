@@ -387,7 +387,7 @@ worker_process(struct job *j, const struct queue_entry *e)
 	if (it->action != ITEM_ACTION_LIST &&
 	    !sessions_has(w->sessions, it->session_id)) {
 		queue_forward(w->q, it->session_id, e->stream, e->entry_id,
-		    e->body, e->len, worker_forwarded_cb, j);
+		    e->body, e->len, j->owner, worker_forwarded_cb, j);
 		return;
 	}
 	sessions_act(w->sessions, it, worker_process_answer_cb, j);
@@ -428,6 +428,8 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 		item_error_release(&err);
 		return;
 	}
+	if (worker_check_owner(j) == -1)
+		return;
 	/* Only PROCESS items ride the control lanes, and they hold no slot. */
 	if (e->control && j->item->type != ITEM_PROCESS) {
 		worker_fail(j, j->item->reply_to, j->item->id, ERR_BAD_ITEM,
@@ -634,6 +636,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 	qc.url = &w->url;
 	qc.queue = cfg->queue;
 	qc.consumer = cfg->consumer;
+	qc.agents = cfg->agents;
 	qc.claim_idle_ms = cfg->claim_idle_ms;
 	qc.answer_ttl_s = cfg->answer_ttl_s;
 	qc.max_item_bytes = cfg->max_item_bytes;

@@ -85,6 +85,8 @@ struct job {
 	struct worker	*w;
 	enum job_state	 state;		/* worker_job_move only */
 	char		*stream, *entry_id;
+	char		*owner;		/* from an agent's lane: the agent */
+	char		*owner_reply;	/* ... and its default reply queue */
 	struct item	*item;
 	char		*cwd;
 	char		**envp;
@@ -105,6 +107,7 @@ struct job {
 					   item never runs; else NULL */
 };
 
+#define WORKER_OWNER_REPLIES	"replies"	/* <agent>.replies */
 #define WORKER_HELD_KEEP	64	/* ended held items remembered */
 #define WORKER_SPARE_MAX	64	/* files made ahead, at most */
 
@@ -185,8 +188,14 @@ void		 worker_update_want(struct worker *);
  * taking items until one can (ev_logs, signals.c, looks again each second).
  */
 void		 worker_check_logs(struct worker *);
-/* The reply queue for an item (its own, or the worker's default). */
-const char	*worker_reply_to(struct worker *, const char *reply_to);
+/*
+ * The reply queue for job j's answer: reply_to, else the worker's default;
+ * for an agent's item, reply_to only when it is the agent's own
+ * (<agent>.*), else the agent's default, <agent>.replies.
+ */
+const char	*worker_reply_to(const struct job *, const char *reply_to);
+/* 1 if name is agent's own: "<agent>." and more. */
+int		 worker_owned_name(const char *agent, const char *name);
 /* The item type as metrics label it. */
 const char	*worker_type_label(const struct job *);
 /* An answer (code "ok", or an ERROR's) was queued for job j. */
@@ -215,6 +224,12 @@ void		 worker_audit(struct job *, const char *event, const char *by,
 
 /* admit.c: each answers the job (it is freed) and returns -1 on a no. */
 /* The gate and the limits; then the cwd and the environment. */
+/*
+ * An agent's item (from its own lane) keeps to the agent's namespace: its
+ * id and reply_to begin with "<agent>."; without a reply_to it is
+ * answered on <agent>.replies. 0, or -1: refused (answered).
+ */
+int		 worker_check_owner(struct job *);
 int		 worker_check(struct job *);
 /* The tier and the policy's decision (j->dec): refused is answered. */
 int		 worker_classify(struct job *);

@@ -108,15 +108,22 @@ auth_aclfile(struct harness *h, const char *path)
 		if (strncmp(line, "user agent ", 11) != 0)
 			continue;
 		agents++;
-		/* The same line for agent "other". */
+		/* The same line for agent "other": its name in the
+		   agent's three places (lanes, queues). */
 		xasprintf(&q, "user agent on >%s ", auth_pw("agent"));
 		if (strncmp(line, q, strlen(q)) != 0 ||
-		    (p = strstr(line, "~q:agent.*")) == NULL)
+		    strstr(line, "~q:agent.*") == NULL ||
+		    strstr(line, "~q:exec:agent.*") == NULL)
 			harness_fail(h, "%s: the agent's line: %s", ACL_FILE,
 			    line);
-		fprintf(out, "user other on >%s %.*s~q:other.*%s",
-		    auth_pw("other"), (int)(p - line - strlen(q)),
-		    line + strlen(q), p + strlen("~q:agent.*"));
+		fprintf(out, "user other on >%s ", auth_pw("other"));
+		for (p = line + strlen(q); *p != '\0'; p++) {
+			if (strncmp(p, ":agent.*", 8) == 0) {
+				fputs(":other.*", out);
+				p += 7;
+			} else
+				fputc(*p, out);
+		}
 		free(q);
 	}
 	free(line);
@@ -350,6 +357,40 @@ auth_answer(struct harness *h, redisContext *c, const char *reply)
 	return (o);
 }
 
+/* The answer with this id on reply queue reply (waited for). */
+static json_t *
+auth_answer_for(struct harness *h, redisContext *c, const char *reply,
+    const char *id)
+{
+	redisReply	*r, *f;
+	json_t		*o = NULL;
+	int64_t		 deadline = harness_now_ms() + WAIT_MS;
+	size_t		 i;
+
+	while (o == NULL) {
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "no answer to %s on %s", id, reply);
+		r = redisCommand(c, "XRANGE q:%s:normal - +", reply);
+		if (r == NULL || r->type != REDIS_REPLY_ARRAY)
+			harness_fail(h, "XRANGE q:%s:normal: %s", reply,
+			    r != NULL ? r->str : c->errstr);
+		for (i = 0; i < r->elements && o == NULL; i++) {
+			f = r->element[i]->element[1];
+			o = json_loadb(f->element[1]->str, f->element[1]->len,
+			    0, NULL);
+			if (o != NULL && (!json_is_string(json_object_get(o,
+			    "id")) || strcmp(harness_jstr(o, "id"), id) != 0)) {
+				json_decref(o);
+				o = NULL;
+			}
+		}
+		freeReplyObject(r);
+		if (o == NULL)
+			harness_sleep_ms(20);
+	}
+	return (o);
+}
+
 /* How many times s occurs in the file at path. */
 static int
 auth_count_in_file(const char *path, const char *s)
@@ -439,7 +480,7 @@ auth_wait_healthz(struct harness *h, int port, const char *want)
 static pid_t
 auth_worker(struct harness *h, int http_port, const char *extra)
 {
-	const char	*env[3];
+	const char	*env[4];
 	char		*pwfile, *e, http[32];
 	pid_t		 pid;
 
@@ -447,7 +488,8 @@ auth_worker(struct harness *h, int http_port, const char *extra)
 	xasprintf(&e, "EXECQ_REDIS_PASSWORD_FILE=%s", pwfile);
 	env[0] = "EXECQ_REDIS_USER=worker";
 	env[1] = e;
-	env[2] = NULL;
+	env[2] = "EXECQ_AGENTS=agent,other operator";
+	env[3] = NULL;
 	snprintf(http, sizeof http, "127.0.0.1:%d", http_port);
 	if (http_port != 0)
 		pid = harness_worker_start(h, env, "--http", http, extra,
@@ -481,10 +523,14 @@ test_auth_acl_roles(void **state)
 	auth_ok(h, adm, "admin", "XADD q:other.x:normal * item {}");
 	auth_ok(h, adm, "admin", "XADD q:agent.x:normal * item {}");
 
-	/* The agent: items in, its own answers out. */
-	auth_ok(h, agent, "agent", "XADD q:exec:normal * item {}");
-	auth_ok(h, agent, "agent", "XADD q:exec:high * item {}");
-	auth_ok(h, agent, "agent", "XADD q:exec:ctl * item {}");
+	/* The agent: items in its own lanes, its own answers out. */
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.normal * item {}");
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.high * item {}");
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.ctl * item {}");
+	auth_ok(h, other, "other", "XADD q:exec:other.normal * item {}");
+	/* What it can do to its lanes it can do to its own only. */
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.low MAXLEN 0 * item {}");
+	auth_ok(h, agent, "agent", "XDEL q:exec:agent.low 1-1");
 	auth_ok(h, agent, "agent", "XREAD STREAMS q:agent.x:normal "
 	    "q:agent.x:high 0 0");
 	auth_ok(h, agent, "agent", "XRANGE q:agent.x:normal - +");
@@ -505,6 +551,20 @@ test_auth_acl_roles(void **state)
 	auth_noperm(h, agent, "agent", "HGETALL execq:workers");
 	auth_noperm(h, agent, "agent", "XREAD STREAMS q:exec:normal 0");
 	auth_noperm(h, agent, "agent", "DEL q:exec:normal");
+	/* No shared lane, no other agent's: nobody trims, fills, deletes
+	   from or blocks (an id at the top) a lane of another's. */
+	auth_noperm(h, agent, "agent", "XADD q:exec:normal * item {}");
+	auth_noperm(h, agent, "agent", "XADD q:exec:ctl * item {}");
+	auth_noperm(h, agent, "agent", "XADD q:exec:other.normal * item {}");
+	auth_noperm(h, agent, "agent", "XADD q:exec:normal MAXLEN 0 * x y");
+	auth_noperm(h, agent, "agent", "XADD q:exec:other.high MINID "
+	    "99999999999999 * x y");
+	auth_noperm(h, agent, "agent", "XADD q:exec:other.normal "
+	    "18446744073709551615-18446744073709551615 x y");
+	auth_noperm(h, agent, "agent", "XDEL q:exec:other.normal 1-1");
+	auth_noperm(h, agent, "agent", "XDEL q:exec:high 1-1");
+	auth_noperm(h, agent, "agent", "XTRIM q:exec:other.normal MAXLEN 0");
+	auth_noperm(h, agent, "agent", "XREAD STREAMS q:exec:agent.normal 0");
 	auth_noperm(h, agent, "agent", "XADD q:other.x:normal * item {}");
 	auth_noperm(h, agent, "agent", "KEYS *");
 	auth_noperm(h, agent, "agent", "FLUSHALL");
@@ -561,8 +621,8 @@ test_auth_worker_end_to_end(void **state)
 	auth_worker(h, port, "--network");
 	auth_wait_healthz(h, port, "required");
 	agent = auth_connect(h, "agent");
-	auth_ok(h, agent, "agent", "XADD q:exec:normal * item %s",
-	    "{\"id\":\"auth-e2e-1\",\"type\":\"EXEC\",\"reply_to\":"
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.normal * item %s",
+	    "{\"id\":\"agent.e2e-1\",\"type\":\"EXEC\",\"reply_to\":"
 	    "\"agent.e2e\",\"args\":{\"command\":\"echo hello\"}}");
 	a = auth_answer(h, agent, "agent.e2e");
 	assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
@@ -574,13 +634,13 @@ test_auth_worker_end_to_end(void **state)
 		xasprintf(&cmd, "redis-cli -h 127.0.0.1 -p %d PING; "
 		    "redis-cli -h 127.0.0.1 -p %d XRANGE q:agent.e2e:normal "
 		    "- +", srv.port, srv.port);
-		a = json_pack("{s:s, s:s, s:s, s:{s:s}}", "id", "auth-net-1",
+		a = json_pack("{s:s, s:s, s:s, s:{s:s}}", "id", "agent.net-1",
 		    "type", "EXEC", "reply_to", "agent.net", "args",
 		    "command", cmd);
 		item = json_dumps(a, JSON_COMPACT);
 		json_decref(a);
-		auth_ok(h, agent, "agent", "XADD q:exec:normal * item %s",
-		    item);
+		auth_ok(h, agent, "agent", "XADD q:exec:agent.normal * item "
+		    "%s", item);
 		a = auth_answer(h, agent, "agent.net");
 		assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
 		assert_non_null(strstr(harness_jstr(a, "stdout"), "NOAUTH"));
@@ -593,6 +653,76 @@ test_auth_worker_end_to_end(void **state)
 	assert_int_equal(auth_count_in_file(h->w[0].err_path,
 	    "WITHOUT A PASSWORD"), 0);
 	redisFree(agent);
+	harness_pass(h);
+}
+
+/*
+ * What comes from an agent's lane is that agent's: an id or a reply_to in
+ * another agent's namespace is refused (answered on the sender's own
+ * queues), another agent's stored answer is never handed out for its id,
+ * and nothing reaches the other agent's queue.
+ */
+static void
+test_auth_agent_namespace(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	redisContext	*agent, *other;
+	redisReply	*r;
+	json_t		*a;
+	char		*text;
+
+	auth_redis_start(h);
+	auth_harness_here(h);
+	auth_worker(h, 0, NULL);
+	agent = auth_connect(h, "agent");
+	other = auth_connect(h, "other");
+	auth_ok(h, other, "other", "XADD q:exec:other.normal * item %s",
+	    "{\"id\":\"other.k1\",\"type\":\"EXEC\",\"reply_to\":"
+	    "\"other.x\",\"args\":{\"command\":\"echo other-secret\"}}");
+	a = auth_answer_for(h, other, "other.x", "other.k1");
+	assert_string_equal(harness_jstr(a, "stdout"), "other-secret\n");
+	json_decref(a);
+
+	/* Another's id: refused, its answer not given. */
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.normal * item %s",
+	    "{\"id\":\"other.k1\",\"type\":\"EXEC\",\"reply_to\":"
+	    "\"agent.r\",\"args\":{\"command\":\"echo again\"}}");
+	a = auth_answer_for(h, agent, "agent.r", "other.k1");
+	assert_string_equal(harness_jstr(a, "type"), "ERROR");
+	assert_string_equal(harness_jstr(a, "error.code"), "bad_id");
+	text = json_dumps(a, 0);
+	assert_null(strstr(text, "other-secret"));
+	free(text);
+	json_decref(a);
+	/* An id outside any agent's namespace: refused. */
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.high * item %s",
+	    "{\"id\":\"k3\",\"type\":\"EXEC\",\"reply_to\":"
+	    "\"agent.r\",\"args\":{\"command\":\"echo k3\"}}");
+	a = auth_answer_for(h, agent, "agent.r", "k3");
+	assert_string_equal(harness_jstr(a, "error.code"), "bad_id");
+	json_decref(a);
+	/* Another's reply queue: refused, answered on agent.replies. */
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.normal * item %s",
+	    "{\"id\":\"agent.k2\",\"type\":\"EXEC\",\"reply_to\":"
+	    "\"other.x\",\"args\":{\"command\":\"echo forged\"}}");
+	a = auth_answer_for(h, agent, "agent.replies", "agent.k2");
+	assert_string_equal(harness_jstr(a, "error.code"), "bad_reply_to");
+	json_decref(a);
+	/* No reply_to: agent.replies too; and it runs. */
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.normal * item %s",
+	    "{\"id\":\"agent.k4\",\"type\":\"EXEC\",\"args\":"
+	    "{\"command\":\"echo fine\"}}");
+	a = auth_answer_for(h, agent, "agent.replies", "agent.k4");
+	assert_string_equal(harness_jstr(a, "stdout"), "fine\n");
+	json_decref(a);
+	/* Answered after the forged one: nothing came to other.x since. */
+	r = redisCommand(other, "XLEN q:other.x:normal");
+	assert_non_null(r);
+	assert_int_equal(r->type, REDIS_REPLY_INTEGER);
+	assert_int_equal(r->integer, 1);
+	freeReplyObject(r);
+	redisFree(agent);
+	redisFree(other);
 	harness_pass(h);
 }
 
@@ -685,8 +815,8 @@ test_auth_refused_backs_off(void **state)
 	    auth_pw("worker")));
 	auth_wait_log(h, log, "login accepted", 2, 90000);
 	agent = auth_connect(h, "agent");
-	auth_ok(h, agent, "agent", "XADD q:exec:normal * item %s",
-	    "{\"id\":\"auth-back-1\",\"type\":\"EXEC\",\"reply_to\":"
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.normal * item %s",
+	    "{\"id\":\"agent.back-1\",\"type\":\"EXEC\",\"reply_to\":"
 	    "\"agent.back\",\"args\":{\"command\":\"echo back\"}}");
 	a = auth_answer(h, agent, "agent.back");
 	assert_string_equal(harness_jstr(a, "stdout"), "back\n");
@@ -740,6 +870,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_auth_acl_roles,
 		    harness_setup, auth_teardown),
 		cmocka_unit_test_setup_teardown(test_auth_worker_end_to_end,
+		    harness_setup, auth_teardown),
+		cmocka_unit_test_setup_teardown(test_auth_agent_namespace,
 		    harness_setup, auth_teardown),
 		cmocka_unit_test_setup_teardown(test_auth_open_door_said,
 		    harness_setup, auth_teardown),

@@ -741,6 +741,16 @@ test_config_bad_strings(void **state)
 	    "is not a valid name");
 	name[128] = '\0';
 	assert_int_equal(load(fx, ARGS("--reply-default", name), NULL), 0);
+	/* Agents: ACL user names without a '.', each once. */
+	assert_int_equal(load(fx, ARGS("--agents", "a-1, b_2 c"), NULL), 0);
+	assert_string_equal(fx->c.agents, "a-1, b_2 c");
+	load_fails(fx, ARGS("--agents", "alice bob.x"), NULL,
+	    "--agents: 'bob.x' is not an agent's name");
+	load_fails(fx, NULL, ARGS("EXECQ_AGENTS=a b a"),
+	    "EXECQ_AGENTS: 'a' is named twice");
+	memset(name, 'a', 65);
+	name[65] = '\0';
+	load_fails(fx, ARGS("--agents", name), NULL, "is not an agent's name");
 	load_fails(fx, ARGS("--shell", "sh"), NULL,
 	    "--shell: 'sh' is not an absolute path");
 	load_fails(fx, ARGS("--shell", "/nonexistent/sh"), NULL,
