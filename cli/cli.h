@@ -173,14 +173,23 @@ enum execq_optval {
 };
 
 /*
- * util.c: messages. Each returns after printing on stderr; but once
- * stdout failed with EPIPE (its reader gone), the client ends by SIGPIPE
- * instead of saying "stdout: Broken pipe", as execq_write_all does.
+ * util.c: messages. Each returns after printing on stderr, the message
+ * escaped (logs/display.h: no control, escape or bidi character of a
+ * quoted name or answer reaches the terminal); but once stdout failed
+ * with EPIPE (its reader gone), the client ends by SIGPIPE instead of
+ * saying "stdout: Broken pipe", as execq_write_all does.
  */
 void	 execq_error(const char *, ...) __attribute__((format(printf, 1, 2)));
 int	 execq_usage_hint(const char *cmd);		/* returns 2 */
 int	 execq_usage_error(const char *cmd, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));	/* returns 2 */
+/*
+ * One line for a person on f: fmt formatted, escaped as a whole
+ * (logs/display.h), then \n. For any line that holds a name, a path or
+ * an answer's text (a table: execq_print_table).
+ */
+void	 execq_line(FILE *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
 /* Prints "execq: <code>: <message>" for an ERROR answer; returns 125. */
 int	 execq_print_error(const struct json_t *);
 
@@ -205,7 +214,8 @@ void	 execq_format_duration(long long ms, char *buf, size_t len);
 /*
  * Prints nrows rows of ncols cells (row after row) aligned under the
  * headers; the last column is cut to the terminal's width (else
- * EXECQ_TABLE_LAST columns). Cells may be changed (cut).
+ * EXECQ_TABLE_LAST columns). Cells are allocated, the caller's to free;
+ * each is replaced by its escaped copy (logs/display.h), maybe cut.
  */
 #define EXECQ_TABLE_LAST	60
 void	 execq_print_table(const char *const *headers, int ncols,

@@ -9,6 +9,16 @@
  * once the stream expired) comes from the log, through the worker. When
  * the stream is silent, the session hash says whether the session ended.
  *
+ * The log is the command's output, so it goes out byte for byte, except
+ * to a terminal (without --raw): there it is escaped as logs/display.h
+ * says, lines and tabs kept, because it is text someone else's command
+ * wrote, read later by a person who did not choose to run it, and an
+ * escape sequence in it could rewrite what the terminal shows (erase a
+ * line, fake a prompt or a result), retitle it, or on some terminals
+ * set the clipboard or answer back as if typed. As less(1) shows control
+ * characters unless told -r: colours and a full-screen program's
+ * output then show as \e[...; --raw, or a pipe, gives the bytes.
+ *
  * cleanup runs logs/cleanup.c on this host's log dir, without Redis.
  */
 
@@ -19,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hiredis/hiredis.h>
 #include <jansson.h>
@@ -26,6 +37,7 @@
 #include "cli/cli.h"
 #include "queue/item.h"
 #include "logs/cleanup.h"
+#include "logs/display.h"
 #include "logs/xmalloc.h"
 #include "queue/client.h"
 #include "queue/keyspace.h"
@@ -40,12 +52,25 @@
 struct execq_logs_opts {
 	struct execq_opts	 o;	/* first: set() casts */
 	int			 follow;
+	int			 raw;	/* --raw: never escaped */
 	long			 lines;	/* 0: all */
 };
+
+/*
+ * Where the log's bytes go: as they are, or escaped for a terminal, with
+ * what a piece left cut short (a UTF-8 character, a \r before a \n?)
+ * for the next. One for the process: logs prints one session's log.
+ */
+static struct {
+	int	escape;
+	char	carry[4];
+	size_t	ncarry;
+} execq_logs_out;
 
 static const struct option execq_logs_longopts[] = {
 	{ "follow",		no_argument,	   NULL, 'f' },
 	{ "lines",		required_argument, NULL, 'n' },
+	{ "raw",		no_argument,	   NULL, EXECQ_OPT_RAW },
 	{ "queue",		required_argument, NULL, EXECQ_OPT_QUEUE },
 	{ "redis",		required_argument, NULL, EXECQ_OPT_REDIS },
 	{ "help",		no_argument,	   NULL, 'h' },
@@ -87,16 +112,19 @@ static const struct option execq_cleanup_longopts[] = {
 static void
 execq_logs_usage(FILE *f)
 {
-	fputs("usage: execq logs [-f] [--lines N] ID\n"
+	fputs("usage: execq logs [-f] [--lines N] [--raw] ID\n"
 	    "\n"
 	    "Prints the output of session ID, byte for byte, from its log\n"
-	    "file on the worker that runs (or ran) it.\n"
+	    "file on the worker that runs (or ran) it. To a terminal, control\n"
+	    "characters and escape sequences are shown escaped (\\e[31m, \\r,\n"
+	    "\\u202e) and a backslash as \\\\; lines and tabs stay.\n"
 	    "\n"
 	    "Options:\n"
 	    "  -f, --follow    print the output as it comes (from the\n"
 	    "                  stream execq:out:ID) until the session ends,\n"
 	    "                  then say on stderr how it ended\n"
 	    "  -n, --lines N   only the last N lines (with -f: then follow)\n"
+	    "  --raw           the bytes as they are, on a terminal too\n"
 	    "  --queue Q       work queue (default: $EXECQ_QUEUE, else exec)\n"
 	    "  --redis URL     Redis address (see 'execq --help')\n"
 	    "  -h, --help      show this help\n"
@@ -117,6 +145,9 @@ execq_logs_set(struct execq_opts *o, const char *cmd, int ch,
 	case 'f':
 		lo->follow = 1;
 		return (0);
+	case EXECQ_OPT_RAW:
+		lo->raw = 1;
+		return (0);
 	case 'n':
 		if (execq_parse_long(arg, 1, 100000, &lo->lines) == 0)
 			return (0);
@@ -125,6 +156,49 @@ execq_logs_set(struct execq_opts *o, const char *cmd, int ch,
 		return (-1);
 	}
 	return (execq_opts_set(o, cmd, ch, arg));
+}
+
+/*
+ * Writes len bytes of the log to stdout, escaped for a terminal if so
+ * (the top); a piece cut short waits for the next. 0, or -1 (said).
+ */
+static int
+execq_logs_print(const char *p, size_t len)
+{
+	char	*buf, *shown;
+	size_t	 n, used;
+	int	 rc;
+
+	if (!execq_logs_out.escape)
+		return (execq_write_all(stdout, p, len));
+	n = execq_logs_out.ncarry + len;
+	buf = xmalloc(n + 1);
+	memcpy(buf, execq_logs_out.carry, execq_logs_out.ncarry);
+	memcpy(buf + execq_logs_out.ncarry, p, len);
+	shown = display_escape(buf, n, DISPLAY_LINES|DISPLAY_MORE, &used);
+	execq_logs_out.ncarry = n - used;	/* 3 at the most */
+	memcpy(execq_logs_out.carry, buf + used, execq_logs_out.ncarry);
+	rc = execq_write_all(stdout, shown, strlen(shown));
+	free(shown);
+	free(buf);
+	return (rc);
+}
+
+/* The log ended: what the last piece left waiting, escaped as it is. */
+static int
+execq_logs_print_end(void)
+{
+	char	*shown;
+	int	 rc;
+
+	if (execq_logs_out.ncarry == 0)
+		return (0);
+	shown = display_escape(execq_logs_out.carry, execq_logs_out.ncarry,
+	    DISPLAY_LINES, NULL);
+	execq_logs_out.ncarry = 0;
+	rc = execq_write_all(stdout, shown, strlen(shown));
+	free(shown);
+	return (rc);
 }
 
 /* Writes an answer's output (output_b64, else output) to stdout. */
@@ -139,7 +213,7 @@ execq_logs_write(const json_t *res)
 	b64 = json_object_get(res, "output_b64");
 	if (!json_is_string(b64)) {	/* a worker that ignored encoding */
 		b64 = json_object_get(res, "output");
-		return (execq_write_all(stdout, json_string_value(b64),
+		return (execq_logs_print(json_string_value(b64),
 		    json_string_length(b64)) == 0 ? 0 : EXECQ_EXIT_FAIL);
 	}
 	if (item_base64_decode(json_string_value(b64), json_string_length(b64),
@@ -148,7 +222,7 @@ execq_logs_write(const json_t *res)
 		    "base64");
 		return (EXECQ_EXIT_FAIL);
 	}
-	rc = execq_write_all(stdout, bytes, len) == 0 ? 0 : EXECQ_EXIT_FAIL;
+	rc = execq_logs_print(bytes, len) == 0 ? 0 : EXECQ_EXIT_FAIL;
 	free(bytes);
 	return (rc);
 }
@@ -226,6 +300,7 @@ execq_logs_say_end(const char *id, const json_t *st)
 	const json_t	*code;
 	char		 buf[32], how[64] = "", sigs[48] = "", exit[48] = "";
 
+	(void)execq_logs_print_end();	/* the log, then how it ended */
 	status = json_string_value(json_object_get(st, "status"));
 	by = json_string_value(json_object_get(st, "killed_by"));
 	if ((sig = execq_signal_name(json_object_get(st, "signal"),
@@ -284,8 +359,8 @@ execq_follow_data(struct execq_follow *fw, const redisReply *e,
 		return (rc);
 	if ((skip = fw->pos - at) < 0)
 		skip = 0;
-	if (skip < (long long)data->len && execq_write_all(stdout,
-	    data->str + skip, data->len - skip) == -1)
+	if (skip < (long long)data->len && execq_logs_print(data->str + skip,
+	    data->len - skip) == -1)
 		return (EXECQ_EXIT_FAIL);
 	if (fw->stream_pos > fw->pos)
 		fw->pos = fw->stream_pos;
@@ -446,10 +521,13 @@ execq_cmd_logs(const char *redis, int argc, char **argv)
 	}
 	if ((rc = execq_process_open(&s, &lo.o, "logs")) != 0)
 		goto out;
+	execq_logs_out.escape = !lo.raw && isatty(STDOUT_FILENO);
 	if (lo.follow)
 		rc = execq_logs_follow(&s, argv[optind], lo.lines);
 	else
 		rc = execq_logs_range(&s, argv[optind], lo.lines, 0, -1, &next);
+	if (execq_logs_print_end() != 0 && rc == 0)
+		rc = EXECQ_EXIT_FAIL;
 out:
 	execq_session_close(&s);
 	execq_opts_release(&lo.o);
@@ -530,9 +608,9 @@ execq_cleanup_file_cb(const char *path, void *arg)
 	const struct execq_cleanup_opts	*co = arg;
 
 	if (co->dry_run)
-		printf("would remove %s\n", path);
+		execq_line(stdout, "would remove %s", path);
 	else if (co->verbose)
-		printf("removed %s\n", path);
+		execq_line(stdout, "removed %s", path);
 }
 
 /* execq cleanup: age-based clean-up of the local log dir. */
@@ -565,8 +643,8 @@ execq_cmd_cleanup(const char *redis, int argc, char **argv)
 		    *env != '\0') ? env : EXECQ_DEFAULT_LOG_DIR;
 	if (stat(co.log_dir, &sb) == -1 && errno == ENOENT) {
 		if (co.missing_ok) {
-			printf("no log directory %s: nothing to remove\n",
-			    co.log_dir);
+			execq_line(stdout, "no log directory %s: nothing to "
+			    "remove", co.log_dir);
 			rc = fflush(stdout) == EOF ? 1 : 0;
 			goto out;
 		}

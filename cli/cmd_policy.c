@@ -302,7 +302,12 @@ execq_approvals_usage(FILE *f)
 	    "first, under a header row: request id, EXPIRES IN (the time\n"
 	    "left to decide; then the item answers approval_expired), risk,\n"
 	    "the rule and reason that held it, the worker, cwd and the\n"
-	    "command. Approve or reject one with 'execq approve ID' or\n"
+	    "command, then what an approval also covers or grants: the env\n"
+	    "(a line a variable), network, the outside path made writable.\n"
+	    "Control characters, escape sequences and bidi or invisible\n"
+	    "characters are shown escaped (\\r, \\e[2K, \\u202e; a backslash\n"
+	    "as \\\\), so what shows is what would run; --json has the bytes.\n"
+	    "Approve or reject one with 'execq approve ID' or\n"
 	    "'execq reject ID --reason TEXT' (a unique prefix of the id is\n"
 	    "enough). A request whose worker has stopped is marked (worker\n"
 	    "gone): it can no longer run.\n"
@@ -435,31 +440,48 @@ execq_worker_alive(struct execq_session *s, const json_t *o)
 
 /*
  * The column names above the first request: EXPIRES IN is the time left
- * to decide before the worker answers approval_expired.
+ * to decide before the worker answers approval_expired. Below them, what
+ * an approval covers and grants: the env (a line a variable), network,
+ * and the outside path it would make writable.
  */
 static void
 execq_approvals_header(void)
 {
 	printf("%-32s  %10s  %-11s %-24s %s\n", "REQUEST", "EXPIRES IN",
 	    "RISK", "RULE", "WORKER");
-	printf("    REASON\n    cwd DIRECTORY\n    $ COMMAND\n");
+	printf("    REASON\n    cwd DIRECTORY\n    $ COMMAND\n"
+	    "    [env NAME=VALUE] [grant network] [grant write PATH]\n");
 }
 
-/* One pending request, human-readable, under execq_approvals_header. */
+/*
+ * One pending request, human-readable, under execq_approvals_header.
+ * Every string in it is the agent's or a worker's, and every line is
+ * escaped (execq_line), so what the terminal shows is what would run.
+ */
 static void
 execq_approval_print(const json_t *o, long long now, int alive)
 {
-	long long	left;
+	const char	*name;
+	json_t		*v;
+	long long	 left;
 
 	left = (json_integer_value(json_object_get(o, "expires_ms")) - now) /
 	    1000;
-	printf("%-32s  %6lldm%02llds  %-11s %-24s %s%s\n"
-	    "    %s\n    cwd %s\n    $ %s\n",
+	execq_line(stdout, "%-32s  %6lldm%02llds  %-11s %-24s %s%s",
 	    execq_jstr(o, "request"), left / 60, left % 60,
 	    execq_jstr(o, "risk"), execq_jstr(o, "rule"),
-	    execq_jstr(o, "worker"), alive ? "" : " (worker gone)",
-	    execq_jstr(o, "reason"), execq_jstr(o, "cwd"),
-	    execq_jstr(o, "command"));
+	    execq_jstr(o, "worker"), alive ? "" : " (worker gone)");
+	execq_line(stdout, "    %s", execq_jstr(o, "reason"));
+	execq_line(stdout, "    cwd %s", execq_jstr(o, "cwd"));
+	execq_line(stdout, "    $ %s", execq_jstr(o, "command"));
+	json_object_foreach(json_object_get(o, "env"), name, v)
+		execq_line(stdout, "    env %s=%s", name,
+		    json_is_string(v) ? json_string_value(v) : "");
+	if (json_is_true(json_object_get(o, "network")))
+		execq_line(stdout, "    grant network");
+	if (json_is_string(json_object_get(o, "grant_path")))
+		execq_line(stdout, "    grant write %s",
+		    execq_jstr(o, "grant_path"));
 }
 
 /* execq approvals: what waits for a human. */
@@ -615,8 +637,9 @@ execq_decision_wait(struct execq_session *s, const char *request,
 			return (EXECQ_EXIT_FAIL);
 		state = execq_jstr(o, "state");
 		if (strcmp(state, "pending") != 0) {
-			printf("%s: %s (item %s on %s)\n", request, state,
-			    execq_jstr(o, "id"), execq_jstr(o, "worker"));
+			execq_line(stdout, "%s: %s (item %s on %s)", request,
+			    state, execq_jstr(o, "id"),
+			    execq_jstr(o, "worker"));
 			/* Another decision may have come first. */
 			rc = strcmp(state, approve ? "approved" : "rejected") ==
 			    0 ? 0 : 1;

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "logs/display.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
 #include "queue/keyspace.h"
@@ -165,7 +166,7 @@ execq_live_fill_fd(const struct execq_live *lv, int fd, const json_t *v,
 	const char		*t = json_string_value(v);
 	size_t			 len = json_string_length(v), head, tail;
 	unsigned long long	 shown = lv->shown[fd], omitted, tail_at;
-	char			*note;
+	char			*note, *path;
 	int			 rc;
 
 	if (!execq_live_cut(t, len, &head, &tail, &omitted) || shown < head)
@@ -177,11 +178,12 @@ execq_live_fill_fd(const struct execq_live *lv, int fd, const json_t *v,
 		return (shown - tail_at < len - tail ? execq_write_all(f,
 		    t + tail + (shown - tail_at), len - tail -
 		    (shown - tail_at)) : 0);
+	path = display_str(log_path != NULL ? log_path : "(none)");
 	xasprintf(&note, "\n[... %llu bytes not shown; the log has them: "
-	    "%s ...]\n", tail_at - shown, log_path != NULL ? log_path :
-	    "(none)");
+	    "%s ...]\n", tail_at - shown, path);
 	rc = execq_write_all(f, note, strlen(note));
 	free(note);
+	free(path);
 	return (rc == 0 ? execq_write_all(f, t + tail, len - tail) : rc);
 }
 

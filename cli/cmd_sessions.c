@@ -214,7 +214,7 @@ execq_cmd_spawn(const char *redis, int argc, char **argv)
 	if (json_is_string(json_object_get(a.root, "session_token")))
 		execq_tokens_save(sid, json_string_value(json_object_get(
 		    a.root, "session_token")));
-	printf("%s\n", sid);
+	execq_line(stdout, "%s", sid);
 	if (fflush(stdout) == EOF) {
 		execq_error("stdout: %s", strerror(errno));
 		rc = EXECQ_EXIT_FAIL;
@@ -415,7 +415,6 @@ static void
 execq_ps_row(const json_t *ses, char **cells)
 {
 	const char	*status;
-	char		*p;
 	int		 ended;
 
 	status = json_string_value(json_object_get(ses, "status"));
@@ -427,11 +426,8 @@ execq_ps_row(const json_t *ses, char **cells)
 	cells[3] = execq_cell(json_object_get(ses, "pid"));
 	cells[4] = execq_cell(json_object_get(ses, "worker"));
 	cells[5] = execq_cell_time(ses, ended);
+	/* One line per session: the table escapes a newline as \n. */
 	cells[6] = execq_cell(json_object_get(ses, "command"));
-	for (p = cells[6]; *p != '\0'; p++) {	/* one line per session */
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			*p = ' ';
-	}
 }
 
 /*

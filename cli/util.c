@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "logs/clock.h"
+#include "logs/display.h"
 #include "logs/xmalloc.h"
 
 /* Crockford base32: no I, L, O or U. */
@@ -45,6 +46,40 @@ execq_check_pipe(int err)
 }
 
 /*
+ * prefix, then fmt formatted and escaped as a whole (logs/display.h),
+ * then a newline, on f: the text may quote a Redis error, a worker's
+ * answer, a file name, and no part of it may move the terminal or forge
+ * a line of its own.
+ */
+static void	execq_vline(FILE *, const char *prefix, const char *,
+		    va_list) __attribute__((format(printf, 3, 0)));
+
+static void
+execq_vline(FILE *f, const char *prefix, const char *fmt, va_list ap)
+{
+	char	*msg, *shown;
+
+	if (vasprintf(&msg, fmt, ap) == -1) {
+		fprintf(f, "%sout of memory\n", prefix);
+		return;
+	}
+	shown = display_str(msg);
+	fprintf(f, "%s%s\n", prefix, shown);
+	free(shown);
+	free(msg);
+}
+
+void
+execq_line(FILE *f, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	execq_vline(f, "", fmt, ap);
+	va_end(ap);
+}
+
+/*
  * Prints "execq: <message>" on stderr. Called with errno EPIPE after
  * stdout failed (the callers' fflush(stdout) checks, "stdout: %s"), it
  * says nothing: the reader is gone, and the client ends as by SIGPIPE.
@@ -57,11 +92,9 @@ execq_error(const char *fmt, ...)
 	if (ferror(stdout))
 		execq_check_pipe(errno);
 	fflush(stdout);
-	fputs("execq: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	execq_vline(stderr, "execq: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* After getopt's own message: points at the help; returns 2. */
@@ -79,11 +112,9 @@ execq_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list	ap;
 
-	fputs("execq: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	execq_vline(stderr, "execq: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return (execq_usage_hint(cmd));
 }
 
@@ -420,11 +451,17 @@ execq_print_table(const char *const *headers, int ncols, char **cells,
     size_t nrows)
 {
 	size_t	*widths, i, w, cmdw;
+	char	*shown;
 	int	 c;
 
 	widths = xcalloc(ncols, sizeof *widths);
 	for (c = 0; c < ncols; c++)
 		widths[c] = strlen(headers[c]);
+	for (i = 0; i < nrows * ncols; i++) {	/* one line, nothing hidden */
+		shown = display_str(cells[i]);
+		free(cells[i]);
+		cells[i] = shown;
+	}
 	for (i = 0; i < nrows; i++) {
 		for (c = 0; c < ncols - 1; c++) {
 			w = execq_width(cells[i * ncols + c]);
