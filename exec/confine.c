@@ -35,6 +35,7 @@
 #include "exec/confine.h"
 #include "exec/cmdenv.h"
 #include "exec/mountinfo.h"
+#include "exec/rmtree.h"
 #include "exec/spawn.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
@@ -983,40 +984,6 @@ confine_spawned(struct spawn_confine *sc)
 	sc->grant_path = NULL;
 }
 
-/*
- * Removes name in parent and everything below it, never following a
- * symlink; depth bounds what a command can make us walk. 0 or -1.
- */
-static int
-confine_rm_at(int parent, const char *name, int depth)
-{
-	struct dirent	*de;
-	DIR		*d;
-	int		 fd;
-
-	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
-		return (0);
-	if (errno != EISDIR && errno != EPERM)
-		return (-1);
-	if (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
-		return (0);
-	if (depth == 0 || (fd = openat(parent, name,
-	    O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC)) == -1)
-		return (-1);
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return (-1);
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") != 0 &&
-		    strcmp(de->d_name, "..") != 0)
-			confine_rm_at(dirfd(d), de->d_name, depth - 1);
-	}
-	closedir(d);
-	return (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT ?
-	    0 : -1);
-}
-
 void
 confine_remove_tmp(struct confine *c, const char *tmp)
 {
@@ -1028,7 +995,7 @@ confine_remove_tmp(struct confine *c, const char *tmp)
 	/* Most commands leave it empty: one rmdir, not a tree walk. */
 	if (unlinkat(c->tmp_fd, id, AT_REMOVEDIR) == 0 || errno == ENOENT)
 		return;
-	if (confine_rm_at(c->tmp_fd, id, 256) == -1)
+	if (rmtree_at(c->tmp_fd, id) == -1)
 		log_warn("tmp %s: cannot remove all of it: %s", tmp,
 		    strerror(errno));
 }
