@@ -661,20 +661,25 @@ test_confine_nothing_left_for_the_next(void **state)
 	const char	*sid = harness_id(h, "next");
 	json_t		*a;
 	char		*tmp, *stop;
+	struct stat	 sb;
 	long long	 used;
 	pid_t		 wpid;
 
 	wpid = confined_worker(h, NULL, "--max-procs", "1", "--max-memory",
 	    "96m");
-	a = run(h, "deep", "echo $TMPDIR; cd $TMPDIR && for i in $(seq 300); "
-	    "do mkdir d && cd d || exit 1; done && head -c 40M /dev/zero > f "
-	    "&& cd - >/dev/null && head -c 40M /dev/zero > big.bin && "
-	    "echo made", NULL);
+	a = run(h, "deep", "echo $TMPDIR; w=$PWD; cd $TMPDIR && "
+	    "for i in $(seq 300); do mkdir d && cd d || exit 1; done && "
+	    "head -c 40M /dev/zero > f && cd \"$w\" && "
+	    "head -c 40M /dev/zero > big.bin && echo made", NULL);
 	tmp = xstrdup(harness_jstr(a, "stdout"));
 	if (strstr(tmp, "\nmade\n") == NULL)
 		harness_fail(h, "deep: %s", json_dumps(a, JSON_COMPACT));
 	*strchr(tmp, '\n') = '\0';
 	json_decref(a);
+	xasprintf(&stop, "%s/big.bin", h->ws);
+	assert_int_equal(stat(stop, &sb), 0);
+	assert_int_equal(sb.st_size, 40 << 20);
+	free(stop);
 
 	/* The next command holds the only slot: the first one's is done. */
 	xasprintf(&stop, "%s/stop", h->ws);
