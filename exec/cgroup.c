@@ -39,6 +39,7 @@ struct cgroup {
 	int			 v1_procs[CGROUP_V1_N];	/* cgroup.procs */
 	int			 v1_events[CGROUP_V1_N]; /* pids.events,
 						   memory.oom_control */
+	int			 v1_usage;	/* memory.usage_in_bytes */
 };
 
 struct cgroup_pool {
@@ -50,7 +51,18 @@ struct cgroup_pool {
 	size_t		 evlen, evpos;
 	char		*v1_path[CGROUP_V1_N]; /* execq-<pid> */
 	int		 probe;		/* sweeps no dead worker's folders */
+	int		 limited;	/* every leaf has its v1 groups */
+	unsigned long long max_memory;	/* a v1 memory group's limit */
 };
+
+/*
+ * What a free leaf's memory group may still hold and be handed out
+ * again: an ordinary command leaves a few hundred KiB (kernel objects,
+ * page cache of what it read first); anything more (its tmpfs or SysV
+ * pages not yet freed, page cache of the files it wrote) and the next
+ * command gets a fresh group instead, at 0 (see cgroup_v1_renew).
+ */
+#define CGROUP_MEMORY_LEFTOVER	(1ULL << 20)
 
 /* Each v1 controller's name and the file that counts its limit's hits. */
 static const char *const cgroup_v1_names[CGROUP_V1_N] = {
@@ -310,6 +322,9 @@ cgroup_v1_close(struct cgroup *cg)
 			close(cg->v1_events[i]);
 		cg->v1_procs[i] = cg->v1_events[i] = -1;
 	}
+	if (cg->v1_usage != -1)
+		close(cg->v1_usage);
+	cg->v1_usage = -1;
 }
 
 /* Where the v1 controller name is mounted, and this process's group in it. */
@@ -398,6 +413,56 @@ cgroup_v1_leaf(struct cgroup_pool *pool, unsigned i, enum cgroup_v1 k,
 	snprintf(path, sizeof path, "%s/%s", dir, cgroup_v1_events[k]);
 	if ((cg->v1_events[k] = open(path, O_RDONLY|O_CLOEXEC)) == -1)
 		return (-1);
+	snprintf(path, sizeof path, "%s/memory.usage_in_bytes", dir);
+	if (k == CGROUP_V1_MEMORY &&
+	    (cg->v1_usage = open(path, O_RDONLY|O_CLOEXEC)) == -1)
+		return (-1);
+	return (0);
+}
+
+/* Bytes charged to the leaf's v1 memory group; 0 without one. */
+static unsigned long long
+cgroup_v1_usage(const struct cgroup *cg)
+{
+	char	buf[32];
+	ssize_t	n;
+
+	if (cg->v1_usage == -1 ||
+	    (n = pread(cg->v1_usage, buf, sizeof buf - 1, 0)) <= 0)
+		return (0);
+	buf[n] = '\0';
+	return (strtoull(buf, NULL, 10));
+}
+
+/*
+ * A fresh v1 memory group for an empty leaf whose group still holds a
+ * charge: rmdir takes the old one offline (what is still charged to it,
+ * a file's page cache, stays charged to it and so to the worker's group
+ * above, until freed or reclaimed), mkdir makes a new one at 0 with the
+ * same limit: no command starts with another's charge against its
+ * limit. About 60 us. 0, or -1 (the leaf then has no memory group and
+ * is not handed out until a renewal works).
+ */
+static int
+cgroup_v1_renew(struct cgroup *cg)
+{
+	struct cgroup_pool	*pool = cg->pool;
+	char			 dir[PATH_MAX];
+	const enum cgroup_v1	 k = CGROUP_V1_MEMORY;
+
+	if (cg->v1_procs[k] != -1)
+		close(cg->v1_procs[k]);
+	if (cg->v1_events[k] != -1)
+		close(cg->v1_events[k]);
+	if (cg->v1_usage != -1)
+		close(cg->v1_usage);
+	cg->v1_procs[k] = cg->v1_events[k] = cg->v1_usage = -1;
+	snprintf(dir, sizeof dir, "%s/%u", pool->v1_path[k], cg->index);
+	if ((rmdir(dir) == -1 && errno != ENOENT) ||
+	    cgroup_v1_leaf(pool, cg->index, k, pool->max_memory) == -1) {
+		log_warn("cgroup %s: cannot renew: %s", dir, strerror(errno));
+		return (-1);
+	}
 	return (0);
 }
 
@@ -429,6 +494,8 @@ cgroup_pool_limit(struct cgroup_pool *pool, unsigned max_pids,
 				goto fail;
 		}
 	}
+	pool->limited = 1;
+	pool->max_memory = max_memory;
 	return (0);
 
 fail:
@@ -499,6 +566,7 @@ cgroup_pool_make(const char *spec, unsigned n, int probe, char **cause)
 		for (k = 0; k < CGROUP_V1_N; k++)
 			pool->leaves[i].v1_procs[k] =
 			    pool->leaves[i].v1_events[k] = -1;
+		pool->leaves[i].v1_usage = -1;
 	}
 	xasprintf(&pool->path, "%s/execq-%ld", base, (long)getpid());
 	free(base);
@@ -595,6 +663,26 @@ cgroup_pool_changed(struct cgroup_pool *pool)
 	}
 }
 
+/*
+ * Makes a free leaf fit to hand out: empty and never killed (else, once
+ * empty, a fresh one), its memory group holding no more than
+ * CGROUP_MEMORY_LEFTOVER (else a fresh one). 1 if it is, 0 if not yet
+ * (still emptying, or a renewal failed: tried again at the next take).
+ */
+static int
+cgroup_leaf_ready(struct cgroup *cg)
+{
+	if (cg->killed && (cg->events_fd == -1 || cgroup_populated(cg) == 0))
+		cgroup_leaf_renew(cg);
+	if (cg->killed)
+		return (0);
+	if (cg->pool->limited && (cg->v1_usage == -1 ||
+	    cgroup_v1_usage(cg) > CGROUP_MEMORY_LEFTOVER) &&
+	    cgroup_v1_renew(cg) == -1)
+		return (0);
+	return (1);
+}
+
 struct cgroup *
 cgroup_take(struct cgroup_pool *pool, void *owner)
 {
@@ -605,12 +693,7 @@ cgroup_take(struct cgroup_pool *pool, void *owner)
 		return (NULL);
 	for (i = 0; i < pool->n; i++) {
 		cg = &pool->leaves[i];
-		if (cg->owner != NULL)
-			continue;
-		if (cg->killed && (cg->events_fd == -1 ||
-		    cgroup_populated(cg) == 0))
-			cgroup_leaf_renew(cg);
-		if (cg->killed)
+		if (cg->owner != NULL || !cgroup_leaf_ready(cg))
 			continue;
 		cg->owner = owner;
 		return (cg);
@@ -629,8 +712,8 @@ cgroup_put(struct cgroup *cg)
 	if (cg->wd != -1)
 		inotify_rm_watch(cg->pool->inotify_fd, cg->wd);
 	cg->wd = -1;
-	if (cg->killed && cgroup_populated(cg) == 0)
-		cgroup_leaf_renew(cg);	/* else cgroup_take() does it later */
+	if (cgroup_populated(cg) == 0)
+		(void)cgroup_leaf_ready(cg);	/* else cgroup_take() does */
 }
 
 int

@@ -56,9 +56,19 @@ const char		*cgroup_pool_path(const struct cgroup_pool *);
 int			 cgroup_pool_fd(const struct cgroup_pool *);
 void			*cgroup_pool_changed(struct cgroup_pool *);
 
-/* An empty leaf for owner, or NULL if none is free. */
+/*
+ * An empty leaf for owner, or NULL if none is free. Nothing of an earlier
+ * command is left in it: no process (a leaf that was killed is made anew
+ * once empty), and no memory charge above a small leftover (the leaf's
+ * v1 memory group is made anew, at 0, when the last command left more:
+ * tmpfs or SysV pages, page cache of the files it wrote).
+ */
 struct cgroup		*cgroup_take(struct cgroup_pool *, void *owner);
-/* Back to the pool; kills anything still inside first. NULL ok. */
+/*
+ * Back to the pool; kills anything still inside first. An empty leaf is
+ * made fit for the next command here (see cgroup_take), so remove what
+ * the command leaves that is charged to it (its tmp dir) before. NULL ok.
+ */
 void			 cgroup_put(struct cgroup *);
 /*
  * The leaf's v1 pids and memory cgroup.procs (the child writes "0" to

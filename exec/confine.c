@@ -35,6 +35,7 @@
 #include "exec/confine.h"
 #include "exec/cmdenv.h"
 #include "exec/mountinfo.h"
+#include "exec/rmtree.h"
 #include "exec/spawn.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
@@ -277,6 +278,63 @@ confine_seccomp_modes(scmp_filter_ctx ctx)
 	return (0);
 }
 
+/*
+ * Calls that act on another process by its pid (or process group, or
+ * user) with only a uid check or none Landlock makes: its limits (uid 0
+ * could cap the worker's CPU time and have the kernel kill it), its
+ * priority, scheduling class, CPUs and I/O class (a command could renice
+ * another agent's command or put it on SCHED_IDLE), its memory's nodes.
+ * Only 0, the caller itself, passes: a command cannot renice its own
+ * children either, but `nice -n 5 cmd` sets itself before the exec.
+ * Which argument is the pid; the whole 64 bits are compared, so stray
+ * high bits only refuse more.
+ */
+static const struct {
+	const char	*name;
+	unsigned	 arg;
+} confine_self_only[] = {
+	{ "prlimit64", 0 }, { "setpriority", 1 }, { "ioprio_set", 1 },
+	{ "sched_setscheduler", 0 }, { "sched_setparam", 0 },
+	{ "sched_setattr", 0 }, { "sched_setaffinity", 0 },
+	{ "migrate_pages", 0 }, { "move_pages", 0 },
+};
+
+/* setpriority's PRIO_USER and ioprio_set's IOPRIO_WHO_USER: a whole uid. */
+#define CONFINE_PRIO_USER	2
+#define CONFINE_IOPRIO_USER	3
+
+/* No call on another process's limits or scheduling; 0 or -1. */
+static int
+confine_seccomp_others(scmp_filter_ctx ctx)
+{
+	struct scmp_arg_cmp	 cmp;
+	size_t			 i;
+	int			 nr;
+	const int		 deny = SCMP_ACT_ERRNO(EPERM);
+
+	for (i = 0; i < sizeof confine_self_only /
+	    sizeof confine_self_only[0]; i++) {
+		nr = seccomp_syscall_resolve_name(confine_self_only[i].name);
+		if (nr == __NR_SCMP_ERROR)
+			continue;
+		cmp.arg = confine_self_only[i].arg;
+		cmp.op = SCMP_CMP_NE;
+		cmp.datum_a = 0;
+		cmp.datum_b = 0;
+		if (seccomp_rule_add_array(ctx, deny, nr, 1, &cmp) < 0)
+			return (-1);
+	}
+	/* "who" 0 with a user means the caller's uid: all of its processes. */
+	if (seccomp_rule_add(ctx, deny, SCMP_SYS(setpriority), 1,
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, CONFINE_INT_MASK,
+	    CONFINE_PRIO_USER)) < 0 ||
+	    seccomp_rule_add(ctx, deny, SCMP_SYS(ioprio_set), 1,
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, CONFINE_INT_MASK,
+	    CONFINE_IOPRIO_USER)) < 0)
+		return (-1);
+	return (confine_seccomp_modes(ctx));
+}
+
 /* The filter's rules; 0 or -1. */
 static int
 confine_seccomp_rules(scmp_filter_ctx ctx, int network)
@@ -310,14 +368,7 @@ confine_seccomp_rules(scmp_filter_ctx ctx, int network)
 	if (!network && seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1,
 	    SCMP_A0(SCMP_CMP_NE, AF_UNIX)) < 0)
 		return (-1);
-	/*
-	 * Another process's limits: the kernel only compares uids, so uid 0
-	 * could cap the worker's CPU time and have the kernel kill it.
-	 */
-	if (seccomp_rule_add(ctx, deny, SCMP_SYS(prlimit64), 1,
-	    SCMP_A0(SCMP_CMP_NE, 0)) < 0)
-		return (-1);
-	return (confine_seccomp_modes(ctx));
+	return (confine_seccomp_others(ctx));
 }
 
 /* Builds one program as BPF in memory; 0 or -1. */
@@ -983,40 +1034,6 @@ confine_spawned(struct spawn_confine *sc)
 	sc->grant_path = NULL;
 }
 
-/*
- * Removes name in parent and everything below it, never following a
- * symlink; depth bounds what a command can make us walk. 0 or -1.
- */
-static int
-confine_rm_at(int parent, const char *name, int depth)
-{
-	struct dirent	*de;
-	DIR		*d;
-	int		 fd;
-
-	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
-		return (0);
-	if (errno != EISDIR && errno != EPERM)
-		return (-1);
-	if (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
-		return (0);
-	if (depth == 0 || (fd = openat(parent, name,
-	    O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC)) == -1)
-		return (-1);
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return (-1);
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") != 0 &&
-		    strcmp(de->d_name, "..") != 0)
-			confine_rm_at(dirfd(d), de->d_name, depth - 1);
-	}
-	closedir(d);
-	return (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT ?
-	    0 : -1);
-}
-
 void
 confine_remove_tmp(struct confine *c, const char *tmp)
 {
@@ -1028,7 +1045,7 @@ confine_remove_tmp(struct confine *c, const char *tmp)
 	/* Most commands leave it empty: one rmdir, not a tree walk. */
 	if (unlinkat(c->tmp_fd, id, AT_REMOVEDIR) == 0 || errno == ENOENT)
 		return;
-	if (confine_rm_at(c->tmp_fd, id, 256) == -1)
+	if (rmtree_at(c->tmp_fd, id) == -1)
 		log_warn("tmp %s: cannot remove all of it: %s", tmp,
 		    strerror(errno));
 }

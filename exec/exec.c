@@ -1005,8 +1005,9 @@ exec_free(struct exec *ex)
 		event_free(ex->ev_pid);
 	if (ex->pidfd != -1)
 		close(ex->pidfd);
+	/* Its tree is gone; then its tmp's pages, before its leaf goes back. */
+	confine_remove_tmp(exec_confine, ex->tmp);
 	cgroup_put(ex->cg);
-	confine_remove_tmp(exec_confine, ex->tmp);	/* its tree is gone */
 	free(ex->tmp);
 	exec_close_stream(ex, 0);
 	exec_close_stream(ex, 1);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -34,6 +35,7 @@
 #include <hiredis/hiredis.h>
 #include <jansson.h>
 
+#include "exec/mountinfo.h"
 #include "logs/xmalloc.h"
 #include "tests/integration/harness.h"
 
@@ -149,7 +151,8 @@ struct attempt {
  * the workspace), L the log dir, C the worker's config file, W the
  * worker's pid, S a sibling session's pid, T the tmp root, SID the
  * sibling's id, P the Redis TCP port, R the Redis unix socket, A an
- * abstract unix socket the test listens on.
+ * abstract unix socket the test listens on, N a sleep the test started
+ * (no command's).
  */
 static const struct attempt attempts[] = {
 	/* Writes outside the workspace, by every route. */
@@ -223,6 +226,18 @@ static const struct attempt attempts[] = {
 	/* Another command's SysV IPC (its own namespace each). */
 	{ "i-sysv-shm", "ipcs -m | grep -q ' 4321 ' && echo ESCAPED", NULL },
 	{ "p-prlimit", "prlimit --pid $S --core=0:0 && echo ESCAPED", NULL },
+	/* Another's priority and scheduling (nice and policy checked after). */
+	{ "p-renice-sibling", "renice -n 19 -p $S && echo ESCAPED", NULL },
+	{ "p-renice-outside", "renice -n 19 -p $N && echo ESCAPED", NULL },
+	{ "p-chrt-sibling", "chrt -i -p 0 $S && echo ESCAPED", NULL },
+	{ "p-chrt-outside", "chrt -i -p 0 $N && echo ESCAPED", NULL },
+	{ "p-taskset-outside", "taskset -p 1 $N && echo ESCAPED", NULL },
+	{ "p-ionice-outside", "ionice -c 3 -p $N && echo ESCAPED", NULL },
+	/* A whole uid, one with no process: allowed, it would say ESRCH. */
+	{ "p-prio-user", "python3 -c 'import ctypes; l = ctypes.CDLL(None, "
+	  "use_errno=True); r = l.setpriority(2, 4242424, 5); "
+	  "print(\"refused\" if r == -1 and ctypes.get_errno() == 1 else "
+	  "\"ESCAPED\")'", NULL },
 	{ "r-raw-device", "for d in /dev/zram0 /dev/vda /dev/sda /dev/loop0; "
 	  "do head -c 1 $d >/dev/null 2>&1 && echo ESCAPED $d; done", NULL },
 	{ "p-ptrace", "python3 -c 'import ctypes, sys; l = ctypes.CDLL(None, "
@@ -295,6 +310,57 @@ abstract_listener(struct harness *h, const char *name)
 	return (fd);
 }
 
+/* Field n (1-based, as in proc(5)) of /proc/<pid>/stat, allocated. */
+static char *
+stat_field(struct harness *h, pid_t pid, int n)
+{
+	char	 path[64], *text, *p, *f;
+	int	 i;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((text = harness_read_file(path, NULL)) == NULL ||
+	    (p = strrchr(text, ')')) == NULL)
+		harness_fail(h, "cannot read %s", path);
+	p += 2;			/* field 3 */
+	for (i = 3; i < n && p != NULL; i++)
+		p = strchr(p, ' ') != NULL ? strchr(p, ' ') + 1 : NULL;
+	if (p == NULL)
+		harness_fail(h, "%s has no field %d", path, n);
+	f = xstrndup(p, strcspn(p, " \n"));
+	free(text);
+	return (f);
+}
+
+/* pid's nice value and scheduling policy are the defaults still. */
+static void
+sched_untouched(struct harness *h, pid_t pid)
+{
+	char	*nice = stat_field(h, pid, 19), *policy = stat_field(h, pid, 41);
+
+	if (strcmp(nice, "0") != 0 || strcmp(policy, "0") != 0)
+		harness_fail(h, "pid %ld: nice %s, policy %s", (long)pid, nice,
+		    policy);
+	free(nice);
+	free(policy);
+}
+
+/* A sleep of the test's own, not any command's; its pid. */
+static pid_t
+outside_sleep(struct harness *h)
+{
+	char	arg[32];
+	pid_t	pid;
+
+	snprintf(arg, sizeof arg, "120.%07ld", (long)getpid());
+	if ((pid = fork()) == -1)
+		harness_fail(h, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		execlp("sleep", "sleep", arg, (char *)NULL);
+		_exit(127);
+	}
+	return (pid);
+}
+
 /* At least 40 escapes, each failing, and nothing changed outside. */
 static void
 test_confine_escapes(void **state)
@@ -305,7 +371,7 @@ test_confine_escapes(void **state)
 	char		 abstract[64], *prefix, *cmd, *text, *list;
 	const char	*sid, *port = getenv("EXECQ_TEST_REDIS_PORT");
 	json_t		*a, *st;
-	pid_t		 wpid;
+	pid_t		 wpid, npid;
 	size_t		 i;
 	int		 afd;
 
@@ -321,6 +387,7 @@ test_confine_escapes(void **state)
 	snprintf(abstract, sizeof abstract, "execq-test-%ld", (long)getpid());
 	afd = abstract_listener(h, abstract);
 	wpid = confined_worker(h, env, "--config", cfg, NULL, NULL);
+	npid = outside_sleep(h);
 
 	/* Another command's log, and a sibling session with a secret. */
 	json_decref(run(h, "other", "echo OTHERLOG", NULL));
@@ -337,10 +404,11 @@ test_confine_escapes(void **state)
 	free(cmd);
 
 	xasprintf(&prefix, "O=%s L=%s D=%s C=%s W=%ld S=%lld T=%s/cmdtmp "
-	    "SID=%s P=%s R=%s A=%s; ", out_dir, h->log_dir, h->state_dir, cfg,
-	    (long)wpid,
+	    "SID=%s P=%s R=%s A=%s N=%ld; ", out_dir, h->log_dir,
+	    h->state_dir, cfg, (long)wpid,
 	    (long long)harness_jint(st, "pid"), h->dir, sid,
-	    port != NULL ? port : "6379", h->redis_path, abstract);
+	    port != NULL ? port : "6379", h->redis_path, abstract,
+	    (long)npid);
 	for (i = 0; i < NATTEMPTS; i++) {
 		xasprintf(&cmd, "%s%s 2>&1", prefix, attempts[i].cmd);
 		a = run(h, attempts[i].name, cmd, "{\"network\": false}");
@@ -366,6 +434,21 @@ test_confine_escapes(void **state)
 	    F_OK) == 0);
 	assert_true(harness_worker_alive(h, wpid));
 	assert_int_equal(kill((pid_t)harness_jint(st, "pid"), 0), 0);
+	/* Nobody's priority or scheduling changed; refused, not missed. */
+	sched_untouched(h, (pid_t)harness_jint(st, "pid"));
+	sched_untouched(h, npid);
+	xasprintf(&cmd, "renice -n 19 -p %ld 2>&1", (long)npid);
+	a = run(h, "renice-says", cmd, NULL);
+	json_has(h, a, "Operation not permitted", NULL);
+	json_decref(a);
+	free(cmd);
+	/* A command still sets its own: nice before the exec, chrt too. */
+	a = run(h, "nice-self", "nice -n 5 nice && nice -n 5 true && "
+	    "chrt -i 0 sh -c 'chrt -p $$' | grep -c SCHED_IDLE", NULL);
+	assert_string_equal(harness_jstr(a, "stdout"), "5\n1\n");
+	json_decref(a);
+	kill(npid, SIGKILL);
+	waitpid(npid, NULL, 0);
 	json_decref(run(h, "barrier", "echo alive", NULL));
 	close(afd);
 	free(prefix);
@@ -521,6 +604,109 @@ test_confine_memory_hog_killed_alone(void **state)
 	assert_string_equal(harness_jstr(a, "stdout"), "alive\n");
 	json_decref(a);
 	json_decref(st);
+	harness_pass(h);
+}
+
+/*
+ * The bytes charged to the worker's first leaf's v1 memory group
+ * (max_procs 1: every command's), or -1 when there is none.
+ */
+static long long
+slot_memory(pid_t wpid)
+{
+	struct mountinfo		 mi;
+	const struct mountinfo_entry	*e;
+	char				 path[PATH_MAX], *mnt = NULL, *text;
+	char				*cg, *line;
+	long long			 n = -1;
+
+	if (mountinfo_open(&mi, NULL) == 0) {
+		while (mnt == NULL && (e = mountinfo_next(&mi)) != NULL)
+			if (strcmp(e->fstype, "cgroup") == 0 &&
+			    mountinfo_has_opt(e->super_opts, "memory"))
+				mnt = xstrdup(e->mount_point);
+		mountinfo_close(&mi);
+	}
+	snprintf(path, sizeof path, "/proc/%ld/cgroup", (long)wpid);
+	if (mnt == NULL || (cg = harness_read_file(path, NULL)) == NULL) {
+		free(mnt);
+		return (-1);
+	}
+	if ((line = strstr(cg, ":memory:")) != NULL) {
+		line += strlen(":memory:");
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, sizeof path, "%s%s/execq-%ld/0/"
+		    "memory.usage_in_bytes", mnt, strcmp(line, "/") == 0 ? "" :
+		    line, (long)wpid);
+		if ((text = harness_read_file(path, NULL)) != NULL)
+			n = strtoll(text, NULL, 10);
+		free(text);
+	}
+	free(cg);
+	free(mnt);
+	return (n);
+}
+
+/*
+ * Nothing of a command is left for the next in its slot: a tree 300
+ * deep in its tmp (deeper than the old walk went) is removed, and the
+ * 40 MiB it kept there and the 40 MiB it wrote in the workspace are no
+ * longer charged to the slot's memory group when the next command runs;
+ * that one, under a limit just above what it needs, is not OOM-killed.
+ */
+static void
+test_confine_nothing_left_for_the_next(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*sid = harness_id(h, "next");
+	json_t		*a;
+	char		*tmp, *stop;
+	struct stat	 sb;
+	long long	 used;
+	pid_t		 wpid;
+
+	wpid = confined_worker(h, NULL, "--max-procs", "1", "--max-memory",
+	    "96m");
+	a = run(h, "deep", "echo $TMPDIR; w=$PWD; cd $TMPDIR && "
+	    "for i in $(seq 300); do mkdir d && cd d || exit 1; done && "
+	    "head -c 40M /dev/zero > f && cd \"$w\" && "
+	    "head -c 40M /dev/zero > big.bin && echo made", NULL);
+	tmp = xstrdup(harness_jstr(a, "stdout"));
+	if (strstr(tmp, "\nmade\n") == NULL)
+		harness_fail(h, "deep: %s", json_dumps(a, JSON_COMPACT));
+	*strchr(tmp, '\n') = '\0';
+	json_decref(a);
+	xasprintf(&stop, "%s/big.bin", h->ws);
+	assert_int_equal(stat(stop, &sb), 0);
+	assert_int_equal(sb.st_size, 40 << 20);
+	free(stop);
+
+	/* The next command holds the only slot: the first one's is done. */
+	xasprintf(&stop, "%s/stop", h->ws);
+	harness_submit(h, "normal", sid, "while [ ! -e stop ]; do sleep 0.05; "
+	    "done", "{\"background\": true}");
+	a = harness_wait_answer(h, NULL, sid, WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
+	json_decref(a);
+	if (access(tmp, F_OK) == 0)
+		harness_fail(h, "the 300-deep tmp %s is still there", tmp);
+	used = slot_memory(wpid);
+	print_message("slot 0 memory while the next runs: %lld bytes\n", used);
+	if (used != -1 && used > (8LL << 20))
+		harness_fail(h, "the next command starts with %lld bytes "
+		    "charged", used);
+	assert_int_equal(harness_write_file(stop, ""), 0);
+	a = harness_wait_callback(h, sid, WAIT_MS);
+	json_decref(a);
+
+	a = run(h, "needs-64m", "python3 -c 'b = bytearray(64 << 20); "
+	    "print(len(b))'", NULL);
+	assert_int_equal(harness_jint(a, "exit_code"), 0);
+	assert_int_equal(harness_jint(a, "confinement.oom_kills"), 0);
+	json_decref(a);
+	free(stop);
+	free(tmp);
+	harness_stop_clean(h, wpid);
 	harness_pass(h);
 }
 
@@ -887,6 +1073,7 @@ main(void)
 		T(test_confine_answers_say_how),
 		T(test_confine_forker_meets_pids_max),
 		T(test_confine_memory_hog_killed_alone),
+		T(test_confine_nothing_left_for_the_next),
 		T(test_confine_no_tiocsti),
 		T(test_confine_check_changes_nothing),
 		T(test_confine_default_policy_runs_ordinary_work),
