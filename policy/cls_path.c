@@ -278,6 +278,26 @@ cls_inside(const struct cls_policy *p, const char *resolved)
 	return (0);
 }
 
+/*
+ * 1 if path (absolute) resolves inside the workspace or an allowed root,
+ * or if there is no sandbox: the files a command may read. A path that
+ * cannot be resolved is not inside.
+ */
+int
+cls_path_inside(const struct cls_policy *p, const char *path)
+{
+	char	*res;
+	int	 in;
+
+	if (p->workspace == NULL)
+		return (1);
+	if ((res = realpath(path, NULL)) == NULL)
+		return (0);
+	in = cls_inside(p, res);
+	free(res);
+	return (in);
+}
+
 /* Records the first path outside the sandbox; why: not resolved. */
 static void
 cls_outside(struct cls_ctx *ctx, const char *what, const char *path,
