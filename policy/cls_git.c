@@ -129,13 +129,18 @@ cls_git_slurp(struct cls_git_scan *s, const char *path, size_t max,
 	struct stat	 sb;
 	ssize_t		 got;
 	size_t		 have = 0;
-	int		 fd;
+	char		*dir;
+	int		 fd, in;
 
 	*text = NULL;
-	if (stat(path, &sb) == -1 && (errno == ENOENT || errno == ENOTDIR) &&
-	    lstat(path, &sb) == -1)
+	/* Its directory first: whether a file is there is not told. */
+	dir = xstrndup(path, strrchr(path, '/') - path);
+	in = cls_path_inside(s->p, dir[0] != '\0' ? dir : "/");
+	free(dir);
+	if (in && stat(path, &sb) == -1 && (errno == ENOENT ||
+	    errno == ENOTDIR) && lstat(path, &sb) == -1)
 		return (1);		/* git reads nothing there either */
-	if (!cls_path_inside(s->p, path))
+	if (!in || !cls_path_inside(s->p, path))
 		return (cls_git_found(s, "git would read %s, outside the "
 		    "workspace", path));
 	if ((fd = open(path, O_RDONLY|O_CLOEXEC|O_NONBLOCK)) == -1 ||
@@ -474,8 +479,8 @@ cls_git_hooks(struct cls_git_scan *s, const char *dir)
 		else if (strcmp(e->d_name, ".") != 0 &&
 		    strcmp(e->d_name, "..") != 0 && (strlen(e->d_name) < 7 ||
 		    strcmp(e->d_name + strlen(e->d_name) - 7, ".sample") != 0))
-			rc = cls_git_found(s, "its hook %.64s can run on git %s",
-			    e->d_name, s->sub);
+			rc = cls_git_found(s, "its hook %.64s can run on "
+			    "git %s", e->d_name, s->sub);
 	}
 	closedir(d);
 	free(path);
@@ -619,6 +624,12 @@ cls_git_repo(struct cls_git_scan *s, const char *gitdir)
 		    "workspace", gitdir));
 	if ((common = cls_git_common(s, gitdir)) == NULL)
 		return (-1);
+	if (!cls_path_inside(s->p, common)) {
+		cls_git_found(s, "its common dir %s is outside the workspace",
+		    common);
+		free(common);
+		return (-1);
+	}
 	for (i = 0; rc == 0 && names[i] != NULL; i++) {
 		xasprintf(&path, "%s/%s", common, names[i]);
 		rc = cls_git_config(s, path, 0);
@@ -1012,8 +1023,8 @@ cls_git(struct cls_ctx *ctx, const struct cls_words *ws, struct cls_res *r)
 		else
 			cls_git_find(&s, dir);
 		if (s.why[0] != '\0')
-			cls_raise(r, CLS_UNKNOWN, "unknown:git-config", "git %s "
-			    "in this repository: %s", sub.w[0], s.why);
+			cls_raise(r, CLS_UNKNOWN, "unknown:git-config",
+			    "git %s in this repository: %s", sub.w[0], s.why);
 	}
 	free(dir);
 }

@@ -274,7 +274,8 @@ cls_vars_track(struct cls_ctx *ctx, const struct sh_cmd *c)
 		    "typeset", "local", "export", "readonly", NULL })) {
 			if (c->argv[i][0] == '-' && strchr(c->argv[i], 'n'))
 				ctx->taint_all = 1;	/* a name reference */
-			else if (cls_vars_value(ctx, c->argv[i], c->argflags[i]))
+			else if (cls_vars_value(ctx, c->argv[i],
+			    c->argflags[i]))
 				cls_vars_taint(ctx, c->argv[i],
 				    strcspn(c->argv[i], "+=["));
 		}

@@ -113,9 +113,9 @@ want(const char *cwd, const char *src, enum cls_risk risk, const char *why)
 	struct cls_verdict	v = run(cwd, src);
 
 	if (v.risk != risk || (why != NULL && strstr(v.reason, why) == NULL))
-		fail_msg("%s (in %s): %s %s (%s), want %s %s", src, cwd != NULL ?
-		    cwd : ".", cls_risk_name(v.risk), v.rule, v.reason,
-		    cls_risk_name(risk), why != NULL ? why : "");
+		fail_msg("%s (in %s): %s %s (%s), want %s %s", src,
+		    cwd != NULL ? cwd : ".", cls_risk_name(v.risk), v.rule,
+		    v.reason, cls_risk_name(risk), why != NULL ? why : "");
 	cls_verdict_release(&v);
 }
 
@@ -252,6 +252,12 @@ test_git_includes(void **state)
 	want(NULL, "git log", CLS_UNKNOWN, NULL);
 	put(".git/config", "[include]\n\tpath = /etc/passwd\n", 0);
 	want(NULL, "git log", CLS_UNKNOWN, "outside");
+	/* Outside, whether there is a file there or not is not told. */
+	put(".git/config", "[include]\n\tpath = /nonexistent-execq\n", 0);
+	want(NULL, "git log", CLS_UNKNOWN, "outside");
+	/* Inside, a file that is not there is read as nothing, as git does. */
+	put(".git/config", "[include]\n\tpath = nothere\n", 0);
+	want(NULL, "git log", CLS_READ_ONLY, NULL);
 }
 
 /* The config is parsed as git parses it; what it cannot parse is unknown. */
