@@ -320,7 +320,8 @@ cls_simple(struct cls_ctx *ctx, const struct sh_parse *ps, size_t i)
 	cls_env_check(ctx, c, &r);
 	if (cls_vars_eval(ctx, c))
 		cls_raise(&r, CLS_UNKNOWN, "unknown:bash-eval", "bash evaluates "
-		    "this subscript or arithmetic, which can run commands");
+		    "a value here as code (a subscript, arithmetic, a name "
+		    "reference, a prompt), which can run commands");
 	cls_vars_track(ctx, c);
 	cls_redirs(ctx, c, &r);
 	cls_add(ctx, text, &r);

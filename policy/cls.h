@@ -142,6 +142,7 @@ size_t	 cls_skip_opts(const struct cls_words *, size_t i,
 
 /* cls_path.c */
 char	*cls_norm(const char *path);
+int	 cls_path_inside(const struct cls_policy *, const char *path);
 const char *cls_root_target(const char *w, unsigned f, const char *cwd);
 int	 cls_block_device(const char *path);
 int	 cls_harmless_device(const char *path);

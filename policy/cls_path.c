@@ -249,8 +249,16 @@ cls_harmless_device(const char *path)
 				   classification */
 #define CLS_UNSURE	"cannot be resolved with certainty"
 
-/* glob(3)'s directory callbacks take no argument of ours. */
-static __thread size_t	cls_glob_left;
+/*
+ * glob(3)'s directory callbacks take no argument of ours. They list and
+ * look up only inside the sandbox (the files the command may read): a
+ * glob that would look into a directory elsewhere stops there, and that
+ * directory (resolved) is kept in cls_glob_denied, so that no reason
+ * names what the worker, not the command, could list.
+ */
+static __thread size_t			 cls_glob_left;
+static __thread const struct cls_policy	*cls_glob_policy;
+static __thread char			*cls_glob_denied;
 
 /* 1 if path is root or under it. */
 static int
@@ -276,6 +284,26 @@ cls_inside(const struct cls_policy *p, const char *resolved)
 		if (cls_under(resolved, p->allow_paths[i]))
 			return (1);
 	return (0);
+}
+
+/*
+ * 1 if path (absolute) resolves inside the workspace or an allowed root,
+ * or if there is no sandbox: the files a command may read. A path that
+ * cannot be resolved is not inside.
+ */
+int
+cls_path_inside(const struct cls_policy *p, const char *path)
+{
+	char	*res;
+	int	 in;
+
+	if (p->workspace == NULL)
+		return (1);
+	if ((res = realpath(path, NULL)) == NULL)
+		return (0);
+	in = cls_inside(p, res);
+	free(res);
+	return (in);
 }
 
 /* Records the first path outside the sandbox; why: not resolved. */
@@ -659,11 +687,70 @@ cls_brace(const char *w, struct cls_braces *b)
 	return (0);
 }
 
-/* glob(3)'s opendir. */
+/*
+ * 1 if glob may look into dir: it resolves inside the sandbox, or to
+ * nothing at all. Otherwise the first such dir is kept.
+ */
+static int
+cls_glob_may(const char *dir)
+{
+	char	*res;
+
+	if (cls_glob_denied != NULL)
+		return (0);
+	if ((res = realpath(dir[0] != '\0' ? dir : "/", NULL)) == NULL) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return (1);
+		cls_glob_denied = xstrdup(dir);
+		return (0);
+	}
+	if (cls_inside(cls_glob_policy, res)) {
+		free(res);
+		return (1);
+	}
+	cls_glob_denied = res;
+	return (0);
+}
+
+/* glob(3)'s opendir: only inside. */
 static void *
 cls_glob_opendir(const char *path)
 {
+	if (!cls_glob_may(path)) {
+		errno = EACCES;
+		return (NULL);
+	}
 	return (opendir(path));
+}
+
+/* 1 if glob may look up path: its directory is one it may look into. */
+static int
+cls_glob_lookup(const char *path)
+{
+	char	*dir, *slash;
+	int	 may;
+
+	dir = xstrdup(path);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	may = cls_glob_may(slash != NULL ? dir : ".");
+	free(dir);
+	if (!may)
+		errno = ENOENT;
+	return (may);
+}
+
+/* glob(3)'s lstat and stat: only inside. */
+static int
+cls_glob_lstat(const char *path, struct stat *sb)
+{
+	return (cls_glob_lookup(path) ? lstat(path, sb) : -1);
+}
+
+static int
+cls_glob_stat(const char *path, struct stat *sb)
+{
+	return (cls_glob_lookup(path) ? stat(path, sb) : -1);
 }
 
 /* glob(3)'s readdir: stops when the classification's share is read. */
@@ -708,8 +795,11 @@ cls_glob(struct cls_ctx *ctx, const char *pcwd, const char *w, glob_t *g)
 	g->gl_opendir = cls_glob_opendir;
 	g->gl_readdir = cls_glob_readdir;
 	g->gl_closedir = cls_glob_closedir;
-	g->gl_lstat = lstat;
-	g->gl_stat = stat;
+	g->gl_lstat = cls_glob_lstat;
+	g->gl_stat = cls_glob_stat;
+	cls_glob_policy = ctx->p;
+	free(cls_glob_denied);
+	cls_glob_denied = NULL;
 	cls_glob_left = ctx->globbed < CLS_READ_MAX ? CLS_READ_MAX -
 	    ctx->globbed : 0;
 	rc = glob(pat, GLOB_NOSORT|GLOB_ALTDIRFUNC, NULL, g);
@@ -739,7 +829,16 @@ cls_check_pattern(struct cls_ctx *ctx, const char *pcwd, const char *w,
 		cls_check_literal(ctx, pcwd, w, what);
 		return;
 	}
-	if ((rc = cls_glob(ctx, pcwd, w, &g)) == -1)
+	rc = cls_glob(ctx, pcwd, w, &g);
+	if (cls_glob_denied != NULL) {
+		/* The directory, never a name listed in it. */
+		cls_outside(ctx, what, cls_glob_denied, NULL);
+		free(cls_glob_denied);
+		cls_glob_denied = NULL;
+		globfree(&g);
+		return;
+	}
+	if (rc == -1)
 		cls_outside(ctx, what, w, "matches too much to check");
 	else if (rc == GLOB_NOMATCH)
 		cls_check_literal(ctx, pcwd, w, what);	/* as the shell */

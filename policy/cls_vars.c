@@ -3,10 +3,15 @@
  * case, [[ ]] and (( )), function definitions and calls, and which
  * variables hold values from outside (read from input, a file list, a
  * command's output). bash evaluates a variable's value as arithmetic in
- * (( )), $(( )), [[ -eq ]], let and array subscripts, and a value such as
- * "a[$(cmd)]" runs cmd there: arithmetic on such a variable is unknown.
- * Arithmetic on loop counters and literals stays read-only. dash reads
- * such a value as an illegal number, so the rule is bash's only.
+ * (( )), $(( )), [[ -eq ]], let, array subscripts and a substring's
+ * offset and length ("${v:x}"), and a value such as "a[$(cmd)]" runs cmd
+ * there: arithmetic on such a variable is unknown, and so is every other
+ * way bash evaluates one as code: ${x@P} (a prompt), ${!x} (the name it
+ * holds, a subscript included), a name computed from one (declare "$x",
+ * read "$x", test -v), and any integer (-i) or name reference (-n)
+ * attribute. Arithmetic on loop counters and literals stays read-only.
+ * dash reads such a value as an illegal number, so the rule is bash's
+ * only.
  */
 
 #include <stdio.h>
@@ -63,13 +68,13 @@ cls_vars_tainted(const struct cls_ctx *ctx, const char *name, size_t len)
 	return (0);
 }
 
-/* 1 if an arithmetic expression names a variable from outside. */
+/* 1 if e[0..len) as arithmetic names a variable from outside. */
 static int
-cls_vars_arith(const struct cls_ctx *ctx, const char *e)
+cls_vars_arith_n(const struct cls_ctx *ctx, const char *e, size_t len)
 {
-	const char	*p = e, *s;
+	const char	*p = e, *s, *end = e + len;
 
-	while (*p != '\0') {
+	while (p < end) {
 		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') ||
 		    (*p >= 'A' && *p <= 'Z')) || (p > e && (p[-1] == '_' ||
 		    (p[-1] >= '0' && p[-1] <= '9') || (p[-1] >= 'a' &&
@@ -77,13 +82,73 @@ cls_vars_arith(const struct cls_ctx *ctx, const char *e)
 			p++;
 			continue;
 		}
-		for (s = p; *p == '_' || (*p >= 'a' && *p <= 'z') ||
-		    (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'); p++)
+		for (s = p; p < end && (*p == '_' || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')); p++)
 			;
 		if (cls_vars_tainted(ctx, s, p - s))
 			return (1);
 	}
 	return (0);
+}
+
+/* 1 if an arithmetic expression names a variable from outside. */
+static int
+cls_vars_arith(const struct cls_ctx *ctx, const char *e)
+{
+	return (cls_vars_arith_n(ctx, e, strlen(e)));
+}
+
+/*
+ * 1 if a ${...} of w evaluates something from outside: the value of
+ * ${!name} names the variable expanded (a subscript in it is
+ * arithmetic), and a substring's offset and length are arithmetic
+ * ("${v:x}", "${@:1:x}"; "${v:-x}" is a default).
+ */
+static int
+cls_vars_params(const struct cls_ctx *ctx, const char *w)
+{
+	const char	*p, *s;
+	size_t		 n;
+
+	for (p = w; (p = strstr(p, "${")) != NULL; p += 2) {
+		s = p + 2;
+		if (*s == '!') {
+			n = strspn(s + 1, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+			if (ctx->taint_all || (n > 0 &&
+			    cls_vars_tainted(ctx, s + 1, n)))
+				return (1);
+		}
+		s += strspn(s, "!#");
+		s += strspn(s, "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@*");
+		if (*s == '[')
+			s += strcspn(s, "]}");
+		if (*s == ']')
+			s++;
+		if (*s == ':' && strchr("-=?+", s[1]) == NULL &&
+		    cls_vars_arith(ctx, s + 1))
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * 1 if a word that names a variable (declare's, read's, unset's, test
+ * -v's operand) may name one whose subscript runs something: a
+ * subscript naming a variable from outside ("a[x]"), or a name computed
+ * from one ("$x", which may hold "a[$(cmd)]").
+ */
+static int
+cls_vars_name(const struct cls_ctx *ctx, const char *w, unsigned f)
+{
+	size_t		 n = strcspn(w, "+=");
+	const char	*sub = memchr(w, '[', n);
+
+	if (sub != NULL && cls_vars_arith_n(ctx, sub, n - (sub - w)))
+		return (1);
+	return ((f & SH_W_DYNAMIC) && memchr(w, '$', n) != NULL &&
+	    (ctx->taint_all || cls_vars_arith_n(ctx, w, n)));
 }
 
 /* 1 if a word's $(( )) or ${a[...]} evaluates a variable from outside. */
@@ -95,6 +160,8 @@ cls_vars_word(const struct cls_ctx *ctx, const char *w, unsigned f)
 	if (!(f & SH_W_DYNAMIC))
 		return (0);
 	if (strstr(w, "@P}") != NULL)	/* ${x@P} expands a prompt */
+		return (1);
+	if (cls_vars_params(ctx, w))
 		return (1);
 	if ((p = strstr(w, "$((")) != NULL && cls_vars_arith(ctx, p + 3))
 		return (1);
@@ -118,6 +185,11 @@ cls_vars_eval(const struct cls_ctx *ctx, const struct sh_cmd *c)
 	    "readarray", "getopts", "[[", NULL };
 	static const char *const arith[] = { "-eq", "-ne", "-lt", "-le",
 	    "-gt", "-ge", NULL };
+	static const char *const decl[] = { "declare", "typeset", "local",
+	    NULL };
+	static const char *const namers[] = { "declare", "typeset", "local",
+	    "readonly", "export", "unset", "read", "mapfile", "readarray",
+	    "getopts", NULL };
 	const char	*w, *cmd = c->argc > 0 ? c->argv[0] : "";
 	size_t		 i;
 
@@ -134,6 +206,17 @@ cls_vars_eval(const struct cls_ctx *ctx, const struct sh_cmd *c)
 		w = c->argv[i];
 		if (cls_vars_word(ctx, w, c->argflags[i]))
 			return (1);
+		/* Attributes: an integer's every value is arithmetic, a
+		   name reference resolves its target on every use. */
+		if (i > 0 && w[0] == '-' && strpbrk(w, "in") != NULL &&
+		    cls_in(cmd, decl))
+			return (1);
+		if (i > 0 && cls_vars_name(ctx, w, c->argflags[i]) &&
+		    ((w[0] != '-' && cls_in(cmd, namers)) ||
+		    (cls_in(cmd, (const char *const[]){ "printf", "test", "[",
+		    "[[", NULL }) && (strcmp(c->argv[i - 1], "-v") == 0 ||
+		    strcmp(c->argv[i - 1], "-R") == 0))))
+			return (1);
 		if ((i > 0 || c->kind == SH_K_COND) && cls_in(cmd, names) &&
 		    strchr(w, '[') && (strstr(w, "$(") != NULL ||
 		    strchr(w, '`') != NULL))
@@ -148,16 +231,20 @@ cls_vars_eval(const struct cls_ctx *ctx, const struct sh_cmd *c)
 	return (0);
 }
 
-/* 1 if an assignment's value comes from outside or hides code. */
+/*
+ * 1 if an assignment's value comes from outside, hides code, or names a
+ * variable from outside ("y=x": $((y)) evaluates x in turn).
+ */
 static int
-cls_vars_value(const char *w, unsigned f)
+cls_vars_value(const struct cls_ctx *ctx, const char *w, unsigned f)
 {
 	const char	*v = strchr(w, '=');
 
 	if (v == NULL)
 		return (0);
 	return ((f & SH_W_DYNAMIC) || (strchr(v, '[') != NULL &&
-	    (strstr(v, "$(") != NULL || strchr(v, '`') != NULL)));
+	    (strstr(v, "$(") != NULL || strchr(v, '`') != NULL)) ||
+	    cls_vars_arith(ctx, v + 1));
 }
 
 /* Variables a simple command fills from outside: read, mapfile, ... */
@@ -168,7 +255,7 @@ cls_vars_track(struct cls_ctx *ctx, const struct sh_cmd *c)
 	size_t		 i;
 
 	for (i = 0; i < c->nassigns; i++)
-		if (cls_vars_value(c->assigns[i], c->assignflags[i]))
+		if (cls_vars_value(ctx, c->assigns[i], c->assignflags[i]))
 			cls_vars_taint(ctx, c->assigns[i],
 			    strcspn(c->assigns[i], "+=["));
 	if (c->kind != SH_K_SIMPLE)
@@ -187,7 +274,8 @@ cls_vars_track(struct cls_ctx *ctx, const struct sh_cmd *c)
 		    "typeset", "local", "export", "readonly", NULL })) {
 			if (c->argv[i][0] == '-' && strchr(c->argv[i], 'n'))
 				ctx->taint_all = 1;	/* a name reference */
-			else if (cls_vars_value(c->argv[i], c->argflags[i]))
+			else if (cls_vars_value(ctx, c->argv[i],
+			    c->argflags[i]))
 				cls_vars_taint(ctx, c->argv[i],
 				    strcspn(c->argv[i], "+=["));
 		}

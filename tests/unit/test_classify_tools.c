@@ -255,9 +255,9 @@ test_classify_tools_git_config(void **state)
 		"[core]\n\tFSMonitor=./x\n",
 		"[diff \"pdf\"]\n\ttextconv = ./x\n",
 		"[filter \"lfs\"]\n\tclean = ./x %f\n",
-		"[alias]\n\tst = status\n",
-		"[include]\n\tpath = ../other\n",
-		"[includeIf \"gitdir:/\"]\n\tpath = x\n",
+		"[alias]\n\tst = !./x\n",	/* a shell alias */
+		"[include]\n\tpath = /etc/passwd\n",	/* outside */
+		"[includeIf \"gitdir:/\"]\n\tpath = ~/x\n",
 		"[gpg]\n\tprogram = ./x\n",
 		"[core]\n\tsshCommand = ./x\n",
 		"[diff]\n\texternal = ./x\n",
@@ -295,7 +295,7 @@ test_classify_tools_git_config(void **state)
 	snprintf(sub, sizeof sub, "%s/config", gitdir);
 	unlink(sub);
 	rmdir(gitdir);
-	/* .git as a file (a worktree): its config is not followed. */
+	/* .git as a file naming a git dir outside: not read, unknown. */
 	test_put(ws, ".git", "gitdir: /elsewhere\n");
 	assert_int_equal(test_git(ws, NULL, "git status"), CLS_UNKNOWN);
 	snprintf(sub, sizeof sub, "%s/.git", ws);
