@@ -27,7 +27,7 @@ LOGS_SRC  = logs/log.c logs/xmalloc.c logs/clock.c logs/errcode.c logs/token.c l
 POLICY_SRC = policy/shparse.c policy/cls_words.c policy/cls_path.c policy/cls_env.c \
             policy/cls_vars.c policy/cls_flow.c policy/cls_block.c policy/cls_table.c \
             policy/cls_git.c policy/cls_tools.c policy/cls_wrap.c policy/classify.c \
-            policy/policyconf.c policy/decide.c
+            policy/policyconf.c policy/decide.c policy/netaddr.c
 # exec/ in two parts: what the client may link (the command's environment and
 # cwd, the output cap, key names) and the boundary and the running command.
 EXEC_PURE_SRC = exec/cmdenv.c exec/outbuf.c exec/keys.c
