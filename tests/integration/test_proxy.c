@@ -1,0 +1,381 @@
+/*
+ * The egress proxy on its own (worker/proxy.c), with real sockets: a
+ * child process runs it and, beside it, an HTTP server on 127.0.0.1 that
+ * stands in for the internet; curl, a client others wrote that honours
+ * a proxy URL, asks through it. The test host is reached by its name
+ * only because the proxy is told that this name may be private; every
+ * other way to loopback, to the stand-in Redis address, to a host not
+ * granted or without the credential is refused, and said in the audit.
+ * Nothing here talks to anything outside 127.0.0.0/8.
+ */
+
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+
+#include "logs/xmalloc.h"
+#include "tests/integration/harness.h"
+#include "worker/proxy.h"
+
+#define WAIT_MS		20000
+
+/* What the proxy child tells the test. */
+struct world {
+	pid_t	 pid;
+	int	 http_port;	/* the stand-in for the internet */
+	int	 redis_port;	/* the stand-in for the worker's Redis */
+	char	*url_local;	/* granted "localhost" */
+	char	*url_other;	/* granted "example.invalid" only */
+	char	*url_ip;	/* granted "127.0.0.1" (a literal) */
+	char	*audit;		/* the audit file */
+};
+
+static FILE	*audit_out;
+
+static void
+audit_cb(const struct proxy_event *ev, void *arg)
+{
+	(void)arg;
+	fprintf(audit_out, "%s %s %s %d %s %s%s%s sent=%llu received=%llu\n",
+	    ev->id != NULL ? ev->id : "-", ev->method, ev->host, ev->port,
+	    ev->addr != NULL ? ev->addr : "-", ev->verdict,
+	    ev->reason != NULL ? " " : "", ev->reason != NULL ? ev->reason : "",
+	    ev->sent, ev->received);
+	fflush(audit_out);
+}
+
+static void
+http_cb(struct evhttp_request *req, void *arg)
+{
+	struct evbuffer	*b = evbuffer_new();
+
+	(void)arg;
+	evbuffer_add_printf(b, "hello from the test host %s\n",
+	    evhttp_request_get_uri(req));
+	evhttp_send_reply(req, 200, "OK", b);
+	evbuffer_free(b);
+}
+
+static void
+stop_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	event_base_loopbreak(arg);
+}
+
+/* The child: the proxy and the test host, until SIGTERM. */
+static void __attribute__((noreturn))
+world_child(int fd, const char *audit, int redis_port)
+{
+	static const char *const local[] = { "localhost", NULL };
+	static const char *const other[] = { "example.invalid", NULL };
+	static const char *const ip[] = { "127.0.0.1", NULL };
+	struct event_base		*base = event_base_new();
+	struct evhttp			*http = evhttp_new(base);
+	struct evhttp_bound_socket	*bs;
+	struct proxy_config		 pc;
+	struct proxy			*p;
+	struct sockaddr_in		 sin;
+	struct event			*stop;
+	FILE				*f = fdopen(fd, "w");
+	socklen_t			 len = sizeof sin;
+	char				*u1, *u2, *u3;
+
+	audit_out = fopen(audit, "w");
+	evhttp_set_gencb(http, http_cb, NULL);
+	bs = evhttp_bind_socket_with_handle(http, "127.0.0.1", 0);
+	if (bs == NULL || getsockname(evhttp_bound_socket_get_fd(bs),
+	    (struct sockaddr *)&sin, &len) == -1)
+		_exit(2);
+	fprintf(f, "%d\n", ntohs(sin.sin_port));
+	memset(&pc, 0, sizeof pc);
+	pc.netns_fd = -1;
+	pc.private_hosts = local;
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)redis_port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	pc.refused = (struct sockaddr *)&sin;
+	pc.refused_len = sizeof sin;
+	pc.audit = audit_cb;
+	if ((p = proxy_create(base, &pc)) == NULL)
+		_exit(3);
+	u1 = proxy_grant(p, "item-local", local);
+	u2 = proxy_grant(p, "item-other", other);
+	u3 = proxy_grant(p, "item-ip", ip);
+	fprintf(f, "%s\n%s\n%s\n", u1, u2, u3);
+	fclose(f);
+	stop = evsignal_new(base, SIGTERM, stop_cb, base);
+	event_add(stop, NULL);
+	event_base_dispatch(base);
+	proxy_free(p);
+	evhttp_free(http);
+	event_free(stop);
+	event_base_free(base);
+	free(u1);
+	free(u2);
+	free(u3);
+	fclose(audit_out);
+	_exit(0);
+}
+
+static char *
+read_line(FILE *f)
+{
+	char	*line = NULL;
+	size_t	 cap = 0;
+	ssize_t	 n;
+
+	if ((n = getline(&line, &cap, f)) <= 0) {
+		free(line);
+		return (NULL);
+	}
+	if (line[n - 1] == '\n')
+		line[n - 1] = '\0';
+	return (line);
+}
+
+static void
+world_start(struct harness *h, struct world *w)
+{
+	int	 fds[2];
+	FILE	*f;
+	char	*line;
+
+	memset(w, 0, sizeof *w);
+	w->redis_port = harness_free_port();
+	xasprintf(&w->audit, "%s/proxy-audit", h->dir);
+	if (pipe(fds) == -1)
+		harness_fail(h, "pipe: %s", strerror(errno));
+	if ((w->pid = fork()) == 0) {
+		close(fds[0]);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);	/* a failed test's too */
+		world_child(fds[1], w->audit, w->redis_port);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	if ((line = read_line(f)) == NULL)
+		harness_fail(h, "the proxy child said nothing");
+	w->http_port = atoi(line);
+	free(line);
+	w->url_local = read_line(f);
+	w->url_other = read_line(f);
+	w->url_ip = read_line(f);
+	fclose(f);
+	if (w->url_ip == NULL)
+		harness_fail(h, "the proxy child did not start its proxy");
+}
+
+static void
+world_stop(struct world *w)
+{
+	int	status;
+
+	if (w->pid > 0) {
+		kill(w->pid, SIGTERM);
+		waitpid(w->pid, &status, 0);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	free(w->url_local);
+	free(w->url_other);
+	free(w->url_ip);
+	free(w->audit);
+}
+
+/* curl through proxy (tunnel: CONNECT) to url; fills *p. */
+static void
+curl(struct harness *h, struct harness_proc *p, const char *proxy,
+    int tunnel, const char *url)
+{
+	const char *const envp[] = { "PATH=/usr/bin:/bin", NULL };
+	const char	*argv[12];
+	int		 n = 0;
+
+	argv[n++] = "curl";
+	argv[n++] = "-sS";
+	argv[n++] = "--max-time";
+	argv[n++] = "20";
+	argv[n++] = "-w";
+	argv[n++] = " code=%{http_code}";
+	if (proxy != NULL) {
+		argv[n++] = "-x";
+		argv[n++] = proxy;
+	}
+	if (tunnel)
+		argv[n++] = "-p";
+	argv[n++] = url;
+	argv[n] = NULL;
+	harness_capture(h, argv, envp, WAIT_MS, p);
+}
+
+/* A line of the audit file that holds every one of the words. */
+static int
+audit_has(const struct world *w, const char *a, const char *b,
+    const char *c)
+{
+	char	*text = harness_read_file(w->audit, NULL), *line, *save;
+	int	 found = 0;
+
+	for (line = text != NULL ? strtok_r(text, "\n", &save) : NULL;
+	    line != NULL && !found; line = strtok_r(NULL, "\n", &save))
+		found = strstr(line, a) != NULL && strstr(line, b) != NULL &&
+		    (c == NULL || strstr(line, c) != NULL);
+	free(text);
+	return (found);
+}
+
+/* Waits for the audit line (the proxy writes it as the connection ends). */
+static void
+audit_wait(struct harness *h, const struct world *w, const char *a,
+    const char *b, const char *c)
+{
+	int64_t	deadline = harness_now_ms() + WAIT_MS;
+
+	while (!audit_has(w, a, b, c)) {
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "no audit line with '%s' '%s' '%s'", a,
+			    b, c != NULL ? c : "");
+		harness_sleep_ms(20);
+	}
+}
+
+static int
+have_curl(void)
+{
+	return (access("/usr/bin/curl", X_OK) == 0);
+}
+
+/* A granted name: plain HTTP and a CONNECT tunnel both reach it. */
+static void
+test_proxy_granted(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	struct world		 w;
+	char			*url;
+
+	if (!have_curl())
+		skip();
+	world_start(h, &w);
+	xasprintf(&url, "http://localhost:%d/plain", w.http_port);
+	curl(h, &p, w.url_local, 0, url);
+	if (strstr(p.out, "hello from the test host /plain") == NULL ||
+	    strstr(p.out, "code=200") == NULL)
+		harness_fail(h, "plain: %s / %s", p.out, p.err);
+	harness_proc_release(&p);
+	free(url);
+	xasprintf(&url, "http://localhost:%d/tunnel", w.http_port);
+	curl(h, &p, w.url_local, 1, url);
+	if (strstr(p.out, "hello from the test host /tunnel") == NULL)
+		harness_fail(h, "tunnel: %s / %s", p.out, p.err);
+	harness_proc_release(&p);
+	free(url);
+	audit_wait(h, &w, "item-local GET localhost", "allowed", NULL);
+	audit_wait(h, &w, "item-local CONNECT localhost", "allowed", NULL);
+	world_stop(&w);
+	harness_pass(h);
+}
+
+/* What is not granted, or not asked for right, is refused, and said. */
+static void
+test_proxy_refused(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	struct world		 w;
+	char			*url, *bare;
+
+	if (!have_curl())
+		skip();
+	world_start(h, &w);
+	/* Another command's grant does not name localhost. */
+	xasprintf(&url, "http://localhost:%d/x", w.http_port);
+	curl(h, &p, w.url_other, 0, url);
+	if (strstr(p.out, "code=403") == NULL ||
+	    strstr(p.out, "not granted") == NULL)
+		harness_fail(h, "not granted: %s / %s", p.out, p.err);
+	harness_proc_release(&p);
+	curl(h, &p, w.url_other, 1, url);
+	if (harness_proc_exit(&p) == 0 || strstr(p.err, "403") == NULL)
+		harness_fail(h, "not granted, tunnel: %s / %s", p.out, p.err);
+	harness_proc_release(&p);
+	free(url);
+	/* No credential, or a made-up one. */
+	xasprintf(&bare, "http://127.0.0.1:%s", strrchr(w.url_local, ':') +
+	    1);
+	xasprintf(&url, "http://localhost:%d/x", w.http_port);
+	curl(h, &p, bare, 0, url);
+	if (strstr(p.out, "code=407") == NULL)
+		harness_fail(h, "no credential: %s / %s", p.out, p.err);
+	harness_proc_release(&p);
+	free(bare);
+	xasprintf(&bare, "http://execq:00000000000000000000000000000000@"
+	    "127.0.0.1:%s", strrchr(w.url_local, ':') + 1);
+	curl(h, &p, bare, 0, url);
+	if (strstr(p.out, "code=407") == NULL)
+		harness_fail(h, "made-up credential: %s / %s", p.out, p.err);
+	harness_proc_release(&p);
+	free(bare);
+	free(url);
+	/* Granted as a literal, but loopback: the address decides. */
+	xasprintf(&url, "http://127.0.0.1:%d/x", w.http_port);
+	curl(h, &p, w.url_ip, 0, url);
+	if (strstr(p.out, "code=403") == NULL ||
+	    strstr(p.out, "loopback") == NULL)
+		harness_fail(h, "loopback literal: %s / %s", p.out, p.err);
+	harness_proc_release(&p);
+	/* A literal is not a granted name. */
+	curl(h, &p, w.url_local, 0, url);
+	if (strstr(p.out, "code=403") == NULL)
+		harness_fail(h, "literal for a name: %s / %s", p.out, p.err);
+	harness_proc_release(&p);
+	free(url);
+	/* The worker's Redis, whatever name is used to reach it. */
+	xasprintf(&url, "http://localhost:%d/x", w.redis_port);
+	curl(h, &p, w.url_local, 1, url);
+	if (harness_proc_exit(&p) == 0 || strstr(p.err, "403") == NULL)
+		harness_fail(h, "redis: %s / %s", p.out, p.err);
+	harness_proc_release(&p);
+	free(url);
+	audit_wait(h, &w, "item-other GET localhost", "refused",
+	    "not granted");
+	audit_wait(h, &w, "item-ip GET 127.0.0.1", "refused", "loopback");
+	audit_wait(h, &w, "item-local CONNECT localhost", "refused",
+	    "Redis");
+	audit_wait(h, &w, "- GET localhost", "refused", "credential");
+	world_stop(&w);
+	harness_pass(h);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_proxy_granted,
+		    harness_setup, harness_teardown),
+		cmocka_unit_test_setup_teardown(test_proxy_refused,
+		    harness_setup, harness_teardown),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
