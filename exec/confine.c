@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/filter.h>
+#include <linux/openat2.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -83,6 +84,9 @@ struct confine {
 	struct confine_config	 cfg;
 	char			*tmp_dir;
 	int			 tmp_fd;	/* tmp_dir as commands see it */
+	int			 root_fd, ws_fd;	/* / and the workspace
+						   (O_PATH): grants are
+						   resolved from them */
 	int			 abi;		/* Landlock ABI, 0: none */
 	uint64_t		 fs_all;	/* fs rights this ABI handles */
 	struct confine_path	*paths;		/* read paths, workspace, devs */
@@ -777,8 +781,16 @@ confine_create(const struct confine_config *cfg, char **cause)
 		return (NULL);
 	c = xcalloc(1, sizeof *c);
 	c->cfg = *cfg;
-	c->mntns_fd = c->netns_fd = c->tmp_fd = -1;
+	c->mntns_fd = c->netns_fd = c->tmp_fd = c->ws_fd = -1;
 	c->tmp_dir = xstrdup(cfg->tmp_dir);
+	/* Grants are resolved from these (a probe may lack the workspace). */
+	if ((c->root_fd = open("/", O_PATH|O_DIRECTORY|O_CLOEXEC)) == -1) {
+		xasprintf(cause, "cannot open /: %s", strerror(errno));
+		confine_free(c);
+		return (NULL);
+	}
+	c->ws_fd = open(cfg->workspace, O_PATH|O_DIRECTORY|O_NOFOLLOW|
+	    O_CLOEXEC);
 	if (execlog_mkdir(c->tmp_dir) == -1) {
 		xasprintf(cause, "tmp_dir %s: %s", c->tmp_dir,
 		    strerror(errno));
@@ -828,6 +840,10 @@ confine_free(struct confine *c)
 		close(c->netns_fd);
 	if (c->tmp_fd != -1)
 		close(c->tmp_fd);
+	if (c->root_fd != -1)
+		close(c->root_fd);
+	if (c->ws_fd != -1)
+		close(c->ws_fd);
 	free(c->prog[0].filter);
 	free(c->prog[1].filter);
 	free(c->tmp_dir);
@@ -870,52 +886,249 @@ confine_has_namespaces(const struct confine *c)
 }
 
 /*
- * The approved outside path: an O_PATH fd (*is_dir set, *path the path,
- * allocated), or -1. A file that does not exist yet is made (empty, the
- * command's), so that exactly it is granted, never its directory.
+ * A grant's path as it was, or is: the file (its identity), or the
+ * directory it is to be made in (made), or why it cannot be granted.
+ */
+struct confine_grant {
+	int		 err;		/* 0, or ELOOP (a symlink), EISDIR,
+					   ENOTSUP (not a regular file),
+					   another errno */
+	int		 made;		/* not there: dev and ino are its
+					   directory's */
+	uintmax_t	 dev, ino;
+};
+
+/*
+ * An O_PATH fd of rel beneath dirfd, no symlink followed, one component
+ * at a time (openat2's fallback); -1 with errno (ELOOP for a symlink).
  */
 static int
-confine_grant_fd(struct confine *c, const char *grant, int *is_dir,
-    char **path)
+confine_grant_walk(int dirfd, const char *rel)
 {
 	struct stat	 st;
-	int		 fd, saved_errno;
+	char		*copy, *name, *save;
+	int		 fd = -1, next, saved_errno;
 
-	*path = xstrdup(grant);
-	if ((fd = open(*path, O_PATH|O_NOFOLLOW|O_CLOEXEC)) == -1 &&
-	    errno == ENOENT) {
-		fd = open(*path, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC,
-		    0644);
-		if (fd != -1 && c->cfg.run_as &&
-		    fchown(fd, c->cfg.uid, c->cfg.gid) == -1) {
-			close(fd);
-			fd = -1;
+	copy = xstrdup(rel);
+	errno = ENOENT;
+	for (name = strtok_r(copy, "/", &save); name != NULL;
+	    name = strtok_r(NULL, "/", &save)) {
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+			errno = EXDEV;
+			goto fail;
 		}
-		if (fd != -1) {
+		next = openat(fd != -1 ? fd : dirfd, name,
+		    O_PATH|O_NOFOLLOW|O_CLOEXEC);
+		if (next == -1)
+			goto fail;
+		if (fd != -1)
 			close(fd);
-			fd = open(*path, O_PATH|O_NOFOLLOW|O_CLOEXEC);
+		fd = next;
+		if (fstat(fd, &st) == -1)
+			goto fail;
+		if (S_ISLNK(st.st_mode)) {
+			errno = ELOOP;
+			goto fail;
 		}
 	}
-	if (fd != -1 && fstat(fd, &st) == 0) {
-		*is_dir = S_ISDIR(st.st_mode);
-		return (fd);
-	}
+	if (fd == -1)
+		goto fail;
+	free(copy);
+	return (fd);
+
+fail:
 	saved_errno = errno;
 	if (fd != -1)
 		close(fd);
-	free(*path);
-	*path = NULL;
+	free(copy);
 	errno = saved_errno;
 	return (-1);
 }
 
-/* The command's Landlock ruleset; an fd, or -1 with errno. */
+/* An O_PATH fd of rel beneath dirfd, no symlink followed; -1 with errno. */
+static int
+confine_grant_openat(int dirfd, const char *rel)
+{
+	struct open_how	how;
+	int		fd;
+
+	if (rel[0] == '\0')
+		return (fcntl(dirfd, F_DUPFD_CLOEXEC, 0));
+	memset(&how, 0, sizeof how);
+	how.flags = O_PATH|O_CLOEXEC;
+	how.resolve = RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|
+	    RESOLVE_NO_MAGICLINKS;
+	fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+	if (fd == -1 && errno == ENOSYS)
+		fd = confine_grant_walk(dirfd, rel);
+	return (fd);
+}
+
+/*
+ * Resolves path as it is now, component by component from the workspace
+ * (a path in it) or /, never through a symlink: *g says what is there,
+ * and *fd is an O_PATH fd of the file, or of its directory when it is
+ * not there (g->made). 0, or -1 with g->err set and *fd -1.
+ */
+static int
+confine_grant_resolve(struct confine *c, const char *path,
+    struct confine_grant *g, int *fd)
+{
+	struct stat	 st;
+	const char	*rel;
+	char		*dir;
+	int		 base;
+
+	memset(g, 0, sizeof *g);
+	*fd = -1;
+	if (c->ws_fd != -1 && cmdenv_inside(c->cfg.workspace, path)) {
+		base = c->ws_fd;
+		rel = path + strlen(c->cfg.workspace);
+	} else {
+		base = c->root_fd;
+		rel = path;
+	}
+	rel += strspn(rel, "/");
+	if ((*fd = confine_grant_openat(base, rel)) == -1 && errno == ENOENT) {
+		g->made = 1;
+		dir = xstrndup(rel, strrchr(rel, '/') != NULL ?
+		    (size_t)(strrchr(rel, '/') - rel) : 0);
+		*fd = confine_grant_openat(base, dir);
+		free(dir);
+	}
+	if (*fd == -1 || fstat(*fd, &st) == -1)
+		g->err = errno;
+	else if (S_ISLNK(st.st_mode))
+		g->err = ELOOP;
+	else if (!g->made && S_ISDIR(st.st_mode))
+		g->err = EISDIR;
+	else if (g->made ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+		g->err = g->made ? ENOTDIR : ENOTSUP;
+	if (g->err == 0) {
+		g->dev = st.st_dev;
+		g->ino = st.st_ino;
+		return (0);
+	}
+	if (*fd != -1)
+		close(*fd);
+	*fd = -1;
+	return (-1);
+}
+
+char *
+confine_grant_record(struct confine *c, const char *path)
+{
+	struct confine_grant	 g;
+	char			*rec;
+	int			 fd;
+
+	if (confine_grant_resolve(c, path, &g, &fd) == 0)
+		close(fd);
+	xasprintf(&rec, "%d:%d:%ju:%ju:%s", g.err, g.made, g.dev, g.ino,
+	    path);
+	return (rec);
+}
+
+/* What g says was (or is) at a grant's path, for a person. */
+static void
+confine_grant_say(const struct confine_grant *g, char *buf, size_t len)
+{
+	if (g->err == ELOOP)
+		snprintf(buf, len, "a symbolic link, or a path through one");
+	else if (g->err == EISDIR)
+		snprintf(buf, len, "a directory (only a file is granted)");
+	else if (g->err == ENOTSUP)
+		snprintf(buf, len, "not a regular file");
+	else if (g->err == ENOENT)
+		snprintf(buf, len, "in a directory that does not exist");
+	else if (g->err != 0)
+		snprintf(buf, len, "%s", strerror(g->err));
+	else if (g->made)
+		snprintf(buf, len, "not there, to be made in directory "
+		    "%ju:%ju", g->dev, g->ino);
+	else
+		snprintf(buf, len, "the file %ju:%ju", g->dev, g->ino);
+}
+
+/*
+ * The approved grant, rec as confine_grant_record made it when the
+ * approval was asked for: resolved again, it must be what it was then;
+ * a file that was not there is made now (empty, the command's) in the
+ * directory that was checked, never following a symlink. An fd of the
+ * file, *path its path outside the workspace (allocated, else NULL); or
+ * -1 with *cause (allocated).
+ */
+static int
+confine_grant_fd(struct confine *c, const char *rec, char **path,
+    char **cause)
+{
+	struct confine_grant	 then, now;
+	const char		*p;
+	char			 was[128], is[128];
+	int			 fd, dfd, n = -1;
+
+	memset(&then, 0, sizeof then);
+	*path = NULL;
+	if (sscanf(rec, "%d:%d:%ju:%ju:%n", &then.err, &then.made,
+	    &then.dev, &then.ino, &n) != 4 || n < 0 || rec[n] != '/') {
+		xasprintf(cause, "the grant %s was not recorded when the "
+		    "approval was asked for; nothing ran", rec);
+		return (-1);
+	}
+	p = rec + n;
+	confine_grant_say(&then, was, sizeof was);
+	if (then.err != 0) {
+		xasprintf(cause, "grant_path %s cannot be granted: when the "
+		    "approval was asked for it was %s; nothing ran", p, was);
+		return (-1);
+	}
+	/* fd is -1 unless now.err is 0. */
+	confine_grant_resolve(c, p, &now, &fd);
+	confine_grant_say(&now, is, sizeof is);
+	if (fd != -1 && (now.made != then.made || now.dev != then.dev ||
+	    now.ino != then.ino)) {
+		close(fd);
+		fd = -1;
+	} else if (fd != -1 && now.made) {
+		dfd = fd;
+		fd = openat(dfd, strrchr(p, '/') + 1,
+		    O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0644);
+		close(dfd);
+		if (fd == -1)
+			snprintf(is, sizeof is, "%s", errno == EEXIST ?
+			    "there, made since" : strerror(errno));
+		else if (c->cfg.run_as &&
+		    fchown(fd, c->cfg.uid, c->cfg.gid) == -1) {
+			xasprintf(cause, "grant_path %s: cannot give it to "
+			    "uid %ld: %s; nothing ran", p, (long)c->cfg.uid,
+			    strerror(errno));
+			close(fd);
+			return (-1);
+		}
+	}
+	if (fd == -1) {
+		xasprintf(cause, "grant_path %s changed since the approval "
+		    "was asked for (then %s, now %s); nothing ran", p, was, is);
+		return (-1);
+	}
+	/*
+	 * The child bind-mounts the path to make it writable, by name: only
+	 * one outside, where no command can change a directory. The
+	 * workspace is writable already.
+	 */
+	if (!cmdenv_inside(c->cfg.workspace, p))
+		*path = xstrdup(p);
+	return (fd);
+}
+
+/*
+ * The command's Landlock ruleset, with grant_fd's file (or -1) writable;
+ * an fd, or -1 with errno.
+ */
 static int
 confine_ruleset(struct confine *c, int network, int tmp_fd, int pty_fd,
-    const char *grant, char **grant_path)
+    int grant_fd)
 {
-	int	gfd, is_dir = 0;
-
 	struct ll_ruleset_attr	attr;
 	size_t			i;
 	int			fd, saved_errno;
@@ -942,18 +1155,10 @@ confine_ruleset(struct confine *c, int network, int tmp_fd, int pty_fd,
 	if (pty_fd != -1 && confine_rule(fd, pty_fd, 0, CONFINE_DEV_RIGHTS,
 	    c->fs_all) == -1)
 		goto fail;
-	if (grant != NULL) {
-		if ((gfd = confine_grant_fd(c, grant, &is_dir,
-		    grant_path)) == -1)
-			goto fail;
-		if (confine_rule(fd, gfd, is_dir, c->fs_all, c->fs_all) == -1) {
-			saved_errno = errno;
-			close(gfd);
-			errno = saved_errno;
-			goto fail;
-		}
-		close(gfd);
-	}
+	/* The rule is on the fd that was checked: no lookup in between. */
+	if (grant_fd != -1 && confine_rule(fd, grant_fd, 0, c->fs_all,
+	    c->fs_all) == -1)
+		goto fail;
 	return (fd);
 
 fail:
@@ -967,7 +1172,7 @@ int
 confine_prepare(struct confine *c, const char *id, int network, int pty_fd,
     const char *grant, struct spawn_confine *sc, char **tmp, char **cause)
 {
-	int	tmp_fd, saved_errno;
+	int	tmp_fd, grant_fd = -1, saved_errno;
 
 	*cause = NULL;
 	sc->ruleset_fd = sc->mntns_fd = sc->netns_fd = -1;
@@ -992,11 +1197,18 @@ confine_prepare(struct confine *c, const char *id, int network, int pty_fd,
 			close(tmp_fd);
 		goto fail;
 	}
+	if (grant != NULL && (grant_fd = confine_grant_fd(c, grant,
+	    &sc->grant_path, cause)) == -1) {
+		close(tmp_fd);
+		goto fail;
+	}
 	if (c->abi > 0)
 		sc->ruleset_fd = confine_ruleset(c, network, tmp_fd, pty_fd,
-		    grant, &sc->grant_path);
+		    grant_fd);
 	saved_errno = errno;
 	close(tmp_fd);
+	if (grant_fd != -1)
+		close(grant_fd);
 	errno = saved_errno;
 	if (c->abi > 0 && sc->ruleset_fd == -1)
 		goto ruleset_fail;

@@ -80,15 +80,28 @@ int		 confine_has_namespaces(const struct confine *);
  * with the namespace layer <tmp_dir> is a tmpfs only commands see)
  * and fills *sc with what the child applies: the Landlock ruleset (the
  * workspace, the tmp, read_paths, the devices, and pty_fd's terminal
- * when pty_fd != -1, and grant, a path outside that a human approved:
- * writable; made as an empty file when it does not exist yet), the
- * namespaces (the network one only without network), the seccomp
- * program. *tmp gets the allocated tmp path.
- * 0, or -1 with an allocated *cause (nothing left behind).
+ * when pty_fd != -1, and grant, a file a human approved, as
+ * confine_grant_record recorded it: resolved again, never through a
+ * symlink, it must be what it was then, and its fd gets the rule; a
+ * file that was not there is made empty in the directory that was
+ * checked), the namespaces (the network one only without network), the
+ * seccomp program. *tmp gets the allocated tmp path.
+ * 0, or -1 with an allocated *cause (nothing left behind but a grant's
+ * file made empty).
  */
 int		 confine_prepare(struct confine *, const char *id, int network,
 		    int pty_fd, const char *grant, struct spawn_confine *sc,
 		    char **tmp, char **cause);
+/*
+ * What a grant of path (absolute) would open, as it is now: resolved one
+ * component at a time from the workspace (a path in it) or /, no symlink
+ * followed (openat2, or an O_PATH|O_NOFOLLOW walk where there is none);
+ * the identity of the regular file there, or of the directory it would
+ * be made in, or why it cannot be granted (a symlink on the way, a
+ * directory, not a regular file). An allocated record for
+ * confine_prepare's grant: "<errno>:<made>:<st_dev>:<st_ino>:<path>".
+ */
+char		*confine_grant_record(struct confine *, const char *path);
 /* After the spawn: closes what the child needed (the ruleset). */
 void		 confine_spawned(struct spawn_confine *);
 /* Removes a command's tmp dir and everything in it. NULL ok. */

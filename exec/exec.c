@@ -1209,6 +1209,13 @@ exec_confine_prepare(struct exec *ex, const struct exec_spec *spec,
 	return (0);
 }
 
+char *
+exec_grant_record(const char *path)
+{
+	return (exec_confine != NULL ? confine_grant_record(exec_confine,
+	    path) : NULL);
+}
+
 struct exec *
 exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
     enum errcode *code, char **cause)

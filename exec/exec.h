@@ -71,8 +71,11 @@ struct exec_spec {
 	unsigned	 idle_timeout_ms;	/* 0: none */
 	exec_output_cb	 outputcb;	/* NULL: none; called with arg */
 	int		 network;	/* confined with network */
-	const char	*grant;		/* a path outside a human approved:
-					   writable for it; NULL: none */
+	const char	*grant;		/* a file a human approved, as
+					   exec_grant_record recorded it when
+					   the approval was asked for:
+					   writable for it if it is still
+					   that file; NULL: none */
 	const char	*token;		/* a session's, kept in <id>.json so
 					   its owner can still read it from
 					   the files; NULL: none */
@@ -126,6 +129,13 @@ void		 exec_shutdown(void);
  */
 struct exec	*exec_start(const struct exec_spec *, exec_done_cb, void *arg,
 		    enum errcode *code, char **cause);
+/*
+ * The record of a grant of path (absolute) that exec_start's spec.grant
+ * takes, made when a human is asked for it (confine_grant_record): what
+ * the path is now, so that the start opens only that. Allocated; NULL
+ * when nothing is confined (no grant is needed).
+ */
+char		*exec_grant_record(const char *path);
 /*
  * Ends the whole tree: sig (usually SIGTERM) to every process in it, then
  * SIGKILL after the grace period. The exec finishes with end why (the

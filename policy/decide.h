@@ -32,7 +32,9 @@ struct decision {
 					   a human must (held) */
 	char		*grant_path;	/* held by the sandbox for this path,
 					   which an approval opens; allocated
-					   or NULL */
+					   or NULL (the worker, holding the
+					   command, replaces it with its
+					   record of the file: exec.h) */
 	enum errcode	 code;		/* refused: ERR_BLOCKED or
 					   ERR_OUTSIDE_WORKSPACE; else
 					   ERR_NONE */

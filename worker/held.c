@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "exec/exec.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
@@ -132,6 +133,7 @@ worker_held_park(struct job *j, approval_done_cb decided)
 	struct worker		*w = j->w;
 	struct item_approval	 req;
 	struct item_held	 h;
+	char			*grant;
 
 	memset(&req, 0, sizeof req);
 	req.id = j->item->id;
@@ -148,6 +150,15 @@ worker_held_park(struct job *j, approval_done_cb decided)
 	req.network = j->dec.asks_network;
 	req.grant_path = j->dec.grant_path;
 	j->approval = approvals_park(w->approvals, &req, decided, j);
+	/*
+	 * The request shows the path; what the approval opens is what is
+	 * there now, recorded: the start opens it only if it still is.
+	 */
+	if (j->dec.grant_path != NULL) {
+		grant = exec_grant_record(j->dec.grant_path);
+		free(j->dec.grant_path);
+		j->dec.grant_path = grant;
+	}
 	metrics_add(w->metrics, METRICS_APPROVALS, 1, "requested", NULL);
 	worker_held_view(j, j->approval, "held", &h);
 	sessions_mirror_held(w->sessions, &h, req.reply_to, 0);

@@ -98,7 +98,9 @@ struct job {
 	struct approval	*approval;	/* PARKED */
 	char		*request;	/* approved: the request id */
 	char		*approved_by;
-	char		*grant;		/* dec.grant_path, once approved */
+	char		*grant;		/* dec.grant_path, once approved:
+					   exec_grant_record's record of
+					   the path since it was held */
 	long long	 received_us;	/* delivered (monotonic) */
 	struct live	*live;		/* args.stream: execq:out:<id> */
 	unsigned long long out_bytes[3];	/* ... per fd, for its end */
@@ -238,7 +240,8 @@ int		 worker_classify(struct job *);
 /*
  * Parks job j (already PARKED): its approval request goes out, decided
  * calls back when a human decides (worker.c's worker_decided_cb: held.c
- * reaches the driver only through this pointer).
+ * reaches the driver only through this pointer). A grant's path is
+ * recorded as it is now (j->dec.grant_path becomes the record).
  */
 void		 worker_held_park(struct job *, approval_done_cb decided);
 /*

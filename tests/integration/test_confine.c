@@ -911,6 +911,202 @@ test_confine_approval_opens_the_named_path(void **state)
 	harness_pass(h);
 }
 
+/*
+ * Submits command as name; its request must name a grant_path ending in
+ * tail. Returns the request id (allocated).
+ */
+static char *
+held_for_grant(struct harness *h, const char *name, const char *command,
+    const char *tail)
+{
+	const char	*id = harness_id(h, name), *g;
+	json_t		*a;
+	char		*request;
+
+	harness_submit(h, "normal", id, command, NULL);
+	a = request_of(h, id);
+	g = harness_jstr(a, "grant_path");
+	if (g == NULL || strlen(g) < strlen(tail) ||
+	    strcmp(g + strlen(g) - strlen(tail), tail) != 0)
+		harness_fail(h, "%s: want a grant_path ending in %s: %s", name,
+		    tail, json_dumps(a, JSON_COMPACT));
+	request = xstrdup(harness_jstr(a, "request"));
+	json_decref(a);
+	return (request);
+}
+
+/* Approves name's request; its answer must be confine_failed saying why. */
+static void
+approved_refused(struct harness *h, const char *name, char *request,
+    const char *why)
+{
+	const char	*id = harness_id(h, name), *msg;
+	json_t		*a;
+
+	approve(h, request);
+	free(request);
+	a = harness_wait_answer(h, NULL, id, WAIT_MS);
+	msg = harness_jstr(a, "error.message");
+	if (harness_jstr(a, "error.code") == NULL ||
+	    strcmp(harness_jstr(a, "error.code"), "confine_failed") != 0 ||
+	    msg == NULL || strstr(msg, why) == NULL ||
+	    strstr(msg, "nothing ran") == NULL)
+		harness_fail(h, "%s: want confine_failed saying \"%s\": %s",
+		    name, why, json_dumps(a, JSON_COMPACT));
+	json_decref(a);
+}
+
+/* The text of dir/name, or "(none)" (allocated). */
+static char *
+text_of(const char *dir, const char *name)
+{
+	char	*path, *text;
+
+	xasprintf(&path, "%s/%s", dir, name);
+	text = harness_read_file(path, NULL);
+	free(path);
+	return (text != NULL ? text : xstrdup("(none)"));
+}
+
+/*
+ * A grant is the one file the request named, as it was then: held for
+ * paths the policy could not resolve (symlink loops: x, d/f, d/g), the
+ * paths are swapped by a second command that runs at once (x for a
+ * symlink to a file outside, the directory d for a symlink to a directory
+ * outside, where f exists and g does not); approving them runs nothing,
+ * says why, and leaves outside as it was.
+ */
+static void
+test_confine_grant_swapped_after_request(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	char		 out[PATH_MAX], path[PATH_MAX], *cmd, *list, *text;
+	char		*rx, *rf, *rg;
+	json_t		*a;
+
+	snprintf(out, sizeof out, "%s/outside", h->dir);
+	assert_int_equal(mkdir(out, 0755), 0);
+	put_file(h, out, "marker", "MARKER\n");
+	put_file(h, out, "f", "MARKER\n");
+	snprintf(path, sizeof path, "%s/x", h->ws);
+	assert_int_equal(symlink("x", path), 0);
+	snprintf(path, sizeof path, "%s/d", h->ws);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/d/f", h->ws);
+	assert_int_equal(symlink("f", path), 0);
+	snprintf(path, sizeof path, "%s/d/g", h->ws);
+	assert_int_equal(symlink("g", path), 0);
+	confined_worker(h, NULL, "--tier", "auto", "--sandbox", "hold");
+
+	rx = held_for_grant(h, "x", "echo PWNED > x", "/x");
+	rf = held_for_grant(h, "f", "echo PWNED > d/f", "/d/f");
+	rg = held_for_grant(h, "g", "echo PWNED > d/g", "/d/g");
+	/* The outside paths hide in variables: this one runs at once. */
+	xasprintf(&cmd, "o=%s; t=x; ln -sfn $o/marker $t && mv d d.old && "
+	    "ln -s $o d", out);
+	a = run(h, "swap", cmd, NULL);
+	assert_int_equal(harness_jint(a, "exit_code"), 0);
+	json_decref(a);
+	free(cmd);
+
+	approved_refused(h, "x", rx, "symbolic link");
+	approved_refused(h, "f", rf, "symbolic link");
+	approved_refused(h, "g", rg, "symbolic link");
+	list = listing(out);
+	assert_string_equal(list, "f marker ");
+	free(list);
+	text = text_of(out, "marker");
+	assert_string_equal(text, "MARKER\n");
+	free(text);
+	text = text_of(out, "f");
+	assert_string_equal(text, "MARKER\n");
+	free(text);
+	harness_pass(h);
+}
+
+/*
+ * A grant that was a file and is another one, or a directory, by the
+ * time it is approved: the file outside is swapped (renamed over, as
+ * another process could) between the request and the approval.
+ */
+static void
+test_confine_grant_changed_file(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	char		 out[PATH_MAX], *from, *to, *cmd, *rq, *text;
+
+	snprintf(out, sizeof out, "%s/outside", h->dir);
+	assert_int_equal(mkdir(out, 0755), 0);
+	put_file(h, out, "a.txt", "MARKER\n");
+	put_file(h, out, "b.txt", "OTHER\n");
+	confined_worker(h, NULL, "--tier", "auto", "--sandbox", "hold");
+	xasprintf(&cmd, "echo PWNED > %s/a.txt", out);
+	rq = held_for_grant(h, "a", cmd, "/a.txt");
+	free(cmd);
+	xasprintf(&from, "%s/b.txt", out);
+	xasprintf(&to, "%s/a.txt", out);
+	assert_int_equal(rename(from, to), 0);
+	free(from);
+	free(to);
+	approved_refused(h, "a", rq, "changed since");
+	text = text_of(out, "a.txt");
+	assert_string_equal(text, "OTHER\n");
+	free(text);
+	harness_pass(h);
+}
+
+/*
+ * A grant is a file, never a directory: a command that names a
+ * directory outside (cp into it) is held for it, and approving it runs
+ * nothing and says so; the directory stays empty.
+ */
+static void
+test_confine_grant_never_a_directory(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	char		 out[PATH_MAX], *cmd, *rq, *list;
+
+	snprintf(out, sizeof out, "%s/outside", h->dir);
+	assert_int_equal(mkdir(out, 0755), 0);
+	put_file(h, h->ws, "file.txt", "x\n");
+	confined_worker(h, NULL, "--tier", "auto", "--sandbox", "hold");
+	xasprintf(&cmd, "cp file.txt %s", out);
+	rq = held_for_grant(h, "dir", cmd, "/outside");
+	free(cmd);
+	approved_refused(h, "dir", rq, "a directory (only a file");
+	list = listing(out);
+	assert_string_equal(list, "");
+	free(list);
+	harness_pass(h);
+}
+
+/* An approved grant on a file that exists outside: written, as named. */
+static void
+test_confine_grant_existing_file(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "existing");
+	char		 out[PATH_MAX], *cmd, *rq, *text;
+	json_t		*a;
+
+	snprintf(out, sizeof out, "%s/outside", h->dir);
+	assert_int_equal(mkdir(out, 0755), 0);
+	put_file(h, out, "existing.txt", "OLD\n");
+	confined_worker(h, NULL, "--tier", "auto", "--sandbox", "hold");
+	xasprintf(&cmd, "echo NEW > %s/existing.txt", out);
+	rq = held_for_grant(h, "existing", cmd, "/existing.txt");
+	free(cmd);
+	approve(h, rq);
+	free(rq);
+	a = harness_wait_answer(h, NULL, id, WAIT_MS);
+	assert_int_equal(harness_jint(a, "exit_code"), 0);
+	json_decref(a);
+	text = text_of(out, "existing.txt");
+	assert_string_equal(text, "NEW\n");
+	free(text);
+	harness_pass(h);
+}
+
 /* --check-confinement, confine required and off. */
 static void
 test_confine_self_check(void **state)
@@ -1079,6 +1275,10 @@ main(void)
 		T(test_confine_default_policy_runs_ordinary_work),
 		T(test_confine_network_is_a_grant),
 		T(test_confine_approval_opens_the_named_path),
+		T(test_confine_grant_swapped_after_request),
+		T(test_confine_grant_changed_file),
+		T(test_confine_grant_never_a_directory),
+		T(test_confine_grant_existing_file),
 		T(test_confine_self_check),
 		T(test_confine_run_as),
 	};
