@@ -816,6 +816,7 @@ test_auth_inbox_not_thinned(void **state)
 {
 	struct harness	*h = harness_fixture(state);
 	redisContext	*agent, *other;
+	redisReply	*r;
 	pid_t		 a, b;
 	json_t		*o;
 	char		*consumer, *inbox, *item;
@@ -859,6 +860,14 @@ test_auth_inbox_not_thinned(void **state)
 	auth_wait_empty(h, inbox);
 	harness_stop_clean(h, a);
 	harness_stop_clean(h, b);
+	/* The flood had no reply_to: still the agent's after the forward,
+	   answered on agent.replies, none on the shared default. */
+	r = harness_cmd(h, "XLEN q:replies:normal");
+	assert_int_equal(r->integer, 0);
+	freeReplyObject(r);
+	o = auth_answer_for(h, agent, "agent.replies", "agent.f10299");
+	assert_string_equal(harness_jstr(o, "error.code"), "unknown_session");
+	json_decref(o);
 	free(item);
 	free(inbox);
 	free(consumer);
