@@ -3,7 +3,9 @@
  * of the test's own (started with that file as its aclfile, its socket
  * where 'make run' keeps one: <dir>/.tmp/run/redis.sock): an agent adds
  * items and reads its own replies and nothing else; an operator decides;
- * the worker's user runs an item end to end; a command with the network
+ * the worker's user runs an item end to end; what comes from an agent's
+ * lane stays that agent's (ids, reply_to, through another worker's
+ * inbox, which no agent's flood thins); a command with the network
  * grant gets NOAUTH; a refused login backs off with one line per change;
  * a Redis that lets anyone in is said at start-up; the client finds make
  * run's passwords by itself, by subcommand.
@@ -876,6 +878,97 @@ test_auth_inbox_not_thinned(void **state)
 	harness_pass(h);
 }
 
+/*
+ * What an agent may put in its own lanes stays its own: an "owner" field
+ * of its own making is ignored (only a worker's, in an inbox it cannot
+ * write, counts), a name that only looks like its own is refused, a JSON
+ * with a key twice is refused whole, a background item does not call
+ * back elsewhere, and an id at the top of its own lane blocks that lane
+ * only.
+ */
+static void
+test_auth_lane_edges(void **state)
+{
+	static const char *const names[][3] = {
+		/* id, reply_to, the error */
+		{ "agent.", "agent.e", "bad_id" },
+		{ "agentx.y", "agent.e", "bad_id" },
+		{ "AGENT.x", "agent.e", "bad_id" },
+		{ "agent.e1", "agentx.y", "bad_reply_to" },
+		{ "agent.e2", "AGENT.x", "bad_reply_to" },
+		{ "agent.e3", "agent", "bad_reply_to" },
+	};
+	struct harness	*h = harness_fixture(state);
+	redisContext	*agent, *other;
+	redisReply	*r;
+	json_t		*o;
+	char		 item[256];
+	size_t		 i;
+
+	auth_redis_start(h);
+	auth_harness_here(h);
+	auth_worker(h, 0, NULL);
+	agent = auth_connect(h, "agent");
+	other = auth_connect(h, "other");
+	auth_noperm(h, agent, "agent", "XADD q:exec:ctl:%s * item {} owner "
+	    "other", h->w[0].consumer);
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.normal * owner other "
+	    "item %s", "{\"id\":\"other.o1\",\"type\":\"EXEC\",\"reply_to\":"
+	    "\"other.o\",\"args\":{\"command\":\"echo o1\"}}");
+	o = auth_answer_for(h, agent, "agent.replies", "other.o1");
+	assert_string_equal(harness_jstr(o, "error.code"), "bad_id");
+	json_decref(o);
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.normal * item %s",
+	    "{\"id\":\"agent.b1\",\"type\":\"EXEC\",\"reply_to\":\"other.o\","
+	    "\"args\":{\"command\":\"echo b1\",\"background\":true}}");
+	o = auth_answer_for(h, agent, "agent.replies", "agent.b1");
+	assert_string_equal(harness_jstr(o, "error.code"), "bad_reply_to");
+	json_decref(o);
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		snprintf(item, sizeof item, "{\"id\":\"%s\",\"type\":"
+		    "\"EXEC\",\"reply_to\":\"%s\",\"args\":{\"command\":"
+		    "\"echo e\"}}", names[i][0], names[i][1]);
+		auth_ok(h, agent, "agent", "XADD q:exec:agent.high * item %s",
+		    item);
+		o = auth_answer_for(h, agent, strcmp(names[i][2], "bad_id") ==
+		    0 ? "agent.e" : "agent.replies", names[i][0]);
+		assert_string_equal(harness_jstr(o, "error.code"),
+		    names[i][2]);
+		json_decref(o);
+	}
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.normal * item %s",
+	    "{\"id\":\"agent.d1\",\"id\":\"other.o2\",\"type\":\"EXEC\","
+	    "\"reply_to\":\"agent.d\",\"reply_to\":\"other.o\",\"args\":"
+	    "{\"command\":\"echo d1\"}}");
+	auth_wait_entries(h, "q:agent.replies:normal", "duplicate object key",
+	    1);
+
+	/* Its own lane at the top: that lane is blocked, nobody else's. */
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.low "
+	    "18446744073709551615-18446744073709551615 item %s",
+	    "{\"id\":\"agent.m1\",\"type\":\"EXEC\",\"reply_to\":\"agent.m\","
+	    "\"args\":{\"command\":\"echo top\"}}");
+	o = auth_answer_for(h, agent, "agent.m", "agent.m1");
+	assert_string_equal(harness_jstr(o, "stdout"), "top\n");
+	json_decref(o);
+	r = redisCommand(agent, "XADD q:exec:agent.low * item {}");
+	assert_non_null(r);
+	assert_int_equal(r->type, REDIS_REPLY_ERROR);
+	freeReplyObject(r);
+	auth_ok(h, other, "other", "XADD q:exec:other.low * item %s",
+	    "{\"id\":\"other.m2\",\"type\":\"EXEC\",\"reply_to\":\"other.m\","
+	    "\"args\":{\"command\":\"echo below\"}}");
+	o = auth_answer_for(h, other, "other.m", "other.m2");
+	assert_string_equal(harness_jstr(o, "stdout"), "below\n");
+	json_decref(o);
+	r = harness_cmd(h, "EXISTS q:other.o:normal q:other.o:high");
+	assert_int_equal(r->integer, 0);
+	freeReplyObject(r);
+	redisFree(agent);
+	redisFree(other);
+	harness_pass(h);
+}
+
 /* A Redis whose default user needs no password is said, loudly. */
 static void
 test_auth_open_door_said(void **state)
@@ -1024,6 +1117,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_auth_agent_namespace,
 		    harness_setup, auth_teardown),
 		cmocka_unit_test_setup_teardown(test_auth_inbox_not_thinned,
+		    harness_setup, auth_teardown),
+		cmocka_unit_test_setup_teardown(test_auth_lane_edges,
 		    harness_setup, auth_teardown),
 		cmocka_unit_test_setup_teardown(test_auth_open_door_said,
 		    harness_setup, auth_teardown),
