@@ -122,6 +122,10 @@ const char queue_fetch_lua[] =
  *         id's claim
  *   ARGV: 1 me (consumer), 2 group, 3 entry, 4 item, 5 queue, 6 the
  *         agent whose item it is ("": a shared lane's), kept with it
+ * The inbox is not capped: it holds every agent's items, and a cap would
+ * let one agent's flood push out another's before the owner read them.
+ * It holds only what is not answered yet (the answer deletes the entry),
+ * and gets nothing once its worker's lease is gone.
  */
 const char queue_forward_lua[] =
     "local owner = redis.call('HGET', KEYS[1], '" KS_SF_WORKER "') "
@@ -133,10 +137,9 @@ const char queue_forward_lua[] =
     "if redis.call('XACK', KEYS[2], ARGV[2], ARGV[3]) == 0 then return 1 end "
     "redis.call('XDEL', KEYS[2], ARGV[3]) "
     "local inbox = '" KS_QUEUE "' .. ARGV[5] .. ':" KS_LANE_CTL ":' .. owner "
-    "if ARGV[6] ~= '' then redis.call('XADD', inbox, 'MAXLEN', '~', 10000, "
-    " '*', 'item', ARGV[4], 'owner', ARGV[6]) "
-    "else redis.call('XADD', inbox, 'MAXLEN', '~', 10000, '*', 'item', "
-    " ARGV[4]) end "
+    "if ARGV[6] ~= '' then redis.call('XADD', inbox, '*', 'item', ARGV[4], "
+    " 'owner', ARGV[6]) "
+    "else redis.call('XADD', inbox, '*', 'item', ARGV[4]) end "
     "return 1";
 
 /*

@@ -3,7 +3,9 @@
  * of the test's own (started with that file as its aclfile, its socket
  * where 'make run' keeps one: <dir>/.tmp/run/redis.sock): an agent adds
  * items and reads its own replies and nothing else; an operator decides;
- * the worker's user runs an item end to end; a command with the network
+ * the worker's user runs an item end to end; what comes from an agent's
+ * lane stays that agent's (ids, reply_to, through another worker's
+ * inbox, which no agent's flood thins); a command with the network
  * grant gets NOAUTH; a refused login backs off with one line per change;
  * a Redis that lets anyone in is said at start-up; the client finds make
  * run's passwords by itself, by subcommand.
@@ -476,9 +478,13 @@ auth_wait_healthz(struct harness *h, int port, const char *want)
 	free(body);
 }
 
-/* The worker logged in as worker, with its password from the file. */
+/*
+ * The worker logged in as worker, with its password from the file;
+ * consumer: its name (NULL: the harness's).
+ */
 static pid_t
-auth_worker(struct harness *h, int http_port, const char *extra)
+auth_worker_as(struct harness *h, int http_port, const char *extra,
+    const char *consumer)
 {
 	const char	*env[4];
 	char		*pwfile, *e, http[32];
@@ -491,7 +497,10 @@ auth_worker(struct harness *h, int http_port, const char *extra)
 	env[2] = "EXECQ_AGENTS=agent,other operator";
 	env[3] = NULL;
 	snprintf(http, sizeof http, "127.0.0.1:%d", http_port);
-	if (http_port != 0)
+	if (consumer != NULL)
+		pid = harness_worker_start(h, env, "--consumer", consumer,
+		    NULL);
+	else if (http_port != 0)
 		pid = harness_worker_start(h, env, "--http", http, extra,
 		    NULL);
 	else
@@ -499,6 +508,13 @@ auth_worker(struct harness *h, int http_port, const char *extra)
 	free(e);
 	free(pwfile);
 	return (pid);
+}
+
+/* The same, named by the harness. */
+static pid_t
+auth_worker(struct harness *h, int http_port, const char *extra)
+{
+	return (auth_worker_as(h, http_port, extra, NULL));
 }
 
 /*
@@ -726,6 +742,233 @@ test_auth_agent_namespace(void **state)
 	harness_pass(h);
 }
 
+/* Waits until the stream key holds n entries whose item has needle. */
+static void
+auth_wait_entries(struct harness *h, const char *key, const char *needle,
+    int n)
+{
+	int64_t	deadline = harness_now_ms() + WAIT_MS;
+
+	while (harness_count_entries(h, key, needle) != n) {
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "%s: not %d entries with %s", key, n,
+			    needle);
+		harness_sleep_ms(20);
+	}
+}
+
+/* Waits until the stream key is empty (read and deleted by a worker). */
+static void
+auth_wait_empty(struct harness *h, const char *key)
+{
+	int64_t		 deadline = harness_now_ms() + 4 * WAIT_MS;
+	redisReply	*r;
+	long long	 n;
+
+	for (;;) {
+		r = harness_cmd(h, "XLEN %s", key);
+		n = r->integer;
+		freeReplyObject(r);
+		if (n == 0)
+			return;
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "%s: %lld entries left", key, n);
+		harness_sleep_ms(20);
+	}
+}
+
+/*
+ * n PROCESS items (kill, no token) for session sid, ids <prefix><n>,
+ * added to the stream key as user c, pipelined.
+ */
+static void
+auth_flood(struct harness *h, redisContext *c, const char *key,
+    const char *prefix, const char *sid, int n)
+{
+	redisReply	*r;
+	char		 item[512];
+	int		 i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(item, sizeof item, "{\"id\":\"%s%d\",\"type\":"
+		    "\"PROCESS\",\"args\":{\"action\":\"kill\","
+		    "\"session_id\":\"%s\"}}", prefix, i, sid);
+		if (redisAppendCommand(c, "XADD %s * item %s", key, item) !=
+		    REDIS_OK)
+			harness_fail(h, "XADD %s: %s", key, c->errstr);
+	}
+	for (i = 0; i < n; i++) {
+		if (redisGetReply(c, (void **)&r) != REDIS_OK)
+			harness_fail(h, "XADD %s: %s", key, c->errstr);
+		if (r->type == REDIS_REPLY_ERROR)
+			harness_fail(h, "XADD %s: %s", key, r->str);
+		freeReplyObject(r);
+	}
+}
+
+/*
+ * A worker's inbox holds what other workers forward to it, from every
+ * agent: no agent thins it. One agent's flood of PROCESS items for a
+ * session on a worker that is slow to read (here: gone, its lease still
+ * held) does not push out another's item forwarded there before, which
+ * the worker answers when it reads its inbox again.
+ */
+static void
+test_auth_inbox_not_thinned(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	redisContext	*agent, *other;
+	redisReply	*r;
+	pid_t		 a, b;
+	json_t		*o;
+	char		*consumer, *inbox, *item;
+
+	auth_redis_start(h);
+	auth_harness_here(h);
+	a = auth_worker(h, 0, NULL);
+	consumer = xstrdup(h->w[0].consumer);
+	xasprintf(&inbox, "q:exec:ctl:%s", consumer);
+	agent = auth_connect(h, "agent");
+	other = auth_connect(h, "other");
+	auth_ok(h, other, "other", "XADD q:exec:other.normal * item %s",
+	    "{\"id\":\"other.t1\",\"type\":\"EXEC\",\"reply_to\":"
+	    "\"other.t\",\"args\":{\"command\":\"echo other; sleep 60\","
+	    "\"background\":true}}");
+	o = auth_answer_for(h, other, "other.t", "other.t1");
+	assert_string_equal(harness_jstr(o, "type"), "EXEC_STARTED");
+	assert_string_equal(harness_jstr(o, "worker"), consumer);
+	xasprintf(&item, "{\"id\":\"other.t2\",\"type\":\"PROCESS\","
+	    "\"reply_to\":\"other.t\",\"args\":{\"action\":\"wait\","
+	    "\"session_id\":\"other.t1\",\"timeout_ms\":1,"
+	    "\"token\":\"%s\"}}", harness_jstr(o, "session_token"));
+	json_decref(o);
+
+	/* The session's worker stops reading; the fleet thinks it lives. */
+	b = auth_worker(h, 0, NULL);
+	harness_worker_kill(h, a);
+	freeReplyObject(harness_cmd(h, "PERSIST execq:worker:%s", consumer));
+	auth_ok(h, other, "other", "XADD q:exec:other.ctl * item %s", item);
+	auth_wait_entries(h, inbox, "\"other.t2\"", 1);
+	auth_flood(h, agent, "q:exec:agent.ctl", "agent.f", "other.t1", 10300);
+	auth_wait_empty(h, "q:exec:agent.ctl");
+	assert_int_equal(harness_count_entries(h, inbox, "\"other.t2\""), 1);
+
+	/* Back under its name, it answers the other agent's item, and
+	   all the rest (the answers are out before Redis stops). */
+	a = auth_worker_as(h, 0, NULL, consumer);
+	o = auth_answer_for(h, other, "other.t", "other.t2");
+	assert_string_equal(harness_jstr(o, "type"), "PROCESS_RESULT");
+	json_decref(o);
+	auth_wait_empty(h, inbox);
+	harness_stop_clean(h, a);
+	harness_stop_clean(h, b);
+	/* The flood had no reply_to: still the agent's after the forward,
+	   answered on agent.replies, none on the shared default. */
+	r = harness_cmd(h, "XLEN q:replies:normal");
+	assert_int_equal(r->integer, 0);
+	freeReplyObject(r);
+	o = auth_answer_for(h, agent, "agent.replies", "agent.f10299");
+	assert_string_equal(harness_jstr(o, "error.code"), "unknown_session");
+	json_decref(o);
+	free(item);
+	free(inbox);
+	free(consumer);
+	redisFree(agent);
+	redisFree(other);
+	harness_pass(h);
+}
+
+/*
+ * What an agent may put in its own lanes stays its own: an "owner" field
+ * of its own making is ignored (only a worker's, in an inbox it cannot
+ * write, counts), a name that only looks like its own is refused, a JSON
+ * with a key twice is refused whole, a background item does not call
+ * back elsewhere, and an id at the top of its own lane blocks that lane
+ * only.
+ */
+static void
+test_auth_lane_edges(void **state)
+{
+	static const char *const names[][3] = {
+		/* id, reply_to, the error */
+		{ "agent.", "agent.e", "bad_id" },
+		{ "agentx.y", "agent.e", "bad_id" },
+		{ "AGENT.x", "agent.e", "bad_id" },
+		{ "agent.e1", "agentx.y", "bad_reply_to" },
+		{ "agent.e2", "AGENT.x", "bad_reply_to" },
+		{ "agent.e3", "agent", "bad_reply_to" },
+	};
+	struct harness	*h = harness_fixture(state);
+	redisContext	*agent, *other;
+	redisReply	*r;
+	json_t		*o;
+	char		 item[256];
+	size_t		 i;
+
+	auth_redis_start(h);
+	auth_harness_here(h);
+	auth_worker(h, 0, NULL);
+	agent = auth_connect(h, "agent");
+	other = auth_connect(h, "other");
+	auth_noperm(h, agent, "agent", "XADD q:exec:ctl:%s * item {} owner "
+	    "other", h->w[0].consumer);
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.normal * owner other "
+	    "item %s", "{\"id\":\"other.o1\",\"type\":\"EXEC\",\"reply_to\":"
+	    "\"other.o\",\"args\":{\"command\":\"echo o1\"}}");
+	o = auth_answer_for(h, agent, "agent.replies", "other.o1");
+	assert_string_equal(harness_jstr(o, "error.code"), "bad_id");
+	json_decref(o);
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.normal * item %s",
+	    "{\"id\":\"agent.b1\",\"type\":\"EXEC\",\"reply_to\":\"other.o\","
+	    "\"args\":{\"command\":\"echo b1\",\"background\":true}}");
+	o = auth_answer_for(h, agent, "agent.replies", "agent.b1");
+	assert_string_equal(harness_jstr(o, "error.code"), "bad_reply_to");
+	json_decref(o);
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		snprintf(item, sizeof item, "{\"id\":\"%s\",\"type\":"
+		    "\"EXEC\",\"reply_to\":\"%s\",\"args\":{\"command\":"
+		    "\"echo e\"}}", names[i][0], names[i][1]);
+		auth_ok(h, agent, "agent", "XADD q:exec:agent.high * item %s",
+		    item);
+		o = auth_answer_for(h, agent, strcmp(names[i][2], "bad_id") ==
+		    0 ? "agent.e" : "agent.replies", names[i][0]);
+		assert_string_equal(harness_jstr(o, "error.code"),
+		    names[i][2]);
+		json_decref(o);
+	}
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.normal * item %s",
+	    "{\"id\":\"agent.d1\",\"id\":\"other.o2\",\"type\":\"EXEC\","
+	    "\"reply_to\":\"agent.d\",\"reply_to\":\"other.o\",\"args\":"
+	    "{\"command\":\"echo d1\"}}");
+	auth_wait_entries(h, "q:agent.replies:normal", "duplicate object key",
+	    1);
+
+	/* Its own lane at the top: that lane is blocked, nobody else's. */
+	auth_ok(h, agent, "agent", "XADD q:exec:agent.low "
+	    "18446744073709551615-18446744073709551615 item %s",
+	    "{\"id\":\"agent.m1\",\"type\":\"EXEC\",\"reply_to\":\"agent.m\","
+	    "\"args\":{\"command\":\"echo top\"}}");
+	o = auth_answer_for(h, agent, "agent.m", "agent.m1");
+	assert_string_equal(harness_jstr(o, "stdout"), "top\n");
+	json_decref(o);
+	r = redisCommand(agent, "XADD q:exec:agent.low * item {}");
+	assert_non_null(r);
+	assert_int_equal(r->type, REDIS_REPLY_ERROR);
+	freeReplyObject(r);
+	auth_ok(h, other, "other", "XADD q:exec:other.low * item %s",
+	    "{\"id\":\"other.m2\",\"type\":\"EXEC\",\"reply_to\":\"other.m\","
+	    "\"args\":{\"command\":\"echo below\"}}");
+	o = auth_answer_for(h, other, "other.m", "other.m2");
+	assert_string_equal(harness_jstr(o, "stdout"), "below\n");
+	json_decref(o);
+	r = harness_cmd(h, "EXISTS q:other.o:normal q:other.o:high");
+	assert_int_equal(r->integer, 0);
+	freeReplyObject(r);
+	redisFree(agent);
+	redisFree(other);
+	harness_pass(h);
+}
+
 /* A Redis whose default user needs no password is said, loudly. */
 static void
 test_auth_open_door_said(void **state)
@@ -872,6 +1115,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_auth_worker_end_to_end,
 		    harness_setup, auth_teardown),
 		cmocka_unit_test_setup_teardown(test_auth_agent_namespace,
+		    harness_setup, auth_teardown),
+		cmocka_unit_test_setup_teardown(test_auth_inbox_not_thinned,
+		    harness_setup, auth_teardown),
+		cmocka_unit_test_setup_teardown(test_auth_lane_edges,
 		    harness_setup, auth_teardown),
 		cmocka_unit_test_setup_teardown(test_auth_open_door_said,
 		    harness_setup, auth_teardown),
