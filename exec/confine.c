@@ -48,6 +48,7 @@
  */
 #define LL_CREATE_RULESET_VERSION	(1U << 0)
 #define LL_RULE_PATH_BENEATH		1
+#define LL_RULE_NET_PORT		2	/* ABI 4 */
 
 #define LL_FS_ABI1		((1ULL << 13) - 1)	/* EXECUTE .. MAKE_SYM */
 #define LL_FS_EXECUTE		(1ULL << 0)
@@ -66,6 +67,11 @@ struct ll_ruleset_attr {
 	uint64_t	handled_access_fs;
 	uint64_t	handled_access_net;
 	uint64_t	scoped;
+};
+
+struct ll_net_port {
+	uint64_t	allowed_access;
+	uint64_t	port;
 };
 
 struct ll_path_beneath {
@@ -880,6 +886,12 @@ confine_has_seccomp(const struct confine *c)
 }
 
 int
+confine_netns_fd(const struct confine *c)
+{
+	return (c->netns_fd);
+}
+
+int
 confine_has_namespaces(const struct confine *c)
 {
 	return (c->layers[CONFINE_L_NAMESPACES].ok);
@@ -1126,16 +1138,17 @@ confine_grant_fd(struct confine *c, const char *rec, char **path,
  * an fd, or -1 with errno.
  */
 static int
-confine_ruleset(struct confine *c, int network, int tmp_fd, int pty_fd,
-    int grant_fd)
+confine_ruleset(struct confine *c, int network, int proxy_port, int tmp_fd,
+    int pty_fd, int grant_fd)
 {
 	struct ll_ruleset_attr	attr;
+	struct ll_net_port	np;
 	size_t			i;
 	int			fd, saved_errno;
 
 	memset(&attr, 0, sizeof attr);
 	attr.handled_access_fs = c->fs_all;
-	if (c->abi >= 4 && !network)
+	if (c->abi >= 4 && (!network || proxy_port != 0))
 		attr.handled_access_net = LL_NET_BIND_TCP|LL_NET_CONNECT_TCP;
 	if (c->abi >= 6)
 		attr.scoped = LL_SCOPE_ABSTRACT_UNIX|LL_SCOPE_SIGNAL;
@@ -1152,6 +1165,13 @@ confine_ruleset(struct confine *c, int network, int tmp_fd, int pty_fd,
 	}
 	if (confine_rule(fd, tmp_fd, 1, c->fs_all, c->fs_all) == -1)
 		goto fail;
+	if (c->abi >= 4 && proxy_port != 0) {
+		np.allowed_access = LL_NET_CONNECT_TCP;
+		np.port = (uint64_t)proxy_port;
+		if (syscall(SYS_landlock_add_rule, fd, LL_RULE_NET_PORT, &np,
+		    0) == -1)
+			goto fail;
+	}
 	if (pty_fd != -1 && confine_rule(fd, pty_fd, 0, CONFINE_DEV_RIGHTS,
 	    c->fs_all) == -1)
 		goto fail;
@@ -1169,8 +1189,9 @@ fail:
 }
 
 int
-confine_prepare(struct confine *c, const char *id, int network, int pty_fd,
-    const char *grant, struct spawn_confine *sc, char **tmp, char **cause)
+confine_prepare(struct confine *c, const char *id, int network,
+    int proxy_port, int pty_fd, const char *grant, struct spawn_confine *sc,
+    char **tmp, char **cause)
 {
 	int	tmp_fd, grant_fd = -1, saved_errno;
 
@@ -1203,7 +1224,8 @@ confine_prepare(struct confine *c, const char *id, int network, int pty_fd,
 		goto fail;
 	}
 	if (c->abi > 0)
-		sc->ruleset_fd = confine_ruleset(c, network, tmp_fd, pty_fd,
+		sc->ruleset_fd = confine_ruleset(c, network, proxy_port, tmp_fd,
+		    pty_fd,
 		    grant_fd);
 	saved_errno = errno;
 	close(tmp_fd);
@@ -1215,7 +1237,7 @@ confine_prepare(struct confine *c, const char *id, int network, int pty_fd,
 	sc->mntns_fd = c->mntns_fd;
 	sc->netns_fd = network ? -1 : c->netns_fd;
 	if (c->layers[CONFINE_L_SECCOMP].ok)
-		sc->seccomp = &c->prog[network ? 1 : 0];
+		sc->seccomp = &c->prog[network || proxy_port != 0 ? 1 : 0];
 	sc->drop_privs = c->privs;
 	sc->no_new_privs = 1;
 	sc->last_cap = c->last_cap;

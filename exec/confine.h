@@ -85,13 +85,18 @@ int		 confine_has_namespaces(const struct confine *);
  * symlink, it must be what it was then, and its fd gets the rule; a
  * file that was not there is made empty in the directory that was
  * checked), the namespaces (the network one only without network), the
- * seccomp program. *tmp gets the allocated tmp path.
+ * seccomp program. proxy_port (0: none), without network: the command
+ * stays in the empty network namespace with inet sockets allowed, and
+ * may connect to that TCP port on its loopback only (Landlock ABI 4):
+ * the worker's proxy. *tmp gets the allocated tmp path.
  * 0, or -1 with an allocated *cause (nothing left behind but a grant's
  * file made empty).
  */
 int		 confine_prepare(struct confine *, const char *id, int network,
-		    int pty_fd, const char *grant, struct spawn_confine *sc,
-		    char **tmp, char **cause);
+		    int proxy_port, int pty_fd, const char *grant,
+		    struct spawn_confine *sc, char **tmp, char **cause);
+/* The commands' network namespace, -1 without the namespace layer. */
+int		 confine_netns_fd(const struct confine *);
 /*
  * What a grant of path (absolute) would open, as it is now: resolved one
  * component at a time from the workspace (a path in it) or /, no symlink

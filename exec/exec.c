@@ -1172,15 +1172,16 @@ exec_confine_prepare(struct exec *ex, const struct exec_spec *spec,
     struct spawn_opts *o, struct spawn_confine *sc, char ***envp,
     char **cause)
 {
-	char	*set[7];
-	int	 i;
+	char	*set[14];
+	int	 i, n = 6;
 
 	memset(sc, 0, sizeof *sc);
 	sc->cgroup_v1_fds[0] = sc->cgroup_v1_fds[1] = -1;
 	sc->ruleset_fd = sc->mntns_fd = sc->netns_fd = -1;
 	if (exec_confine == NULL)
 		return (0);
-	if (confine_prepare(exec_confine, spec->id, spec->network, o->pty_fd,
+	if (confine_prepare(exec_confine, spec->id, spec->network,
+	    spec->proxy_url != NULL ? spec->proxy_port : 0, o->pty_fd,
 	    spec->grant, sc, &ex->tmp, cause) == -1)
 		return (-1);
 	ex->conf.landlock = sc->ruleset_fd != -1 ?
@@ -1201,12 +1202,28 @@ exec_confine_prepare(struct exec *ex, const struct exec_spec *spec,
 	xasprintf(&set[3], "XDG_CACHE_HOME=%s/.cache", ex->tmp);
 	xasprintf(&set[4], "XDG_DATA_HOME=%s/.local/share", ex->tmp);
 	xasprintf(&set[5], "XDG_STATE_HOME=%s/.local/state", ex->tmp);
-	set[6] = NULL;
+	if (spec->proxy_url != NULL && !spec->network) {
+		/* Each name some tool reads; NO_PROXY would skip it. */
+		xasprintf(&set[n++], "HTTP_PROXY=%s", spec->proxy_url);
+		xasprintf(&set[n++], "HTTPS_PROXY=%s", spec->proxy_url);
+		xasprintf(&set[n++], "http_proxy=%s", spec->proxy_url);
+		xasprintf(&set[n++], "https_proxy=%s", spec->proxy_url);
+		xasprintf(&set[n++], "ALL_PROXY=%s", spec->proxy_url);
+		set[n++] = xstrdup("NO_PROXY=");
+		set[n++] = xstrdup("no_proxy=");
+	}
+	set[n] = NULL;
 	*envp = cmdenv_env_with(spec->envp, set);
 	for (i = 0; set[i] != NULL; i++)
 		free(set[i]);
 	o->confine = sc;
 	return (0);
+}
+
+int
+exec_netns_fd(void)
+{
+	return (exec_confine != NULL ? confine_netns_fd(exec_confine) : -1);
 }
 
 char *

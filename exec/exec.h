@@ -70,7 +70,12 @@ struct exec_spec {
 					   leftovers get drain_ms after exit */
 	unsigned	 idle_timeout_ms;	/* 0: none */
 	exec_output_cb	 outputcb;	/* NULL: none; called with arg */
-	int		 network;	/* confined with network */
+	int		 network;	/* confined with the host's network */
+	const char	*proxy_url;	/* else, with the worker's proxy as its
+					   only way out: HTTP_PROXY and the
+					   like; NULL: no network */
+	int		 proxy_port;	/* ... at 127.0.0.1 in the namespace:
+					   the one TCP port it may connect to */
 	const char	*grant;		/* a file a human approved, as
 					   exec_grant_record recorded it when
 					   the approval was asked for:
@@ -129,6 +134,8 @@ void		 exec_shutdown(void);
  */
 struct exec	*exec_start(const struct exec_spec *, exec_done_cb, void *arg,
 		    enum errcode *code, char **cause);
+/* The commands' network namespace (-1: none), for the proxy to listen in. */
+int		 exec_netns_fd(void);
 /*
  * The record of a grant of path (absolute) that exec_start's spec.grant
  * takes, made when a human is asked for it (confine_grant_record): what

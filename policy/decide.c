@@ -3,9 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "logs/xmalloc.h"
 #include "policy/decide.h"
+#include "policy/netaddr.h"
 
 /* Why a command waits for a network grant (allocated). */
 static char *
@@ -41,6 +43,75 @@ decide_grantable(const char *path)
 	    path[strlen(path) - 1] != '/');
 }
 
+/* 1 if the queue's patterns cover what the item asks (a name or one of
+   the patterns itself). */
+static int
+decide_domain_granted(const char *const *queue, const char *asked)
+{
+	size_t	i;
+
+	for (i = 0; queue != NULL && queue[i] != NULL; i++)
+		if (strcasecmp(queue[i], asked) == 0 ||
+		    netaddr_domain_match(queue[i], asked))
+			return (1);
+	return (0);
+}
+
+/* The queue's domains and the item's, and the item's the queue lacks. */
+static void
+decide_domains(const struct decide_input *in, struct decision *d)
+{
+	size_t	nq = 0, na = 0, n = 0, k = 0, i;
+
+	while (in->queue_domains != NULL && in->queue_domains[nq] != NULL)
+		nq++;
+	while (in->asked_domains != NULL && in->asked_domains[na] != NULL)
+		na++;
+	if (nq + na == 0)
+		return;
+	d->domains = xcalloc(nq + na + 1, sizeof *d->domains);
+	for (i = 0; i < nq; i++)
+		d->domains[n++] = xstrdup(in->queue_domains[i]);
+	for (i = 0; i < na; i++) {
+		if (decide_domain_granted(in->queue_domains,
+		    in->asked_domains[i]))
+			continue;
+		d->domains[n++] = xstrdup(in->asked_domains[i]);
+		if (d->asks_domains == NULL)
+			d->asks_domains = xcalloc(na + 1,
+			    sizeof *d->asks_domains);
+		d->asks_domains[k++] = xstrdup(in->asked_domains[i]);
+	}
+}
+
+/* Why a command waits for domains (allocated). */
+static char *
+decide_domains_reason(char *const *asked)
+{
+	char	*s, *t;
+	size_t	 i;
+
+	s = xstrdup("it asks to reach");
+	for (i = 0; asked[i] != NULL; i++) {
+		xasprintf(&t, "%s%s %s", s, i > 0 ? "," : "", asked[i]);
+		free(s);
+		s = t;
+	}
+	xasprintf(&t, "%s, which this queue does not grant", s);
+	free(s);
+	return (t);
+}
+
+static void
+decide_strv_free(char **v)
+{
+	size_t	i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
 void
 decide_command(const struct cls_verdict *v, const struct decide_input *in,
     struct decision *d)
@@ -61,8 +132,16 @@ decide_command(const struct cls_verdict *v, const struct decide_input *in,
 	 * or needed by one of its commands (curl, git fetch, pip install).
 	 */
 	d->network = in->queue_network && in->asked_network != 0;
+	decide_domains(in, d);
+	if (d->asks_domains != NULL && d->action == CLS_RUN) {
+		d->action = CLS_HOLD;
+		free(d->rule);
+		d->rule = xstrdup("network");
+		d->reason = decide_domains_reason(d->asks_domains);
+	}
+	/* With domains, the proxy is the command's network. */
 	if (!in->queue_network && (in->asked_network == 1 ||
-	    (v->network && in->asked_network != 0))) {
+	    (v->network && in->asked_network != 0 && d->domains == NULL))) {
 		d->network = d->asks_network = 1;
 		if (d->action == CLS_RUN) {
 			d->action = CLS_HOLD;
@@ -89,5 +168,7 @@ decide_release(struct decision *d)
 	free(d->rule);
 	free(d->reason);
 	free(d->grant_path);
+	decide_strv_free(d->domains);
+	decide_strv_free(d->asks_domains);
 	memset(d, 0, sizeof *d);
 }

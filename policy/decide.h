@@ -18,6 +18,10 @@ struct decide_input {
 	enum cls_sandbox sandbox;	/* the worker's sandbox mode */
 	int		 queue_network;	/* the queue grants network */
 	int		 asked_network;	/* args.network: -1 unset, 0, 1 */
+	const char *const *queue_domains;	/* what the queue's commands
+					   reach through the proxy; NULL */
+	const char *const *asked_domains;	/* args.network as a list;
+					   checked valid; NULL */
 };
 
 struct decision {
@@ -27,9 +31,14 @@ struct decision {
 					   counts) */
 	enum cls_risk	 risk;
 	char		*rule, *reason;	/* why; allocated */
-	int		 network;	/* runs with network */
+	int		 network;	/* runs with the host's network */
 	int		 asks_network;	/* ... that the queue does not grant:
 					   a human must (held) */
+	char		**domains;	/* runs with the proxy, reaching these
+					   (the queue's and the item's), or
+					   NULL; allocated, NULL-terminated */
+	char		**asks_domains;	/* ... of which these the queue does
+					   not grant: a human must (held) */
 	char		*grant_path;	/* held by the sandbox for this path,
 					   which an approval opens; allocated
 					   or NULL (the worker, holding the
@@ -44,7 +53,9 @@ struct decision {
  * Fills *d from the verdict v and in: cls_decide first; then network is
  * the queue's grant or a human's: asked for by the item or needed by one
  * of its commands where the queue grants none, it holds what would have
- * run. A sandbox hold names its path for a grant when an approval may
+ * run. Domains (the queue's, and those the item asks for) send the
+ * command's network through the proxy instead, which serves a command's
+ * need for it; a domain the queue does not grant holds it. A sandbox hold names its path for a grant when an approval may
  * open it (absolute, no . or .. parts, below a directory under /). Never
  * fails; release d with decide_release.
  */

@@ -276,16 +276,48 @@ item_parse_env(json_t *args, struct item *it, struct item_error *err)
 	return (0);
 }
 
+/*
+ * Reads args.network: true or "host" (the host's network), false, or a
+ * list of domains to reach through the worker's proxy.
+ */
+static int
+item_parse_network(json_t *args, struct item *it, struct item_error *err)
+{
+	json_t		*v = json_object_get(args, "network"), *d;
+	size_t		 i;
+
+	it->network = -1;
+	if (v == NULL || json_is_null(v))
+		return (0);
+	if (json_is_string(v) && strcmp(json_string_value(v), "host") == 0) {
+		it->network = 1;
+		return (0);
+	}
+	if (!json_is_array(v))
+		return (item_get_bool(args, "network", &it->network, err));
+	if (json_array_size(v) == 0 || json_array_size(v) > ITEM_DOMAINS_MAX)
+		return (item_fail(err, ERR_BAD_ARGS, "args.network as a list "
+		    "holds 1 to %d domains", ITEM_DOMAINS_MAX));
+	it->network = 0;
+	it->domains = xcalloc(json_array_size(v) + 1, sizeof *it->domains);
+	json_array_foreach(v, i, d) {
+		if (!json_is_string(d) || json_string_length(d) == 0 ||
+		    json_string_length(d) > 253)
+			return (item_fail(err, ERR_BAD_ARGS, "args.network[%zu] "
+			    "must be a domain (\"pypi.org\", "
+			    "\"*.github.com\")", i));
+		it->domains[i] = xstrdup(json_string_value(d));
+	}
+	return (0);
+}
+
 /* Reads the optional flags and sizes of args. */
 static int
 item_parse_flags(json_t *args, struct item *it, struct item_error *err)
 {
 	long	rows, cols, retries;
 
-	it->network = -1;
-	if (json_object_get(args, "network") != NULL &&
-	    !json_is_null(json_object_get(args, "network")) &&
-	    item_get_bool(args, "network", &it->network, err) == -1)
+	if (item_parse_network(args, it, err) == -1)
 		return (-1);
 	if (item_get_bool(args, "background", &it->background, err) == -1 ||
 	    item_get_bool(args, "pty", &it->pty, err) == -1 ||
@@ -466,6 +498,11 @@ item_free(struct item *it)
 		for (i = 0; it->env[i] != NULL; i++)
 			free(it->env[i]);
 		free(it->env);
+	}
+	if (it->domains != NULL) {
+		for (i = 0; it->domains[i] != NULL; i++)
+			free(it->domains[i]);
+		free(it->domains);
 	}
 	free(it);
 }

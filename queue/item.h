@@ -48,9 +48,16 @@ struct item {
 	int		 tail_lines;	/* callback tail; -1: default */
 	char		*tier;		/* args.tier: may only lower the
 					   queue's; NULL: the queue's */
-	int		 network;	/* args.network: 1 asks for it (held
+	int		 network;	/* args.network: 1 asks for the host's
+					   network (true or "host": held
 					   unless the queue grants it), 0
-					   declines it, -1 absent */
+					   declines it (false, or a list of
+					   domains), -1 absent */
+	char		**domains;	/* args.network as a list: the domains
+					   it asks to reach through the
+					   worker's proxy, NULL-terminated, as
+					   sent (the worker checks them); NULL:
+					   none */
 
 	/* PROCESS items; timeout_ms is the wait action's limit. */
 	enum item_action action;
@@ -107,6 +114,7 @@ void		 item_free(struct item *);		/* NULL ok */
 void		 item_error_release(struct item_error *);	/* frees members */
 /* The longest item id; ITEM_ID_MAX_S for the fetch script. */
 #define ITEM_ID_MAX		128
+#define ITEM_DOMAINS_MAX	64	/* in args.network as a list */
 #define ITEM_ID_MAX_S		"128"
 /* 1 if s is a usable item id or queue name (also safe as a file name). */
 int		 item_id_valid(const char *s);
@@ -319,6 +327,8 @@ struct item_approval {
 	const char	*queue, *worker, *reply_to;
 	int		 background;
 	int		 network;	/* it asks for network */
+	const char *const *domains;	/* ... domains it asks to reach that
+					   the queue does not grant; NULL */
 	const char	*grant_path;	/* the outside path it would open */
 	const char	*decided_by, *decision_reason;	/* or NULL */
 };

@@ -587,7 +587,8 @@ item_json_env(char *const *env)
 char *
 item_approval_to_json(const struct item_approval *a, size_t *len)
 {
-	json_t	*root;
+	json_t	*root, *doms;
+	size_t	 i;
 
 	root = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
 	    " s:I, s:I, s:o, s:o, s:o, s:o}",
@@ -609,6 +610,12 @@ item_approval_to_json(const struct item_approval *a, size_t *len)
 	    "background", json_boolean(a->background));
 	if (root != NULL && a->network)
 		json_object_set_new(root, "network", json_true());
+	if (root != NULL && a->domains != NULL) {
+		doms = json_array();
+		for (i = 0; a->domains[i] != NULL; i++)
+			json_array_append_new(doms, item_json_str(a->domains[i]));
+		json_object_set_new(root, "network_domains", doms);
+	}
 	if (root != NULL && a->grant_path != NULL)
 		json_object_set_new(root, "grant_path",
 		    item_json_str(a->grant_path));

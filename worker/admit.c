@@ -7,6 +7,7 @@
 #include "logs/xmalloc.h"
 #include "policy/classify.h"
 #include "policy/decide.h"
+#include "policy/netaddr.h"
 #include "queue/item.h"
 #include "worker/config.h"
 #include "worker/metrics.h"
@@ -124,9 +125,20 @@ worker_classify(struct job *j)
 	struct cls_verdict	 v;
 	struct decide_input	 in;
 	char			*msg;
+	size_t			 i;
 
 	if (worker_tier(j) != 0)
 		return (-1);
+	for (i = 0; it->domains != NULL && it->domains[i] != NULL; i++) {
+		if (netaddr_pattern_valid(it->domains[i]))
+			continue;
+		xasprintf(&msg, "args.network: '%s' is not a domain "
+		    "(pypi.org, *.github.com) or an IP address", it->domains[i]);
+		worker_fail(j, it->reply_to, it->id, ERR_BAD_ARGS, msg,
+		    QUEUE_STORE_NONE);
+		free(msg);
+		return (-1);
+	}
 	cls_classify(&w->policy, it->command, strlen(it->command), j->cwd,
 	    &v);
 	cls_classify_env(&w->policy, &v, it->env);
@@ -135,6 +147,8 @@ worker_classify(struct job *j)
 	in.sandbox = w->cfg->sandbox_mode;
 	in.queue_network = w->cfg->network;
 	in.asked_network = it->network;
+	in.queue_domains = (const char *const *)w->net_domains;
+	in.asked_domains = (const char *const *)it->domains;
 	decide_command(&v, &in, &j->dec);
 	cls_verdict_release(&v);
 	metrics_add(w->metrics, METRICS_DECISIONS, 1,

@@ -43,6 +43,7 @@ struct approval {
 	struct item_approval	 req;		/* strings below, owned */
 	char			*strs[10];
 	char			**env;
+	char			**domains;
 	struct event		*ev_expire;
 	int			 published;
 	approval_done_cb	 done;
@@ -114,6 +115,9 @@ approval_free(struct approval *a)
 	for (i = 0; a->env != NULL && a->env[i] != NULL; i++)
 		free(a->env[i]);
 	free(a->env);
+	for (i = 0; a->domains != NULL && a->domains[i] != NULL; i++)
+		free(a->domains[i]);
+	free(a->domains);
 	free(a);
 }
 
@@ -294,7 +298,7 @@ approvals_free(struct approvals *as)
 	free(as);
 }
 
-/* Copies the item's NAME=value list. */
+/* Copies a NULL-terminated list of strings (the env, the domains). */
 static char **
 approval_env_copy(char *const *env)
 {
@@ -338,6 +342,8 @@ approvals_park(struct approvals *as, const struct item_approval *req,
 	a->req.reply_to = approval_keep(a, 8, req->reply_to);
 	a->req.grant_path = approval_keep(a, 9, req->grant_path);
 	a->req.env = a->env = approval_env_copy(req->env);
+	a->domains = approval_env_copy((char *const *)req->domains);
+	a->req.domains = (const char *const *)a->domains;
 	a->req.created_ms = clock_wall_ms();
 	a->req.expires_ms = a->req.created_ms + ms;
 	TAILQ_INSERT_TAIL(&as->list, a, entry);

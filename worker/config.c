@@ -144,6 +144,8 @@ config_release(struct config *c)
 	free(c->queue);
 	free(c->reply_default);
 	free(c->agents);
+	free(c->network_domains);
+	free(c->network_private_hosts);
 	free(c->workspace);
 	free(c->log_dir);
 	free(c->operator_token);

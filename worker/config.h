@@ -32,6 +32,8 @@ struct config {
 	char		*queue;			/* "exec": streams q:exec:<lane> */
 	char		*reply_default;		/* "replies" */
 	char		*agents;		/* read their own lanes too */
+	char		*network_domains;	/* through the proxy */
+	char		*network_private_hosts;	/* ... even if private */
 	char		*workspace;		/* "workspace": realpath'd at load */
 	char		*log_dir;		/* ".tmp/exec" */
 	char		*state_dir;		/* ".tmp/state": audit, spool */

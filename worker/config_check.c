@@ -5,6 +5,7 @@
 
 #include "logs/xmalloc.h"
 #include "policy/classify.h"
+#include "policy/netaddr.h"
 #include "queue/rurl.h"
 #include "worker/config_int.h"
 #include "worker/http.h"
@@ -70,6 +71,22 @@ config_check_agents(const char *s)
 		if (msg == NULL)
 			names[n++] = p;
 	}
+	free(list);
+	return (msg);
+}
+
+/* Domain patterns (netaddr_pattern_valid), split by spaces or commas. */
+char *
+config_check_domains(const char *s)
+{
+	char	*list, *save, *p, *msg = NULL;
+
+	list = xstrdup(s);
+	for (p = strtok_r(list, " ,\t", &save); p != NULL && msg == NULL;
+	    p = strtok_r(NULL, " ,\t", &save))
+		if (!netaddr_pattern_valid(p))
+			xasprintf(&msg, "'%s' is not a domain (pypi.org, "
+			    "*.github.com) or an IP address", p);
 	free(list);
 	return (msg);
 }

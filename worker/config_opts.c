@@ -179,6 +179,19 @@ const struct config_opt config_opts[] = {
 	  OFF(network), 0, 0, "off", NULL,
 	  "commands of this queue have network; else only\n"
 	  "an approved item asking for it (queue_network)", NULL },
+	{ "network_domains", "network-domains", NULL,
+	  "EXECQ_NETWORK_DOMAINS", CONFIG_STRING, OFF(network_domains), 0, 0,
+	  "", "NAMES",
+	  "domains this queue's commands reach through the\n"
+	  "worker's proxy (pypi.org, *.github.com); an item\n"
+	  "asks for others in args.network (held)",
+	  config_check_domains },
+	{ "network_private_hosts", "network-private-hosts", NULL,
+	  "EXECQ_NETWORK_PRIVATE_HOSTS", CONFIG_STRING,
+	  OFF(network_private_hosts), 0, 0, "", "NAMES",
+	  "names the proxy may dial at a private or loopback\n"
+	  "address (a test host; never the worker's Redis)",
+	  config_check_domains },
 	{ "max_pids", "max-pids", NULL, "EXECQ_MAX_PIDS", CONFIG_UINT,
 	  OFF(max_pids), 8, 4194304, "512", "N",
 	  "processes one command may have at once", NULL },

@@ -148,6 +148,7 @@ worker_held_park(struct job *j, approval_done_cb decided)
 	req.reply_to = worker_reply_to(j, j->item->reply_to);
 	req.background = j->item->background;
 	req.network = j->dec.asks_network;
+	req.domains = (const char *const *)j->dec.asks_domains;
 	req.grant_path = j->dec.grant_path;
 	j->approval = approvals_park(w->approvals, &req, decided, j);
 	/*

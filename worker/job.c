@@ -22,6 +22,7 @@
 #include "worker/config.h"
 #include "worker/live.h"
 #include "worker/metrics.h"
+#include "worker/proxy.h"
 #include "worker/session.h"
 #include "worker/worker_int.h"
 
@@ -157,6 +158,10 @@ worker_job_move(struct job *j, enum job_state to)
 void
 worker_job_free(struct job *j)
 {
+	/* A session's grant ends with the session (session.c). */
+	if (j->proxy_url != NULL && j->w->proxy != NULL &&
+	    !j->item->background)
+		proxy_revoke(j->w->proxy, j->item->id);
 	item_free(j->item);
 	cmdenv_env_free(j->envp);
 	free(j->cwd);
@@ -165,6 +170,7 @@ worker_job_free(struct job *j)
 	free(j->approved_by);
 	free(j->grant);
 	live_free(j->live);
+	free(j->proxy_url);
 	free(j->stream);
 	free(j->owner);
 	free(j->owner_reply);

@@ -27,6 +27,7 @@
 #include "worker/config.h"
 #include "worker/live.h"
 #include "worker/metrics.h"
+#include "worker/proxy.h"
 #include "worker/session.h"
 #include "worker/session_int.h"
 
@@ -185,6 +186,8 @@ session_done_cb(struct exec *ex, void *arg)
 
 	exec_result(ex, &r);
 	s->ex = NULL;
+	if (ss->proxy != NULL)
+		proxy_revoke(ss->proxy, s->id);
 	s->ended_ms = clock_wall_ms();
 	s->output_bytes = r.output_bytes;
 	s->final = session_callback(s, &r);
@@ -250,8 +253,9 @@ session_new(struct sessions *ss, const struct item *it)
 
 char *
 sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
-    char *const *envp, int network, const char *grant, size_t *len,
-    char **kept, size_t *kept_len, enum errcode *code, char **cause)
+    char *const *envp, int network, const char *proxy_url, const char *grant,
+    size_t *len, char **kept, size_t *kept_len, enum errcode *code,
+    char **cause)
 {
 	struct exec_confinement	 conf;
 	struct item_started	 st;
@@ -281,6 +285,8 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 	spec.idle_timeout_ms = (unsigned)it->idle_timeout_ms;
 	spec.outputcb = session_output_cb;
 	spec.network = network;
+	spec.proxy_url = proxy_url;
+	spec.proxy_port = ss->proxy != NULL ? proxy_port(ss->proxy) : 0;
 	spec.grant = grant;
 	spec.token = s->token;
 	if ((s->ex = exec_start(&spec, session_done_cb, s, code, cause)) ==
@@ -320,6 +326,12 @@ unsigned
 sessions_ended(const struct sessions *ss)
 {
 	return (ss->nended);
+}
+
+void
+sessions_set_proxy(struct sessions *ss, struct proxy *p)
+{
+	ss->proxy = p;
 }
 
 void

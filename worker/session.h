@@ -20,6 +20,7 @@ struct item_held;
 struct queue;
 struct syncer;
 struct json_t;
+struct proxy;
 struct sessions;
 
 /*
@@ -74,8 +75,11 @@ void		 sessions_remirror(struct sessions *);
  */
 char		*sessions_start(struct sessions *, const struct item *,
 		    const char *cwd, char *const *envp, int network,
-		    const char *grant, size_t *len, char **kept,
-		    size_t *kept_len, enum errcode *code, char **cause);
+		    const char *proxy_url, const char *grant, size_t *len,
+		    char **kept, size_t *kept_len, enum errcode *code,
+		    char **cause);
+/* The proxy whose grant (by session id) ends with each session. */
+void		 sessions_set_proxy(struct sessions *, struct proxy *);
 /*
  * 1 if session id is known here (running or finished), else 0: then the
  * worker forwards the action to the owner.

@@ -73,6 +73,8 @@ struct sessions {
 	long long		 serial;	/* the last session's */
 	struct syncer		*syncer;	/* reads logs off the loop */
 	struct metrics		*metrics;	/* NULL: none */
+	struct proxy		*proxy;		/* grants end with a session;
+						   NULL: none */
 };
 
 /*

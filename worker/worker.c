@@ -5,7 +5,10 @@
  */
 
 #include <sys/queue.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +28,7 @@
 #include "logs/token.h"
 #include "logs/syncer.h"
 #include "logs/xmalloc.h"
+#include "policy/netaddr.h"
 #include "queue/item.h"
 #include "queue/queue.h"
 #include "queue/rconn.h"
@@ -35,6 +39,7 @@
 #include "worker/http.h"
 #include "worker/live.h"
 #include "worker/metrics.h"
+#include "worker/proxy.h"
 #include "worker/session.h"
 #include "worker/worker.h"
 #include "worker/worker_int.h"
@@ -135,6 +140,23 @@ worker_spawned(struct job *j)
 }
 
 /* Starts a claimed job's command. */
+/*
+ * Its credential at the proxy, made now, when its decision gives it
+ * domains and no host network; NULL: no proxy. Revoked as it ends.
+ */
+static const char *
+worker_proxy_url(struct job *j)
+{
+	struct worker	*w = j->w;
+
+	if (j->dec.domains == NULL || j->dec.network || w->proxy == NULL)
+		return (NULL);
+	if (j->proxy_url == NULL)
+		j->proxy_url = proxy_grant(w->proxy, j->item->id,
+		    (const char *const *)j->dec.domains);
+	return (j->proxy_url);
+}
+
 static void
 worker_start(struct job *j)
 {
@@ -147,8 +169,8 @@ worker_start(struct job *j)
 	worker_job_move(j, JOB_RUNNING);
 	if (j->item->background) {
 		json = sessions_start(w->sessions, j->item, j->cwd, j->envp,
-		    j->dec.network, j->grant, &len, &kept, &kept_len, &code,
-		    &cause);
+		    j->dec.network, worker_proxy_url(j), j->grant, &len, &kept,
+		    &kept_len, &code, &cause);
 		if (json == NULL) {
 			worker_fail(j, j->item->reply_to, j->item->id, code,
 			    cause, QUEUE_STORE_RELEASE);
@@ -178,6 +200,8 @@ worker_start(struct job *j)
 	spec.rows = j->item->rows;
 	spec.cols = j->item->cols;
 	spec.network = j->dec.network;
+	spec.proxy_url = worker_proxy_url(j);
+	spec.proxy_port = w->proxy != NULL ? proxy_port(w->proxy) : 0;
 	spec.grant = j->grant;
 	/* Its sender's key to the log, as a session's is (session.h). */
 	token_new(j->token);
@@ -561,6 +585,101 @@ worker_redis_login(const struct config *cfg, struct rurl *u)
 		    "EXECQ_REDIS_PASSWORD");
 }
 
+/* Names split by spaces or commas: NULL-terminated, allocated; NULL: none. */
+static char **
+worker_names(const char *list)
+{
+	char	*copy, *save, *p, **v = NULL;
+	size_t	 n = 0;
+
+	copy = xstrdup(list != NULL ? list : "");
+	for (p = strtok_r(copy, " ,\t", &save); p != NULL;
+	    p = strtok_r(NULL, " ,\t", &save)) {
+		v = xreallocarray(v, n + 2, sizeof *v);
+		v[n++] = xstrdup(p);
+		v[n] = NULL;
+	}
+	free(copy);
+	return (v);
+}
+
+static void
+worker_names_free(char **v)
+{
+	size_t	i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* One proxy connection's fate, in the audit log. */
+static void
+worker_proxy_audit_cb(const struct proxy_event *ev, void *arg)
+{
+	struct worker		*w = arg;
+	struct audit_event	 e;
+	char			*what, *why;
+
+	xasprintf(&what, "%s %s:%d", ev->method, ev->host, ev->port);
+	xasprintf(&why, "%s%s%s; %llu bytes sent, %llu received",
+	    ev->addr != NULL ? ev->addr : "no address",
+	    ev->reason != NULL ? ": " : "", ev->reason != NULL ? ev->reason :
+	    "", ev->sent, ev->received);
+	memset(&e, 0, sizeof e);
+	e.event = strcmp(ev->verdict, "allowed") == 0 ? "connect" :
+	    "connect-refused";
+	e.id = ev->id;
+	e.command = what;
+	e.rule = "proxy";
+	e.reason = why;
+	e.queue = w->cfg->queue;
+	e.worker = queue_consumer(w->q);
+	audit_write(w->audit, &e);
+	free(what);
+	free(why);
+}
+
+/*
+ * The egress proxy, in the commands' network namespace: never the
+ * worker's Redis, whatever a name resolves to.
+ */
+static void
+worker_proxy(struct worker *w)
+{
+	struct proxy_config	 pc;
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof ss;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
+
+	memset(&pc, 0, sizeof pc);
+	pc.netns_fd = exec_netns_fd();
+	pc.private_hosts = (const char *const *)w->net_private;
+	if (w->url.host != NULL && netaddr_parse(w->url.host, &ss, &len) ==
+	    0) {
+		if (ss.ss_family == AF_INET)
+			sin->sin_port = htons((uint16_t)w->url.port);
+		else
+			sin6->sin6_port = htons((uint16_t)w->url.port);
+		pc.refused = (struct sockaddr *)&ss;
+		pc.refused_len = len;
+	}
+	pc.audit = worker_proxy_audit_cb;
+	pc.arg = w;
+	if ((w->proxy = proxy_create(w->base, &pc)) == NULL) {
+		log_warn("egress proxy: %s: commands get no domain", strerror(
+		    errno));
+		return;
+	}
+	sessions_set_proxy(w->sessions, w->proxy);
+	log_info("egress proxy at 127.0.0.1:%d %s; domains for every "
+	    "command: %s", proxy_port(w->proxy), pc.netns_fd != -1 ?
+	    "in the commands' network namespace" : "on the host (no "
+	    "namespace)", w->cfg->network_domains[0] != '\0' ?
+	    w->cfg->network_domains : "none");
+}
+
 struct worker *
 worker_create(struct event_base *base, const struct config *cfg)
 {
@@ -657,6 +776,9 @@ worker_create(struct event_base *base, const struct config *cfg)
 	sessions_on_held(w->sessions, worker_held_list_cb, w);
 	sessions_set_metrics(w->sessions, w->metrics);
 	w->approvals = approvals_create(base, w->q, cfg);
+	w->net_domains = worker_names(cfg->network_domains);
+	w->net_private = worker_names(cfg->network_private_hosts);
+	worker_proxy(w);
 	worker_publish(w, 0);		/* written when Redis is up */
 	if (cfg->http[0] != '\0' && worker_http(w) == -1)
 		goto fail;
@@ -687,6 +809,9 @@ worker_free(struct worker *w)
 	http_free(w->http);	/* it reads the queue and the sessions */
 	queue_free(w->q);	/* no callbacks from here on */
 	sessions_free(w->sessions);
+	proxy_free(w->proxy);	/* after the sessions: they revoke */
+	worker_names_free(w->net_domains);
+	worker_names_free(w->net_private);
 	approvals_free(w->approvals);
 	syncer_free(w->syncer);	/* finishes its fsyncs, calls nobody back */
 	exec_shutdown();	/* kills what still runs, no callbacks */

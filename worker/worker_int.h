@@ -101,6 +101,8 @@ struct job {
 	char		*grant;		/* dec.grant_path, once approved:
 					   exec_grant_record's record of
 					   the path since it was held */
+	char		*proxy_url;	/* its credential at the proxy (its
+					   dec.domains), once started; NULL */
 	long long	 received_us;	/* delivered (monotonic) */
 	struct live	*live;		/* args.stream: execq:out:<id> */
 	unsigned long long out_bytes[3];	/* ... per fd, for its end */
@@ -128,6 +130,10 @@ struct worker {
 	struct queue		*q;
 	struct sessions		*sessions;
 	struct approvals	*approvals;
+	struct proxy		*proxy;		/* the egress proxy; NULL:
+						   none could be made */
+	char			**net_domains;	/* network_domains, split */
+	char			**net_private;	/* network_private_hosts */
 	struct audit		*audit;
 	LIST_HEAD(, job)	 jobs;
 	unsigned		 njobs;		/* all jobs */
