@@ -450,7 +450,8 @@ execq_approvals_header(void)
 	printf("%-32s  %10s  %-11s %-24s %s\n", "REQUEST", "EXPIRES IN",
 	    "RISK", "RULE", "WORKER");
 	printf("    REASON\n    cwd DIRECTORY\n    $ COMMAND\n"
-	    "    [env NAME=VALUE] [grant network] [grant write PATH]\n");
+	    "    [env NAME=VALUE] [grant network] [grant domain NAME]\n"
+	    "    [grant write PATH]\n");
 }
 
 /*
@@ -464,6 +465,7 @@ execq_approval_print(const json_t *o, long long now, int alive)
 	const char	*name;
 	json_t		*v;
 	long long	 left;
+	size_t		 i;
 
 	left = (json_integer_value(json_object_get(o, "expires_ms")) - now) /
 	    1000;
@@ -479,6 +481,9 @@ execq_approval_print(const json_t *o, long long now, int alive)
 		    json_is_string(v) ? json_string_value(v) : "");
 	if (json_is_true(json_object_get(o, "network")))
 		execq_line(stdout, "    grant network");
+	json_array_foreach(json_object_get(o, "network_domains"), i, v)
+		execq_line(stdout, "    grant domain %s",
+		    json_is_string(v) ? json_string_value(v) : "");
 	if (json_is_string(json_object_get(o, "grant_path")))
 		execq_line(stdout, "    grant write %s",
 		    execq_jstr(o, "grant_path"));

@@ -189,8 +189,9 @@ const struct config_opt config_opts[] = {
 	{ "network_private_hosts", "network-private-hosts", NULL,
 	  "EXECQ_NETWORK_PRIVATE_HOSTS", CONFIG_STRING,
 	  OFF(network_private_hosts), 0, 0, "", "NAMES",
-	  "names the proxy may dial at a private or loopback\n"
-	  "address (a test host; never the worker's Redis)",
+	  "names the proxy may dial at a private or\n"
+	  "loopback address (a test host; never the\n"
+	  "worker's Redis)",
 	  config_check_domains },
 	{ "max_pids", "max-pids", NULL, "EXECQ_MAX_PIDS", CONFIG_UINT,
 	  OFF(max_pids), 8, 4194304, "512", "N",
