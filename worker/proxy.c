@@ -39,6 +39,9 @@
 #define PROXY_HEAD_MAX		16384	/* a request head, at most */
 #define PROXY_HIGH_WATER	(256 * 1024)	/* queued toward one side */
 #define PROXY_USER		"execq"
+#define PROXY_HEAD_TIMEOUT_S	10	/* to send the request head */
+#define PROXY_MAX_CONNS		1024	/* open at once, every command's */
+#define PROXY_MAX_PER_GRANT	64	/* ... one command's */
 
 /* What one command may reach. */
 struct pgrant {
@@ -46,6 +49,7 @@ struct pgrant {
 	char			*id;
 	char			 token[TOKEN_LEN + 1];
 	char			**domains;	/* NULL-terminated */
+	unsigned		 nconns;	/* its connections open now */
 };
 
 enum pstate {
@@ -97,7 +101,11 @@ struct proxy {
 	void			*arg;
 	LIST_HEAD(, pgrant)	 grants;
 	LIST_HEAD(, pconn)	 conns;
+	unsigned		 nconns;
 };
+
+#define PROXY_STR2(x)	#x
+#define PROXY_STR(x)	PROXY_STR2(x)
 
 static void	proxy_client_read_cb(struct bufferevent *, void *);
 static void	proxy_drained_cb(struct bufferevent *, void *);
@@ -219,6 +227,9 @@ proxy_conn_free(struct pconn *pc)
 	}
 	if (pc->lookup != NULL)
 		pc->lookup->pc = NULL;	/* freed when it comes back */
+	if (pc->grant != NULL)
+		pc->grant->nconns--;
+	p->nconns--;
 	LIST_REMOVE(pc, entry);
 	if (pc->cl != NULL)
 		bufferevent_free(pc->cl);
@@ -277,6 +288,9 @@ proxy_refuse(struct pconn *pc, int status, const char *reason,
 		break;
 	case 407:
 		text = "Proxy Authentication Required";
+		break;
+	case 429:
+		text = "Too Many Requests";
 		break;
 	case 431:
 		text = "Request Header Fields Too Large";
@@ -638,6 +652,12 @@ proxy_judge(struct pconn *pc, char *head)
 		return (-1);
 	}
 	next[-2] = '\r';	/* the line is whole again */
+	if (++pc->grant->nconns > PROXY_MAX_PER_GRANT) {
+		free(origin);
+		proxy_refuse(pc, 429, "too many connections at once", "a "
+		    "command may have " PROXY_STR(PROXY_MAX_PER_GRANT));
+		return (-1);
+	}
 	sslen = sizeof ss;
 	if (!netaddr_host_valid(pc->host) &&
 	    netaddr_parse(pc->host, &ss, &sslen) == -1) {
@@ -657,6 +677,7 @@ proxy_judge(struct pconn *pc, char *head)
 		pc->head = proxy_rewrite(pc->method, origin, lines);
 	free(origin);
 	pc->state = PROXY_LOOKUP;
+	bufferevent_set_timeouts(pc->cl, NULL, NULL);
 	bufferevent_disable(pc->cl, EV_READ);	/* until it is connected */
 	lk = xcalloc(1, sizeof *lk);
 	lk->pc = pc;
@@ -756,10 +777,16 @@ proxy_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 {
 	struct proxy	*p = arg;
 	struct pconn	*pc;
+	struct timeval	 tv = { PROXY_HEAD_TIMEOUT_S, 0 };
 
 	(void)lev;
 	(void)sa;
 	(void)salen;
+	if (p->nconns >= PROXY_MAX_CONNS) {
+		evutil_closesocket(fd);	/* told nothing: it floods us */
+		return;
+	}
+	p->nconns++;
 	pc = xcalloc(1, sizeof *pc);
 	pc->p = p;
 	pc->cl = bufferevent_socket_new(p->base, fd, BEV_OPT_CLOSE_ON_FREE);
@@ -768,6 +795,7 @@ proxy_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	LIST_INSERT_HEAD(&p->conns, pc, entry);
 	bufferevent_setcb(pc->cl, proxy_client_read_cb, proxy_drained_cb,
 	    proxy_event_cb, pc);
+	bufferevent_set_timeouts(pc->cl, &tv, NULL);	/* the head */
 	bufferevent_enable(pc->cl, EV_READ);
 }
 

@@ -32,6 +32,7 @@
 #include <event2/http.h>
 
 #include "logs/xmalloc.h"
+#include "queue/item.h"
 #include "tests/integration/harness.h"
 #include "worker/proxy.h"
 
@@ -366,6 +367,90 @@ test_proxy_refused(void **state)
 	harness_pass(h);
 }
 
+/* A connection to the proxy at url's port; the raw fd. */
+static int
+proxy_dial(struct harness *h, const char *url)
+{
+	struct sockaddr_in	sin;
+	int			fd;
+
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)atoi(strrchr(url, ':') + 1));
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((fd = socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sin, sizeof sin) == -1)
+		harness_fail(h, "connect to the proxy: %s", strerror(errno));
+	return (fd);
+}
+
+/* Sends a CONNECT with url's credential; the status line's code. */
+static int
+proxy_tunnel(struct harness *h, const char *url, int port, int fd)
+{
+	char	 cred[128], *b64, req[512], buf[512];
+	ssize_t	 n;
+	size_t	 len = 0;
+	const char *at = strchr(url + 7, '@');
+
+	snprintf(cred, sizeof cred, "%.*s", (int)(at - url - 7), url + 7);
+	b64 = item_base64_encode(cred, strlen(cred), NULL);
+	snprintf(req, sizeof req, "CONNECT localhost:%d HTTP/1.1\r\n"
+	    "Proxy-Authorization: Basic %s\r\n\r\n", port, b64);
+	free(b64);
+	buf[0] = '\0';
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
+		harness_fail(h, "write: %s", strerror(errno));
+	while (len < sizeof buf - 1 && strstr(buf, "\r\n\r\n") == NULL) {
+		if ((n = read(fd, buf + len, sizeof buf - 1 - len)) <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = '\0';
+	}
+	buf[len] = '\0';
+	return (strncmp(buf, "HTTP/1.1 ", 9) == 0 ? atoi(buf + 9) : -1);
+}
+
+/*
+ * One command holds at most 64 connections at once, and a client that
+ * never finishes its request head is let go: no command can take all of
+ * the worker's descriptors.
+ */
+static void
+test_proxy_limits(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	struct world	 w;
+	int		 fds[65], i, fd, code;
+	char		 c;
+
+	world_start(h, &w);
+	for (i = 0; i < 64; i++) {
+		fds[i] = proxy_dial(h, w.url_local);
+		if ((code = proxy_tunnel(h, w.url_local, w.http_port,
+		    fds[i])) != 200)
+			harness_fail(h, "tunnel %d: %d", i, code);
+	}
+	fds[64] = proxy_dial(h, w.url_local);
+	if ((code = proxy_tunnel(h, w.url_local, w.http_port, fds[64])) !=
+	    429)
+		harness_fail(h, "the 65th tunnel: %d, not 429", code);
+	/* Another command is not held up by the first's. */
+	fd = proxy_dial(h, w.url_other);
+	if ((code = proxy_tunnel(h, w.url_other, w.http_port, fd)) != 403)
+		harness_fail(h, "another command: %d, not 403", code);
+	close(fd);
+	for (i = 0; i < 65; i++)
+		close(fds[i]);
+	/* A head that never comes: closed by the proxy (in 10 s). */
+	fd = proxy_dial(h, w.url_local);
+	if (write(fd, "CONNECT", 7) != 7 || read(fd, &c, 1) != 0)
+		harness_fail(h, "an idle client was not let go");
+	close(fd);
+	world_stop(&w);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -373,6 +458,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_proxy_granted,
 		    harness_setup, harness_teardown),
 		cmocka_unit_test_setup_teardown(test_proxy_refused,
+		    harness_setup, harness_teardown),
+		cmocka_unit_test_setup_teardown(test_proxy_limits,
 		    harness_setup, harness_teardown),
 	};
 
