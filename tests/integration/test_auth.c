@@ -277,7 +277,10 @@ auth_teardown(void **state)
 {
 	char	*pid;
 	long	 n;
+	int	 rc;
 
+	/* The workers first, while their Redis takes what they still send. */
+	rc = harness_teardown(state);
 	if (srv.pidfile != NULL &&
 	    (pid = harness_read_file(srv.pidfile, NULL)) != NULL) {
 		if ((n = strtol(pid, NULL, 10)) > 1)
@@ -288,7 +291,7 @@ auth_teardown(void **state)
 	free(srv.sock);
 	free(srv.pidfile);
 	memset(&srv, 0, sizeof srv);
-	return (harness_teardown(state));
+	return (rc);
 }
 
 /* The reply to a command, which must not be an error. */

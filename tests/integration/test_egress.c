@@ -129,6 +129,16 @@ test_egress_queue_domains(void **state)
 		harness_fail(h, "granted: %s", json_dumps(a, 0));
 	json_decref(a);
 
+	/* Through a CONNECT tunnel, as HTTPS goes. */
+	xasprintf(&cmd, "curl -sS -p --max-time 10 http://localhost:%d/t",
+	    port);
+	a = run(h, "tunnel", cmd, NULL);
+	free(cmd);
+	if (strstr(harness_jstr(a, "stdout"), "hello from the test host /t") ==
+	    NULL)
+		harness_fail(h, "tunnel: %s", json_dumps(a, 0));
+	json_decref(a);
+
 	/* Around the proxy: no route at all. */
 	xasprintf(&cmd, "curl -sS --noproxy '*' --max-time 5 "
 	    "http://127.0.0.1:%d/b; echo rc=$?", port);
