@@ -5,51 +5,11 @@
 #include <string.h>
 
 #include "logs/display.h"
+#include "logs/utf8.h"
 #include "logs/xmalloc.h"
 
 /* The most one input byte becomes: \xHH. */
 #define DISPLAY_GROWTH	4
-
-/*
- * The UTF-8 character at s (n > 0 bytes left): its length, with its code
- * point in *cp; 0 if s does not start a valid one (a NUL counts as
- * valid: the caller saw every byte below 0x80 already); -1 if it is
- * valid as far as it goes but cut short by the end of s.
- */
-static int
-display_utf8(const unsigned char *s, size_t n, unsigned long *cp)
-{
-	unsigned char	lo = 0x80, hi = 0xbf;
-	int		need, i;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		need = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		need = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		need = 4;
-	else
-		return (0);		/* 80..C1, F5..FF */
-	if (s[0] == 0xe0)
-		lo = 0xa0;		/* overlong */
-	else if (s[0] == 0xed)
-		hi = 0x9f;		/* surrogates */
-	else if (s[0] == 0xf0)
-		lo = 0x90;		/* overlong */
-	else if (s[0] == 0xf4)
-		hi = 0x8f;		/* > U+10FFFF */
-	*cp = s[0] & (0x7f >> need);
-	for (i = 1; i < need; i++) {
-		if ((size_t)i >= n)
-			return (-1);
-		if (s[i] < lo || s[i] > hi)
-			return (0);
-		*cp = *cp << 6 | (s[i] & 0x3f);
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	return (need);
-}
 
 /* 1 if code point cp is a C1 control, a bidi control or invisible. */
 static int
@@ -116,7 +76,7 @@ display_escape(const char *s, size_t len, int flags, size_t *used)
 	unsigned long		 cp = 0;
 	char			*out, *o;
 	size_t			 i = 0, n;
-	int			 r;
+	int			 r, cut;
 
 	o = out = xreallocarray(NULL, len + 1, DISPLAY_GROWTH);
 	while (i < len) {
@@ -126,8 +86,8 @@ display_escape(const char *s, size_t len, int flags, size_t *used)
 			i += n;
 			continue;
 		}
-		r = display_utf8(u + i, len - i, &cp);
-		if (r == -1 && (flags & DISPLAY_MORE))
+		r = utf8_char(u + i, len - i, &cp, &cut);
+		if (r < 0 && cut && (flags & DISPLAY_MORE))
 			break;		/* the rest comes with the next piece */
 		if (r <= 0)
 			o += sprintf(o, "\\x%02x", u[i++]);

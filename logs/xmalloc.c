@@ -82,3 +82,29 @@ xasprintf(char **ret, const char *fmt, ...)
 		fatal("out of memory");
 	return (n);
 }
+
+char **
+xstrvdup(const char *const *v)
+{
+	char	**out;
+	size_t	  i, n = 0;
+
+	if (v == NULL)
+		return (NULL);
+	while (v[n] != NULL)
+		n++;
+	out = xcalloc(n + 1, sizeof *out);
+	for (i = 0; i < n; i++)
+		out[i] = xstrdup(v[i]);
+	return (out);
+}
+
+void
+xstrvfree(char **v)
+{
+	size_t	i;
+
+	for (i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}

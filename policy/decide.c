@@ -102,16 +102,6 @@ decide_domains_reason(char *const *asked)
 	return (t);
 }
 
-static void
-decide_strv_free(char **v)
-{
-	size_t	i;
-
-	for (i = 0; v != NULL && v[i] != NULL; i++)
-		free(v[i]);
-	free(v);
-}
-
 void
 decide_command(const struct cls_verdict *v, const struct decide_input *in,
     struct decision *d)
@@ -168,7 +158,7 @@ decide_release(struct decision *d)
 	free(d->rule);
 	free(d->reason);
 	free(d->grant_path);
-	decide_strv_free(d->domains);
-	decide_strv_free(d->asks_domains);
+	xstrvfree(d->domains);
+	xstrvfree(d->asks_domains);
 	memset(d, 0, sizeof *d);
 }

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "logs/log.h"
+#include "logs/utf8.h"
 #include "logs/xmalloc.h"
 #include "queue/item.h"
 #include "queue/item_int.h"
@@ -26,34 +27,7 @@
 static int
 item_utf8_seq(const unsigned char *s, size_t n)
 {
-	unsigned char	lo = 0x80, hi = 0xbf;
-	int		need, i;
-
-	if (s[0] >= 0x01 && s[0] <= 0x7f)
-		return (1);
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		need = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		need = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		need = 4;
-	else
-		return (-1);		/* NUL, 80..C1, F5..FF */
-	if (s[0] == 0xe0)
-		lo = 0xa0;		/* overlong */
-	else if (s[0] == 0xed)
-		hi = 0x9f;		/* surrogates */
-	else if (s[0] == 0xf0)
-		lo = 0x90;		/* overlong */
-	else if (s[0] == 0xf4)
-		hi = 0x8f;		/* > U+10FFFF */
-	for (i = 1; i < need; i++) {
-		if ((size_t)i >= n || s[i] < lo || s[i] > hi)
-			return (-i);
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	return (need);
+	return (s[0] == '\0' ? -1 : utf8_char(s, n, NULL, NULL));
 }
 
 /* Copies s into a valid, NUL-terminated UTF-8 string; see the top. */

@@ -112,12 +112,8 @@ approval_free(struct approval *a)
 		event_free(a->ev_expire);
 	for (i = 0; i < sizeof a->strs / sizeof a->strs[0]; i++)
 		free(a->strs[i]);
-	for (i = 0; a->env != NULL && a->env[i] != NULL; i++)
-		free(a->env[i]);
-	free(a->env);
-	for (i = 0; a->domains != NULL && a->domains[i] != NULL; i++)
-		free(a->domains[i]);
-	free(a->domains);
+	xstrvfree(a->env);
+	xstrvfree(a->domains);
 	free(a);
 }
 
@@ -298,22 +294,6 @@ approvals_free(struct approvals *as)
 	free(as);
 }
 
-/* Copies a NULL-terminated list of strings (the env, the domains). */
-static char **
-approval_env_copy(char *const *env)
-{
-	char	**out;
-	size_t	  i, n = 0;
-
-	if (env == NULL)
-		return (NULL);
-	while (env[n] != NULL)
-		n++;
-	out = xcalloc(n + 1, sizeof *out);
-	for (i = 0; i < n; i++)
-		out[i] = xstrdup(env[i]);
-	return (out);
-}
 
 struct approval *
 approvals_park(struct approvals *as, const struct item_approval *req,
@@ -341,8 +321,8 @@ approvals_park(struct approvals *as, const struct item_approval *req,
 	a->req.worker = approval_keep(a, 7, req->worker);
 	a->req.reply_to = approval_keep(a, 8, req->reply_to);
 	a->req.grant_path = approval_keep(a, 9, req->grant_path);
-	a->req.env = a->env = approval_env_copy(req->env);
-	a->domains = approval_env_copy((char *const *)req->domains);
+	a->req.env = a->env = xstrvdup((const char *const *)req->env);
+	a->domains = xstrvdup(req->domains);
 	a->req.domains = (const char *const *)a->domains;
 	a->req.created_ms = clock_wall_ms();
 	a->req.expires_ms = a->req.created_ms + ms;

@@ -111,31 +111,6 @@ static void	proxy_client_read_cb(struct bufferevent *, void *);
 static void	proxy_drained_cb(struct bufferevent *, void *);
 static void	proxy_event_cb(struct bufferevent *, short, void *);
 
-/* A NULL-terminated copy of list (NULL: an empty one). */
-static char **
-proxy_strv(const char *const *list)
-{
-	char	**v;
-	size_t	  n = 0, i;
-
-	while (list != NULL && list[n] != NULL)
-		n++;
-	v = xcalloc(n + 1, sizeof *v);
-	for (i = 0; i < n; i++)
-		v[i] = xstrdup(list[i]);
-	return (v);
-}
-
-static void
-proxy_strv_free(char **v)
-{
-	size_t	i;
-
-	for (i = 0; v != NULL && v[i] != NULL; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* The loopback interface up, in the namespace the caller is in. */
 static int
 proxy_lo_up(void)
@@ -818,7 +793,8 @@ proxy_create(struct event_base *base, const struct proxy_config *cfg)
 	p = xcalloc(1, sizeof *p);
 	p->base = base;
 	p->port = ntohs(sin.sin_port);
-	p->private_hosts = proxy_strv(cfg->private_hosts);
+	p->private_hosts = cfg->private_hosts != NULL ?
+	    xstrvdup(cfg->private_hosts) : xcalloc(1, sizeof (char *));
 	if (cfg->refused != NULL && cfg->refused_len <= sizeof p->refused) {
 		memcpy(&p->refused, cfg->refused, cfg->refused_len);
 		p->refused_len = cfg->refused_len;
@@ -830,7 +806,7 @@ proxy_create(struct event_base *base, const struct proxy_config *cfg)
 	if ((p->dns = syncer_create(base)) == NULL) {
 		e = errno;
 		close(fd);
-		proxy_strv_free(p->private_hosts);
+		xstrvfree(p->private_hosts);
 		free(p);
 		errno = e;
 		return (NULL);
@@ -856,11 +832,11 @@ proxy_free(struct proxy *p)
 	while ((g = LIST_FIRST(&p->grants)) != NULL) {
 		LIST_REMOVE(g, entry);
 		free(g->id);
-		proxy_strv_free(g->domains);
+		xstrvfree(g->domains);
 		free(g);
 	}
 	evconnlistener_free(p->lev);
-	proxy_strv_free(p->private_hosts);
+	xstrvfree(p->private_hosts);
 	free(p);
 }
 
@@ -879,7 +855,8 @@ proxy_grant(struct proxy *p, const char *id, const char *const *domains)
 	g = xcalloc(1, sizeof *g);
 	g->id = xstrdup(id);
 	token_new(g->token);
-	g->domains = proxy_strv(domains);
+	g->domains = domains != NULL ? xstrvdup(domains) :
+	    xcalloc(1, sizeof (char *));
 	LIST_INSERT_HEAD(&p->grants, g, entry);
 	xasprintf(&url, "http://" PROXY_USER ":%s@127.0.0.1:%d", g->token,
 	    p->port);
@@ -904,6 +881,6 @@ proxy_revoke(struct proxy *p, const char *id)
 	}
 	LIST_REMOVE(g, entry);
 	free(g->id);
-	proxy_strv_free(g->domains);
+	xstrvfree(g->domains);
 	free(g);
 }

@@ -603,16 +603,6 @@ worker_names(const char *list)
 	return (v);
 }
 
-static void
-worker_names_free(char **v)
-{
-	size_t	i;
-
-	for (i = 0; v != NULL && v[i] != NULL; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* One proxy connection's fate, in the audit log. */
 static void
 worker_proxy_audit_cb(const struct proxy_event *ev, void *arg)
@@ -810,8 +800,8 @@ worker_free(struct worker *w)
 	queue_free(w->q);	/* no callbacks from here on */
 	sessions_free(w->sessions);
 	proxy_free(w->proxy);	/* after the sessions: they revoke */
-	worker_names_free(w->net_domains);
-	worker_names_free(w->net_private);
+	xstrvfree(w->net_domains);
+	xstrvfree(w->net_private);
 	approvals_free(w->approvals);
 	syncer_free(w->syncer);	/* finishes its fsyncs, calls nobody back */
 	exec_shutdown();	/* kills what still runs, no callbacks */

@@ -28,6 +28,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
 #include <hiredis/hiredis.h>
 #include <jansson.h>
 
@@ -1728,6 +1731,39 @@ harness_redis_start(struct harness *h, const char *opt, const char *val)
 		harness_fail(h, "redis-server has no socket");
 	harness_reconnect(h);
 	harness_redis_wait_loaded(h);
+}
+
+static void
+harness_http_cb(struct evhttp_request *req, void *arg)
+{
+	struct evbuffer	*b = evbuffer_new();
+
+	(void)arg;
+	evbuffer_add_printf(b, "hello from the test host %s\n",
+	    evhttp_request_get_uri(req));
+	evhttp_send_reply(req, 200, "OK", b);
+	evbuffer_free(b);
+}
+
+struct evhttp *
+harness_http_bind(struct event_base *base, int *port)
+{
+	struct evhttp			*http;
+	struct evhttp_bound_socket	*bs;
+	struct sockaddr_in		 sin;
+	socklen_t			 len = sizeof sin;
+
+	if ((http = evhttp_new(base)) == NULL)
+		return (NULL);
+	evhttp_set_gencb(http, harness_http_cb, NULL);
+	bs = evhttp_bind_socket_with_handle(http, "127.0.0.1", 0);
+	if (bs == NULL || getsockname(evhttp_bound_socket_get_fd(bs),
+	    (struct sockaddr *)&sin, &len) == -1) {
+		evhttp_free(http);
+		return (NULL);
+	}
+	*port = ntohs(sin.sin_port);
+	return (http);
 }
 
 int

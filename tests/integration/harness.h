@@ -186,6 +186,14 @@ int		 harness_kill_procs(const char *s, int sig);
 int		 harness_wait_procs_gone(const char *s, int timeout_ms);
 /* 0 once path exists, -1 at the deadline. */
 int		 harness_wait_file(const char *path, int timeout_ms);
+/*
+ * An HTTP server on 127.0.0.1 (the kernel's port, in *port) on base that
+ * answers every request "hello from the test host <uri>\n": a stand-in
+ * for the internet. NULL if it cannot listen.
+ */
+struct event_base;
+struct evhttp;
+struct evhttp	*harness_http_bind(struct event_base *base, int *port);
 /* A TCP port on 127.0.0.1 nobody listens on now (the kernel's pick). */
 int		 harness_free_port(void);
 /*

@@ -37,28 +37,12 @@
 
 #define WAIT_MS		20000
 
-static void
-http_cb(struct evhttp_request *req, void *arg)
-{
-	struct evbuffer	*b = evbuffer_new();
-
-	(void)arg;
-	evbuffer_add_printf(b, "hello from the test host %s\n",
-	    evhttp_request_get_uri(req));
-	evhttp_send_reply(req, 200, "OK", b);
-	evbuffer_free(b);
-}
-
 /* An HTTP server on 127.0.0.1 in a child (gone with us): its port. */
 static int
 http_start(struct harness *h, pid_t *pid)
 {
-	struct event_base		*base;
-	struct evhttp			*http;
-	struct evhttp_bound_socket	*bs;
-	struct sockaddr_in		 sin;
-	socklen_t			 len = sizeof sin;
-	int				 fds[2], port = 0;
+	struct event_base	*base;
+	int			 fds[2], port = 0;
 
 	if (pipe(fds) == -1)
 		harness_fail(h, "pipe: %s", strerror(errno));
@@ -66,13 +50,8 @@ http_start(struct harness *h, pid_t *pid)
 		close(fds[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		base = event_base_new();
-		http = evhttp_new(base);
-		evhttp_set_gencb(http, http_cb, NULL);
-		bs = evhttp_bind_socket_with_handle(http, "127.0.0.1", 0);
-		if (bs == NULL || getsockname(evhttp_bound_socket_get_fd(bs),
-		    (struct sockaddr *)&sin, &len) == -1)
+		if (base == NULL || harness_http_bind(base, &port) == NULL)
 			_exit(2);
-		port = ntohs(sin.sin_port);
 		if (write(fds[1], &port, sizeof port) != sizeof port)
 			_exit(3);
 		close(fds[1]);

@@ -64,18 +64,6 @@ audit_cb(const struct proxy_event *ev, void *arg)
 }
 
 static void
-http_cb(struct evhttp_request *req, void *arg)
-{
-	struct evbuffer	*b = evbuffer_new();
-
-	(void)arg;
-	evbuffer_add_printf(b, "hello from the test host %s\n",
-	    evhttp_request_get_uri(req));
-	evhttp_send_reply(req, 200, "OK", b);
-	evbuffer_free(b);
-}
-
-static void
 stop_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -91,23 +79,19 @@ world_child(int fd, const char *audit, int redis_port)
 	static const char *const other[] = { "example.invalid", NULL };
 	static const char *const ip[] = { "127.0.0.1", NULL };
 	struct event_base		*base = event_base_new();
-	struct evhttp			*http = evhttp_new(base);
-	struct evhttp_bound_socket	*bs;
+	struct evhttp			*http;
 	struct proxy_config		 pc;
 	struct proxy			*p;
 	struct sockaddr_in		 sin;
 	struct event			*stop;
 	FILE				*f = fdopen(fd, "w");
-	socklen_t			 len = sizeof sin;
 	char				*u1, *u2, *u3;
+	int				 port;
 
 	audit_out = fopen(audit, "w");
-	evhttp_set_gencb(http, http_cb, NULL);
-	bs = evhttp_bind_socket_with_handle(http, "127.0.0.1", 0);
-	if (bs == NULL || getsockname(evhttp_bound_socket_get_fd(bs),
-	    (struct sockaddr *)&sin, &len) == -1)
+	if ((http = harness_http_bind(base, &port)) == NULL)
 		_exit(2);
-	fprintf(f, "%d\n", ntohs(sin.sin_port));
+	fprintf(f, "%d\n", port);
 	memset(&pc, 0, sizeof pc);
 	pc.netns_fd = -1;
 	pc.private_hosts = local;
