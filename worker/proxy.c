@@ -7,6 +7,7 @@
 
 #include <sys/ioctl.h>
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <arpa/inet.h>
@@ -15,6 +16,7 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <ifaddrs.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -69,11 +71,13 @@ struct plookup {
 	char			 port[8];
 	struct addrinfo		*res;
 	int			 err;		/* getaddrinfo's */
+	struct ifaddrs		*local;		/* the host's addresses */
+	int			 local_err;	/* getifaddrs's errno */
 };
 
 /* One client connection. */
 struct pconn {
-	LIST_ENTRY(pconn)	 entry;
+	TAILQ_ENTRY(pconn)	 entry;
 	struct proxy		*p;
 	enum pstate		 state;
 	struct bufferevent	*cl, *up;
@@ -100,8 +104,9 @@ struct proxy {
 	proxy_audit_cb		 audit;
 	void			*arg;
 	LIST_HEAD(, pgrant)	 grants;
-	LIST_HEAD(, pconn)	 conns;
+	TAILQ_HEAD(, pconn)	 conns;	/* the oldest first */
 	unsigned		 nconns;
+	unsigned		 max_conns;	/* as the fd limit allows */
 };
 
 #define PROXY_STR2(x)	#x
@@ -205,7 +210,7 @@ proxy_conn_free(struct pconn *pc)
 	if (pc->grant != NULL)
 		pc->grant->nconns--;
 	p->nconns--;
-	LIST_REMOVE(pc, entry);
+	TAILQ_REMOVE(&p->conns, pc, entry);
 	if (pc->cl != NULL)
 		bufferevent_free(pc->cl);
 	if (pc->up != NULL)
@@ -377,16 +382,69 @@ proxy_header(char *lines, const char *name, char **next)
 	return (NULL);
 }
 
+/* 1 if c may be in a token: a method, a header's name (RFC 9110 5.6.2). */
+static int
+proxy_tchar(unsigned char c)
+{
+	return (c > 0x20 && c < 0x7f && strchr("\"(),/:;<=>?@[\\]{}", c) ==
+	    NULL);
+}
+
 /*
- * A plain HTTP request as it goes upstream: origin form, the proxy's own
- * headers and the hop-by-hop ones dropped, one request per connection.
+ * 1 if head (len bytes, its blank line included) reads one way only:
+ * "METHOD target HTTP/1.x", then "name: value" lines, no NUL, no control
+ * byte but tabs in values and the "\r\n" that ends a line, no line folded
+ * onto the one before. What upstream reads is then what the proxy judged:
+ * no bare "\n" a lenient server would take for a line of its own.
+ */
+static int
+proxy_head_clean(const char *head, size_t len)
+{
+	const unsigned char	*end = (const unsigned char *)head + len - 2;
+	const unsigned char	*line, *eol, *c;
+
+	for (line = (const unsigned char *)head; line < end; line = eol + 2) {
+		if ((eol = memmem(line, (size_t)(end - line), "\r\n", 2)) ==
+		    NULL)
+			return (0);
+		for (c = line; c < eol && proxy_tchar(*c); c++)
+			;
+		if (c == line)
+			return (0);	/* folded, or no name */
+		if (line == (const unsigned char *)head) {
+			/* The request line: the target is visible ASCII. */
+			if (*c != ' ')
+				return (0);
+			for (c++; c < eol && *c > 0x20 && *c < 0x7f; c++)
+				;
+			if ((size_t)(eol - c) != 9 || (memcmp(c,
+			    " HTTP/1.1", 9) != 0 && memcmp(c, " HTTP/1.0", 9) !=
+			    0))
+				return (0);
+			continue;
+		}
+		if (c == eol || *c != ':')
+			return (0);
+		for (c++; c < eol; c++)
+			if ((*c < 0x20 && *c != '\t') || *c == 0x7f)
+				return (0);
+	}
+	return (1);
+}
+
+/*
+ * A plain HTTP request as it goes upstream: origin form, Host the URL's
+ * authority (a client's own Host would name another site at the address
+ * the proxy judged for this one), the proxy's own headers and the
+ * hop-by-hop ones dropped, one request per connection.
  */
 static char *
-proxy_rewrite(const char *method, const char *path, const char *lines)
+proxy_rewrite(const char *method, const char *path, const char *authority,
+    size_t authority_len, const char *lines)
 {
 	static const char *const drop[] = {
 		"Proxy-Authorization", "Proxy-Connection", "Connection",
-		"Keep-Alive", NULL
+		"Keep-Alive", "Host", NULL
 	};
 	struct evbuffer	*b = evbuffer_new();
 	const char	*line, *eol;
@@ -396,7 +454,8 @@ proxy_rewrite(const char *method, const char *path, const char *lines)
 
 	if (b == NULL)
 		fatal("out of memory (libevent)");
-	evbuffer_add_printf(b, "%s %s HTTP/1.1\r\n", method, path);
+	evbuffer_add_printf(b, "%s %s HTTP/1.1\r\nHost: %.*s\r\n", method, path,
+	    (int)authority_len, authority);
 	for (line = lines; (eol = strstr(line, "\r\n")) != NULL &&
 	    eol != line; line = eol + 2) {
 		for (skip = 0, i = 0; drop[i] != NULL && !skip; i++)
@@ -426,6 +485,46 @@ proxy_lookup_work(void *arg)
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_NUMERICSERV;
 	lk->err = getaddrinfo(lk->host, lk->port, &hints, &lk->res);
+	if (getifaddrs(&lk->local) == -1)
+		lk->local_err = errno;
+	return (0);
+}
+
+/*
+ * 1 if sa is an address of the worker's host (any interface, an IPv4 one
+ * in its IPv6-mapped form too): a public name may be made to resolve to
+ * the host's own public address, where its services listen on 0.0.0.0.
+ */
+static int
+proxy_is_local(const struct ifaddrs *local, const struct sockaddr *sa)
+{
+	const struct sockaddr_in6	*s6;
+	const struct ifaddrs		*i;
+	const void			*a, *b;
+	size_t				 n;
+	int				 fam = sa->sa_family;
+
+	s6 = (const struct sockaddr_in6 *)sa;
+	if (fam == AF_INET) {
+		a = &((const struct sockaddr_in *)sa)->sin_addr;
+		n = 4;
+	} else if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+		a = s6->sin6_addr.s6_addr + 12;
+		n = 4;
+		fam = AF_INET;
+	} else {
+		a = &s6->sin6_addr;
+		n = 16;
+	}
+	for (i = local; i != NULL; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != fam)
+			continue;
+		b = fam == AF_INET ? (const void *)&((const struct sockaddr_in *)
+		    i->ifa_addr)->sin_addr : (const void *)&((const struct
+		    sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+		if (memcmp(a, b, n) == 0)
+			return (1);
+	}
 	return (0);
 }
 
@@ -529,12 +628,17 @@ proxy_lookup_done_cb(int err, void *arg)
 		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
 			continue;
 		any = 1;
-		if (netaddr_public(ai->ai_addr, ai->ai_addrlen, &why) ||
-		    proxy_private_ok(pc->p, pc->host)) {
+		if (proxy_private_ok(pc->p, pc->host) ||
+		    (netaddr_public(ai->ai_addr, ai->ai_addrlen, &why) &&
+		    lk->local_err == 0 && !proxy_is_local(lk->local,
+		    ai->ai_addr))) {
 			sa = ai->ai_addr;
 			salen = ai->ai_addrlen;
 			break;
 		}
+		if (why == NULL)
+			why = lk->local_err != 0 ? "the host's addresses "
+			    "unknown" : "an address of the worker's host";
 		if (first[0] == '\0') {
 			getnameinfo(ai->ai_addr, ai->ai_addrlen, first,
 			    INET6_ADDRSTRLEN, NULL, 0, NI_NUMERICHOST);
@@ -562,6 +666,8 @@ proxy_lookup_done_cb(int err, void *arg)
 	}
 	if (lk->res != NULL)
 		freeaddrinfo(lk->res);
+	if (lk->local != NULL)
+		freeifaddrs(lk->local);
 	free(lk->host);
 	free(lk);
 }
@@ -571,18 +677,22 @@ proxy_lookup_done_cb(int err, void *arg)
  * asks, for what, and may it. 0: on its way up; -1: refused (answered).
  */
 static int
-proxy_judge(struct pconn *pc, char *head)
+proxy_judge(struct pconn *pc, char *head, size_t len)
 {
 	struct proxy	*p = pc->p;
 	struct plookup		*lk;
 	struct sockaddr_storage	 ss;
 	socklen_t		 sslen;
 	char			*sp1, *sp2, *eol, *lines, *auth, *next;
-	char			*target, *path, *origin = NULL;
+	char			*target, *path = NULL, *origin = NULL;
 	int			 connect;
 
-	if ((eol = strstr(head, "\r\n")) == NULL)
+	if (!proxy_head_clean(head, len) ||
+	    (eol = strstr(head, "\r\n")) == NULL) {
+		proxy_refuse(pc, 400, "not an HTTP/1 request head", "control "
+		    "bytes, folded lines or a bad request line");
 		return (-1);
+	}
 	*eol = '\0';
 	lines = eol + 2;
 	if ((sp1 = strchr(head, ' ')) == NULL ||
@@ -649,7 +759,8 @@ proxy_judge(struct pconn *pc, char *head)
 		return (-1);
 	}
 	if (!connect)
-		pc->head = proxy_rewrite(pc->method, origin, lines);
+		pc->head = proxy_rewrite(pc->method, origin, target,
+		    (size_t)(path - target), lines);
 	free(origin);
 	pc->state = PROXY_LOOKUP;
 	bufferevent_set_timeouts(pc->cl, NULL, NULL);
@@ -690,7 +801,7 @@ proxy_client_read_cb(struct bufferevent *bev, void *arg)
 		head = xmalloc(len + 1);
 		evbuffer_remove(in, head, len);
 		head[len] = '\0';
-		proxy_judge(pc, head);
+		proxy_judge(pc, head, len);
 		free(head);
 		return;
 	}
@@ -757,9 +868,21 @@ proxy_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	(void)lev;
 	(void)sa;
 	(void)salen;
-	if (p->nconns >= PROXY_MAX_CONNS) {
-		evutil_closesocket(fd);	/* told nothing: it floods us */
-		return;
+	/*
+	 * Full: the oldest connection that has not said who it is makes
+	 * room (a command opening connections that never send a head
+	 * would otherwise shut out every other command), or, if all have,
+	 * this one is closed, told nothing: it floods us.
+	 */
+	if (p->nconns >= p->max_conns) {
+		TAILQ_FOREACH(pc, &p->conns, entry)
+			if (pc->state == PROXY_HEAD)
+				break;
+		if (pc == NULL) {
+			evutil_closesocket(fd);
+			return;
+		}
+		proxy_conn_free(pc);
 	}
 	p->nconns++;
 	pc = xcalloc(1, sizeof *pc);
@@ -767,11 +890,37 @@ proxy_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	pc->cl = bufferevent_socket_new(p->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (pc->cl == NULL)
 		fatal("out of memory (libevent)");
-	LIST_INSERT_HEAD(&p->conns, pc, entry);
+	TAILQ_INSERT_TAIL(&p->conns, pc, entry);
 	bufferevent_setcb(pc->cl, proxy_client_read_cb, proxy_drained_cb,
 	    proxy_event_cb, pc);
 	bufferevent_set_timeouts(pc->cl, &tv, NULL);	/* the head */
 	bufferevent_enable(pc->cl, EV_READ);
+}
+
+/*
+ * How many connections the worker's descriptors allow: two each (the
+ * client's, upstream's) beside as many again for the worker's own work,
+ * the soft limit raised toward the hard one if need be. A proxy that
+ * ran the worker out of descriptors would stop every command, and its
+ * listener would spin on EMFILE.
+ */
+static unsigned
+proxy_max_conns(void)
+{
+	struct rlimit	rl;
+	rlim_t		want = 3 * PROXY_MAX_CONNS;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return (PROXY_MAX_CONNS / 4);
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ||
+		    rl.rlim_max > want ? want : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+		return (PROXY_MAX_CONNS);
+	return ((unsigned)(rl.rlim_cur / 3));
 }
 
 struct proxy *
@@ -793,6 +942,7 @@ proxy_create(struct event_base *base, const struct proxy_config *cfg)
 	p = xcalloc(1, sizeof *p);
 	p->base = base;
 	p->port = ntohs(sin.sin_port);
+	p->max_conns = proxy_max_conns();
 	p->private_hosts = cfg->private_hosts != NULL ?
 	    xstrvdup(cfg->private_hosts) : xcalloc(1, sizeof (char *));
 	if (cfg->refused != NULL && cfg->refused_len <= sizeof p->refused) {
@@ -802,7 +952,7 @@ proxy_create(struct event_base *base, const struct proxy_config *cfg)
 	p->audit = cfg->audit;
 	p->arg = cfg->arg;
 	LIST_INIT(&p->grants);
-	LIST_INIT(&p->conns);
+	TAILQ_INIT(&p->conns);
 	if ((p->dns = syncer_create(base)) == NULL) {
 		e = errno;
 		close(fd);
@@ -826,7 +976,7 @@ proxy_free(struct proxy *p)
 
 	if (p == NULL)
 		return;
-	while ((pc = LIST_FIRST(&p->conns)) != NULL)
+	while ((pc = TAILQ_FIRST(&p->conns)) != NULL)
 		proxy_conn_free(pc);
 	syncer_free(p->dns);	/* lookups under way: freed, ECANCELED */
 	while ((g = LIST_FIRST(&p->grants)) != NULL) {
@@ -874,8 +1024,8 @@ proxy_revoke(struct proxy *p, const char *id)
 			break;
 	if (g == NULL)
 		return;
-	for (pc = LIST_FIRST(&p->conns); pc != NULL; pc = next) {
-		next = LIST_NEXT(pc, entry);
+	for (pc = TAILQ_FIRST(&p->conns); pc != NULL; pc = next) {
+		next = TAILQ_NEXT(pc, entry);
 		if (pc->grant == g)
 			proxy_conn_free(pc);
 	}

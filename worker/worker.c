@@ -172,6 +172,9 @@ worker_start(struct job *j)
 		    j->dec.network, worker_proxy_url(j), j->grant, &len, &kept,
 		    &kept_len, &code, &cause);
 		if (json == NULL) {
+			/* Never ran: its grant goes (a session's is its own). */
+			if (j->proxy_url != NULL)
+				proxy_revoke(w->proxy, j->item->id);
 			worker_fail(j, j->item->reply_to, j->item->id, code,
 			    cause, QUEUE_STORE_RELEASE);
 			free(cause);

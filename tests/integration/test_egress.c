@@ -202,6 +202,121 @@ test_egress_domain_held(void **state)
 	harness_pass(h);
 }
 
+/* curl through the proxy URL in the workspace's file: its status code. */
+static char *
+stale(struct harness *h, const char *name, const char *file, int port)
+{
+	json_t	*a;
+	char	*cmd, *out;
+
+	xasprintf(&cmd, "curl -sS --max-time 10 -o /dev/null -w 'code=%%{"
+	    "http_code}' -x \"$(cat %s)\" http://localhost:%d/stale", file,
+	    port);
+	a = run(h, name, cmd, NULL);
+	free(cmd);
+	out = xstrdup(harness_jstr(a, "stdout"));
+	json_decref(a);
+	return (out);
+}
+
+/*
+ * A hostile command against the boundary around its proxy: it reads no
+ * other command's credential, binds and connects nowhere but the proxy,
+ * and a credential dies with its command: a session's as it ends (even
+ * when an item with its id was refused meanwhile), a foreground one's
+ * as its timeout kills it.
+ */
+static void
+test_egress_hostile(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*sess = harness_id(h, "sess");
+	json_t		*a;
+	char		*cmd, *path, *out;
+	pid_t		 srv;
+	int		 port;
+
+	if (access("/usr/bin/curl", X_OK) != 0 ||
+	    access("/usr/bin/python3", X_OK) != 0)
+		skip();
+	port = http_start(h, &srv);
+	harness_worker_start(h, NULL, "--network-domains", "localhost",
+	    "--network-private-hosts", "localhost", NULL);
+	harness_submit(h, "normal", sess, "printf %s \"$HTTPS_PROXY\" > "
+	    "sess.url; while [ ! -e sess.stop ]; do sleep 0.05; done",
+	    "{\"background\": true}");
+	a = harness_wait_answer(h, NULL, sess, WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
+	json_decref(a);
+	xasprintf(&path, "%s/sess.url", h->ws);
+	if (harness_wait_file(path, WAIT_MS) == -1)
+		harness_fail(h, "the session wrote no URL");
+	free(path);
+
+	/* Another command sees no credential but its own. */
+	a = run(h, "peek", "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' "
+	    "< $f 2>/dev/null | grep '^HTTPS_PROXY='; done | sort -u | "
+	    "grep -v \"^HTTPS_PROXY=$HTTPS_PROXY\\$\"; echo peeked", NULL);
+	if (strcmp(harness_jstr(a, "stdout"), "peeked\n") != 0)
+		harness_fail(h, "peek: %s", json_dumps(a, 0));
+	json_decref(a);
+
+	/* Sockets: the proxy's port only. */
+	xasprintf(&cmd, "python3 -c '\n"
+	    "import socket, os\n"
+	    "def t(name, f):\n"
+	    "    try:\n"
+	    "        f(); print(name, \"ok\")\n"
+	    "    except OSError as e:\n"
+	    "        print(name, \"denied\", e.errno)\n"
+	    "port = int(os.environ[\"HTTPS_PROXY\"].rsplit(\":\", 1)[1])\n"
+	    "t(\"bind\", lambda: socket.socket().bind((\"127.0.0.1\", 0)))\n"
+	    "t(\"connect\", lambda: socket.create_connection(("
+	    "\"127.0.0.1\", port + 1 if port < 65535 else 1)))\n"
+	    "t(\"proxy\", lambda: socket.create_connection((\"127.0.0.1\", "
+	    "port)))\n"
+	    "t(\"raw\", lambda: socket.socket(socket.AF_INET, "
+	    "socket.SOCK_RAW, socket.IPPROTO_TCP))\n"
+	    "t(\"packet\", lambda: socket.socket(socket.AF_PACKET, "
+	    "socket.SOCK_RAW))\n"
+	    "t(\"udp\", lambda: socket.socket(socket.AF_INET, "
+	    "socket.SOCK_DGRAM).sendto(b\"x\", (\"127.0.0.1\", 9)))\n"
+	    "'");
+	a = run(h, "sockets", cmd, NULL);
+	free(cmd);
+	out = (char *)harness_jstr(a, "stdout");
+	if (strstr(out, "bind denied") == NULL ||
+	    strstr(out, "connect denied 13") == NULL ||
+	    strstr(out, "proxy ok") == NULL ||
+	    strstr(out, "raw denied") == NULL ||
+	    strstr(out, "packet denied") == NULL)
+		harness_fail(h, "sockets: %s", json_dumps(a, 0));
+	json_decref(a);
+
+	/* An item with the session's id (answered as before); it ends. */
+	harness_submit(h, "normal", sess, "true", "{\"background\": true}");
+	json_decref(harness_wait_answer(h, NULL, sess, WAIT_MS));
+	xasprintf(&path, "%s/sess.stop", h->ws);
+	harness_write_file(path, "");
+	free(path);
+	json_decref(harness_wait_callback(h, sess, WAIT_MS));
+	out = stale(h, "after-session", "sess.url", port);
+	if (strstr(out, "code=407") == NULL)
+		harness_fail(h, "an ended session's credential: %s", out);
+	free(out);
+
+	/* A foreground command killed by its timeout. */
+	a = run(h, "slow", "printf %s \"$HTTPS_PROXY\" > slow.url; sleep 60",
+	    "{\"timeout_s\": 1}");
+	json_decref(a);
+	out = stale(h, "after-timeout", "slow.url", port);
+	if (strstr(out, "code=407") == NULL)
+		harness_fail(h, "a timed-out command's credential: %s", out);
+	free(out);
+	http_stop(srv);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -209,6 +324,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_egress_queue_domains,
 		    harness_setup, harness_teardown),
 		cmocka_unit_test_setup_teardown(test_egress_domain_held,
+		    harness_setup, harness_teardown),
+		cmocka_unit_test_setup_teardown(test_egress_hostile,
 		    harness_setup, harness_teardown),
 	};
 
