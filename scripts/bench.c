@@ -977,16 +977,18 @@ bench_px_stop_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * The proxy, as the worker runs it but on the host's loopback: the name
- * "localhost" granted and let be private (the sink stands in for the
- * internet); its URL goes to out. Until SIGTERM.
+ * The proxy, as the worker runs it (its event loop made as worker/main.c
+ * makes it) but on the host's loopback: the name "localhost" granted and
+ * let be private (the sink stands in for the internet); its URL goes to
+ * out. Until SIGTERM.
  */
 static void __attribute__((noreturn))
 bench_px_proxy(int out)
 {
 	static const char *const	 local[] = { "localhost", NULL };
 	struct proxy_config		 cfg;
-	struct event_base		*base;
+	struct event_config		*ecfg;
+	struct event_base		*base = NULL;
 	struct proxy			*p = NULL;
 	struct event			*stop;
 	char				*url;
@@ -995,8 +997,13 @@ bench_px_proxy(int out)
 	memset(&cfg, 0, sizeof cfg);
 	cfg.netns_fd = -1;
 	cfg.private_hosts = local;
-	if ((base = event_base_new()) == NULL ||
-	    (p = proxy_create(base, &cfg)) == NULL) {
+	if ((ecfg = event_config_new()) != NULL) {
+		event_config_set_flag(ecfg,
+		    EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+		base = event_base_new_with_config(ecfg);
+		event_config_free(ecfg);
+	}
+	if (base == NULL || (p = proxy_create(base, &cfg)) == NULL) {
 		fprintf(stderr, "execq-bench: proxy: %s\n", strerror(errno));
 		_exit(1);
 	}
