@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -836,10 +837,14 @@ struct bench_px {
 	char	*buf;			/* BENCH_PX_CHUNK, the client's */
 };
 
-/* A TCP connection to 127.0.0.1:port, or -1 (printed). */
+/*
+ * A TCP connection to 127.0.0.1:port, or -1 (printed). A read or write
+ * that waits 10 s fails, so that a stuck proxy ends the bench.
+ */
 static int
 bench_px_dial(int port)
 {
+	struct timeval		tv = { 10, 0 };
 	struct sockaddr_in	sin;
 	int			fd;
 
@@ -847,6 +852,8 @@ bench_px_dial(int port)
 		fprintf(stderr, "execq-bench: socket: %s\n", strerror(errno));
 		return (-1);
 	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 	memset(&sin, 0, sizeof sin);
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons((uint16_t)port);
