@@ -11,19 +11,28 @@
  *   execq-bench throughput --mb M --redis URL --queue Q --dir TMPDIR
  *   execq-bench idle -n N --redis URL --queue Q --pid WORKER_PID
  *   execq-bench redis --redis URL
+ *   execq-bench proxy -n N --mb M
  *
- * Each prints one line of figures (confine: three).
+ * Each prints one line of figures (confine, proxy: three).
  */
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,13 +41,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/event.h>
 #include <hiredis/hiredis.h>
 #include <jansson.h>
 
 #include "exec/cgroup.h"
 #include "exec/confine.h"
 #include "exec/spawn.h"
+#include "queue/item.h"
 #include "queue/keyspace.h"
+#include "worker/proxy.h"
 
 extern char **environ;
 
@@ -806,6 +818,607 @@ out:
 	return (rc);
 }
 
+/*
+ * The egress proxy's cost (worker/proxy.c), on 127.0.0.1 only: a sink
+ * server and the proxy each run in a child process of their own, and
+ * this process, the client, reaches the sink directly and through the
+ * proxy in turn. The sink serves one connection at a time, which is all
+ * the client ever opens to it.
+ */
+#define BENCH_PX_CHUNK	(128 * 1024)	/* one read or write */
+#define BENCH_PX_HEAD	4096		/* a request's first bytes */
+#define BENCH_PX_BLOCK	100		/* connections of one kind in a row */
+
+/* The two children, and what the client needs to reach them. */
+struct bench_px {
+	pid_t	 sink_pid, proxy_pid;	/* -1: not started */
+	int	 sink_port, proxy_port;
+	char	*auth;			/* "execq:<token>" in base64 */
+	char	*buf;			/* BENCH_PX_CHUNK, the client's */
+};
+
+/*
+ * A TCP connection to 127.0.0.1:port, or -1 (printed). A read or write
+ * that waits 10 s fails, so that a stuck proxy ends the bench.
+ */
+static int
+bench_px_dial(int port)
+{
+	struct timeval		tv = { 10, 0 };
+	struct sockaddr_in	sin;
+	int			fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, 0)) == -1) {
+		fprintf(stderr, "execq-bench: socket: %s\n", strerror(errno));
+		return (-1);
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (connect(fd, (struct sockaddr *)&sin, sizeof sin) == -1) {
+		fprintf(stderr, "execq-bench: connect 127.0.0.1:%d: %s\n", port,
+		    strerror(errno));
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/* All len bytes of buf to fd: 0, or -1. */
+static int
+bench_px_write(int fd, const void *buf, size_t len)
+{
+	const char	*p = buf;
+	ssize_t		 n;
+
+	while (len > 0) {
+		if ((n = write(fd, p, len)) == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (-1);
+		p += n;
+		len -= (size_t)n;
+	}
+	return (0);
+}
+
+/*
+ * Reads fd into buf (NUL-terminated) until it holds what ends a head
+ * ("\r\n\r\n"; "\n" for the sink's own lines, which start with U or D):
+ * the bytes read, or -1 at the end of the stream or of buf.
+ */
+static ssize_t
+bench_px_head(int fd, char *buf, size_t size)
+{
+	size_t	len = 0;
+	ssize_t	n;
+
+	buf[0] = '\0';
+	while (len < size - 1) {
+		if ((n = read(fd, buf + len, size - 1 - len)) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (-1);
+		len += (size_t)n;
+		buf[len] = '\0';
+		if (buf[0] == 'U' || buf[0] == 'D' ?
+		    memchr(buf, '\n', len) != NULL :
+		    strstr(buf, "\r\n\r\n") != NULL)
+			return ((ssize_t)len);
+	}
+	return (-1);
+}
+
+/*
+ * One connection to the sink: "GET ..." gets a small answer; "U <len>\n"
+ * len bytes read, then "k"; "D <len>\n" len bytes written; nothing (a
+ * connect alone) just the close.
+ */
+static void
+bench_px_sink_conn(int fd, char *buf)
+{
+	static const char	 answer[] = "HTTP/1.1 200 OK\r\n"
+				    "Content-Type: text/plain\r\n"
+				    "Content-Length: 64\r\nConnection: close"
+				    "\r\n\r\n"
+				    "0123456789abcdef0123456789abcdef"
+				    "0123456789abcdef0123456789abcde\n";
+	long long		 len, done;
+	ssize_t			 n;
+	char			*eol, dir;
+
+	if ((n = bench_px_head(fd, buf, BENCH_PX_HEAD)) == -1)
+		return;
+	if ((dir = buf[0]) != 'U' && dir != 'D') {
+		bench_px_write(fd, answer, sizeof answer - 1);
+		return;
+	}
+	eol = memchr(buf, '\n', (size_t)n);
+	len = atoll(buf + 1);
+	done = dir == 'U' ? n - (eol + 1 - buf) : 0;
+	if (dir == 'D')
+		memset(buf, 0, BENCH_PX_CHUNK);
+	while (done < len) {
+		n = len - done < BENCH_PX_CHUNK ? len - done : BENCH_PX_CHUNK;
+		n = dir == 'U' ? read(fd, buf, BENCH_PX_CHUNK) :
+		    write(fd, buf, (size_t)n);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		done += n;
+	}
+	if (dir == 'U')
+		bench_px_write(fd, "k", 1);
+}
+
+/* The sink: one connection after another, until SIGTERM. */
+static void __attribute__((noreturn))
+bench_px_sink(int lfd)
+{
+	char	*buf = malloc(BENCH_PX_CHUNK);
+	int	 fd;
+
+	signal(SIGPIPE, SIG_IGN);
+	for (;;) {
+		if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			_exit(1);
+		}
+		bench_px_sink_conn(fd, buf);
+		close(fd);
+	}
+}
+
+static void
+bench_px_stop_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	event_base_loopbreak(arg);
+}
+
+/*
+ * The proxy, as the worker runs it (its event loop made as worker/main.c
+ * makes it) but on the host's loopback: the name "localhost" granted and
+ * let be private (the sink stands in for the internet); its URL goes to
+ * out. Until SIGTERM.
+ */
+static void __attribute__((noreturn))
+bench_px_proxy(int out)
+{
+	static const char *const	 local[] = { "localhost", NULL };
+	struct proxy_config		 cfg;
+	struct event_config		*ecfg;
+	struct event_base		*base = NULL;
+	struct proxy			*p = NULL;
+	struct event			*stop;
+	char				*url;
+
+	signal(SIGPIPE, SIG_IGN);
+	memset(&cfg, 0, sizeof cfg);
+	cfg.netns_fd = -1;
+	cfg.private_hosts = local;
+	if ((ecfg = event_config_new()) != NULL) {
+		event_config_set_flag(ecfg,
+		    EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+		base = event_base_new_with_config(ecfg);
+		event_config_free(ecfg);
+	}
+	if (base == NULL || (p = proxy_create(base, &cfg)) == NULL) {
+		fprintf(stderr, "execq-bench: proxy: %s\n", strerror(errno));
+		_exit(1);
+	}
+	url = proxy_grant(p, "bench", local);
+	dprintf(out, "%s\n", url);
+	close(out);
+	stop = evsignal_new(base, SIGTERM, bench_px_stop_cb, base);
+	event_add(stop, NULL);
+	event_base_dispatch(base);
+	proxy_free(p);
+	event_free(stop);
+	event_base_free(base);
+	free(url);
+	_exit(0);
+}
+
+/* The sink's listening socket on 127.0.0.1; its port in *port. */
+static int
+bench_px_listen(int *port)
+{
+	struct sockaddr_in	sin;
+	socklen_t		len = sizeof sin;
+	int			fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, 0)) == -1)
+		return (-1);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof sin) == -1 ||
+	    listen(fd, 4096) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len) == -1) {
+		close(fd);
+		return (-1);
+	}
+	*port = ntohs(sin.sin_port);
+	return (fd);
+}
+
+/* Stops the children, frees the rest; whatever part was started. */
+static void
+bench_px_stop(struct bench_px *b)
+{
+	if (b->proxy_pid > 0)
+		kill(b->proxy_pid, SIGTERM);
+	if (b->sink_pid > 0)
+		kill(b->sink_pid, SIGTERM);
+	if (b->proxy_pid > 0)
+		waitpid(b->proxy_pid, NULL, 0);
+	if (b->sink_pid > 0)
+		waitpid(b->sink_pid, NULL, 0);
+	free(b->auth);
+	free(b->buf);
+}
+
+/* The credential in the proxy URL http://execq:<token>@127.0.0.1:<port>. */
+static int
+bench_px_url(struct bench_px *b, const char *url)
+{
+	const char	*cred, *at, *colon;
+
+	if (strncmp(url, "http://", 7) != 0 ||
+	    (at = strchr(url, '@')) == NULL ||
+	    (colon = strrchr(at, ':')) == NULL)
+		return (-1);
+	cred = url + 7;
+	b->auth = item_base64_encode(cred, (size_t)(at - cred), NULL);
+	b->proxy_port = atoi(colon + 1);
+	return (0);
+}
+
+/* The sink and the proxy running; 0, or -1 (printed). */
+static int
+bench_px_start(struct bench_px *b)
+{
+	char	*line = NULL;
+	size_t	 cap = 0;
+	FILE	*f;
+	int	 lfd, fds[2], rc;
+
+	b->buf = calloc(1, BENCH_PX_CHUNK);
+	if ((lfd = bench_px_listen(&b->sink_port)) == -1 ||
+	    pipe2(fds, O_CLOEXEC) == -1) {
+		fprintf(stderr, "execq-bench: sink: %s\n", strerror(errno));
+		if (lfd != -1)
+			close(lfd);
+		return (-1);
+	}
+	if ((b->sink_pid = fork()) == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		close(fds[0]);
+		close(fds[1]);
+		bench_px_sink(lfd);
+	}
+	close(lfd);
+	if ((b->proxy_pid = fork()) == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		close(fds[0]);
+		bench_px_proxy(fds[1]);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	rc = f != NULL && getline(&line, &cap, f) > 0 &&
+	    bench_px_url(b, line) == 0 ? 0 : -1;
+	if (f != NULL)
+		fclose(f);
+	else
+		close(fds[0]);
+	free(line);
+	if (rc == -1 || b->sink_pid == -1 || b->proxy_pid == -1) {
+		fprintf(stderr, "execq-bench: the proxy did not start\n");
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * A CONNECT tunnel through the proxy to the sink, from socket() to its
+ * "200 Connection established" read: the fd, or -1 (printed).
+ */
+static int
+bench_px_tunnel(const struct bench_px *b)
+{
+	char	req[512], head[512];
+	int	fd, len;
+
+	if ((fd = bench_px_dial(b->proxy_port)) == -1)
+		return (-1);
+	len = snprintf(req, sizeof req, "CONNECT localhost:%d HTTP/1.1\r\n"
+	    "Host: localhost:%d\r\nProxy-Authorization: Basic %s\r\n\r\n",
+	    b->sink_port, b->sink_port, b->auth);
+	if (bench_px_write(fd, req, (size_t)len) == -1 ||
+	    bench_px_head(fd, head, sizeof head) == -1 ||
+	    strncmp(head, "HTTP/1.1 200 ", 13) != 0) {
+		fprintf(stderr, "execq-bench: CONNECT: %s\n", head);
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/* One connection to the sink, directly (proxied 0) or tunnelled. */
+static int
+bench_px_open(const struct bench_px *b, int proxied)
+{
+	return (proxied ? bench_px_tunnel(b) : bench_px_dial(b->sink_port));
+}
+
+/*
+ * One GET of the sink's small answer on a connection of its own,
+ * directly or as a plain HTTP request to the proxy; 0, or -1 (printed).
+ */
+static int
+bench_px_get(const struct bench_px *b, int proxied)
+{
+	char	req[512], *buf = b->buf;
+	size_t	len = 0;
+	ssize_t	n;
+	int	fd;
+
+	if ((fd = bench_px_dial(proxied ? b->proxy_port : b->sink_port)) == -1)
+		return (-1);
+	if (proxied)
+		n = snprintf(req, sizeof req, "GET http://localhost:%d/bench "
+		    "HTTP/1.1\r\nHost: localhost:%d\r\nProxy-Authorization: "
+		    "Basic %s\r\n\r\n", b->sink_port, b->sink_port, b->auth);
+	else
+		n = snprintf(req, sizeof req, "GET /bench HTTP/1.1\r\nHost: "
+		    "localhost:%d\r\nConnection: close\r\n\r\n", b->sink_port);
+	n = bench_px_write(fd, req, (size_t)n);
+	while (n != -1 && len < BENCH_PX_CHUNK - 1) {
+		if ((n = read(fd, buf + len, BENCH_PX_CHUNK - 1 - len)) > 0)
+			len += (size_t)n;
+		else if (n == 0 || errno != EINTR)
+			break;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (strncmp(buf, "HTTP/1.1 200 ", 13) != 0) {
+		fprintf(stderr, "execq-bench: GET: %s\n", buf);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * One connect alone ('c') or one GET ('g'), direct (way 0) or through
+ * the proxy (way 1); its duration in *lat. 0, or -1 (printed).
+ */
+static int
+bench_px_one(const struct bench_px *b, int what, int way, int64_t *lat)
+{
+	int64_t	t0 = bench_now();
+	int	fd = -1, rc = 0;
+
+	if (what == 'g')
+		rc = bench_px_get(b, way);
+	else if ((fd = bench_px_open(b, way)) == -1)
+		rc = -1;
+	*lat = bench_now() - t0;
+	if (fd != -1)
+		close(fd);
+	return (rc);
+}
+
+/*
+ * n of one thing each way, direct (lat[0]) and proxied (lat[1]), in
+ * alternating blocks (each pair of blocks starting with the other way),
+ * after 20 of each to warm up.
+ */
+static int
+bench_px_rounds(const struct bench_px *b, int what, int n, int64_t **lat)
+{
+	int64_t	t;
+	int	i, j, k, to, way;
+
+	for (j = 0; j < 20; j++)
+		if (bench_px_one(b, what, 0, &t) == -1 ||
+		    bench_px_one(b, what, 1, &t) == -1)
+			return (-1);
+	for (i = 0; i < n; i += BENCH_PX_BLOCK) {
+		to = i + BENCH_PX_BLOCK < n ? i + BENCH_PX_BLOCK : n;
+		for (k = 0; k < 2; k++) {
+			way = (i / BENCH_PX_BLOCK + k) & 1;
+			for (j = i; j < to; j++)
+				if (bench_px_one(b, what, way,
+				    &lat[way][j]) == -1)
+					return (-1);
+		}
+	}
+	return (0);
+}
+
+/* CPU time of every thread of pid so far, in ns (schedstat), or 0. */
+static int64_t
+bench_px_cpu(pid_t pid)
+{
+	char		 path[64], sub[400];
+	struct dirent	*d;
+	DIR		*dir;
+	FILE		*f;
+	long long	 ns;
+	int64_t		 sum = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	if ((dir = opendir(path)) == NULL)
+		return (0);
+	while ((d = readdir(dir)) != NULL) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof sub, "%s/%s/schedstat", path, d->d_name);
+		if ((f = fopen(sub, "r")) == NULL)
+			continue;
+		if (fscanf(f, "%lld", &ns) == 1)
+			sum += ns;
+		fclose(f);
+	}
+	closedir(dir);
+	return (sum);
+}
+
+/*
+ * len bytes one way over fd, 'U' to the sink (until its "k" says all
+ * came) or 'D' from it: the seconds it took, or -1 (printed).
+ */
+static double
+bench_px_push(const struct bench_px *b, int fd, int dir, long long len)
+{
+	char		 head[64];
+	long long	 done = 0;
+	int64_t		 t0 = bench_now();
+	ssize_t		 n;
+
+	n = snprintf(head, sizeof head, "%c %lld\n", dir, len);
+	if (bench_px_write(fd, head, (size_t)n) == -1)
+		goto fail;
+	while (done < len) {
+		n = len - done < BENCH_PX_CHUNK ? len - done : BENCH_PX_CHUNK;
+		n = dir == 'U' ? write(fd, b->buf, (size_t)n) :
+		    read(fd, b->buf, BENCH_PX_CHUNK);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto fail;
+		done += n;
+	}
+	if (dir == 'U' && (read(fd, head, 1) != 1 || head[0] != 'k'))
+		goto fail;
+	return ((bench_now() - t0) / 1e9);
+fail:
+	fprintf(stderr, "execq-bench: %s %lld bytes: stopped at %lld: %s\n",
+	    dir == 'U' ? "sending" : "receiving", len, done, strerror(errno));
+	return (-1);
+}
+
+/*
+ * mb MiB up and down, directly and through a tunnel, rounds times
+ * each, alternating: the best MiB/s of each in mbs[up/down][way], the
+ * proxy's CPU seconds per GiB it piped in *cpu.
+ */
+static int
+bench_px_tunnels(const struct bench_px *b, int mb, double mbs[2][2],
+    double *cpu)
+{
+	const int	 rounds = 3;
+	long long	 len = (long long)mb << 20;
+	int64_t		 c0, cpu_ns = 0;
+	double		 s;
+	int		 r, d, k, way, fd;
+
+	memset(mbs, 0, 4 * sizeof mbs[0][0]);
+	for (r = 0; r < rounds; r++)
+		for (d = 0; d < 2; d++)
+			for (k = 0; k < 2; k++) {
+				way = (r + k) & 1;
+				if ((fd = bench_px_open(b, way)) == -1)
+					return (-1);
+				c0 = bench_px_cpu(b->proxy_pid);
+				s = bench_px_push(b, fd, d ? 'D' : 'U', len);
+				if (way)
+					cpu_ns += bench_px_cpu(b->proxy_pid) -
+					    c0;
+				close(fd);
+				if (s < 0)
+					return (-1);
+				if (mb / s > mbs[d][way])
+					mbs[d][way] = mb / s;
+			}
+	*cpu = cpu_ns / 1e9 / (rounds * 2.0 * mb / 1024);
+	return (0);
+}
+
+/* Prints "p50 X us  p99 Y us" of n latencies (sorted here) into buf. */
+static void
+bench_px_pct(char *buf, size_t size, int64_t *lat, int n)
+{
+	qsort(lat, n, sizeof *lat, bench_cmp);
+	snprintf(buf, size, "p50 %.0f us  p99 %.0f us", lat[n / 2] / 1e3,
+	    lat[(n * 99) / 100] / 1e3);
+}
+
+/* Sum of n latencies, in seconds. */
+static double
+bench_px_sum(const int64_t *lat, int n)
+{
+	int64_t	sum = 0;
+	int	i;
+
+	for (i = 0; i < n; i++)
+		sum += lat[i];
+	return (sum / 1e9);
+}
+
+/*
+ * The egress proxy against a direct connection: n connects, n GETs,
+ * mb MiB each way, three lines of figures.
+ */
+static int
+bench_proxy(int n, int mb)
+{
+	struct bench_px	 b;
+	int64_t		*lat[2], c0, c1;
+	double		 mbs[2][2], cpu, s[2];
+	char		 p[2][64];
+	int		 rc = -1;
+
+	signal(SIGPIPE, SIG_IGN);
+	memset(&b, 0, sizeof b);
+	b.sink_pid = b.proxy_pid = -1;
+	lat[0] = calloc(n, sizeof *lat[0]);
+	lat[1] = calloc(n, sizeof *lat[1]);
+	if (lat[0] == NULL || lat[1] == NULL || bench_px_start(&b) == -1)
+		goto out;
+	c0 = bench_px_cpu(b.proxy_pid);
+	if (bench_px_rounds(&b, 'c', n, lat) == -1)
+		goto out;
+	c1 = bench_px_cpu(b.proxy_pid);
+	bench_px_pct(p[0], sizeof p[0], lat[0], n);
+	bench_px_pct(p[1], sizeof p[1], lat[1], n);
+	printf("proxy connect  %s  (direct %s; n=%d, socket() to the "
+	    "CONNECT's 200 read; proxy CPU %.0f us a connection)\n", p[1],
+	    p[0], n, (c1 - c0) / 1e3 / (n + 20));
+	c0 = bench_px_cpu(b.proxy_pid);
+	if (bench_px_rounds(&b, 'g', n, lat) == -1)
+		goto out;
+	c1 = bench_px_cpu(b.proxy_pid);
+	s[0] = bench_px_sum(lat[0], n);
+	s[1] = bench_px_sum(lat[1], n);
+	bench_px_pct(p[0], sizeof p[0], lat[0], n);
+	bench_px_pct(p[1], sizeof p[1], lat[1], n);
+	printf("proxy GET      %.0f requests/s  %s  (direct %.0f requests/s  "
+	    "%s; a 64-byte body, a connection each; proxy CPU %.0f us a "
+	    "request)\n", n / s[1], p[1], n / s[0], p[0],
+	    (c1 - c0) / 1e3 / (n + 20));
+	if (bench_px_tunnels(&b, mb, mbs, &cpu) == -1)
+		goto out;
+	printf("proxy tunnel   up %.0f MB/s  down %.0f MB/s  (direct up %.0f "
+	    "MB/s  down %.0f MB/s; %d MB each way, best of 3; proxy CPU %.2f "
+	    "s per GB piped)\n", mbs[0][1], mbs[1][1], mbs[0][0], mbs[1][0],
+	    mb, cpu);
+	rc = 0;
+out:
+	bench_px_stop(&b);
+	free(lat[0]);
+	free(lat[1]);
+	return (rc);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -836,9 +1449,9 @@ main(int argc, char **argv)
 		case 'l': label = optarg; break;
 		default:
 			printf("usage: execq-bench floor|queue|backlog|confine|"
-			    "callback|throughput|idle|redis [-n N] [-c C] "
-			    "[--redis URL] [--queue Q] [--label L] [--dir D] "
-			    "[-- CMD]\n");
+			    "callback|throughput|idle|redis|proxy [-n N] "
+			    "[-c C] [--redis URL] [--queue Q] [--label L] "
+			    "[--dir D] [--mb M] [-- CMD]\n");
 			return (ch == 'h' ? 0 : 2);
 		}
 	}
@@ -850,6 +1463,8 @@ main(int argc, char **argv)
 		return (bench_floor(n, c, cmd));
 	if (strcmp(argv[optind], "confine") == 0)
 		return (bench_confine(n, dir));
+	if (strcmp(argv[optind], "proxy") == 0)
+		return (bench_proxy(n, mb) == 0 ? 0 : 1);
 	if (url == NULL)
 		return (2);
 	if (strcmp(argv[optind], "queue") == 0)

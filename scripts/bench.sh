@@ -5,9 +5,11 @@
 # rounds of N each, N=2000 by default: BENCH_N); the per-command cost of
 # confinement without Redis; then sessions: exit-to-callback latency, 200 MB
 # through a session log next to a shell redirect, and the worker's memory
-# and CPU with 1000 idle PTY sessions; then classify --batch. Concurrency
-# 1, 2 and 8; around each confined round, the Redis commands and Redis CPU
-# per item (INFO commandstats and INFO cpu). The last line is JSON.
+# and CPU with 1000 idle PTY sessions; then the egress proxy next to a
+# direct connection on 127.0.0.1 (connect latency, GETs, MB/s through a
+# tunnel); then classify --batch. Concurrency 1, 2 and 8; around each
+# confined round, the Redis commands and Redis CPU per item (INFO
+# commandstats and INFO cpu). The last line is JSON.
 #
 # BENCH_FLEET=1 (make bench-fleet) measures one Redis serving 8 workers
 # on this host instead: items/s and Redis CPU per item under load, and
@@ -189,6 +191,8 @@ sleep 1
     --dir "$tmp"
 "$build/execq-bench" idle -n 1000 --redis "$url" --queue benchs --pid "$wpid"
 bench_stop
+echo "proxy (worker/proxy.c and a sink on 127.0.0.1, each in a process):"
+"$build/execq-bench" proxy -n "$n" --mb 256 || echo "(not measured: see above)"
 echo "policy:"
 i=0
 while [ $i -lt 2500 ]; do
