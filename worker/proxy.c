@@ -90,6 +90,10 @@ struct pconn {
 	struct plookup		*lookup;
 	char			*reason;	/* refused: why */
 	int			 allowed;
+	int			 cl_done;	/* the client sends no more:
+						   upstream gets its FIN once
+						   the rest is out */
+	int			 fin_sent;
 	unsigned long long	 sent, received;
 };
 
@@ -114,6 +118,7 @@ struct proxy {
 
 static void	proxy_client_read_cb(struct bufferevent *, void *);
 static void	proxy_drained_cb(struct bufferevent *, void *);
+static void	proxy_up_fin(struct pconn *);
 static void	proxy_event_cb(struct bufferevent *, short, void *);
 
 /* The loopback interface up, in the namespace the caller is in. */
@@ -825,6 +830,20 @@ proxy_client_read_cb(struct bufferevent *bev, void *arg)
 	}
 }
 
+/*
+ * The client sends no more: once upstream has taken everything it sent,
+ * upstream's write side is shut, as the client's was.
+ */
+static void
+proxy_up_fin(struct pconn *pc)
+{
+	if (pc->fin_sent || evbuffer_get_length(bufferevent_get_output(
+	    pc->up)) > 0)
+		return;		/* proxy_drained_cb calls again */
+	pc->fin_sent = 1;
+	shutdown(bufferevent_getfd(pc->up), SHUT_WR);
+}
+
 /* One side drained below the mark: read its peer again. */
 static void
 proxy_drained_cb(struct bufferevent *bev, void *arg)
@@ -834,6 +853,10 @@ proxy_drained_cb(struct bufferevent *bev, void *arg)
 	if (pc->state != PROXY_PIPE)
 		return;
 	bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+	if (bev == pc->up && pc->cl_done) {
+		proxy_up_fin(pc);
+		return;
+	}
 	bufferevent_enable(bev == pc->cl ? pc->up : pc->cl, EV_READ);
 }
 
@@ -848,8 +871,19 @@ proxy_event_cb(struct bufferevent *bev, short what, void *arg)
 
 	if (!(what & (BEV_EVENT_EOF|BEV_EVENT_ERROR|BEV_EVENT_TIMEOUT)))
 		return;
-	if (pc->state != PROXY_PIPE || bev == pc->cl) {
+	if (pc->state != PROXY_PIPE ||
+	    (bev == pc->cl && !(what & BEV_EVENT_EOF))) {
 		proxy_conn_free(pc);
+		return;
+	}
+	if (bev == pc->cl) {
+		/* Done sending (shutdown or close): what it sent goes up,
+		   then a FIN; the answer may still come back. */
+		if (evbuffer_get_length(bufferevent_get_input(bev)) > 0)
+			proxy_client_read_cb(bev, pc);
+		pc->cl_done = 1;
+		bufferevent_disable(pc->cl, EV_READ);
+		proxy_up_fin(pc);
 		return;
 	}
 	if (evbuffer_get_length(bufferevent_get_input(bev)) > 0)

@@ -29,7 +29,9 @@
 #include <cmocka.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
+#include <event2/bufferevent.h>
 #include <event2/http.h>
+#include <event2/listener.h>
 
 #include "logs/xmalloc.h"
 #include "queue/item.h"
@@ -42,6 +44,7 @@
 struct world {
 	pid_t	 pid;
 	int	 http_port;	/* the stand-in for the internet */
+	int	 count_port;	/* a sink that counts to its EOF, then says */
 	int	 redis_port;	/* the stand-in for the worker's Redis */
 	char	*url_local;	/* granted "localhost" */
 	char	*url_other;	/* granted "example.invalid" only */
@@ -61,6 +64,58 @@ audit_cb(const struct proxy_event *ev, void *arg)
 	    ev->reason != NULL ? " " : "", ev->reason != NULL ? ev->reason : "",
 	    ev->sent, ev->received);
 	fflush(audit_out);
+}
+
+/* The sink: counts what comes until the peer shuts its side, then says. */
+static void
+count_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct evbuffer	*in = bufferevent_get_input(bev);
+	size_t		*n = arg;
+
+	*n += evbuffer_get_length(in);
+	evbuffer_drain(in, evbuffer_get_length(in));
+}
+
+static void
+count_write_cb(struct bufferevent *bev, void *arg)
+{
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
+		free(arg);
+		bufferevent_free(bev);
+	}
+}
+
+static void
+count_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	size_t	*n = arg;
+
+	if (what & BEV_EVENT_EOF) {
+		count_read_cb(bev, arg);
+		bufferevent_setcb(bev, NULL, count_write_cb, NULL, arg);
+		evbuffer_add_printf(bufferevent_get_output(bev), "got %zu\n",
+		    *n);
+		return;
+	}
+	free(arg);
+	bufferevent_free(bev);
+}
+
+static void
+count_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct bufferevent	*bev;
+
+	(void)sa;
+	(void)salen;
+	(void)arg;
+	bev = bufferevent_socket_new(evconnlistener_get_base(lev), fd,
+	    BEV_OPT_CLOSE_ON_FREE);
+	bufferevent_setcb(bev, count_read_cb, NULL, count_event_cb,
+	    xcalloc(1, sizeof (size_t)));
+	bufferevent_enable(bev, EV_READ);
 }
 
 static void
@@ -84,7 +139,9 @@ world_child(int fd, const char *audit, int redis_port)
 	struct proxy			*p;
 	struct sockaddr_in		 sin;
 	struct event			*stop;
+	struct evconnlistener		*count;
 	FILE				*f = fdopen(fd, "w");
+	socklen_t			 len;
 	char				*u1, *u2, *u3;
 	int				 port;
 
@@ -107,12 +164,22 @@ world_child(int fd, const char *audit, int redis_port)
 	u1 = proxy_grant(p, "item-local", local);
 	u2 = proxy_grant(p, "item-other", other);
 	u3 = proxy_grant(p, "item-ip", ip);
-	fprintf(f, "%s\n%s\n%s\n", u1, u2, u3);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	count = evconnlistener_new_bind(base, count_accept_cb, NULL,
+	    LEV_OPT_CLOSE_ON_FREE, 16, (struct sockaddr *)&sin, sizeof sin);
+	len = sizeof sin;
+	if (count == NULL || getsockname(evconnlistener_get_fd(count),
+	    (struct sockaddr *)&sin, &len) == -1)
+		_exit(4);
+	fprintf(f, "%s\n%s\n%s\n%d\n", u1, u2, u3, ntohs(sin.sin_port));
 	fclose(f);
 	stop = evsignal_new(base, SIGTERM, stop_cb, base);
 	event_add(stop, NULL);
 	event_base_dispatch(base);
 	proxy_free(p);
+	evconnlistener_free(count);
 	evhttp_free(http);
 	event_free(stop);
 	event_base_free(base);
@@ -165,8 +232,11 @@ world_start(struct harness *h, struct world *w)
 	w->url_local = read_line(f);
 	w->url_other = read_line(f);
 	w->url_ip = read_line(f);
+	if ((line = read_line(f)) != NULL)
+		w->count_port = atoi(line);
+	free(line);
 	fclose(f);
-	if (w->url_ip == NULL)
+	if (w->count_port == 0)
 		harness_fail(h, "the proxy child did not start its proxy");
 }
 
@@ -396,6 +466,41 @@ proxy_tunnel(struct harness *h, const char *url, int port, int fd)
 }
 
 /*
+ * A client that sends, then shuts its side (or closes), as nc < file
+ * does: every byte reaches upstream, and upstream's answer comes back.
+ */
+static void
+test_proxy_half_close(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	struct world	 w;
+	char		*buf, ans[64];
+	size_t		 len = 300000, got = 0;
+	ssize_t		 n;
+	int		 fd, code;
+
+	world_start(h, &w);
+	fd = proxy_dial(h, w.url_local);
+	if ((code = proxy_tunnel(h, w.url_local, w.count_port, fd)) != 200)
+		harness_fail(h, "tunnel: %d", code);
+	buf = xcalloc(1, len);
+	while (got < len && (n = write(fd, buf + got, len - got)) > 0)
+		got += (size_t)n;
+	free(buf);
+	shutdown(fd, SHUT_WR);
+	got = 0;
+	while (got < sizeof ans - 1 &&
+	    (n = read(fd, ans + got, sizeof ans - 1 - got)) > 0)
+		got += (size_t)n;
+	ans[got] = '\0';
+	close(fd);
+	if (strcmp(ans, "got 300000\n") != 0)
+		harness_fail(h, "upstream said '%s', not 'got 300000'", ans);
+	world_stop(&w);
+	harness_pass(h);
+}
+
+/*
  * One command holds at most 64 connections at once, and a client that
  * never finishes its request head is let go: no command can take all of
  * the worker's descriptors.
@@ -444,6 +549,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_proxy_refused,
 		    harness_setup, harness_teardown),
 		cmocka_unit_test_setup_teardown(test_proxy_limits,
+		    harness_setup, harness_teardown),
+		cmocka_unit_test_setup_teardown(test_proxy_half_close,
 		    harness_setup, harness_teardown),
 	};
 
