@@ -60,7 +60,7 @@ INTEG_TESTS = $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests
 TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o
 
 .PHONY: all deps run test unit integration asan bench install clean valgrind \
-	fuzz faults ha packaging doccheck bench-fleet layout
+	fuzz faults ha packaging doccheck bench-fleet layout tools-check
 
 all: $(WORKER_BIN) $(CLI_BIN)
 
@@ -76,8 +76,21 @@ $(WORKER_BIN): $(BUILD)/obj/worker/main.o $(LIB_OBJ)
 
 CLI_SRC   = cli/main.c cli/util.c cli/opts.c cli/clientconf.c cli/conn.c \
             cli/tokens.c cli/cmd_run.c cli/cmd_sessions.c cli/cmd_process.c \
-            cli/cmd_logs.c cli/cmd_policy.c cli/cmd_workers.c
+            cli/cmd_logs.c cli/cmd_policy.c cli/cmd_workers.c cli/tools.c \
+            cli/cmd_tools.c
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+
+# The tool definitions (cli/tools.json) go into the client as bytes that
+# cli/tools.c includes: od writes them as "0x7b,0x0a,...", so the JSON
+# stays the one readable source. test_tools links cli/tools.o too.
+TOOLS_INC = $(BUILD)/gen/cli/tools_json.inc
+$(TOOLS_INC): cli/tools.json
+	@mkdir -p $(@D)
+	od -An -v -tx1 cli/tools.json | \
+	    sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g' > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/cli/tools.o: $(TOOLS_INC)
+$(BUILD)/obj/cli/tools.o: CPPFLAGS += -I$(BUILD)/gen
+$(BUILD)/tests/test_tools: $(BUILD)/obj/cli/tools.o
 
 $(CLI_BIN): $(CLI_OBJ) $(CLIENT_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(CLIENT_LIBS)
@@ -116,7 +129,8 @@ ha: deps all $(BUILD)/tests/test_ha
 test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(INTEG_TESTS)
 	@scripts/check-layout $(BUILD)
-	@$(MAKE) --no-print-directory unit integration packaging doccheck
+	@$(MAKE) --no-print-directory unit integration packaging doccheck \
+	    tools-check
 
 asan: deps
 	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g" \
@@ -171,7 +185,8 @@ install: all
 	install -m 0644 docs/man/execq.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/man/execq-worker.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 README.md docs/PROTOCOL.md docs/CONFIG.md \
-	    docs/SCALING.md docs/worker.json.example $(DESTDIR)$(DOCDIR)/
+	    docs/SCALING.md docs/TOOLS.md docs/worker.json.example \
+	    $(DESTDIR)$(DOCDIR)/
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 	    scripts/execq-worker.service > $(DESTDIR)$(UNITDIR)/execq-worker.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/execq-worker.service
@@ -196,6 +211,19 @@ layout: all
 # Redis and worker (scripts/doccheck --help).
 doccheck: deps all
 	@scripts/doccheck $(BUILD)
+
+# What `execq tools` prints is JSON in each shape; each inputSchema is a
+# valid 2020-12 schema (when python3's jsonschema is there to say so).
+tools-check: all
+	@set -e; for f in mcp openai anthropic; do \
+	    $(CLI_BIN) tools --format $$f | python3 -m json.tool >/dev/null; \
+	done; echo "tools: mcp, openai and anthropic print valid JSON"
+	@if python3 -c 'import jsonschema' 2>/dev/null; then \
+	    $(CLI_BIN) tools --format mcp | python3 -c 'import json, sys; \
+	    from jsonschema import Draft202012Validator as V; \
+	    [V.check_schema(t["inputSchema"]) for t in json.load(sys.stdin)["tools"]]' && \
+	    echo "tools: each inputSchema is valid JSON Schema 2020-12"; \
+	else echo "tools: python3 jsonschema missing: schemas not checked"; fi
 
 # The packaging files: man pages (groff, mandoc), the unit
 # (systemd-analyze), logrotate; and make install into a temp DESTDIR, for

@@ -7,6 +7,8 @@
  *
  *   util.c          helpers every file uses: messages (an ERROR answer's
  *                   too), clocks, ids, names, number parsing, tables
+ *   tools.c         the tool definitions a model is given (cli/tools.json,
+ *                   built in) in the shapes of MCP, OpenAI and Anthropic
  *   clientconf.c    the client config file, and where Redis is
  *   opts.c          the options of run, submit and spawn, and the EXEC
  *                   item they make
@@ -21,6 +23,7 @@
  *   cmd_policy.c    classify, approvals, approve, reject
  *   cmd_logs.c      logs (and logs -f, through PROCESS items and the
  *                   session hash), cleanup
+ *   cmd_tools.c     tools: the tool definitions, printed
  *   main.c          dispatch to the subcommands, execq --help
  *
  * Every name here starts with execq_ rather than with its file's name
@@ -352,6 +355,36 @@ void	 execq_tokens_save(const char *session_id, const char *token);
  */
 struct json_t *execq_tokens_load(const char *session_id, const char **found);
 
+/*
+ * tools.c: the tools an agent's model is given, exec and process
+ * (cli/tools.json, built in; docs/TOOLS.md), in each framework's shape:
+ * mcp {"tools": [{name, description, inputSchema}]} as MCP's tools/list
+ * answers (inputSchema with its "$schema"), openai [{"type": "function",
+ * "function": {name, description, parameters}}], anthropic [{name,
+ * description, input_schema}]. Each description is one string; the
+ * source's "$comment"s (how each field maps onto the item) are left out.
+ */
+enum execq_tools_format {
+	EXECQ_TOOLS_MCP,
+	EXECQ_TOOLS_OPENAI,
+	EXECQ_TOOLS_ANTHROPIC,
+};
+/* "mcp", "openai" or "anthropic": 0 with *fmt set, or -1. */
+int	 execq_tools_format_parse(const char *, enum execq_tools_format *fmt);
+/*
+ * cli/tools.json as written, "$comment"s, "item" and "client_actions"
+ * included: a new reference, or NULL with an allocated *cause if the
+ * built-in text does not parse (a build gone wrong).
+ */
+struct json_t *execq_tools_source(char **cause);
+/* The tools in fmt's shape: a new reference, or NULL and *cause. */
+struct json_t *execq_tools_json(enum execq_tools_format, char **cause);
+/* The same as indented JSON and a newline, allocated; *len set. */
+char	*execq_tools_text(enum execq_tools_format, size_t *len,
+	    char **cause);
+/* Writes the text on f and flushes: 0, or -1 and an allocated *cause. */
+int	 execq_tools_print(FILE *f, enum execq_tools_format, char **cause);
+
 /* cmd_process.c: PROCESS items. */
 /* Checks o->queue and opens s on q:<queue>:ctl: 0, or an exit code. */
 int	 execq_process_open(struct execq_session *, struct execq_opts *,
@@ -395,5 +428,7 @@ int	 execq_cmd_classify(const char *redis, int argc, char **argv);
 int	 execq_cmd_approvals(const char *redis, int argc, char **argv);
 int	 execq_cmd_approve(const char *redis, int argc, char **argv);
 int	 execq_cmd_reject(const char *redis, int argc, char **argv);
+/* cmd_tools.c */
+int	 execq_cmd_tools(const char *redis, int argc, char **argv);
 
 #endif

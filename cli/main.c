@@ -6,7 +6,7 @@
  *   execq [--redis URL] submit [OPTIONS] [--raw TEXT | [--] CMD [ARG...]]
  *   execq [--redis URL] spawn|ps|logs|send|keys|kill|wait|callbacks ...
  *   execq [--redis URL] workers|approvals|approve|reject ...
- *   execq classify|cleanup [OPTIONS]
+ *   execq classify|cleanup|tools [OPTIONS]
  *
  * This file: the table of subcommands, --help and main. cli/cli.h says
  * which file holds what.
@@ -78,6 +78,8 @@ static const struct execq_cmd {
 	    "approve a held command: its worker runs it" },
 	{ "reject",	execq_cmd_reject, O,
 	    "reject a held command: its worker answers 'rejected'" },
+	{ "tools",	execq_cmd_tools, A,
+	    "print the exec and process tools for a model (MCP, OpenAI...)" },
 };
 #undef A
 #undef O
@@ -127,10 +129,10 @@ execq_usage(FILE *f)
 	    "'operator' for ps, logs, workers, approvals, approve and reject,\n"
 	    "with the password in .tmp/run/redis-<user>.pass.\n"
 	    "\n"
-	    "Every command but cleanup and classify also takes --redis URL\n"
-	    "and --queue Q (the worker queue: $EXECQ_QUEUE, else queue in the\n"
-	    "client config, else " EXECQ_DEFAULT_QUEUE "; for callbacks, the "
-	    "reply queue:\nexecq.$USER).\n"
+	    "Every command but cleanup, classify and tools also takes --redis\n"
+	    "URL and --queue Q (the worker queue: $EXECQ_QUEUE, else queue in\n"
+	    "the client config, else " EXECQ_DEFAULT_QUEUE "; for callbacks, "
+	    "the reply queue:\nexecq.$USER).\n"
 	    "\n"
 	    "Session tokens: spawn and run keep each item's token in\n"
 	    "$XDG_STATE_HOME/execq/tokens (else ~/.local/state/execq/tokens;\n"
