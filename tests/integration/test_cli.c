@@ -966,7 +966,7 @@ test_cli_help_for_every_subcommand(void **state)
 				    "logs", "send", "keys", "kill", "wait",
 				    "callbacks", "cleanup", "classify",
 				    "approvals", "approve", "reject",
-				    "workers", NULL };
+				    "workers", "tools", NULL };
 	const char		*args[3] = { NULL, "--help", NULL };
 	const char		*top[] = { "--help", NULL };
 	char			 want[64];
