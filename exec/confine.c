@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/statfs.h>
 #include <linux/capability.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -63,6 +64,12 @@
 #define LL_SCOPE_ABSTRACT_UNIX	(1ULL << 0)	/* ABI 6 */
 #define LL_SCOPE_SIGNAL		(1ULL << 1)
 
+/* open_tree's flag (Linux 5.2); <linux/mount.h> clashes with glibc's. */
+#define CONFINE_TREE_CLONE	1
+#ifndef SYS_open_tree
+#define SYS_open_tree		428
+#endif
+
 struct ll_ruleset_attr {
 	uint64_t	handled_access_fs;
 	uint64_t	handled_access_net;
@@ -98,6 +105,10 @@ struct confine {
 	struct confine_path	*paths;		/* read paths, workspace, devs */
 	size_t			 npaths;
 	int			 mntns_fd, netns_fd;
+	int			 nsroot_fd;	/* the commands' root (O_PATH):
+						   grants' mount points */
+	char			**hidden;	/* cfg.hide as the host resolves
+						   them; NULL-terminated */
 	struct sock_fprog	 prog[2];	/* [network] */
 	int			 last_cap;
 	int			 privs;		/* we have capabilities to drop */
@@ -446,15 +457,6 @@ confine_seccomp_setup(struct confine *c)
 	    (int)(sizeof confine_denied / sizeof confine_denied[0]) - 1);
 }
 
-/* 1 if path is a unix socket. */
-static int
-confine_is_socket(const char *path)
-{
-	struct stat	st;
-
-	return (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode));
-}
-
 /*
  * Masks one path in the namespace: an empty read-only tmpfs over a
  * directory, /dev/null over anything else (a socket then refuses every
@@ -481,10 +483,10 @@ confine_mask(const char *path)
 }
 
 /*
- * Masks path, or when it lies inside the workspace, its first component
- * below the workspace: a mount point cannot be renamed, but its parent
- * could be, and the worker would then write its logs where the command
- * can reach them. 1, 0 or -errno as confine_mask.
+ * Masks path's first component below the workspace: a mount point cannot
+ * be renamed, but its parent could be, and the worker would then write
+ * its logs where the command can reach them. 1, 0 or -errno as
+ * confine_mask.
  */
 static int
 confine_mask_top(const char *ws, const char *path)
@@ -494,8 +496,7 @@ confine_mask_top(const char *ws, const char *path)
 
 	while (len > 0 && ws[len - 1] == '/')
 		len--;
-	if (!cmdenv_inside(ws, path) || path[len] != '/' ||
-	    path[len + 1] == '\0')
+	if (path[len] != '/' || path[len + 1] == '\0')
 		return (confine_mask(path));
 	n = len + 1 + strcspn(path + len + 1, "/");
 	if (n >= sizeof top)
@@ -506,40 +507,472 @@ confine_mask_top(const char *ws, const char *path)
 }
 
 /*
- * Every unix socket under dir, depth levels down, masked: the local
- * services of the host (Redis, Docker, systemd, D-Bus...) that Landlock
- * before ABI 9 cannot keep a command from connecting to.
+ * Where the namespace helper builds the commands' root: a tmpfs of its
+ * own at /new, the host's root at /old, both in a tmpfs it pivots into
+ * first (so no path of the host is covered while it binds).
+ */
+#define CONFINE_NEW	"/new"
+#define CONFINE_OLD	"/old"
+
+/*
+ * Made anew, empty and read-only, in the commands' root; never bound from
+ * the host: a socket anyone makes there, whenever, is in no command's
+ * world. /dev and /proc are made anew too.
+ */
+static const char *const confine_fresh[] = {
+	"/tmp", "/var/tmp", "/run", "/dev/shm", NULL
+};
+
+/* The devices the commands' /dev holds, bound one by one from the host. */
+static const char *const confine_dev_nodes[] = {
+	"null", "zero", "full", "random", "urandom", "tty", NULL
+};
+
+/* The links of a usual /dev. */
+static const char *const confine_dev_links[][2] = {
+	{ "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
+	{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
+	{ "ptmx", "pts/ptmx" },
+};
+
+/*
+ * What the helper leaves out of the commands' root: the hidden paths as
+ * the host resolves them, and the unix sockets found in the trees it
+ * binds.
+ */
+struct confine_hidden {
+	char		**paths;
+	size_t		  n;
+	unsigned	  left_out;	/* found and left out */
+};
+
+static void
+confine_hidden_add(struct confine_hidden *h, const char *path)
+{
+	h->paths = xreallocarray(h->paths, h->n + 1, sizeof *h->paths);
+	h->paths[h->n++] = xstrdup(path);
+}
+
+/* 1 if path is hidden, or inside what is. */
+static int
+confine_hidden_is(const struct confine_hidden *h, const char *path)
+{
+	size_t	i;
+
+	for (i = 0; i < h->n; i++)
+		if (cmdenv_inside(h->paths[i], path))
+			return (1);
+	return (0);
+}
+
+/* 1 if something hidden is strictly below path. */
+static int
+confine_hidden_below(const struct confine_hidden *h, const char *path)
+{
+	size_t	i;
+
+	for (i = 0; i < h->n; i++)
+		if (strcmp(h->paths[i], path) != 0 &&
+		    cmdenv_inside(path, h->paths[i]))
+			return (1);
+	return (0);
+}
+
+/*
+ * Every unix socket under path (as the commands see it, read from the
+ * host's root at /old), depth levels down, hidden: the local services
+ * whose sockets were there at start-up (Redis, Docker, D-Bus...).
  */
 static void
-confine_mask_sockets(const char *dir, int depth, unsigned *n)
+confine_find_sockets(struct confine_hidden *h, const char *path, int depth)
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		 path[PATH_MAX];
+	struct stat	 st;
+	char		 from[PATH_MAX], sub[PATH_MAX];
 
-	if (depth < 0 || (d = opendir(dir)) == NULL)
+	if (depth < 0 || snprintf(from, sizeof from, CONFINE_OLD "%s", path) >=
+	    (int)sizeof from || (d = opendir(from)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
+		    strcmp(de->d_name, "..") == 0 ||
+		    snprintf(sub, sizeof sub, "%s/%s", path, de->d_name) >=
+		    (int)sizeof sub)
 			continue;
-		if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >=
-		    (int)sizeof path)
-			continue;
-		if (de->d_type == DT_SOCK ||
-		    (de->d_type == DT_UNKNOWN && confine_is_socket(path))) {
-			if (confine_mask(path) > 0)
-				(*n)++;
-		} else if (de->d_type == DT_DIR)
-			confine_mask_sockets(path, depth - 1, n);
+		if (de->d_type == DT_UNKNOWN && snprintf(from, sizeof from,
+		    CONFINE_OLD "%s", sub) < (int)sizeof from &&
+		    lstat(from, &st) == 0)
+			de->d_type = S_ISSOCK(st.st_mode) ? DT_SOCK :
+			    S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+		if (de->d_type == DT_SOCK)
+			confine_hidden_add(h, sub);
+		else if (de->d_type == DT_DIR)
+			confine_find_sockets(h, sub, depth - 1);
 	}
 	closedir(d);
 }
 
-/* Where sockets of local services live. */
-static const char *const confine_socket_dirs[] = {
-	"/run", "/var/run", "/tmp", "/var/tmp", "/dev", "/var/lib", NULL
-};
+/* base and path joined in buf. 0 or -ENAMETOOLONG. */
+static int
+confine_at(char *buf, size_t len, const char *base, const char *path)
+{
+	return (snprintf(buf, len, "%s%s", base, path) >= (int)len ?
+	    -ENAMETOOLONG : 0);
+}
+
+/* mkdir -p, 0755. 0 or -errno. */
+static int
+confine_mkdirs(const char *path)
+{
+	char	buf[PATH_MAX], *p, c;
+
+	if (strlen(path) >= sizeof buf)
+		return (-ENAMETOOLONG);
+	strcpy(buf, path);
+	for (p = buf + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		c = *p;
+		*p = '\0';
+		if (p[-1] != '/' && mkdir(buf, 0755) == -1 && errno != EEXIST)
+			return (-errno);
+		*p = c;
+		if (c == '\0')
+			return (0);
+	}
+}
+
+/* The directory of path (a copy in buf). */
+static void
+confine_dirname(const char *path, char *buf, size_t len)
+{
+	const char	*slash = strrchr(path, '/');
+	size_t		 n = slash != NULL ? (size_t)(slash - path) : 0;
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, path, n);
+	buf[n] = '\0';
+}
+
+/*
+ * from (under /old) at to (under /new): a directory or a file bound,
+ * with what is mounted below it (read-only later), a symbolic link made
+ * again; a socket, a FIFO, what is missing left out. 0 or -errno.
+ */
+static int
+confine_bind(const char *from, const char *to)
+{
+	struct stat	st;
+	char		buf[PATH_MAX];
+	ssize_t		n;
+	int		fd, err;
+
+	if (lstat(from, &st) == -1)
+		return (errno == ENOENT ? 0 : -errno);
+	if (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode))
+		return (0);
+	confine_dirname(to, buf, sizeof buf);
+	if ((err = confine_mkdirs(buf)) != 0)
+		return (err);
+	if (S_ISLNK(st.st_mode)) {
+		if ((n = readlink(from, buf, sizeof buf - 1)) == -1)
+			return (-errno);
+		buf[n] = '\0';
+		if (symlink(buf, to) == -1 && errno != EEXIST)
+			return (-errno);
+		return (0);
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (mkdir(to, 0755) == -1 && errno != EEXIST)
+			return (-errno);
+	} else if (lstat(to, &st) == 0)
+		return (0);	/* there already (a device listed twice) */
+	else if ((fd = open(to, O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC,
+	    0600)) == -1)
+		return (-errno);
+	else
+		close(fd);
+	if (mount(from, to, NULL, MS_BIND|MS_REC, NULL) == -1)
+		return (-errno);
+	return (0);
+}
+
+/*
+ * path, a directory with something hidden below it, as a directory of
+ * the root's tmpfs that holds every entry of the host's but the hidden
+ * ones, each bound (or a link made again); the directories on the way
+ * to a hidden path the same, down to it. Nothing is masked, so nothing
+ * the host does to a hidden file (a rename over it, as a password
+ * change does) brings it back; the price: an entry the host replaces
+ * or adds here later is seen as it was, or not at all, until the worker
+ * starts again. 0 or -errno.
+ */
+static int
+confine_skeleton(struct confine_hidden *h, const char *path)
+{
+	DIR		*d;
+	struct dirent	*de;
+	struct stat	 st;
+	char		 from[PATH_MAX], to[PATH_MAX], sub[PATH_MAX];
+	int		 err;
+
+	if ((err = confine_at(from, sizeof from, CONFINE_OLD, path)) != 0)
+		return (err);
+	if ((err = confine_at(to, sizeof to, CONFINE_NEW, path)) != 0)
+		return (err);
+	if ((err = confine_mkdirs(to)) != 0)
+		return (err);
+	if (stat(from, &st) == 0)
+		chmod(to, st.st_mode & 0777);
+	if ((d = opendir(from)) == NULL)
+		return (errno == ENOENT ? 0 : -errno);
+	while (err == 0 && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
+		    snprintf(sub, sizeof sub, "%s/%s", strcmp(path, "/") == 0 ?
+		    "" : path, de->d_name) >= (int)sizeof sub)
+			continue;
+		if (confine_hidden_is(h, sub)) {
+			h->left_out++;
+			continue;
+		}
+		if (snprintf(from, sizeof from, CONFINE_OLD "%s", sub) >=
+		    (int)sizeof from || snprintf(to, sizeof to, CONFINE_NEW
+		    "%s", sub) >= (int)sizeof to)
+			continue;
+		if (lstat(from, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    confine_hidden_below(h, sub))
+			err = confine_skeleton(h, sub);
+		else
+			err = confine_bind(from, to);
+	}
+	closedir(d);
+	return (err);
+}
+
+/* One read path in the commands' root, its hidden paths left out. */
+static int
+confine_ns_read(struct confine_hidden *h, const char *path)
+{
+	struct stat	st;
+	char		from[PATH_MAX], to[PATH_MAX];
+
+	if (confine_hidden_is(h, path)) {
+		h->left_out++;
+		return (0);
+	}
+	if (snprintf(from, sizeof from, CONFINE_OLD "%s", path) >=
+	    (int)sizeof from || snprintf(to, sizeof to, CONFINE_NEW "%s",
+	    path) >= (int)sizeof to)
+		return (-ENAMETOOLONG);
+	if (lstat(from, &st) == -1)
+		return (0);		/* missing: skipped */
+	if (S_ISDIR(st.st_mode) && strcmp(path, "/sys") != 0)
+		confine_find_sockets(h, path, 3);
+	if (S_ISDIR(st.st_mode) && confine_hidden_below(h, path))
+		return (confine_skeleton(h, path));
+	return (confine_bind(from, to));
+}
+
+/* 1 if path is or is below one of confine_fresh, /dev or /proc. */
+static int
+confine_is_fresh(const char *path)
+{
+	const char *const	*f;
+
+	for (f = confine_fresh; *f != NULL; f++)
+		if (cmdenv_inside(*f, path))
+			return (1);
+	return (cmdenv_inside("/dev", path) || cmdenv_inside("/proc", path));
+}
+
+/* 1 if path is one of confine_fresh, /dev or /proc. */
+static int
+confine_is_fresh_top(const char *path)
+{
+	const char *const	*f;
+
+	for (f = confine_fresh; *f != NULL; f++)
+		if (strcmp(*f, path) == 0)
+			return (1);
+	return (strcmp(path, "/dev") == 0 || strcmp(path, "/proc") == 0);
+}
+
+/*
+ * The read paths, those below a fresh directory (fresh 1: bound over
+ * it, an admin's choice) or not; each once, inside another one skipped.
+ */
+static int
+confine_ns_reads(const struct confine *c, struct confine_hidden *h,
+    int fresh)
+{
+	const char *const	*p, *const *q;
+	int			 err = 0, inner;
+
+	for (p = c->cfg.read_paths; err == 0 && p != NULL && *p != NULL;
+	    p++) {
+		if (confine_is_fresh_top(*p) || cmdenv_inside("/proc", *p) ||
+		    confine_is_fresh(*p) != fresh)
+			continue;
+		for (q = c->cfg.read_paths, inner = 0; *q != NULL; q++)
+			if (strcmp(*q, *p) != 0 && cmdenv_inside(*q, *p) &&
+			    !confine_is_fresh_top(*q))
+				inner = 1;
+		if (!inner)
+			err = confine_ns_read(h, *p);
+	}
+	return (err);
+}
+
+/* A new tmpfs at path (made). 0 or -errno. */
+static int
+confine_tmpfs(const char *path, const char *name, unsigned long flags,
+    const char *opts)
+{
+	int	err;
+
+	if ((err = confine_mkdirs(path)) != 0)
+		return (err);
+	if (mount(name, path, "tmpfs", flags, opts) == -1)
+		return (-errno);
+	return (0);
+}
+
+/* /dev, /proc and the empty fresh directories. 0 or -errno. */
+static int
+confine_ns_fresh(void)
+{
+	const char *const	*f;
+	struct stat		 st;
+	char			 from[PATH_MAX], to[PATH_MAX];
+	size_t			 i;
+	int			 err;
+
+	if ((err = confine_tmpfs(CONFINE_NEW "/dev", "execq-dev",
+	    MS_NOSUID|MS_NOEXEC, "mode=0755,size=64k")) != 0)
+		return (err);
+	for (i = 0; confine_dev_nodes[i] != NULL; i++) {
+		snprintf(from, sizeof from, CONFINE_OLD "/dev/%s",
+		    confine_dev_nodes[i]);
+		snprintf(to, sizeof to, CONFINE_NEW "/dev/%s",
+		    confine_dev_nodes[i]);
+		if ((err = confine_bind(from, to)) != 0)
+			return (err);
+	}
+	/* The PTYs the worker opens for sessions are the host's. */
+	if ((err = confine_bind(CONFINE_OLD "/dev/pts",
+	    CONFINE_NEW "/dev/pts")) != 0)
+		return (err);
+	for (i = 0; i < sizeof confine_dev_links / sizeof
+	    confine_dev_links[0]; i++) {
+		snprintf(to, sizeof to, CONFINE_NEW "/dev/%s",
+		    confine_dev_links[i][0]);
+		if (symlink(confine_dev_links[i][1], to) == -1)
+			return (-errno);
+	}
+	for (f = confine_fresh; *f != NULL; f++) {
+		snprintf(to, sizeof to, CONFINE_NEW "%s", *f);
+		/* A link of a bound tree (/var/tmp in /var) stays one. */
+		if (lstat(to, &st) == 0 && S_ISLNK(st.st_mode))
+			continue;
+		if ((err = confine_tmpfs(to, "execq-empty",
+		    MS_NOSUID|MS_NODEV|MS_NOEXEC, "mode=0755,size=64k")) != 0)
+			return (err);
+	}
+	if (lstat(CONFINE_NEW "/var/run", &st) == -1 &&
+	    symlink("../run", CONFINE_NEW "/var/run") == -1)
+		return (-errno);
+	/*
+	 * A process is listed only if the reader may ptrace it, which
+	 * Landlock refuses across domains. "ptraceable" (5.8) ignores the
+	 * gid= exemption that hidepid=2 grants gid 0, our commands' group.
+	 */
+	if ((err = confine_mkdirs(CONFINE_NEW "/proc")) != 0)
+		return (err);
+	if (mount("proc", CONFINE_NEW "/proc", "proc",
+	    MS_NOSUID|MS_NODEV|MS_NOEXEC|MS_RDONLY, "hidepid=ptraceable") == -1)
+		return (-errno);
+	return (0);
+}
+
+/*
+ * What name resolution needs of the fresh directories: /etc/resolv.conf
+ * is often a link into /run (systemd-resolved): its target, the file
+ * alone (not the directory, which holds resolved's socket).
+ */
+static int
+confine_ns_resolv(void)
+{
+	char	link[PATH_MAX], path[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
+	ssize_t	n;
+	int	err;
+
+	n = readlink(CONFINE_OLD "/etc/resolv.conf", link, sizeof link - 1);
+	if (n <= 0)
+		return (0);
+	link[n] = '\0';
+	/* "../run/...", "/run/..." or "name" (in /etc). */
+	if (snprintf(path, sizeof path, "%s%s", link[0] == '/' ? "" :
+	    strncmp(link, "../", 3) == 0 ? "/" : "/etc/", link[0] == '/' ?
+	    link : strncmp(link, "../", 3) == 0 ? link + 3 : link) >=
+	    (int)sizeof path || strstr(path, "/..") != NULL ||
+	    !confine_is_fresh(path))
+		return (0);
+	if ((err = confine_at(from, sizeof from, CONFINE_OLD, path)) != 0)
+		return (err);
+	if ((err = confine_at(to, sizeof to, CONFINE_NEW, path)) != 0)
+		return (err);
+	return (confine_bind(from, to));
+}
+
+/*
+ * The commands' root, made and entered: a tmpfs holding the read paths
+ * (bound from the host, the hidden paths left out), a fresh /dev and
+ * /proc, empty /tmp, /var/tmp, /run and /dev/shm, the workspace at its
+ * path and the tmp root's mount point. What is not there cannot be
+ * reached, whatever Landlock covers: no unix socket of the host outside
+ * those, made before or after. 0 or -errno.
+ */
+static int
+confine_ns_root(const struct confine *c, struct confine_hidden *h)
+{
+	char	from[PATH_MAX], to[PATH_MAX];
+	int	err;
+
+	/* A staging tmpfs over the tmp dir, entered: the host at /old. */
+	if ((err = confine_tmpfs(c->tmp_dir, "execq-stage", MS_NOSUID|MS_NODEV,
+	    "mode=0700,size=64k")) != 0)
+		return (err);
+	if (chdir(c->tmp_dir) == -1 || mkdir("." CONFINE_OLD, 0700) == -1 ||
+	    syscall(SYS_pivot_root, ".", "." CONFINE_OLD) == -1 ||
+	    chdir("/") == -1)
+		return (-errno);
+	if ((err = confine_tmpfs(CONFINE_NEW, "execq-root", MS_NOSUID|MS_NODEV,
+	    "mode=0755,size=1m")) != 0 ||
+	    (err = confine_ns_reads(c, h, 0)) != 0 ||
+	    (err = confine_ns_fresh()) != 0 ||
+	    (err = confine_ns_reads(c, h, 1)) != 0 ||
+	    (err = confine_ns_resolv()) != 0)
+		return (err);
+	if ((err = confine_at(from, sizeof from, CONFINE_OLD, c->cfg.workspace)) != 0)
+		return (err);
+	if ((err = confine_at(to, sizeof to, CONFINE_NEW, c->cfg.workspace)) != 0)
+		return (err);
+	if ((err = confine_bind(from, to)) != 0)
+		return (err);
+	if ((err = confine_at(to, sizeof to, CONFINE_NEW, c->tmp_dir)) != 0)
+		return (err);
+	if ((err = confine_mkdirs(to)) != 0)
+		return (err);
+	/* In, and the staging root with the host's under it gone. */
+	if (chdir(CONFINE_NEW) == -1 ||
+	    syscall(SYS_pivot_root, ".", ".") == -1 ||
+	    umount2(".", MNT_DETACH) == -1 || chdir("/") == -1)
+		return (-errno);
+	return (0);
+}
 
 /* The per-mount flags of a mountinfo options field, for a remount. */
 static unsigned long
@@ -597,23 +1030,30 @@ confine_ns_writable(const char *path)
 }
 
 /*
- * The namespace helper's work: a private mount namespace (every mount
- * read-only but the workspace and the tmp root, a /proc that shows each
- * command only its own tree, masked paths and sockets) and an empty
- * network namespace. Reports 0 or -errno through fd, then waits
- * for fd's peer to close.
+ * The namespace helper's work: a private mount namespace whose root is
+ * made for the commands (confine_ns_root), every mount read-only but the
+ * workspace and the tmp root, the hidden paths inside the workspace
+ * masked; and an empty network namespace. Reports 0 or -errno and the
+ * number of paths left out or masked through fd, then waits for fd's
+ * peer to close.
  */
 static void __attribute__((noreturn))
 confine_ns_child(const struct confine *c, int fd)
 {
-	const char *const	*p;
-	unsigned		 n = 0;
-	int			 err = 0;
+	struct confine_hidden	 h;
+	size_t			 i;
+	unsigned		 n;
+	int			 err = 0, rc;
 	char			 byte;
 
+	memset(&h, 0, sizeof h);
+	for (i = 0; c->hidden[i] != NULL; i++)
+		confine_hidden_add(&h, c->hidden[i]);
 	if (unshare(CLONE_NEWNS|CLONE_NEWNET) == -1 ||
 	    mount(NULL, "/", NULL, MS_REC|MS_PRIVATE, NULL) == -1)
 		err = -errno;
+	if (err == 0)
+		err = confine_ns_root(c, &h);
 	/* Read-only everywhere but the workspace and the tmp root. */
 	if (err == 0)
 		err = confine_ns_readonly();
@@ -628,20 +1068,16 @@ confine_ns_child(const struct confine *c, int fd)
 	if (err == 0 && mount("execq-tmp", c->tmp_dir, "tmpfs",
 	    MS_NOSUID|MS_NODEV, "mode=0711,size=50%") == -1)
 		err = -errno;
-	/*
-	 * A process is listed only if the reader may ptrace it, which
-	 * Landlock refuses across domains. "ptraceable" (5.8) ignores the
-	 * gid= exemption that hidepid=2 grants gid 0, our commands' group.
-	 */
-	if (err == 0 && mount("proc", "/proc", "proc",
-	    MS_NOSUID|MS_NODEV|MS_NOEXEC|MS_RDONLY, "hidepid=ptraceable") == -1)
-		err = -errno;
-	for (p = c->cfg.hide; err >= 0 && p != NULL && *p != NULL; p++)
-		if ((err = confine_mask_top(c->cfg.workspace, *p)) > 0)
-			n++;
-	err = err > 0 ? 0 : err;
-	for (p = confine_socket_dirs; err == 0 && *p != NULL; p++)
-		confine_mask_sockets(*p, 3, &n);
+	n = h.left_out;
+	for (i = 0; err == 0 && c->hidden[i] != NULL; i++) {
+		if (!cmdenv_inside(c->cfg.workspace, c->hidden[i]))
+			continue;
+		if ((rc = confine_mask_top(c->cfg.workspace,
+		    c->hidden[i])) < 0)
+			err = rc;
+		else
+			n += rc;
+	}
 	if (write(fd, &err, sizeof err) != sizeof err ||
 	    write(fd, &n, sizeof n) != sizeof n)
 		_exit(1);
@@ -651,9 +1087,9 @@ confine_ns_child(const struct confine *c, int fd)
 }
 
 /*
- * The namespace layer, made by a short-lived helper and kept as two fds;
- * while the helper lives, the Landlock layer opens its paths through the
- * helper's root, as the commands will see them.
+ * The namespace layer, made by a short-lived helper and kept as two fds
+ * and its root; while the helper lives, the Landlock layer opens its
+ * paths through the helper's root, as the commands will see them.
  */
 static void
 confine_ns_setup(struct confine *c)
@@ -685,7 +1121,10 @@ confine_ns_setup(struct confine *c)
 		c->mntns_fd = open(path, O_RDONLY|O_CLOEXEC);
 		snprintf(path, sizeof path, "/proc/%ld/ns/net", (long)pid);
 		c->netns_fd = open(path, O_RDONLY|O_CLOEXEC);
-		if (c->mntns_fd == -1 || c->netns_fd == -1)
+		snprintf(path, sizeof path, "/proc/%ld/root", (long)pid);
+		c->nsroot_fd = open(path, O_PATH|O_DIRECTORY|O_CLOEXEC);
+		if (c->mntns_fd == -1 || c->netns_fd == -1 ||
+		    c->nsroot_fd == -1)
 			err = -errno;
 	}
 	if (err == 0) {
@@ -702,9 +1141,9 @@ confine_ns_setup(struct confine *c)
 		goto fail;
 	}
 	l->ok = 1;
-	snprintf(l->detail, sizeof l->detail, "mount (own /proc view, %u "
-	    "paths and unix sockets masked), network (no route out), and IPC "
-	    "(one per command)", n);
+	snprintf(l->detail, sizeof l->detail, "mount (own root: read paths, "
+	    "workspace, empty /tmp /run; %u paths and sockets left out; own "
+	    "/proc), network (no route), IPC (per command)", n);
 	return;
 
 fail:
@@ -714,7 +1153,9 @@ fail:
 		close(c->mntns_fd);
 	if (c->netns_fd != -1)
 		close(c->netns_fd);
-	c->mntns_fd = c->netns_fd = -1;
+	if (c->nsroot_fd != -1)
+		close(c->nsroot_fd);
+	c->mntns_fd = c->netns_fd = c->nsroot_fd = -1;
 }
 
 /* The privilege layer: root drops everything; others have nothing. */
@@ -777,6 +1218,27 @@ confine_inside(const char *dir, const char *path)
 	return (in);
 }
 
+/*
+ * The hidden paths, kept (the config's strings are the caller's) and
+ * resolved as the host does: a link on the way would otherwise lead the
+ * namespace around them.
+ */
+static void
+confine_hide_paths(struct confine *c)
+{
+	const char *const	*p;
+	size_t			 n = 0;
+	char			*real;
+
+	for (p = c->cfg.hide; p != NULL && *p != NULL; p++)
+		n++;
+	c->hidden = xcalloc(n + 1, sizeof *c->hidden);
+	for (n = 0, p = c->cfg.hide; p != NULL && *p != NULL; p++)
+		c->hidden[n++] = (real = realpath(*p, NULL)) != NULL ? real :
+		    xstrdup(*p);
+	c->cfg.hide = NULL;	/* the caller's, freed after */
+}
+
 struct confine *
 confine_create(const struct confine_config *cfg, char **cause)
 {
@@ -788,7 +1250,9 @@ confine_create(const struct confine_config *cfg, char **cause)
 	c = xcalloc(1, sizeof *c);
 	c->cfg = *cfg;
 	c->mntns_fd = c->netns_fd = c->tmp_fd = c->ws_fd = -1;
+	c->nsroot_fd = -1;
 	c->tmp_dir = xstrdup(cfg->tmp_dir);
+	confine_hide_paths(c);
 	/* Grants are resolved from these (a probe may lack the workspace). */
 	if ((c->root_fd = open("/", O_PATH|O_DIRECTORY|O_CLOEXEC)) == -1) {
 		xasprintf(cause, "cannot open /: %s", strerror(errno));
@@ -844,6 +1308,11 @@ confine_free(struct confine *c)
 		close(c->mntns_fd);
 	if (c->netns_fd != -1)
 		close(c->netns_fd);
+	if (c->nsroot_fd != -1)
+		close(c->nsroot_fd);
+	for (i = 0; c->hidden != NULL && c->hidden[i] != NULL; i++)
+		free(c->hidden[i]);
+	free(c->hidden);
 	if (c->tmp_fd != -1)
 		close(c->tmp_fd);
 	if (c->root_fd != -1)
@@ -1062,17 +1531,169 @@ confine_grant_say(const struct confine_grant *g, char *buf, size_t len)
 		snprintf(buf, len, "the file %ju:%ju", g->dev, g->ino);
 }
 
+/* 1 if path is hidden from the commands, or inside what is. */
+static int
+confine_grant_hidden(const struct confine *c, const char *path)
+{
+	size_t	i;
+
+	for (i = 0; c->hidden[i] != NULL; i++)
+		if (cmdenv_inside(c->hidden[i], path))
+			return (1);
+	return (0);
+}
+
+/* The per-mount flags statfs reports, for a remount (same bits). */
+#define CONFINE_STATFS_FLAGS	(MS_NOSUID|MS_NODEV|MS_NOEXEC|MS_NOATIME| \
+				 MS_NODIRATIME|MS_RELATIME)
+
+/*
+ * 1 if fd (below a directory of dev) is the root of a mount: what
+ * statx says (5.8), or a change of file system.
+ */
+static int
+confine_mount_root(int fd, dev_t dev, const struct stat *st)
+{
+	struct statx	stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH|AT_SYMLINK_NOFOLLOW, 0, &stx) == 0 &&
+	    (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+		return ((stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0);
+	return (st->st_dev != dev);
+}
+
+/*
+ * The grant's file outside the workspace for the child to mount at p in
+ * its copy of the namespace, whose root has no host path but the read
+ * paths and the workspace: the file as a detached mount (open_tree, in
+ * the host's namespace), and where that root lacks p, what the child
+ * makes first (the directories, then the file, in the mount it makes
+ * writable a moment; the names stay, empty, in the commands' root).
+ * 0, or -1 with *cause.
+ */
+static int
+confine_grant_mount(struct confine *c, const char *p, int fd,
+    struct spawn_confine *sc, char **cause)
+{
+	struct stat	 st;
+	struct statfs	 sfs;
+	char		*copy, *name, *save, *at, *mnt, *next_name;
+	char		**dirs;
+	size_t		 ndirs = 0;
+	unsigned long	 flags = 0;
+	int		 dir, next, missing = 0, err = 0;
+	dev_t		 dev;
+
+	sc->grant_tree = syscall(SYS_open_tree, fd, "", CONFINE_TREE_CLONE|
+	    O_CLOEXEC|AT_EMPTY_PATH);
+	if (sc->grant_tree == -1) {
+		xasprintf(cause, "grant_path %s: cannot take it into the "
+		    "commands' namespace: %s; nothing ran", p, strerror(errno));
+		return (-1);
+	}
+	if ((dir = fcntl(c->nsroot_fd, F_DUPFD_CLOEXEC, 0)) == -1 ||
+	    fstat(dir, &st) == -1) {
+		err = errno;
+		goto fail_early;
+	}
+	dev = st.st_dev;
+	copy = xstrdup(p);
+	at = xcalloc(1, strlen(p) + 2);
+	mnt = xstrdup("/");
+	dirs = xcalloc(strlen(p) + 1, sizeof *dirs);
+	for (name = strtok_r(copy, "/", &save); name != NULL && err == 0;
+	    name = next_name) {
+		next_name = strtok_r(NULL, "/", &save);
+		strcat(strcat(at, "/"), name);
+		if (!missing) {
+			next = openat(dir, name, O_PATH|O_NOFOLLOW|O_CLOEXEC);
+			if (next == -1 && errno == ENOENT) {
+				missing = 1;
+				if (fstatfs(dir, &sfs) == -1)
+					err = errno;
+				flags = sfs.f_flags & CONFINE_STATFS_FLAGS;
+			} else if (next == -1 || fstat(next, &st) == -1)
+				err = errno;
+			else if (S_ISLNK(st.st_mode) || (next_name != NULL) !=
+			    (S_ISDIR(st.st_mode) != 0))
+				err = ENOTDIR;
+			else if (confine_mount_root(next, dev, &st)) {
+				free(mnt);
+				mnt = xstrdup(at);
+			}
+			if (next != -1) {
+				close(dir);
+				dir = next;
+				dev = st.st_dev;
+			}
+		}
+		if (missing && next_name != NULL)
+			dirs[ndirs++] = xstrdup(at);
+	}
+	close(dir);
+	free(copy);
+	free(at);
+	if (err != 0) {
+		free(mnt);
+		while (ndirs > 0)
+			free(dirs[--ndirs]);
+		free(dirs);
+		xasprintf(cause, "grant_path %s: not a file in the commands' "
+		    "namespace (%s); nothing ran", p, strerror(err));
+		goto fail;
+	}
+	if (missing) {
+		sc->grant_mnt = mnt;
+		sc->grant_mnt_flags = flags;
+		sc->grant_dirs = dirs;
+	} else {
+		free(mnt);
+		free(dirs);
+	}
+	sc->grant_path = xstrdup(p);
+	return (0);
+
+fail_early:
+	if (dir != -1)
+		close(dir);
+	xasprintf(cause, "grant_path %s: the commands' namespace: %s; "
+	    "nothing ran", p, strerror(err));
+fail:
+	close(sc->grant_tree);
+	sc->grant_tree = -1;
+	return (-1);
+}
+
+/* What confine_grant_mount gave the child, closed and freed. */
+static void
+confine_grant_release(struct spawn_confine *sc)
+{
+	size_t	i;
+
+	if (sc->grant_path != NULL && sc->grant_tree != -1)
+		close(sc->grant_tree);
+	sc->grant_tree = -1;
+	free(sc->grant_path);
+	sc->grant_path = NULL;
+	free(sc->grant_mnt);
+	sc->grant_mnt = NULL;
+	for (i = 0; sc->grant_dirs != NULL && sc->grant_dirs[i] != NULL; i++)
+		free(sc->grant_dirs[i]);
+	free(sc->grant_dirs);
+	sc->grant_dirs = NULL;
+}
+
 /*
  * The approved grant, rec as confine_grant_record made it when the
  * approval was asked for: resolved again, it must be what it was then;
  * a file that was not there is made now (empty, the command's) in the
- * directory that was checked, never following a symlink. An fd of the
- * file, *path its path outside the workspace (allocated, else NULL); or
+ * directory that was checked, never following a symlink; never a path hidden from the commands. An fd of the
+ * file, and outside the workspace what the child mounts in *sc; or
  * -1 with *cause (allocated).
  */
 static int
-confine_grant_fd(struct confine *c, const char *rec, char **path,
-    char **cause)
+confine_grant_fd(struct confine *c, const char *rec,
+    struct spawn_confine *sc, char **cause)
 {
 	struct confine_grant	 then, now;
 	const char		*p;
@@ -1080,7 +1701,6 @@ confine_grant_fd(struct confine *c, const char *rec, char **path,
 	int			 fd, dfd, n = -1;
 
 	memset(&then, 0, sizeof then);
-	*path = NULL;
 	if (sscanf(rec, "%d:%d:%ju:%ju:%n", &then.err, &then.made,
 	    &then.dev, &then.ino, &n) != 4 || n < 0 || rec[n] != '/') {
 		xasprintf(cause, "the grant %s was not recorded when the "
@@ -1088,6 +1708,11 @@ confine_grant_fd(struct confine *c, const char *rec, char **path,
 		return (-1);
 	}
 	p = rec + n;
+	if (confine_grant_hidden(c, p)) {
+		xasprintf(cause, "grant_path %s is hidden from commands (the "
+		    "worker's own files, secrets); nothing ran", p);
+		return (-1);
+	}
 	confine_grant_say(&then, was, sizeof was);
 	if (then.err != 0) {
 		xasprintf(cause, "grant_path %s cannot be granted: when the "
@@ -1124,12 +1749,15 @@ confine_grant_fd(struct confine *c, const char *rec, char **path,
 		return (-1);
 	}
 	/*
-	 * The child bind-mounts the path to make it writable, by name: only
-	 * one outside, where no command can change a directory. The
-	 * workspace is writable already.
+	 * The child mounts the file at its path, writable: only one
+	 * outside, where no command can change a directory. The workspace
+	 * is writable already; without a namespace Landlock's rule is all.
 	 */
-	if (!cmdenv_inside(c->cfg.workspace, p))
-		*path = xstrdup(p);
+	if (!cmdenv_inside(c->cfg.workspace, p) && c->nsroot_fd != -1 &&
+	    confine_grant_mount(c, p, fd, sc, cause) == -1) {
+		close(fd);
+		return (-1);
+	}
 	return (fd);
 }
 
@@ -1199,6 +1827,9 @@ confine_prepare(struct confine *c, const char *id, int network,
 	sc->ruleset_fd = sc->mntns_fd = sc->netns_fd = -1;
 	sc->seccomp = NULL;
 	sc->grant_path = NULL;
+	sc->grant_tree = -1;
+	sc->grant_mnt = NULL;
+	sc->grant_dirs = NULL;
 	xasprintf(tmp, "%s/%s", c->tmp_dir, id);
 	/* Never one that was there: it would not be the command's own. */
 	if (mkdirat(c->tmp_fd, id, 0700) == -1) {
@@ -1218,8 +1849,8 @@ confine_prepare(struct confine *c, const char *id, int network,
 			close(tmp_fd);
 		goto fail;
 	}
-	if (grant != NULL && (grant_fd = confine_grant_fd(c, grant,
-	    &sc->grant_path, cause)) == -1) {
+	if (grant != NULL && (grant_fd = confine_grant_fd(c, grant, sc,
+	    cause)) == -1) {
 		close(tmp_fd);
 		goto fail;
 	}
@@ -1250,8 +1881,7 @@ ruleset_fail:
 	xasprintf(cause, "cannot build its Landlock ruleset: %s",
 	    strerror(errno));
 fail:
-	free(sc->grant_path);
-	sc->grant_path = NULL;
+	confine_grant_release(sc);
 	confine_remove_tmp(c, *tmp);
 	free(*tmp);
 	*tmp = NULL;
@@ -1264,8 +1894,7 @@ confine_spawned(struct spawn_confine *sc)
 	if (sc->ruleset_fd != -1)
 		close(sc->ruleset_fd);
 	sc->ruleset_fd = -1;
-	free(sc->grant_path);
-	sc->grant_path = NULL;
+	confine_grant_release(sc);
 }
 
 void

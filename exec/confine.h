@@ -9,10 +9,13 @@
  * sockets scoped to the command's own tree), seccomp (no namespaces,
  * mounts, ptrace, io_uring, TIOCSTI, bpf...; no sockets but AF_UNIX
  * without network), and a mount and a network namespace made once at
- * start-up that every command joins: /proc shows a command only its own
- * tree, the log directory, the config file, the Redis socket and every
- * other unix socket found at start-up are masked, and there is no route
- * to any host or local service.
+ * start-up that every command joins: a root of its own that holds only
+ * the read paths, the workspace, fresh /dev and /proc and empty /tmp,
+ * /var/tmp, /run and /dev/shm (no unix socket of the host elsewhere,
+ * whenever made), /proc shows a command only its own tree, the hidden
+ * paths (log directory, config file, Redis socket, secrets, unix
+ * sockets found at start-up in the read paths) are left out, and there
+ * is no route to any host or local service.
  *
  * What can be prepared once is (the namespaces, the seccomp programs, the
  * fds of the paths); per command the parent builds one Landlock ruleset
@@ -37,9 +40,9 @@ struct confine_config {
 	const char		*workspace;	/* realpath'd */
 	const char		*tmp_dir;	/* absolute; per-command dirs */
 	const char *const	*read_paths;	/* NULL-terminated; missing ok */
-	const char *const	*hide;		/* masked in the commands' view:
+	const char *const	*hide;		/* not in the commands' view:
 						   files, dirs or sockets;
-						   NULL-terminated */
+						   NULL-terminated; copied */
 	int			 run_as;	/* 1: setresuid/gid to uid/gid */
 	uid_t			 uid;
 	gid_t			 gid;

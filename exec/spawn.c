@@ -23,6 +23,14 @@
 
 #include "exec/spawn.h"
 
+/* move_mount's flag (Linux 5.2); <linux/mount.h> clashes with glibc's. */
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH	0x00000004
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount		429
+#endif
+
 /* clone3's flag (Linux 5.7), in <linux/sched.h> only from then on. */
 #ifndef CLONE_INTO_CGROUP
 #define CLONE_INTO_CGROUP 0x200000000ULL
@@ -36,11 +44,11 @@
  */
 #if defined(__x86_64__)
 static inline long __attribute__((always_inline))
-spawn_raw6(long n, long a, long b, long c, long d)
+spawn_raw6(long n, long a, long b, long c, long d, long e)
 {
-	/* Five arguments, the fifth 0: prctl checks its unused ones. */
+	/* Five arguments, the unused ones 0: prctl checks them. */
 	register long	r10 __asm__("r10") = d;
-	register long	r8 __asm__("r8") = 0;
+	register long	r8 __asm__("r8") = e;
 	long		ret;
 
 	__asm__ volatile("syscall" : "=a" (ret) : "a" (n), "D" (a), "S" (b),
@@ -49,16 +57,17 @@ spawn_raw6(long n, long a, long b, long c, long d)
 }
 #else
 static inline long __attribute__((always_inline))
-spawn_raw6(long n, long a, long b, long c, long d)
+spawn_raw6(long n, long a, long b, long c, long d, long e)
 {
-	long	ret = syscall(n, a, b, c, d, 0L);
+	long	ret = syscall(n, a, b, c, d, e);
 
 	return (ret == -1 ? -errno : ret);
 }
 #endif
-#define spawn_raw1(n, a)		spawn_raw6((n), (a), 0, 0, 0)
-#define spawn_raw3(n, a, b, c)		spawn_raw6((n), (a), (b), (c), 0)
-#define spawn_raw4(n, a, b, c, d)	spawn_raw6((n), (a), (b), (c), (d))
+#define spawn_raw1(n, a)		spawn_raw6((n), (a), 0, 0, 0, 0)
+#define spawn_raw3(n, a, b, c)		spawn_raw6((n), (a), (b), (c), 0, 0)
+#define spawn_raw4(n, a, b, c, d)	spawn_raw6((n), (a), (b), (c), (d), 0)
+#define spawn_raw5(n, a, b, c, d, e)	spawn_raw6((n), (a), (b), (c), (d), (e))
 
 /*
  * Where the child reports a failure. It is a MAP_SHARED page, so the
@@ -219,6 +228,36 @@ struct spawn_cap_data {
 	uint32_t	effective, permitted, inheritable;
 };
 
+/*
+ * The grant's mount point, in the command's copy of the namespace, where
+ * the commands' root lacks it: grant_mnt writable a moment, the
+ * directories and the file made (empty, the names only), read-only
+ * again. 0 or -errno.
+ */
+static long SPAWN_CHILD_HELPER
+spawn_grant_point(const struct spawn_confine *c)
+{
+	long	rc, fd;
+	int	i;
+
+	if (c->grant_mnt == NULL)
+		return (0);
+	if ((rc = spawn_raw4(SYS_mount, 0, (long)c->grant_mnt, 0,
+	    MS_REMOUNT|MS_BIND|(c->grant_mnt_flags & ~MS_RDONLY))) < 0)
+		return (rc);
+	for (i = 0; c->grant_dirs != NULL && c->grant_dirs[i] != NULL; i++)
+		if ((rc = spawn_raw4(SYS_mkdirat, AT_FDCWD,
+		    (long)c->grant_dirs[i], 0755, 0)) < 0 && rc != -EEXIST)
+			return (rc);
+	fd = spawn_raw4(SYS_openat, AT_FDCWD, (long)c->grant_path,
+	    O_WRONLY|O_CREAT|O_NOFOLLOW|O_CLOEXEC, 0600);
+	if (fd < 0)
+		return (fd);
+	spawn_raw1(SYS_close, fd);
+	return (spawn_raw4(SYS_mount, 0, (long)c->grant_mnt, 0,
+	    MS_REMOUNT|MS_BIND|MS_RDONLY|c->grant_mnt_flags));
+}
+
 /* Namespaces, then privileges: everything before the cwd is entered. */
 static void SPAWN_CHILD_HELPER
 spawn_child_enter(const struct spawn_confine *c)
@@ -244,8 +283,9 @@ spawn_child_enter(const struct spawn_confine *c)
 	/* An approved outside path: writable in a copy of the namespace. */
 	if (c->grant_path != NULL &&
 	    ((rc = spawn_raw1(SYS_unshare, CLONE_NEWNS)) < 0 ||
-	    (rc = spawn_raw4(SYS_mount, (long)c->grant_path,
-	    (long)c->grant_path, 0, MS_BIND|MS_REC)) < 0 ||
+	    (rc = spawn_grant_point(c)) < 0 ||
+	    (rc = spawn_raw5(SYS_move_mount, c->grant_tree, (long)"",
+	    AT_FDCWD, (long)c->grant_path, MOVE_MOUNT_F_EMPTY_PATH)) < 0 ||
 	    (rc = spawn_raw4(SYS_mount, 0, (long)c->grant_path, 0,
 	    MS_REMOUNT|MS_BIND|MS_NOSUID|MS_NODEV)) < 0))
 		spawn_child_fail(SPAWN_SETNS, rc);

@@ -20,6 +20,13 @@ struct spawn_confine {
 	int		 netns_fd;		/* setns, or -1 */
 	char		*grant_path;		/* writable in a mount namespace
 						   of its own, or NULL */
+	int		 grant_tree;		/* its file as a detached mount
+						   (open_tree), moved there */
+	char		*grant_mnt;		/* made writable to make the
+						   mount point, or NULL */
+	unsigned long	 grant_mnt_flags;	/* grant_mnt's, read-only */
+	char		**grant_dirs;		/* made first (NULL-terminated),
+						   or NULL */
 	int		 drop_privs;		/* bounding set, securebits,
 						   capset 0 (we have them) */
 	int		 no_new_privs;		/* ambient cleared, NNP */

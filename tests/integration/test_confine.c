@@ -185,7 +185,7 @@ static const struct attempt attempts[] = {
 	  NULL },
 	{ "w-truncate", "truncate -s 0 $O/secret.txt && echo ESCAPED", NULL },
 	{ "w-chmod", "chmod 777 $O/secret.txt && echo ESCAPED", NULL },
-	{ "w-rm", "rm -f $O/secret.txt && echo ESCAPED", NULL },
+	{ "w-rm", "rm $O/secret.txt && echo ESCAPED", NULL },
 	{ "w-symlink-out", "ln -s /etc $O/w23 && echo ESCAPED", NULL },
 	{ "w-log-dir", "echo forged > $L/forged.log && echo ESCAPED", NULL },
 	{ "w-audit-log", "echo '{\"event\":\"approved\"}' >> $D/audit.log && "
@@ -454,6 +454,139 @@ test_confine_escapes(void **state)
 	free(prefix);
 	json_decref(st);
 	harness_stop_clean(h, wpid);
+	harness_pass(h);
+}
+
+/* A unix socket the test listens on at path (non-blocking); the fd. */
+static int
+path_listener(struct harness *h, const char *path)
+{
+	struct sockaddr_un	sun;
+	int			fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof sun.sun_path, "%s", path);
+	(void)unlink(path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK,
+	    0)) == -1 || bind(fd, (struct sockaddr *)&sun, sizeof sun) == -1 ||
+	    listen(fd, 8) == -1)
+		harness_fail(h, "socket %s: %s", path, strerror(errno));
+	return (fd);
+}
+
+/* Fails if anyone connected to the listener fd. */
+static void
+nobody_came(struct harness *h, int fd, const char *path)
+{
+	int	c;
+
+	if ((c = accept(fd, NULL, NULL)) != -1)
+		harness_fail(h, "a command connected to %s", path);
+	assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+/*
+ * Unix sockets of the host made after the worker started, or made again
+ * (as a restarted Redis does), in the test's dir and under /tmp, are not
+ * in a command's world: connecting finds nothing and the listeners see
+ * no one; nothing of the host's /tmp is there; a socket a command makes
+ * in its workspace still works.
+ */
+static void
+test_confine_late_sockets_unreachable(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	char		 late[PATH_MAX], again[PATH_MAX], tmp[PATH_MAX];
+	char		 marker[PATH_MAX], *cmd, *text;
+	int		 fds[3], fd, i;
+	const char	*paths[3] = { late, again, tmp };
+	json_t		*a;
+
+	snprintf(late, sizeof late, "%s/late.sock", h->dir);
+	snprintf(again, sizeof again, "%s/again.sock", h->dir);
+	snprintf(tmp, sizeof tmp, "/tmp/execq-late-%ld.sock", (long)getpid());
+	snprintf(marker, sizeof marker, "/tmp/execq-marker-%ld",
+	    (long)getpid());
+	assert_int_equal(harness_write_file(marker, "host\n"), 0);
+	/* There at start (and masked by the old scan), then made again. */
+	fd = path_listener(h, again);
+	confined_worker(h, NULL, NULL, NULL, NULL, NULL);
+	close(fd);
+	for (i = 0; i < 3; i++)
+		fds[i] = path_listener(h, paths[i]);
+
+	xasprintf(&cmd, "for s in %s %s %s %s; do python3 -c 'import "
+	    "socket, sys; s = socket.socket(socket.AF_UNIX); "
+	    "s.connect(sys.argv[1]); print(\"CONNECTED\", sys.argv[1])' $s "
+	    "2>/dev/null; done; for f in %s %s %s; do [ -e $f ] && "
+	    "echo VISIBLE $f; done; python3 -c 'import socket; "
+	    "l = socket.socket(socket.AF_UNIX); l.bind(\"own.sock\"); "
+	    "l.listen(1); c = socket.socket(socket.AF_UNIX); "
+	    "c.connect(\"own.sock\"); a, _ = l.accept(); c.sendall(b\"OWN-OK\"); "
+	    "print(a.recv(6).decode())'; echo done", late, again, tmp,
+	    h->redis_path, marker, h->log_dir, h->redis_path);
+	a = run(h, "late", cmd, "{\"network\": false}");
+	text = output(a);
+	if (strstr(text, "CONNECTED") != NULL ||
+	    strstr(text, "VISIBLE") != NULL || strstr(text, "OWN-OK\n") ==
+	    NULL)
+		harness_fail(h, "the host's sockets or /tmp reached: %s", text);
+	free(text);
+	json_decref(a);
+	free(cmd);
+	for (i = 0; i < 3; i++) {
+		nobody_came(h, fds[i], paths[i]);
+		close(fds[i]);
+	}
+	(void)unlink(tmp);
+	(void)unlink(marker);
+	harness_pass(h);
+}
+
+/*
+ * A hidden file under a read path (here the worker's config file, in a
+ * read path of its own) stays hidden when the host replaces it by a
+ * rename, as a password change does /etc/shadow.
+ */
+static void
+test_confine_hidden_stays_hidden_when_replaced(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	char		 pub[PATH_MAX], cfg[PATH_MAX + 32], next[PATH_MAX + 32];
+	char		*json, *cmd, *text;
+	json_t		*a;
+	int		 round;
+
+	snprintf(pub, sizeof pub, "%s/pub", h->dir);
+	assert_int_equal(mkdir(pub, 0755), 0);
+	put_file(h, pub, "visible.txt", "PUBLIC\n");
+	snprintf(cfg, sizeof cfg, "%s/worker.json", pub);
+	snprintf(next, sizeof next, "%s/worker.json.new", pub);
+	xasprintf(&json, "{\"read_paths\": [\"/usr\", \"/bin\", \"/sbin\", "
+	    "\"/lib\", \"/lib64\", \"/etc\", \"/proc\", \"/dev/null\", "
+	    "\"/dev/urandom\", \"/dev/tty\", \"%s\"]}\n", pub);
+	assert_int_equal(harness_write_file(cfg, json), 0);
+	confined_worker(h, NULL, "--config", cfg, NULL, NULL);
+	xasprintf(&cmd, "cat %s/visible.txt; cat %s 2>&1", pub, cfg);
+	for (round = 0; round < 2; round++) {
+		/* The second time, after the host replaced it. */
+		if (round == 1) {
+			assert_int_equal(harness_write_file(next,
+			    "REPLACED-SECRET\n"), 0);
+			assert_int_equal(rename(next, cfg), 0);
+		}
+		a = run(h, round == 0 ? "before" : "after", cmd, NULL);
+		text = output(a);
+		if (strstr(text, "PUBLIC") == NULL ||
+		    strstr(text, "read_paths") != NULL ||
+		    strstr(text, "REPLACED-SECRET") != NULL)
+			harness_fail(h, "round %d: %s", round, text);
+		free(text);
+		json_decref(a);
+	}
+	free(cmd);
+	free(json);
 	harness_pass(h);
 }
 
@@ -1265,6 +1398,8 @@ main(void)
 	    harness_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_confine_escapes),
+		T(test_confine_late_sockets_unreachable),
+		T(test_confine_hidden_stays_hidden_when_replaced),
 		T(test_confine_logs_inside_workspace_refused),
 		T(test_confine_answers_say_how),
 		T(test_confine_forker_meets_pids_max),
