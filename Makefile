@@ -127,7 +127,7 @@ ha: deps all $(BUILD)/tests/test_ha
 	EXECQ_TEST_BUILD=$(BUILD) scripts/with-redis.sh $(BUILD)/tests/test_ha
 
 test: deps
-	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(INTEG_TESTS)
+	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(INTEG_TESTS) $(BENCH_BIN)
 	@scripts/check-layout $(BUILD)
 	@$(MAKE) --no-print-directory unit integration packaging doccheck \
 	    tools-check

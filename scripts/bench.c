@@ -652,7 +652,7 @@ bench_conf_prepare(struct bench_conf *b, struct cgroup *cg, const char *id,
 	char	*cause;
 	int64_t	 t0 = bench_now();
 
-	if (confine_prepare(b->confine, id, 0, -1, NULL, sc, tmp,
+	if (confine_prepare(b->confine, id, 0, 0, -1, NULL, sc, tmp,
 	    &cause) == -1) {
 		fprintf(stderr, "execq-bench: confine %s: %s\n", id, cause);
 		free(cause);
