@@ -48,6 +48,11 @@
  * project names what it uses itself.
  */
 #define LL_CREATE_RULESET_VERSION	(1U << 0)
+/* The network a command has: none, the host's, or the proxy's. */
+#define CONFINE_NET_NONE	0
+#define CONFINE_NET_HOST	1
+#define CONFINE_NET_PROXY	2
+
 #define LL_RULE_PATH_BENEATH		1
 #define LL_RULE_NET_PORT		2	/* ABI 4 */
 
@@ -109,7 +114,7 @@ struct confine {
 						   grants' mount points */
 	char			**hidden;	/* cfg.hide as the host resolves
 						   them; NULL-terminated */
-	struct sock_fprog	 prog[2];	/* [network] */
+	struct sock_fprog	 prog[3];	/* [CONFINE_NET_*] */
 	int			 last_cap;
 	int			 privs;		/* we have capabilities to drop */
 	struct confine_layer	 layers[CONFINE_NLAYERS];
@@ -357,6 +362,43 @@ confine_seccomp_others(scmp_filter_ctx ctx)
 }
 
 /* The filter's rules; 0 or -1. */
+/*
+ * Through the proxy, a command needs TCP and nothing else of the network:
+ * sockets of AF_UNIX, or AF_INET and AF_INET6 streams; no UDP (other
+ * commands of the namespace share its loopback), raw or packet socket,
+ * no other family. 0 or -1.
+ */
+static int
+confine_seccomp_proxy(scmp_filter_ctx ctx)
+{
+	static const int	 families[] = { AF_INET, AF_INET6 };
+	static const int	 types[] = { SOCK_DGRAM, SOCK_RAW, SOCK_RDM,
+	    SOCK_SEQPACKET, SOCK_DCCP, SOCK_PACKET };
+	const int		 deny = SCMP_ACT_ERRNO(EPERM);
+	size_t			 f, t;
+	int			 other;
+
+	/* Families 0 and 3..9 lie between AF_UNIX (1), AF_INET (2) and
+	   AF_INET6 (10); every other is above. */
+	if (seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1,
+	    SCMP_A0(SCMP_CMP_GT, AF_INET6)) < 0 ||
+	    seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1,
+	    SCMP_A0(SCMP_CMP_EQ, AF_UNSPEC)) < 0)
+		return (-1);
+	for (other = AF_INET + 1; other < AF_INET6; other++)
+		if (seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1,
+		    SCMP_A0(SCMP_CMP_EQ, other)) < 0)
+			return (-1);
+	/* The type's low bits; the high ones are SOCK_NONBLOCK|CLOEXEC. */
+	for (f = 0; f < sizeof families / sizeof families[0]; f++)
+		for (t = 0; t < sizeof types / sizeof types[0]; t++)
+			if (seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 2,
+			    SCMP_A0(SCMP_CMP_EQ, families[f]),
+			    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, types[t])) < 0)
+				return (-1);
+	return (0);
+}
+
 static int
 confine_seccomp_rules(scmp_filter_ctx ctx, int network)
 {
@@ -386,8 +428,10 @@ confine_seccomp_rules(scmp_filter_ctx ctx, int network)
 	    seccomp_rule_add(ctx, deny, SCMP_SYS(ioctl), 1,
 	    SCMP_A1(SCMP_CMP_MASKED_EQ, CONFINE_INT_MASK, TIOCLINUX)) < 0)
 		return (-1);
-	if (!network && seccomp_rule_add(ctx, deny, SCMP_SYS(socket), 1,
-	    SCMP_A0(SCMP_CMP_NE, AF_UNIX)) < 0)
+	if (network == CONFINE_NET_NONE && seccomp_rule_add(ctx, deny,
+	    SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX)) < 0)
+		return (-1);
+	if (network == CONFINE_NET_PROXY && confine_seccomp_proxy(ctx) == -1)
 		return (-1);
 	return (confine_seccomp_others(ctx));
 }
@@ -444,8 +488,12 @@ confine_seccomp_setup(struct confine *c)
 		snprintf(l->detail, sizeof l->detail, "not in this kernel");
 		return;
 	}
-	if (confine_seccomp_build(&c->prog[0], 0) == -1 ||
-	    confine_seccomp_build(&c->prog[1], 1) == -1) {
+	if (confine_seccomp_build(&c->prog[CONFINE_NET_NONE],
+	    CONFINE_NET_NONE) == -1 ||
+	    confine_seccomp_build(&c->prog[CONFINE_NET_HOST],
+	    CONFINE_NET_HOST) == -1 ||
+	    confine_seccomp_build(&c->prog[CONFINE_NET_PROXY],
+	    CONFINE_NET_PROXY) == -1) {
 		snprintf(l->detail, sizeof l->detail, "cannot build the "
 		    "filter: %s", strerror(errno));
 		return;
@@ -1319,8 +1367,9 @@ confine_free(struct confine *c)
 		close(c->root_fd);
 	if (c->ws_fd != -1)
 		close(c->ws_fd);
-	free(c->prog[0].filter);
-	free(c->prog[1].filter);
+	free(c->prog[CONFINE_NET_NONE].filter);
+	free(c->prog[CONFINE_NET_HOST].filter);
+	free(c->prog[CONFINE_NET_PROXY].filter);
 	free(c->tmp_dir);
 	free(c);
 }
@@ -1868,7 +1917,8 @@ confine_prepare(struct confine *c, const char *id, int network,
 	sc->mntns_fd = c->mntns_fd;
 	sc->netns_fd = network ? -1 : c->netns_fd;
 	if (c->layers[CONFINE_L_SECCOMP].ok)
-		sc->seccomp = &c->prog[network || proxy_port != 0 ? 1 : 0];
+		sc->seccomp = &c->prog[network ? CONFINE_NET_HOST :
+		    proxy_port != 0 ? CONFINE_NET_PROXY : CONFINE_NET_NONE];
 	sc->drop_privs = c->privs;
 	sc->no_new_privs = 1;
 	sc->last_cap = c->last_cap;
