@@ -42,6 +42,7 @@
 #define PROXY_HIGH_WATER	(256 * 1024)	/* queued toward one side */
 #define PROXY_USER		"execq"
 #define PROXY_HEAD_TIMEOUT_S	10	/* to send the request head */
+#define PROXY_FIN_TIMEOUT_S	30	/* upstream's to close after ours */
 #define PROXY_MAX_CONNS		1024	/* open at once, every command's */
 #define PROXY_MAX_PER_GRANT	64	/* ... one command's */
 
@@ -212,7 +213,7 @@ proxy_conn_free(struct pconn *pc)
 	}
 	if (pc->lookup != NULL)
 		pc->lookup->pc = NULL;	/* freed when it comes back */
-	if (pc->grant != NULL)
+	if (pc->grant != NULL && !pc->cl_done)
 		pc->grant->nconns--;
 	p->nconns--;
 	TAILQ_REMOVE(&p->conns, pc, entry);
@@ -868,6 +869,7 @@ static void
 proxy_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct pconn	*pc = arg;
+	struct timeval	 tv = { PROXY_FIN_TIMEOUT_S, 0 };
 
 	if (!(what & (BEV_EVENT_EOF|BEV_EVENT_ERROR|BEV_EVENT_TIMEOUT)))
 		return;
@@ -883,6 +885,10 @@ proxy_event_cb(struct bufferevent *bev, short what, void *arg)
 			proxy_client_read_cb(bev, pc);
 		pc->cl_done = 1;
 		bufferevent_disable(pc->cl, EV_READ);
+		/* No longer the command's to count; upstream has a while
+		   to answer and close. */
+		pc->grant->nconns--;
+		bufferevent_set_timeouts(pc->up, &tv, NULL);
 		proxy_up_fin(pc);
 		return;
 	}
