@@ -31,7 +31,7 @@ POLICY_SRC = policy/shparse.c policy/cls_words.c policy/cls_path.c policy/cls_en
 # exec/ in two parts: what the client may link (the command's environment and
 # cwd, the output cap, key names) and the boundary and the running command.
 EXEC_PURE_SRC = exec/cmdenv.c exec/outbuf.c exec/keys.c
-EXEC_SRC  = $(EXEC_PURE_SRC) exec/spawn.c exec/mountinfo.c exec/rmtree.c \
+EXEC_SRC  = $(EXEC_PURE_SRC) exec/spawn.c exec/mountinfo.c exec/nsroot.c exec/rmtree.c \
             exec/cgroup.c exec/confine.c exec/exec.c
 QUEUE_SRC = queue/item_field.c queue/item.c queue/item_process.c queue/item_json.c \
             queue/rurl.c queue/spool.c queue/scripts.c queue/rconn.c \
