@@ -408,12 +408,26 @@ execq_mcp_check(struct execq_mcp *m, const char *tool, json_t *args)
 	return (NULL);
 }
 
+/* "--- name ---", then the text of v on its own lines, if any. */
+static void
+execq_mcp_section(FILE *f, const char *name, const json_t *v)
+{
+	size_t	len = json_string_length(v);
+
+	if (len == 0)
+		return;
+	fprintf(f, "--- %s ---\n", name);
+	fwrite(json_string_value(v), 1, len, f);
+	if (json_string_value(v)[len - 1] != '\n')
+		fputc('\n', f);
+}
+
 /* The text a model reads of an EXEC answer, allocated (*len set). */
 static char *
 execq_mcp_exec_text(const json_t *a, size_t *len)
 {
 	const json_t	*err = json_object_get(a, "error");
-	const char	*type, *id, *out, *serr, *log;
+	const char	*type, *id, *log;
 	char		*text;
 	FILE		*f;
 
@@ -443,18 +457,9 @@ execq_mcp_exec_text(const json_t *a, size_t *len)
 			fprintf(f, "; the output was cut to the output cap: "
 			    "process log with session_id %s has all of it "
 			    "(%s)", id, log);
-		out = json_string_value(json_object_get(a, "stdout"));
-		serr = json_string_value(json_object_get(a, "stderr"));
-		if (out != NULL && *out != '\0') {
-			fputs("\n--- stdout ---\n", f);
-			fwrite(out, 1, json_string_length(json_object_get(a,
-			    "stdout")), f);
-		}
-		if (serr != NULL && *serr != '\0') {
-			fputs("\n--- stderr ---\n", f);
-			fwrite(serr, 1, json_string_length(json_object_get(a,
-			    "stderr")), f);
-		}
+		fputc('\n', f);
+		execq_mcp_section(f, "stdout", json_object_get(a, "stdout"));
+		execq_mcp_section(f, "stderr", json_object_get(a, "stderr"));
 	}
 	fclose(f);
 	return (text);
@@ -611,12 +616,8 @@ execq_mcp_process_text(const json_t *a, size_t *len)
 		fputs(s != NULL ? s : "{}", f);
 		free(s);
 		json_decref(fields);
-		if (json_is_string(json_object_get(a, "output"))) {
-			fputs("\n--- output ---\n", f);
-			fwrite(json_string_value(json_object_get(a, "output")),
-			    1, json_string_length(json_object_get(a,
-			    "output")), f);
-		}
+		fputc('\n', f);
+		execq_mcp_section(f, "output", json_object_get(a, "output"));
 	}
 	fclose(f);
 	return (text);
@@ -750,9 +751,9 @@ execq_mcp_callbacks(struct execq_mcp *m)
 		    "callbacks");
 	else if ((text = json_dumps(m->callbacks, JSON_COMPACT)) == NULL)
 		text = xstrdup("(the callbacks cannot be shown)");
-	json_array_clear(m->callbacks);
-	res = execq_mcp_result(text, strlen(text), st, 0);
+	res = execq_mcp_result(text, strlen(text), st, 0);	/* copies */
 	json_decref(st);
+	json_array_clear(m->callbacks);
 	return (res);
 }
 
