@@ -36,7 +36,7 @@ struct execq_mcp {
 	struct execq_session	 s;		/* s.c NULL until connected */
 	int			 up;		/* s is open */
 	char			*reply;		/* our reply queue, for life */
-	char			*cursor;	/* read so far: q:<reply>:normal */
+	char			*cursor;	/* q:<reply>:normal, read */
 	char			*notice_cursor;	/* q:<reply>:high */
 	struct json_t		*source;	/* cli/tools.json as written */
 	struct json_t		*tools;		/* tools/list's answer */
@@ -72,8 +72,8 @@ void	 execq_mcp_release(struct execq_mcp *);
 struct json_t *execq_mcp_call(struct execq_mcp *, const char *name,
 	    struct json_t *arguments);
 /*
- * 1 if sessions or held items of this server may still call back: the
- * idle loop then looks at the reply queue now and then.
+ * 1 if sessions of this server may still call back, or held items still
+ * answer: the idle loop then looks at the reply queue now and then.
  */
 int	 execq_mcp_watching(const struct execq_mcp *);
 /*

@@ -298,6 +298,8 @@ execq_mcp_poll(struct execq_mcp *m)
 
 	if (!m->up)
 		return (0);
+	free(m->why);		/* no call to tell: stderr has it */
+	m->why = NULL;
 	rc = execq_mcp_read(m, -1, NULL, &found);
 	json_decref(found);
 	return (rc == -1 ? -1 : 0);
@@ -306,8 +308,18 @@ execq_mcp_poll(struct execq_mcp *m)
 int
 execq_mcp_watching(const struct execq_mcp *m)
 {
-	return (m->up && (json_object_size(m->open) > 0 ||
-	    json_object_size(m->held) > 0));
+	const char	*id;
+	json_t		*v;
+
+	if (!m->up)
+		return (0);
+	if (json_object_size(m->open) > 0)
+		return (1);
+	json_object_foreach(m->held, id, v) {
+		if (json_object_get(m->answers, id) == NULL)
+			return (1);
+	}
+	return (0);
 }
 
 /* The string member key of o, or "?". */
