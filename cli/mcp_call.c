@@ -514,7 +514,7 @@ execq_mcp_held(const char *id, const json_t *req, int error)
 {
 	static const char *const keep[] = { "request", "command", "risk",
 	    "rule", "reason", "expires_ms", "grant_path", "network" };
-	json_t		*st;
+	json_t		*st, *res;
 	const char	*r;
 	char		*text;
 	size_t		 i;
@@ -534,8 +534,9 @@ execq_mcp_held(const char *id, const json_t *req, int error)
 	    error ? "refused: the command is " : "",
 	    execq_mcp_str(req, "reason"), execq_mcp_str(req, "rule"), r, r,
 	    id);
-	st = execq_mcp_result(text, strlen(text), st, error);
-	return (st);
+	res = execq_mcp_result(text, strlen(text), st, error);	/* copies */
+	json_decref(st);
+	return (res);
 }
 
 /* timeout_s of args in ms, at most max_ms; dflt if not a number > 0. */
@@ -682,8 +683,11 @@ execq_mcp_process_item(struct execq_mcp *m, const char *action,
 	}
 	switch (execq_mcp_wait(m, id, wait_ms + EXECQ_SLACK_MS, 0, &a)) {
 	case EXECQ_MCP_ANSWER:
-		res = execq_mcp_result(execq_mcp_process_text(a, &len), len,
-		    a, json_object_get(a, "error") != NULL);
+		free(text);		/* the item's */
+		text = execq_mcp_process_text(a, &len);
+		res = execq_mcp_result(text, len, a,
+		    json_object_get(a, "error") != NULL);
+		text = NULL;		/* the result's */
 		break;
 	case 0:
 		/* Withdrawn: a kill found minutes later would surprise. */
@@ -719,14 +723,14 @@ execq_mcp_held_action(struct execq_mcp *m, const char *sid,
 	json_t		*a, *res;
 	const char	*type;
 	long long	 start;
-	int		 wait = strcmp(action, "wait") == 0, rc;
+	int		 wait = strcmp(action, "wait") == 0, started;
 
 	a = json_incref(json_object_get(m->answers, sid));
 	if (a == NULL && wait) {
 		start = clock_mono_ms();
 		*left_ms = execq_mcp_ms(args, EXECQ_MCP_WAIT_MS,
 		    EXECQ_MCP_WAIT_MAX_MS);
-		if ((rc = execq_mcp_wait(m, sid, *left_ms, 0, &a)) == -1)
+		if (execq_mcp_wait(m, sid, *left_ms, 0, &a) == -1)
 			return (execq_mcp_fail_said(m));
 		*left_ms -= clock_mono_ms() - start;
 		if (*left_ms < 1)
@@ -741,8 +745,9 @@ execq_mcp_held_action(struct execq_mcp *m, const char *sid,
 	json_object_del(m->answers, sid);
 	res = execq_mcp_exec_answer(m, sid, a);
 	type = json_string_value(json_object_get(a, "type"));
+	started = type != NULL && strcmp(type, "EXEC_STARTED") == 0;
 	json_decref(a);
-	if (wait && (type == NULL || strcmp(type, "EXEC_STARTED") != 0))
+	if (wait && !started)
 		return (res);		/* its final answer */
 	json_decref(res);
 	return (NULL);

@@ -83,6 +83,10 @@ test_mcp_sdk_client(void **state)
 	if (harness_proc_exit(&p) != 0 ||
 	    strstr(p.out, "mcp stdio client: ok") == NULL)
 		proc_fail(h, &p, "the SDK client failed");
+	/* The server's stderr is the client's: leaks would show there. */
+	if (strstr(p.err, "Sanitizer") != NULL ||
+	    strstr(p.err, "runtime error") != NULL)
+		proc_fail(h, &p, "a sanitizer reported in execq mcp");
 	harness_proc_release(&p);
 	harness_pass(h);
 }
