@@ -253,7 +253,8 @@ execq_mcp_line(struct execq_mcp *m, const char *line, size_t len)
 	json_error_t	 jerr;
 	json_t		*msg;
 
-	while (len > 0 && strchr(" \t\r", line[len - 1]) != NULL)
+	while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t' ||
+	    line[len - 1] == '\r'))
 		len--;
 	if (len == 0)
 		return;

@@ -26,6 +26,7 @@
 #define EXECQ_MCP_WAIT_MS		30000	/* wait without timeout_s */
 #define EXECQ_MCP_WAIT_MAX_MS		3600000	/* the worker's most */
 #define EXECQ_MCP_POLL_MAX_MS		60000
+#define EXECQ_MCP_TOKENS_MAX		1024	/* list's tokens, at most */
 
 /* What a read of the reply queue found of the item awaited. */
 enum execq_mcp_found {
@@ -648,7 +649,7 @@ execq_mcp_process_item(struct execq_mcp *m, const char *action,
 	json_t		*p, *item, *a = NULL, *res, *all, *v;
 	const char	*k;
 	char		*id, *text, *entry;
-	size_t		 len;
+	size_t		 len, n;
 
 	p = json_deep_copy(args);
 	json_object_del(p, "timeout_s");
@@ -667,9 +668,13 @@ execq_mcp_process_item(struct execq_mcp *m, const char *action,
 	if (sid != NULL && json_object_get(m->tokens, sid) != NULL)
 		json_object_set(p, "token", json_object_get(m->tokens, sid));
 	else if (json_object_get(args, "session_id") == NULL) {
+		/* list: the newest EXECQ_MCP_TOKENS_MAX, as the worker takes */
 		all = json_array();
-		json_object_foreach(m->tokens, k, v)
-			json_array_append(all, v);
+		n = json_object_size(m->tokens);
+		json_object_foreach(m->tokens, k, v) {
+			if (n-- <= EXECQ_MCP_TOKENS_MAX)
+				json_array_append(all, v);
+		}
 		json_object_set_new(p, "tokens", all);
 	}
 	id = execq_make_id(&m->s);

@@ -332,9 +332,13 @@ fuzz_line(FILE *f)
 		}
 		fputc('\n', f);
 		break;
-	case 6:		/* not an object */
-		fprintf(f, "%s\n", fuzz_rand(2) ? "[{\"jsonrpc\":\"2.0\","
-		    "\"id\":1,\"method\":\"ping\"}]" : "42");
+	case 6:		/* not an object, or NULs only */
+		n = fuzz_rand(3);
+		if (n == 2)
+			fwrite("\0\0\0\n", 1, 4, f);
+		else
+			fprintf(f, "%s\n", n == 1 ? "[{\"jsonrpc\":\"2.0\","
+			    "\"id\":1,\"method\":\"ping\"}]" : "42");
 		break;
 	default:	/* a good one */
 		fprintf(f, "%s\n", g);
