@@ -60,7 +60,8 @@ INTEG_TESTS = $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests
 TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o
 
 .PHONY: all deps run test unit integration asan bench install clean valgrind \
-	fuzz faults ha packaging doccheck bench-fleet layout tools-check
+	fuzz faults ha packaging doccheck bench-fleet layout tools-check \
+	mcp-node
 
 all: $(WORKER_BIN) $(CLI_BIN)
 
@@ -77,7 +78,7 @@ $(WORKER_BIN): $(BUILD)/obj/worker/main.o $(LIB_OBJ)
 CLI_SRC   = cli/main.c cli/util.c cli/opts.c cli/clientconf.c cli/conn.c \
             cli/tokens.c cli/cmd_run.c cli/cmd_sessions.c cli/cmd_process.c \
             cli/cmd_logs.c cli/cmd_policy.c cli/cmd_workers.c cli/tools.c \
-            cli/cmd_tools.c
+            cli/cmd_tools.c cli/mcp_call.c cli/mcp.c cli/cmd_mcp.c
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 
 # The tool definitions (cli/tools.json) go into the client as bytes that
@@ -111,9 +112,29 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/integration/test_%.o $(TEST_SUPPORT) $
 unit: deps $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
-integration: deps all $(INTEG_TESTS)
+integration: deps all $(INTEG_TESTS) mcp-node
 	@set -e; for t in $(INTEG_TESTS); do echo "== $$t"; \
 	    EXECQ_TEST_BUILD=$(BUILD) scripts/with-redis.sh $$t; done
+
+# The official MCP SDK (@modelcontextprotocol/sdk, from npm) for
+# test_mcp's client, tests/mcp/stdio-client.mjs: installed once into
+# build/mcp-node (whatever BUILD is). Without node, npm or the network
+# this says so loudly and test_mcp skips its SDK client.
+MCP_NODE = build/mcp-node
+MCP_SDK  = $(MCP_NODE)/node_modules/@modelcontextprotocol/sdk/package.json
+mcp-node:
+	@if [ -f $(MCP_SDK) ]; then :; \
+	elif ! command -v node >/dev/null 2>&1 || \
+	    ! command -v npm >/dev/null 2>&1; then \
+	    echo "*** mcp-node: node or npm missing: test_mcp will SKIP" \
+	        "the MCP SDK client ***"; \
+	else mkdir -p $(MCP_NODE) && \
+	    timeout 300 npm install --prefix $(MCP_NODE) --no-audit \
+	        --no-fund --silent @modelcontextprotocol/sdk@1 >/dev/null \
+	        2>$(MCP_NODE)/npm.err || { cat $(MCP_NODE)/npm.err; \
+	    echo "*** mcp-node: npm install @modelcontextprotocol/sdk" \
+	        "failed (no network?): test_mcp will SKIP the MCP SDK" \
+	        "client ***"; }; fi
 
 # The fault suite alone (also part of integration): Redis killed and
 # restarted, OOM, a worker killed or frozen, a stop with Redis away.

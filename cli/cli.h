@@ -24,6 +24,9 @@
  *   cmd_logs.c      logs (and logs -f, through PROCESS items and the
  *                   session hash), cleanup
  *   cmd_tools.c     tools: the tool definitions, printed
+ *   mcp_call.c      execq mcp: the tools' calls as items (cli/mcp.h)
+ *   mcp.c           execq mcp: JSON-RPC on stdin and stdout
+ *   cmd_mcp.c       mcp: the MCP server's options and --help
  *   main.c          dispatch to the subcommands, execq --help
  *
  * Every name here starts with execq_ rather than with its file's name
@@ -183,6 +186,13 @@ enum execq_optval {
  * saying "stdout: Broken pipe", as execq_write_all does.
  */
 void	 execq_error(const char *, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * From now on execq_error also keeps its message, unescaped, in *where
+ * (allocated; after "; " and the one there, if any: the caller frees
+ * and clears it); NULL stops.
+ * execq mcp hands a model the reason a call failed.
+ */
+void	 execq_error_keep(char **where);
 int	 execq_usage_hint(const char *cmd);		/* returns 2 */
 int	 execq_usage_error(const char *cmd, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));	/* returns 2 */
@@ -430,5 +440,7 @@ int	 execq_cmd_approve(const char *redis, int argc, char **argv);
 int	 execq_cmd_reject(const char *redis, int argc, char **argv);
 /* cmd_tools.c */
 int	 execq_cmd_tools(const char *redis, int argc, char **argv);
+/* cmd_mcp.c */
+int	 execq_cmd_mcp(const char *redis, int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
  *   execq [--redis URL] spawn|ps|logs|send|keys|kill|wait|callbacks ...
  *   execq [--redis URL] workers|approvals|approve|reject ...
  *   execq classify|cleanup|tools [OPTIONS]
+ *   execq [--redis URL] mcp [OPTIONS]
  *
  * This file: the table of subcommands, --help and main. cli/cli.h says
  * which file holds what.
@@ -80,6 +81,8 @@ static const struct execq_cmd {
 	    "reject a held command: its worker answers 'rejected'" },
 	{ "tools",	execq_cmd_tools, A,
 	    "print the exec and process tools for a model (MCP, OpenAI...)" },
+	{ "mcp",	execq_cmd_mcp, A,
+	    "serve those tools to an agent: an MCP server on stdin/stdout" },
 };
 #undef A
 #undef O

@@ -54,6 +54,9 @@ execq_check_pipe(int err)
 static void	execq_vline(FILE *, const char *prefix, const char *,
 		    va_list) __attribute__((format(printf, 3, 0)));
 
+/* Where execq_error keeps its last message too (execq_error_keep). */
+static char	**execq_error_kept;
+
 static void
 execq_vline(FILE *f, const char *prefix, const char *fmt, va_list ap)
 {
@@ -67,6 +70,12 @@ execq_vline(FILE *f, const char *prefix, const char *fmt, va_list ap)
 	fprintf(f, "%s%s\n", prefix, shown);
 	free(shown);
 	free(msg);
+}
+
+void
+execq_error_keep(char **where)
+{
+	execq_error_kept = where;
 }
 
 void
@@ -87,7 +96,8 @@ execq_line(FILE *f, const char *fmt, ...)
 void
 execq_error(const char *fmt, ...)
 {
-	va_list	ap;
+	va_list	 ap;
+	char	*msg, *both;
 
 	if (ferror(stdout))
 		execq_check_pipe(errno);
@@ -95,6 +105,21 @@ execq_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	execq_vline(stderr, "execq: ", fmt, ap);
 	va_end(ap);
+	if (execq_error_kept == NULL)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) == -1)
+		msg = NULL;
+	va_end(ap);
+	if (msg != NULL && *execq_error_kept != NULL) {
+		xasprintf(&both, "%s; %s", *execq_error_kept, msg);
+		free(msg);
+		msg = both;
+	}
+	if (msg != NULL) {
+		free(*execq_error_kept);
+		*execq_error_kept = msg;
+	}
 }
 
 /* After getopt's own message: points at the help; returns 2. */
