@@ -206,7 +206,7 @@ install: all
 	install -m 0644 docs/man/execq.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/man/execq-worker.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 README.md docs/PROTOCOL.md docs/CONFIG.md \
-	    docs/SCALING.md docs/TOOLS.md docs/worker.json.example \
+	    docs/SCALING.md docs/TOOLS.md docs/MCP.md docs/worker.json.example \
 	    $(DESTDIR)$(DOCDIR)/
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 	    scripts/execq-worker.service > $(DESTDIR)$(UNITDIR)/execq-worker.service
