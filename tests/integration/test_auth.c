@@ -275,18 +275,22 @@ auth_harness_here(struct harness *h)
 static int
 auth_teardown(void **state)
 {
-	char	*pid;
-	long	 n;
+	char	*pid = NULL;
+	long	 n = 0;
+	int64_t	 deadline;
 	int	 rc;
 
+	/* The pid now: its file goes with the test's dir. */
+	if (srv.pidfile != NULL &&
+	    (pid = harness_read_file(srv.pidfile, NULL)) != NULL)
+		n = strtol(pid, NULL, 10);
+	free(pid);
 	/* The workers first, while their Redis takes what they still send. */
 	rc = harness_teardown(state);
-	if (srv.pidfile != NULL &&
-	    (pid = harness_read_file(srv.pidfile, NULL)) != NULL) {
-		if ((n = strtol(pid, NULL, 10)) > 1)
-			kill((pid_t)n, SIGTERM);
-		free(pid);
-	}
+	if (n > 1 && kill((pid_t)n, SIGTERM) == 0)
+		for (deadline = harness_now_ms() + 10000;
+		    kill((pid_t)n, 0) == 0 && harness_now_ms() < deadline;)
+			harness_sleep_ms(10);
 	free(srv.run);
 	free(srv.sock);
 	free(srv.pidfile);
