@@ -1419,6 +1419,127 @@ out:
 	return (rc);
 }
 
+/*
+ * A line of the MCP server's with the answer to request id (others, such
+ * as notifications, skipped): 0, or -1 at its end.
+ */
+static int
+bench_mcp_answer(FILE *in, int id)
+{
+	char	*line = NULL, want[32];
+	size_t	 cap = 0;
+	int	 rc = -1;
+
+	snprintf(want, sizeof want, "\"id\":%d,", id);
+	while (getline(&line, &cap, in) > 0) {
+		if (strstr(line, want) != NULL) {
+			rc = strstr(line, "\"error\"") != NULL ? -1 : 0;
+			break;
+		}
+	}
+	free(line);
+	return (rc);
+}
+
+/*
+ * What a tool call costs over the item it becomes: n tools/call of exec
+ * `true` through `execq mcp` (one server, one agent, as a model's client
+ * keeps it), interleaved with n items sent straight to the queue by this
+ * process, both answered by the same worker.
+ */
+static int
+bench_mcp(int n, const char *url, const char *queue, const char *execq)
+{
+	redisContext	*rc;
+	redisReply	*r, *e;
+	FILE		*to, *from;
+	int64_t		*mcp, *direct, t;
+	char		 item[512], reply[64], stream[128], last[64] = "0";
+	char		 env_url[1024], env_q[256];
+	int		 in[2], out[2], i, st;
+	pid_t		 pid;
+
+	if ((rc = bench_connect(url)) == NULL || rc->err ||
+	    pipe(in) == -1 || pipe(out) == -1)
+		return (1);
+	snprintf(env_url, sizeof env_url, "EXECQ_REDIS_URL=%s", url);
+	snprintf(env_q, sizeof env_q, "EXECQ_QUEUE=%s", queue);
+	if ((pid = fork()) == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		putenv(env_url);
+		putenv(env_q);
+		execl(execq, "execq", "mcp", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	to = fdopen(in[1], "w");
+	from = fdopen(out[0], "r");
+	fprintf(to, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":"
+	    "\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\","
+	    "\"version\":\"1\"}}}\n{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/initialized\"}\n");
+	fflush(to);
+	if (bench_mcp_answer(from, 0) == -1) {
+		fprintf(stderr, "execq-bench: execq mcp: no initialize\n");
+		return (1);
+	}
+	mcp = calloc(n, sizeof *mcp);
+	direct = calloc(n, sizeof *direct);
+	snprintf(reply, sizeof reply, "bench-mcp-%d", (int)getpid());
+	snprintf(stream, sizeof stream, KS_QUEUE "%s:" KS_LANE_NORMAL, reply);
+	for (i = 0; i < n; i++) {
+		t = bench_now();
+		fprintf(to, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":"
+		    "\"tools/call\",\"params\":{\"name\":\"exec\","
+		    "\"arguments\":{\"command\":\"true\"}}}\n", i + 1);
+		fflush(to);
+		if (bench_mcp_answer(from, i + 1) == -1) {
+			fprintf(stderr, "execq-bench: tools/call %d failed\n",
+			    i + 1);
+			return (1);
+		}
+		mcp[i] = bench_now() - t;
+		snprintf(item, sizeof item, "{\"id\":\"bm%d-%d\",\"type\":"
+		    "\"EXEC\",\"reply_to\":\"%s\",\"args\":{\"command\":"
+		    "\"true\"}}", (int)getpid(), i, reply);
+		t = bench_now();
+		r = redisCommand(rc, "XADD " KS_QUEUE "%s:" KS_LANE_NORMAL
+		    " * item %s", queue, item);
+		if (r == NULL || r->type == REDIS_REPLY_ERROR)
+			return (1);
+		freeReplyObject(r);
+		r = redisCommand(rc, "XREAD BLOCK 10000 STREAMS %s %s", stream,
+		    last);
+		if (r == NULL || r->type != REDIS_REPLY_ARRAY)
+			return (1);
+		direct[i] = bench_now() - t;
+		e = r->element[0]->element[1]->element[0];
+		if (bench_result(e, last, sizeof last) == -1)
+			return (1);
+		freeReplyObject(r);
+	}
+	fclose(to);		/* EOF: the server ends */
+	fclose(from);
+	waitpid(pid, &st, 0);
+	freeReplyObject(redisCommand(rc, "DEL %s", stream));
+	redisFree(rc);
+	qsort(mcp, n, sizeof *mcp, bench_cmp);
+	qsort(direct, n, sizeof *direct, bench_cmp);
+	printf("mcp tools/call  p50 %.3f ms  p99 %.3f ms  (the same item sent "
+	    "straight: p50 %.3f ms  p99 %.3f ms; extra p50 %+.3f ms; n=%d, "
+	    "exec true, one server)\n", mcp[n / 2] / 1e6,
+	    mcp[n * 99 / 100] / 1e6, direct[n / 2] / 1e6,
+	    direct[n * 99 / 100] / 1e6, (mcp[n / 2] - direct[n / 2]) / 1e6, n);
+	free(mcp);
+	free(direct);
+	return (WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1429,11 +1550,13 @@ main(int argc, char **argv)
 		{ "dir", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "label", required_argument, NULL, 'l' },
+		{ "execq", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char		*url = NULL, *queue = "exec", *cmd = "true";
 	const char		*dir = "/tmp", *label = "execq";
+	const char		*execq = "build/execq";
 	int			 n = 2000, c = 1, ch, mb = 200;
 	pid_t			 pid = 0;
 
@@ -1447,11 +1570,12 @@ main(int argc, char **argv)
 		case 'd': dir = optarg; break;
 		case 'p': pid = atoi(optarg); break;
 		case 'l': label = optarg; break;
+		case 'x': execq = optarg; break;
 		default:
 			printf("usage: execq-bench floor|queue|backlog|confine|"
-			    "callback|throughput|idle|redis|proxy [-n N] "
+			    "callback|throughput|idle|redis|proxy|mcp [-n N] "
 			    "[-c C] [--redis URL] [--queue Q] [--label L] "
-			    "[--dir D] [--mb M] [-- CMD]\n");
+			    "[--dir D] [--mb M] [--execq PATH] [-- CMD]\n");
 			return (ch == 'h' ? 0 : 2);
 		}
 	}
@@ -1477,6 +1601,8 @@ main(int argc, char **argv)
 		return (bench_throughput(mb, url, queue, dir));
 	if (strcmp(argv[optind], "redis") == 0)
 		return (bench_redis(url));
+	if (strcmp(argv[optind], "mcp") == 0)
+		return (bench_mcp(n, url, queue, execq));
 	if (strcmp(argv[optind], "idle") == 0 && pid > 0)
 		return (bench_idle(n, url, queue, pid));
 	return (2);

@@ -7,7 +7,8 @@
 # through a session log next to a shell redirect, and the worker's memory
 # and CPU with 1000 idle PTY sessions; then the egress proxy next to a
 # direct connection on 127.0.0.1 (connect latency, GETs, MB/s through a
-# tunnel); then classify --batch. Concurrency 1, 2 and 8; around each
+# tunnel); a tool call through execq mcp next to the item it becomes;
+# then classify --batch. Concurrency 1, 2 and 8; around each
 # confined round, the Redis commands and Redis CPU per item (INFO
 # commandstats and INFO cpu). The last line is JSON.
 #
@@ -190,6 +191,12 @@ sleep 1
 "$build/execq-bench" throughput --mb 200 --redis "$url" --queue benchs \
     --dir "$tmp"
 "$build/execq-bench" idle -n 1000 --redis "$url" --queue benchs --pid "$wpid"
+bench_stop
+echo "mcp (a tool call through execq mcp, next to the item it becomes):"
+bench_worker benchm 1
+sleep 1
+"$build/execq-bench" mcp -n 500 --redis "$url" --queue benchm \
+    --execq "$build/execq" || echo "(not measured: see above)"
 bench_stop
 echo "proxy (worker/proxy.c and a sink on 127.0.0.1, each in a process):"
 "$build/execq-bench" proxy -n "$n" --mb 256 || echo "(not measured: see above)"
