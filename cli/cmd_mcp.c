@@ -36,8 +36,8 @@ static void
 execq_mcp_usage(FILE *f)
 {
 	fputs("usage: execq mcp [--queue Q] [--redis URL]\n"
-	    "       execq mcp --http ADDR:PORT [--token-file FILE] [--queue Q]\n"
-	    "           [--redis URL]\n"
+	    "       execq mcp --http ADDR:PORT [--token-file FILE]\n"
+	    "           [--queue Q] [--redis URL]\n"
 	    "\n"
 	    "Serves the exec and process tools ('execq tools') to an agent as\n"
 	    "a Model Context Protocol server on stdin and stdout: JSON-RPC\n"
@@ -62,7 +62,7 @@ execq_mcp_usage(FILE *f)
 	    "<user>. with a Redis user), the session tokens kept in memory\n"
 	    "and never shown to the model. A command held for approval\n"
 	    "answers at once that it is held; process wait on its id waits\n"
-	    "for its answer. Sessions' callbacks come as\n"
+	    "for its answer. Sessions' callbacks come (on stdio) as\n"
 	    "notifications/message and through process callbacks.\n"
 	    "\n"
 	    "Redis is reached on the first tools/call, as every client\n"
