@@ -78,7 +78,8 @@ $(WORKER_BIN): $(BUILD)/obj/worker/main.o $(LIB_OBJ)
 CLI_SRC   = cli/main.c cli/util.c cli/opts.c cli/clientconf.c cli/conn.c \
             cli/tokens.c cli/cmd_run.c cli/cmd_sessions.c cli/cmd_process.c \
             cli/cmd_logs.c cli/cmd_policy.c cli/cmd_workers.c cli/tools.c \
-            cli/cmd_tools.c cli/mcp_call.c cli/mcp.c cli/cmd_mcp.c
+            cli/cmd_tools.c cli/mcp_call.c cli/mcp.c cli/mcp_http.c \
+            cli/cmd_mcp.c
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 
 # The tool definitions (cli/tools.json) go into the client as bytes that
@@ -117,24 +118,28 @@ integration: deps all $(INTEG_TESTS) mcp-node
 	    EXECQ_TEST_BUILD=$(BUILD) scripts/with-redis.sh $$t; done
 
 # The official MCP SDK (@modelcontextprotocol/sdk, from npm) for
-# test_mcp's client, tests/mcp/stdio-client.mjs: installed once into
-# build/mcp-node (whatever BUILD is). Without node, npm or the network
-# this says so loudly and test_mcp skips its SDK client.
+# test_mcp's clients, tests/mcp/stdio-client.mjs and http-client.mjs, and
+# the official conformance suite (@modelcontextprotocol/conformance,
+# pinned: 0.1.11 runs on Node 20) for execq mcp --http: installed once
+# into build/mcp-node (whatever BUILD is). Without node, npm or the
+# network this says so loudly and test_mcp skips what needs them.
 MCP_NODE = build/mcp-node
 MCP_SDK  = $(MCP_NODE)/node_modules/@modelcontextprotocol/sdk/package.json
+MCP_CONF = $(MCP_NODE)/node_modules/@modelcontextprotocol/conformance/package.json
 mcp-node:
-	@if [ -f $(MCP_SDK) ]; then :; \
+	@if [ -f $(MCP_SDK) ] && [ -f $(MCP_CONF) ]; then :; \
 	elif ! command -v node >/dev/null 2>&1 || \
 	    ! command -v npm >/dev/null 2>&1; then \
 	    echo "*** mcp-node: node or npm missing: test_mcp will SKIP" \
-	        "the MCP SDK client ***"; \
+	        "the MCP SDK clients ***"; \
 	else mkdir -p $(MCP_NODE) && \
 	    timeout 300 npm install --prefix $(MCP_NODE) --no-audit \
-	        --no-fund --silent @modelcontextprotocol/sdk@1 >/dev/null \
+	        --no-fund --silent @modelcontextprotocol/sdk@1 \
+	        @modelcontextprotocol/conformance@0.1.11 >/dev/null \
 	        2>$(MCP_NODE)/npm.err || { cat $(MCP_NODE)/npm.err; \
 	    echo "*** mcp-node: npm install @modelcontextprotocol/sdk" \
-	        "failed (no network?): test_mcp will SKIP the MCP SDK" \
-	        "client ***"; }; fi
+	        "@modelcontextprotocol/conformance failed (no network?):" \
+	        "test_mcp will SKIP the MCP SDK clients ***"; }; fi
 
 # The fault suite alone (also part of integration): Redis killed and
 # restarted, OOM, a worker killed or frozen, a stop with Redis away.

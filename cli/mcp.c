@@ -19,16 +19,8 @@
 #include "cli/mcp.h"
 #include "logs/xmalloc.h"
 
-#define EXECQ_MCP_PROTOCOL	"2025-06-18"
 #define EXECQ_MCP_LINE_MAX	(16 * 1024 * 1024)
 #define EXECQ_MCP_IDLE_MS	250	/* a look at the reply queue */
-
-/* JSON-RPC's error codes. */
-#define EXECQ_RPC_PARSE		-32700
-#define EXECQ_RPC_INVALID	-32600
-#define EXECQ_RPC_METHOD	-32601
-#define EXECQ_RPC_PARAMS	-32602
-#define EXECQ_RPC_INTERNAL	-32603
 
 /* The versions a client may ask for that this server speaks. */
 static const char *const execq_mcp_versions[] = { EXECQ_MCP_PROTOCOL,
@@ -69,21 +61,28 @@ execq_mcp_send(json_t *msg)
 	free(s);
 }
 
-/* {"jsonrpc": "2.0", "id": id, "error": {code, message}}; id: NULL ok. */
-static void
+json_t *
 execq_mcp_error(json_t *id, int code, const char *msg)
 {
-	execq_mcp_send(json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0",
+	return (json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0",
 	    "id", id != NULL ? id : json_null(), "error", "code", code,
 	    "message", msg));
 }
 
 /* {"jsonrpc": "2.0", "id": id, "result": result (consumed)}. */
-static void
+static json_t *
 execq_mcp_answer(json_t *id, json_t *result)
 {
-	execq_mcp_send(json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
-	    id, "result", result));
+	return (json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id,
+	    "result", result));
+}
+
+json_t *
+execq_mcp_notification(json_t *callback)
+{
+	return (json_pack("{s:s, s:s, s:{s:s, s:s, s:O}}", "jsonrpc", "2.0",
+	    "method", "notifications/message", "params", "level", "info",
+	    "logger", "execq", "data", callback));
 }
 
 /* An ended session's callback, as notifications/message. */
@@ -92,9 +91,7 @@ execq_mcp_notify_cb(struct execq_mcp *m, json_t *callback)
 {
 	if (m->level > EXECQ_MCP_LEVEL_INFO)
 		return;
-	execq_mcp_send(json_pack("{s:s, s:s, s:{s:s, s:s, s:O}}", "jsonrpc",
-	    "2.0", "method", "notifications/message", "params", "level",
-	    "info", "logger", "execq", "data", callback));
+	execq_mcp_send(execq_mcp_notification(callback));
 }
 
 /* The index of s in a NULL-terminated list, or -1. */
@@ -110,33 +107,37 @@ execq_mcp_find(const char *const *list, const char *s)
 	return (-1);
 }
 
+int
+execq_mcp_version_known(const char *v)
+{
+	return (execq_mcp_find(execq_mcp_versions, v) != -1);
+}
+
 /*
  * initialize: the client's version if this server speaks it, else the
  * newest this server speaks (the client then decides).
  */
-static void
+static json_t *
 execq_mcp_initialize(struct execq_mcp *m, json_t *id, json_t *params)
 {
 	const char	*asked;
 
 	(void)m;
 	asked = json_string_value(json_object_get(params, "protocolVersion"));
-	if (asked == NULL) {
-		execq_mcp_error(id, EXECQ_RPC_PARAMS, "initialize needs "
-		    "params.protocolVersion, a string");
-		return;
-	}
+	if (asked == NULL)
+		return (execq_mcp_error(id, EXECQ_RPC_PARAMS, "initialize "
+		    "needs params.protocolVersion, a string"));
 	if (execq_mcp_find(execq_mcp_versions, asked) == -1)
 		asked = EXECQ_MCP_PROTOCOL;
-	execq_mcp_answer(id, json_pack("{s:s, s:{s:{s:b}, s:{}}, "
+	return (execq_mcp_answer(id, json_pack("{s:s, s:{s:{s:b}, s:{}}, "
 	    "s:{s:s, s:s, s:s}, s:s}", "protocolVersion", asked,
 	    "capabilities", "tools", "listChanged", 0, "logging",
 	    "serverInfo", "name", "execq", "title", "execq", "version",
-	    EXECQ_VERSION, "instructions", execq_mcp_instructions));
+	    EXECQ_VERSION, "instructions", execq_mcp_instructions)));
 }
 
 /* tools/call: a tool's result, or -32602 for a call that names none. */
-static void
+static json_t *
 execq_mcp_tools_call(struct execq_mcp *m, json_t *id, json_t *params)
 {
 	json_t		*args, *res;
@@ -144,79 +145,71 @@ execq_mcp_tools_call(struct execq_mcp *m, json_t *id, json_t *params)
 
 	name = json_string_value(json_object_get(params, "name"));
 	args = json_object_get(params, "arguments");
-	if (name == NULL) {
-		execq_mcp_error(id, EXECQ_RPC_PARAMS, "tools/call needs "
-		    "params.name, a string");
-		return;
-	}
-	if (args != NULL && !json_is_object(args)) {
-		execq_mcp_error(id, EXECQ_RPC_PARAMS, "tools/call: "
-		    "params.arguments must be an object");
-		return;
-	}
+	if (name == NULL)
+		return (execq_mcp_error(id, EXECQ_RPC_PARAMS, "tools/call "
+		    "needs params.name, a string"));
+	if (args != NULL && !json_is_object(args))
+		return (execq_mcp_error(id, EXECQ_RPC_PARAMS, "tools/call: "
+		    "params.arguments must be an object"));
 	args = args != NULL ? json_incref(args) : json_object();
 	if ((res = execq_mcp_call(m, name, args)) == NULL)
-		execq_mcp_error(id, EXECQ_RPC_PARAMS, "unknown tool: the "
-		    "tools are exec and process");
+		res = execq_mcp_error(id, EXECQ_RPC_PARAMS, "unknown tool: "
+		    "the tools are exec and process");
 	else
-		execq_mcp_answer(id, res);
+		res = execq_mcp_answer(id, res);
 	json_decref(args);
+	return (res);
 }
 
 /* logging/setLevel: callbacks are sent at level info. */
-static void
+static json_t *
 execq_mcp_set_level(struct execq_mcp *m, json_t *id, json_t *params)
 {
 	int	i;
 
 	i = execq_mcp_find(execq_mcp_levels, json_string_value(
 	    json_object_get(params, "level")));
-	if (i == -1) {
-		execq_mcp_error(id, EXECQ_RPC_PARAMS, "logging/setLevel needs "
-		    "params.level: debug, info, notice, warning, error, "
-		    "critical, alert or emergency");
-		return;
-	}
+	if (i == -1)
+		return (execq_mcp_error(id, EXECQ_RPC_PARAMS, "logging/"
+		    "setLevel needs params.level: debug, info, notice, "
+		    "warning, error, critical, alert or emergency"));
 	m->level = i;
-	execq_mcp_answer(id, json_object());
+	return (execq_mcp_answer(id, json_object()));
 }
 
 /* A request (id set) to method, its params an object or NULL. */
-static void
+static json_t *
 execq_mcp_request(struct execq_mcp *m, json_t *id, const char *method,
     json_t *params)
 {
 	if (strcmp(method, "initialize") == 0)
-		execq_mcp_initialize(m, id, params);
-	else if (strcmp(method, "ping") == 0)
-		execq_mcp_answer(id, json_object());
-	else if (strcmp(method, "tools/list") == 0)
-		execq_mcp_answer(id, json_incref(m->tools));
-	else if (strcmp(method, "tools/call") == 0)
-		execq_mcp_tools_call(m, id, params);
-	else if (strcmp(method, "logging/setLevel") == 0)
-		execq_mcp_set_level(m, id, params);
-	else
-		execq_mcp_error(id, EXECQ_RPC_METHOD, "method not found");
+		return (execq_mcp_initialize(m, id, params));
+	if (strcmp(method, "ping") == 0)
+		return (execq_mcp_answer(id, json_object()));
+	if (strcmp(method, "tools/list") == 0)
+		return (execq_mcp_answer(id, json_incref(m->tools)));
+	if (strcmp(method, "tools/call") == 0)
+		return (execq_mcp_tools_call(m, id, params));
+	if (strcmp(method, "logging/setLevel") == 0)
+		return (execq_mcp_set_level(m, id, params));
+	return (execq_mcp_error(id, EXECQ_RPC_METHOD, "method not found"));
 }
 
 /*
- * One message. Answered: every request, and every line that is no valid
- * message (parse error, invalid request: "id": null when it has no
- * usable id). Not answered: notifications (no "id"), and responses (a
- * client answering us: we ask nothing).
+ * One message. Answered: every request, and every message that is no
+ * valid one (invalid request: "id": null when it has no usable id). Not
+ * answered (NULL): notifications (no "id"), and responses (a client
+ * answering us: we ask nothing).
  */
-static void
-execq_mcp_message(struct execq_mcp *m, json_t *msg)
+json_t *
+execq_mcp_handle(struct execq_mcp *m, json_t *msg)
 {
 	json_t		*id, *method, *params;
 	const char	*v;
 
-	if (!json_is_object(msg)) {
-		execq_mcp_error(NULL, EXECQ_RPC_INVALID, "invalid request: "
-		    "a message is one JSON object (no batches)");
-		return;
-	}
+	if (!json_is_object(msg))
+		return (execq_mcp_error(NULL, EXECQ_RPC_INVALID, "invalid "
+		    "request: a message is one JSON object (no batches)"));
 	id = json_object_get(msg, "id");
 	method = json_object_get(msg, "method");
 	params = json_object_get(msg, "params");
@@ -226,24 +219,23 @@ execq_mcp_message(struct execq_mcp *m, json_t *msg)
 	else if (method == NULL && id != NULL &&
 	    (json_object_get(msg, "result") != NULL ||
 	    json_object_get(msg, "error") != NULL))
-		return;		/* a response */
+		return (NULL);		/* a response */
 	if (json_object_get(msg, "id") != NULL && id == NULL)
-		execq_mcp_error(NULL, EXECQ_RPC_INVALID, "invalid request: "
-		    "id must be a string or a number");
-	else if ((v = json_string_value(json_object_get(msg, "jsonrpc"))) ==
+		return (execq_mcp_error(NULL, EXECQ_RPC_INVALID, "invalid "
+		    "request: id must be a string or a number"));
+	if ((v = json_string_value(json_object_get(msg, "jsonrpc"))) ==
 	    NULL || strcmp(v, "2.0") != 0)
-		execq_mcp_error(id, EXECQ_RPC_INVALID, "invalid request: "
-		    "jsonrpc must be \"2.0\"");
-	else if (!json_is_string(method))
-		execq_mcp_error(id, EXECQ_RPC_INVALID, "invalid request: "
-		    "method must be a string");
-	else if (id == NULL)
-		return;		/* a notification: initialized, cancelled */
-	else if (params != NULL && !json_is_object(params))
-		execq_mcp_error(id, EXECQ_RPC_PARAMS, "params must be an "
-		    "object");
-	else
-		execq_mcp_request(m, id, json_string_value(method), params);
+		return (execq_mcp_error(id, EXECQ_RPC_INVALID, "invalid "
+		    "request: jsonrpc must be \"2.0\""));
+	if (!json_is_string(method))
+		return (execq_mcp_error(id, EXECQ_RPC_INVALID, "invalid "
+		    "request: method must be a string"));
+	if (id == NULL)
+		return (NULL);	/* a notification: initialized, cancelled */
+	if (params != NULL && !json_is_object(params))
+		return (execq_mcp_error(id, EXECQ_RPC_PARAMS, "params must "
+		    "be an object"));
+	return (execq_mcp_request(m, id, json_string_value(method), params));
 }
 
 /* One line of stdin (no newline); blank lines are skipped. */
@@ -261,11 +253,11 @@ execq_mcp_line(struct execq_mcp *m, const char *line, size_t len)
 	if (execq_mcp_watching(m))
 		(void)execq_mcp_poll(m);
 	if ((msg = json_loadb(line, len, 0, &jerr)) == NULL) {
-		execq_mcp_error(NULL, EXECQ_RPC_PARSE, "parse error: not one "
-		    "JSON value in UTF-8");
+		execq_mcp_send(execq_mcp_error(NULL, EXECQ_RPC_PARSE,
+		    EXECQ_MCP_PARSE_MSG));
 		return;
 	}
-	execq_mcp_message(m, msg);
+	execq_mcp_send(execq_mcp_handle(m, msg));
 	json_decref(msg);
 }
 
@@ -315,8 +307,8 @@ execq_mcp_serve(struct execq_mcp *m)
 		if (len == cap && cap < EXECQ_MCP_LINE_MAX)
 			buf = xrealloc(buf, cap *= 2);
 		else if (len == cap) {
-			execq_mcp_error(NULL, EXECQ_RPC_PARSE, "parse error: a "
-			    "line longer than 16 MiB");
+			execq_mcp_send(execq_mcp_error(NULL, EXECQ_RPC_PARSE,
+			    "parse error: a line longer than 16 MiB"));
 			skipping = 1;
 			len = 0;
 		}

@@ -8,9 +8,13 @@
  *   mcp_call.c  tools/call: the exec and process tools as items on the
  *               queue, the server's one reply queue read for answers,
  *               approval requests and callbacks; the session tokens
- *   mcp.c       JSON-RPC 2.0 over newline-delimited stdin and stdout:
- *               initialize, ping, tools/list, tools/call (mcp_call.c),
- *               logging/setLevel, errors, notifications; the loop
+ *   mcp.c       JSON-RPC 2.0: a message's answer (initialize, ping,
+ *               tools/list, tools/call (mcp_call.c), logging/setLevel,
+ *               errors, notifications), and the stdio transport:
+ *               newline-delimited stdin and stdout, its loop
+ *   mcp_http.c  the streamable HTTP transport (--http): POST /mcp, one
+ *               message a request, sessions, the Host, Origin and bearer
+ *               token checks; the same answers as stdio
  *
  * Everything the server learns lives in struct execq_mcp, for the
  * server's lifetime; Redis is reached on the first tools/call only, so
@@ -54,6 +58,19 @@ struct execq_mcp {
 	execq_mcp_callback_cb	 callback_cb;
 };
 
+/* The protocol version this server speaks first. */
+#define EXECQ_MCP_PROTOCOL	"2025-06-18"
+
+/* JSON-RPC's error codes. */
+#define EXECQ_RPC_PARSE		-32700
+#define EXECQ_RPC_INVALID	-32600
+#define EXECQ_RPC_METHOD	-32601
+#define EXECQ_RPC_PARAMS	-32602
+#define EXECQ_RPC_INTERNAL	-32603
+
+/* What a message that does not parse is told. */
+#define EXECQ_MCP_PARSE_MSG	"parse error: not one JSON value in UTF-8"
+
 /* The levels of logging/setLevel, lowest first (RFC 5424's). */
 #define EXECQ_MCP_LEVEL_INFO	1
 
@@ -82,7 +99,28 @@ int	 execq_mcp_watching(const struct execq_mcp *);
  */
 int	 execq_mcp_poll(struct execq_mcp *);
 
-/* mcp.c: serves stdin until EOF; 0, or 1 if stdin or stdout failed. */
+/*
+ * mcp.c. The answer to one parsed message (borrowed), a new reference,
+ * or NULL if it wants none (a notification, a response).
+ */
+struct json_t *execq_mcp_handle(struct execq_mcp *, struct json_t *msg);
+/* A JSON-RPC error answer to id (NULL: null), a new reference. */
+struct json_t *execq_mcp_error(struct json_t *id, int code,
+	    const char *msg);
+/* A callback (borrowed) as a notifications/message, a new reference. */
+struct json_t *execq_mcp_notification(struct json_t *callback);
+/* 1 if this server speaks protocol version v. */
+int	 execq_mcp_version_known(const char *v);
+/* Serves stdin until EOF; 0, or 1 if stdin or stdout failed. */
 int	 execq_mcp_serve(struct execq_mcp *);
+
+/*
+ * mcp_http.c. Serves streamable HTTP on addr ("HOST:PORT", "[V6]:PORT")
+ * until SIGINT or SIGTERM; token: the bearer token required (NULL: none,
+ * refused unless addr is loopback). 0, 1 if it cannot listen, 2 if addr
+ * is not one or a token is missing (usage).
+ */
+int	 execq_mcp_http(struct execq_mcp *, const char *addr,
+	    const char *token);
 
 #endif

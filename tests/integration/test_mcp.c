@@ -5,6 +5,9 @@
  * session written to, polled and waited for, a held command); raw
  * JSON-RPC lines drive it without Node; and a few thousand malformed
  * lines each get a JSON-RPC answer, the server exiting 0 at the end.
+ * Over HTTP (--http 127.0.0.1:PORT): the SDK's streamable HTTP client
+ * (tests/mcp/http-client.mjs), the official conformance suite, and curl
+ * for the refusals (Host, Origin, session, token, bad JSON).
  * Every command is an echo, a read or a touch that is only held.
  */
 
@@ -30,6 +33,11 @@
 #define FUZZ_LINES	3000
 #define NODE_DIR	"build/mcp-node"	/* make mcp-node */
 #define SDK_FILE	"node_modules/@modelcontextprotocol/sdk/package.json"
+#define CONF_FILE	"node_modules/@modelcontextprotocol/conformance/" \
+			    "package.json"
+/* The conformance suite's scenarios that fit a tools-only server. */
+#define CONF_SCENARIOS	"server-initialize ping tools-list " \
+			    "logging-set-level dns-rebinding-protection"
 
 /* Fails the test showing what the program printed. */
 static void __attribute__((noreturn))
@@ -230,6 +238,220 @@ test_mcp_raw(void **state)
 	harness_pass(h);
 }
 
+/*
+ * The shell that starts execq mcp --http on 127.0.0.1:port (its own
+ * environment before it: env, "" for none) in the background, its stderr
+ * in h->dir/http.err, and waits until it says it listens. $PID is it,
+ * $U its URL, C curl printing the status only. Allocated.
+ */
+static char *
+http_start(struct harness *h, int port, const char *env)
+{
+	char	*sh;
+
+	xasprintf(&sh, "set -u; U=http://127.0.0.1:%d/mcp; "
+	    "C() { curl -s --noproxy '*' -o /dev/null -w '%%{http_code}' "
+	    "\"$@\"; }; "
+	    "%s \"$CLI\" mcp --http 127.0.0.1:%d 2>'%s/http.err' & PID=$!; "
+	    "i=0; until grep -q 'serving MCP' '%s/http.err'; do "
+	    "kill -0 $PID || { echo server-died; exit 1; }; "
+	    "i=$((i+1)); [ $i -lt 600 ] || { echo never-listened; exit 1; }; "
+	    "sleep 0.05; done; ", port, env, port, h->dir, h->dir);
+	return (sh);
+}
+
+/* Fails unless p's stdout has the line want. */
+static void
+expect_line(struct harness *h, const struct harness_proc *p,
+    const char *want)
+{
+	char	*line;
+
+	xasprintf(&line, "\n%s\n", want);
+	if (strstr(p->out, line) == NULL && strncmp(p->out, line + 1,
+	    strlen(line + 1)) != 0)
+		proc_fail(h, p, want);
+	free(line);
+}
+
+/* Fails unless the server's stderr (h->dir/http.err) is clean. */
+static void
+expect_http_clean(struct harness *h, const struct harness_proc *p)
+{
+	char	*path, *err;
+
+	xasprintf(&path, "%s/http.err", h->dir);
+	if ((err = harness_read_file(path, NULL)) == NULL)
+		harness_fail(h, "no %s", path);
+	if (strstr(err, "Sanitizer") != NULL ||
+	    strstr(err, "runtime error") != NULL)
+		harness_fail(h, "a sanitizer reported in execq mcp --http: "
+		    "%.2000s", err);
+	free(err);
+	free(path);
+	expect_line(h, p, "exit=0");
+}
+
+/* The initialize request curl posts, as a shell word. */
+#define HTTP_INIT	"'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":" \
+			    "\"initialize\",\"params\":{\"protocolVersion\":" \
+			    "\"2025-06-18\",\"capabilities\":{}," \
+			    "\"clientInfo\":{\"name\":\"c\",\"version\":" \
+			    "\"1\"}}}'"
+#define HTTP_PING	"'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}'"
+
+/*
+ * curl at execq mcp --http: every refusal, a session's life, the token;
+ * no Node, no worker needed (nothing reaches the queue).
+ */
+static void
+test_mcp_http_curl(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	char			*start, *script;
+	int			 port = harness_free_port();
+
+	start = http_start(h, port, "");
+	xasprintf(&script, "%s"
+	    /* A session: initialize gives its id; ping with it. */
+	    "SID=$(curl -s --noproxy '*' -D - -o /dev/null $U -H "
+	    "'Content-Type: application/json' -d " HTTP_INIT " | "
+	    "tr -d '\\r' | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: //p'); "
+	    "echo sid=${#SID}; "
+	    "echo ping=$(C $U -H \"Mcp-Session-Id: $SID\" -d " HTTP_PING "); "
+	    "echo body=$(curl -s --noproxy '*' $U -H \"Mcp-Session-Id: $SID\" "
+	    "-d " HTTP_PING "); "
+	    "echo note=$(C $U -H \"Mcp-Session-Id: $SID\" -d "
+	    "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}'"
+	    "); "
+	    "echo nosid=$(C $U -d " HTTP_PING "); "
+	    "echo badsid=$(C $U -H 'Mcp-Session-Id: nope' -d " HTTP_PING
+	    "); "
+	    "echo host=$(C $U -H 'Host: evil.example:%d' -d " HTTP_INIT "); "
+	    "echo origin=$(C $U -H 'Origin: http://evil.example' -d "
+	    HTTP_INIT "); "
+	    "echo origin_ok=$(C $U -H 'Origin: http://localhost:9' -d "
+	    HTTP_INIT "); "
+	    "echo parse=$(curl -s --noproxy '*' $U -d '{\"jsonrpc\":'); "
+	    "echo get=$(C $U); "
+	    "echo path=$(C http://127.0.0.1:%d/other -d " HTTP_INIT "); "
+	    "echo delete=$(C -X DELETE $U -H \"Mcp-Session-Id: $SID\"); "
+	    "echo after=$(C $U -H \"Mcp-Session-Id: $SID\" -d " HTTP_PING
+	    "); "
+	    "kill $PID; wait $PID; echo exit=$?; "
+	    /* Off loopback without a token: refused at start. */
+	    "\"$CLI\" mcp --http 0.0.0.0:%d 2>/dev/null; echo open=$?; "
+	    "EXECQ_MCP_TOKEN= \"$CLI\" mcp --http '[::]:%d' 2>/dev/null; "
+	    "echo open6=$?; ", start, port, port, port, port);
+	free(start);
+	harness_cli_sh(h, &p, MCP_MS, script);
+	free(script);
+	expect_http_clean(h, &p);
+	expect_line(h, &p, "sid=32");
+	expect_line(h, &p, "ping=200");
+	expect_line(h, &p, "body={\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}");
+	expect_line(h, &p, "note=202");
+	expect_line(h, &p, "nosid=400");
+	expect_line(h, &p, "badsid=404");
+	expect_line(h, &p, "host=403");
+	expect_line(h, &p, "origin=403");
+	expect_line(h, &p, "origin_ok=200");
+	expect_line(h, &p, "parse={\"jsonrpc\":\"2.0\",\"id\":null,\"error\":"
+	    "{\"code\":-32700,\"message\":\"parse error: not one JSON value "
+	    "in UTF-8\"}}");
+	expect_line(h, &p, "get=405");
+	expect_line(h, &p, "path=404");
+	expect_line(h, &p, "delete=200");
+	expect_line(h, &p, "after=404");
+	expect_line(h, &p, "open=2");
+	expect_line(h, &p, "open6=2");
+	harness_proc_release(&p);
+
+	/* A token (on loopback too, once given): 401 without it. */
+	port = harness_free_port();
+	start = http_start(h, port, "EXECQ_MCP_TOKEN=s3cret");
+	xasprintf(&script, "%s"
+	    "echo none=$(C $U -d " HTTP_INIT "); "
+	    "echo wrong=$(C $U -H 'Authorization: Bearer s3creT' -d "
+	    HTTP_INIT "); "
+	    "echo longer=$(C $U -H 'Authorization: Bearer s3cret2' -d "
+	    HTTP_INIT "); "
+	    "echo right=$(C $U -H 'Authorization: Bearer s3cret' -d "
+	    HTTP_INIT "); "
+	    "kill $PID; wait $PID; echo exit=$?; ", start);
+	free(start);
+	harness_cli_sh(h, &p, MCP_MS, script);
+	free(script);
+	expect_http_clean(h, &p);
+	expect_line(h, &p, "none=401");
+	expect_line(h, &p, "wrong=401");
+	expect_line(h, &p, "longer=401");
+	expect_line(h, &p, "right=200");
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
+/*
+ * The SDK's streamable HTTP client against a worker, then the official
+ * conformance suite's scenarios (skipped without node or either
+ * package).
+ */
+static void
+test_mcp_http_sdk(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	const char		*probe[] = { "node", "--version", NULL };
+	const char		*dir;
+	char			 node[PATH_MAX], js[PATH_MAX], *sdk, *conf;
+	char			*start, *script;
+	int			 port = harness_free_port();
+
+	dir = getenv("EXECQ_MCP_NODE") != NULL ? getenv("EXECQ_MCP_NODE") :
+	    NODE_DIR;
+	xasprintf(&sdk, "%s/" SDK_FILE, dir);
+	xasprintf(&conf, "%s/" CONF_FILE, dir);
+	if (harness_run(h, probe, 10000) != 0 || access(sdk, R_OK) != 0 ||
+	    access(conf, R_OK) != 0 || realpath(dir, node) == NULL) {
+		fprintf(stderr, "\n*** test_mcp: SKIPPED the MCP SDK's HTTP "
+		    "client and the conformance suite: no node, or no %s or "
+		    "%s (make mcp-node installs them from npm) ***\n\n", sdk,
+		    conf);
+		free(sdk);
+		free(conf);
+		skip();
+	}
+	free(sdk);
+	free(conf);
+	if (realpath("tests/mcp/http-client.mjs", js) == NULL)
+		harness_fail(h, "no tests/mcp/http-client.mjs here");
+	harness_worker_start(h, NULL, NULL);
+	start = http_start(h, port, "");
+	xasprintf(&script, "%s"
+	    "MCP_URL=$U EXECQ_MCP_NODE='%s' node '%s'; echo client=$?; "
+	    "for s in " CONF_SCENARIOS "; do "
+	    "npx --prefix '%s' --no-install conformance server --url $U "
+	    "--scenario $s > '%s/conf.out' 2>&1; rc=$?; "
+	    "grep -q ', 0 failed' '%s/conf.out' || rc=1; "
+	    "[ $rc = 0 ] || cat '%s/conf.out'; echo conf-$s=$rc; done; "
+	    "kill $PID; wait $PID; echo exit=$?; ", start, node, js, node,
+	    h->dir, h->dir, h->dir);
+	free(start);
+	harness_cli_sh(h, &p, NODE_MS, script);
+	free(script);
+	expect_http_clean(h, &p);
+	expect_line(h, &p, "mcp http client: ok");
+	expect_line(h, &p, "client=0");
+	expect_line(h, &p, "conf-server-initialize=0");
+	expect_line(h, &p, "conf-ping=0");
+	expect_line(h, &p, "conf-tools-list=0");
+	expect_line(h, &p, "conf-logging-set-level=0");
+	expect_line(h, &p, "conf-dns-rebinding-protection=0");
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
 /* A small deterministic generator (xorshift64). */
 static uint64_t	fuzz_state = 0x9e3779b97f4a7c15ULL;
 
@@ -412,6 +634,8 @@ main(void)
 		T(test_mcp_fuzz),
 		T(test_mcp_raw),
 		T(test_mcp_sdk_client),
+		T(test_mcp_http_curl),
+		T(test_mcp_http_sdk),
 	};
 #undef T
 
