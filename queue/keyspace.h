@@ -17,6 +17,13 @@
 #define KS_LANE_LOW		"low"
 #define KS_LANE_CTL		"ctl"		/* PROCESS items */
 #define KS_INBOX_FMT		"q:%s:ctl:%s"	/* queue, consumer */
+/*
+ * Per queue, items that wait for their time (a sorted set scored by the
+ * ms, Redis's clock, at which they are due; retries and delayed items)
+ * and the dead letters (a stream: the item and its last answer).
+ */
+#define KS_DELAYED_FMT		"q:%s:delayed"	/* queue */
+#define KS_DEAD_FMT		"q:%s:dead"	/* queue */
 /* The consumer group of every work lane. */
 #define KS_GROUP		"execq"
 
