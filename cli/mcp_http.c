@@ -36,6 +36,16 @@
 #define EXECQ_HTTP_TIMEOUT_S	60	/* a client silent this long */
 #define EXECQ_HTTP_SESSIONS_MAX	64	/* the oldest goes first */
 #define EXECQ_HTTP_SID_BYTES	16
+#define EXECQ_HTTP_STREAMS_MAX	16	/* GET streams open at once */
+#define EXECQ_HTTP_TICK_MS	250	/* Redis looked at, while watching */
+#define EXECQ_HTTP_KEEPALIVE	40	/* ticks between a stream's comment:
+					   the 60 s timeout never ends it */
+
+/* A GET /mcp stream: where notifications go. */
+struct execq_mcp_stream {
+	struct evhttp_request		*req;
+	struct evhttp_connection	*conn;
+};
 
 /* The server: one agent (m), its listener, its sessions. */
 struct execq_mcp_http {
@@ -45,7 +55,14 @@ struct execq_mcp_http {
 	const char		*token;		/* NULL: none asked */
 	json_t			*hosts;		/* Host values allowed */
 	json_t			*sessions;	/* Mcp-Session-Id -> true */
+	struct execq_mcp_stream	 streams[EXECQ_HTTP_STREAMS_MAX];
+	unsigned		 nstreams;
+	struct event		*ev_tick;
+	unsigned		 ticks;
 };
+
+/* The one server of this process, for mcp.c's callback hook. */
+static struct execq_mcp_http	*execq_mcp_http_self;
 
 /*
  * addr "HOST:PORT" or "[V6]:PORT" split: *host allocated, without the
@@ -272,6 +289,114 @@ execq_mcp_http_post(struct execq_mcp_http *h, struct evhttp_request *req)
 	free(new_sid);
 }
 
+/* Sends text to every open stream. */
+static void
+execq_mcp_http_stream_all(struct execq_mcp_http *h, const char *text)
+{
+	struct evbuffer	*b;
+	unsigned	 i;
+
+	for (i = 0; i < h->nstreams; i++) {
+		if ((b = evbuffer_new()) == NULL)
+			fatal("out of memory (libevent)");
+		evbuffer_add(b, text, strlen(text));
+		evhttp_send_reply_chunk(h->streams[i].req, b);
+		evbuffer_free(b);
+	}
+}
+
+/*
+ * A stream's connection is going. When its client went, libevent has
+ * already taken the unfinished request off the connection and leaves it
+ * to us: ending the reply of a request with no connection frees it. When
+ * the connection goes with the request still on it (the server's own
+ * end), libevent frees it with the connection.
+ */
+static void
+execq_mcp_http_stream_gone(struct evhttp_connection *conn, void *arg)
+{
+	struct execq_mcp_http	*h = arg;
+	struct evhttp_request	*req;
+	unsigned		 i;
+
+	for (i = 0; i < h->nstreams; i++) {
+		if (h->streams[i].conn != conn)
+			continue;
+		req = h->streams[i].req;
+		h->streams[i] = h->streams[--h->nstreams];
+		if (evhttp_request_get_connection(req) == NULL)
+			evhttp_send_reply_end(req);
+		return;
+	}
+}
+
+/* An ended session's callback: notifications/message on every stream. */
+static void
+execq_mcp_http_notify_cb(struct execq_mcp *m, json_t *callback)
+{
+	struct execq_mcp_http	*h = execq_mcp_http_self;
+	json_t			*n;
+	char			*text, *event;
+
+	if (h == NULL || m->level > EXECQ_MCP_LEVEL_INFO || h->nstreams == 0)
+		return;
+	n = execq_mcp_notification(callback);
+	text = json_dumps(n, JSON_COMPACT);
+	json_decref(n);
+	xasprintf(&event, "event: message\ndata: %s\n\n", text);
+	execq_mcp_http_stream_all(h, event);
+	free(event);
+	free(text);
+}
+
+/*
+ * GET /mcp: a stream of the server's own (text/event-stream), on which
+ * ended sessions' callbacks come as notifications/message. The oldest
+ * stream goes when there are too many.
+ */
+static void
+execq_mcp_http_get(struct execq_mcp_http *h, struct evhttp_request *req)
+{
+	struct evkeyvalq	*out = evhttp_request_get_output_headers(req);
+	const char		*sid, *accept;
+
+	if (!execq_mcp_http_session(h, req, &sid))
+		return;
+	accept = evhttp_find_header(evhttp_request_get_input_headers(req),
+	    "Accept");
+	if (accept == NULL || strstr(accept, "text/event-stream") == NULL) {
+		execq_mcp_http_refuse(req, 406, EXECQ_RPC_INVALID, "not "
+		    "acceptable: GET opens a text/event-stream");
+		return;
+	}
+	if (h->nstreams == EXECQ_HTTP_STREAMS_MAX) {
+		evhttp_send_reply_end(h->streams[0].req);
+		h->streams[0] = h->streams[--h->nstreams];
+	}
+	evhttp_add_header(out, "Content-Type", "text/event-stream");
+	evhttp_add_header(out, "Cache-Control", "no-cache");
+	evhttp_send_reply_start(req, 200, "OK");
+	h->streams[h->nstreams].req = req;
+	h->streams[h->nstreams].conn = evhttp_request_get_connection(req);
+	evhttp_connection_set_closecb(h->streams[h->nstreams].conn,
+	    execq_mcp_http_stream_gone, h);
+	h->nstreams++;
+}
+
+/* The tick: Redis looked at while something is watched; streams kept. */
+static void
+execq_mcp_http_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct execq_mcp_http	*h = arg;
+
+	(void)fd;
+	(void)what;
+	if (execq_mcp_watching(h->m))
+		(void)execq_mcp_poll(h->m);
+	if (++h->ticks % EXECQ_HTTP_KEEPALIVE == 0)
+		execq_mcp_http_stream_all(h, ": keep-alive\n\n");
+}
+
 /*
  * Every request: Host and Origin (403), the token (401), the path (404),
  * the protocol version (400), then by method.
@@ -329,9 +454,13 @@ execq_mcp_http_request(struct evhttp_request *req, void *arg)
 			execq_mcp_http_send(req, 200, NULL, NULL);
 		}
 		break;
-	default:	/* GET too: no stream of the server's own */
+	case EVHTTP_REQ_GET:
+		execq_mcp_http_get(h, req);
+		break;
+	default:
 		execq_mcp_http_refuse(req, 405, EXECQ_RPC_INVALID, "method "
-		    "not allowed: POST a message, DELETE a session");
+		    "not allowed: POST a message, GET a stream, DELETE a "
+		    "session");
 	}
 }
 
@@ -391,6 +520,7 @@ execq_mcp_http(struct execq_mcp *m, const char *addr, const char *token)
 	struct execq_mcp_http		 h;
 	struct evhttp_bound_socket	*bs;
 	struct event			*sigint, *sigterm;
+	struct timeval			 tv;
 	char				*host;
 	unsigned			 port;
 
@@ -440,7 +570,18 @@ execq_mcp_http(struct execq_mcp *m, const char *addr, const char *token)
 	    strchr(host, ':') != NULL ? "[" : "", host,
 	    strchr(host, ':') != NULL ? "]" : "", port);
 	free(host);
+	execq_mcp_http_self = &h;
+	m->callback_cb = execq_mcp_http_notify_cb;
+	tv.tv_sec = 0;
+	tv.tv_usec = EXECQ_HTTP_TICK_MS * 1000;
+	if ((h.ev_tick = event_new(h.base, -1, EV_PERSIST,
+	    execq_mcp_http_tick, &h)) == NULL || event_add(h.ev_tick, &tv))
+		fatal("out of memory (libevent)");
 	event_base_dispatch(h.base);
+	while (h.nstreams > 0)
+		evhttp_send_reply_end(h.streams[--h.nstreams].req);
+	execq_mcp_http_self = NULL;
+	event_free(h.ev_tick);
 	event_free(sigint);
 	event_free(sigterm);
 	evhttp_free(h.ev);

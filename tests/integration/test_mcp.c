@@ -335,6 +335,7 @@ test_mcp_http_curl(void **state)
 	    HTTP_INIT "); "
 	    "echo parse=$(curl -s --noproxy '*' $U -d '{\"jsonrpc\":'); "
 	    "echo get=$(C $U); "
+	    "echo getacc=$(C $U -H \"Mcp-Session-Id: $SID\"); "
 	    "echo path=$(C http://127.0.0.1:%d/other -d " HTTP_INIT "); "
 	    "echo delete=$(C -X DELETE $U -H \"Mcp-Session-Id: $SID\"); "
 	    "echo after=$(C $U -H \"Mcp-Session-Id: $SID\" -d " HTTP_PING
@@ -360,7 +361,8 @@ test_mcp_http_curl(void **state)
 	expect_line(h, &p, "parse={\"jsonrpc\":\"2.0\",\"id\":null,\"error\":"
 	    "{\"code\":-32700,\"message\":\"parse error: not one JSON value "
 	    "in UTF-8\"}}");
-	expect_line(h, &p, "get=405");
+	expect_line(h, &p, "get=400");		/* no session */
+	expect_line(h, &p, "getacc=406");	/* not an event stream */
 	expect_line(h, &p, "path=404");
 	expect_line(h, &p, "delete=200");
 	expect_line(h, &p, "after=404");

@@ -1,7 +1,9 @@
 // The official MCP TypeScript SDK's client (@modelcontextprotocol/sdk,
 // StreamableHTTPClientTransport) drives `execq mcp --http` against a
 // running worker: initialize, ping, logging/setLevel, lists the tools,
-// runs a foreground echo, and ends its session (DELETE).
+// runs a foreground echo, starts a background one whose callback comes
+// as notifications/message on the GET stream, and ends its session
+// (DELETE).
 //
 // Run by tests/integration/test_mcp.c. Environment: MCP_URL (the
 // server's http://127.0.0.1:PORT/mcp), EXECQ_MCP_NODE (the directory npm
@@ -22,6 +24,8 @@ const require = createRequire(path.join(path.resolve(nodeDir), 'package.json'));
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } =
     require('@modelcontextprotocol/sdk/client/streamableHttp.js');
+const { LoggingMessageNotificationSchema } =
+    require('@modelcontextprotocol/sdk/types.js');
 
 // Written at once: process.exit() would lose what console.log buffered.
 function say(fd, text) {
@@ -59,6 +63,22 @@ check(r.isError === false && r.structuredContent?.exit_code === 0 &&
     r.content[0].text.includes('http-hello'), 'exec echo', r);
 check(r.structuredContent?.session_token === undefined,
     'the token stays with the server');
+
+// A session's end comes as notifications/message on the GET stream.
+let called = null;
+client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+	if (n.params?.data?.type === 'EXEC_CALLBACK')
+		called = n.params.data;
+});
+const bg = await client.callTool({ name: 'exec',
+    arguments: { command: 'echo http-bg', background: true } });
+const sid = bg.structuredContent?.session_id;
+check(bg.isError === false && typeof sid === 'string',
+    'a background session', bg);
+for (let i = 0; i < 600 && called === null; i++)
+	await new Promise((res) => setTimeout(res, 100));
+check(called !== null && called.session_id === sid,
+    'its callback as notifications/message on the stream', called);
 
 const bad = await client.callTool({ name: 'nope', arguments: {} })
     .then(() => null, (e) => e);
