@@ -34,7 +34,7 @@ EXEC_PURE_SRC = exec/cmdenv.c exec/outbuf.c exec/keys.c
 EXEC_SRC  = $(EXEC_PURE_SRC) exec/spawn.c exec/mountinfo.c exec/nsroot.c exec/rmtree.c \
             exec/cgroup.c exec/confine.c exec/exec.c
 QUEUE_SRC = queue/item_field.c queue/item.c queue/item_process.c queue/item_json.c \
-            queue/rurl.c queue/spool.c queue/scripts.c queue/rconn.c \
+            queue/item_retry.c queue/rurl.c queue/spool.c queue/scripts.c queue/rconn.c \
             queue/sentinel.c queue/conn.c queue/reader.c queue/outbox.c \
             queue/queue.c queue/store.c queue/client.c
 WORKER_SRC = worker/config_check.c worker/config_opts.c worker/config_value.c \
@@ -43,7 +43,7 @@ WORKER_SRC = worker/config_check.c worker/config_opts.c worker/config_value.c \
             worker/config.c worker/audit.c worker/approval.c worker/metrics.c \
             worker/status.c worker/live.c worker/http.c worker/session.c \
             worker/session_act.c \
-            worker/job.c worker/admit.c worker/held.c worker/boundary.c \
+            worker/job.c worker/admit.c worker/attempt.c worker/held.c worker/boundary.c \
             worker/publish.c worker/signals.c worker/proxy.c worker/worker.c
 LIB_SRC   = $(LOGS_SRC) $(POLICY_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

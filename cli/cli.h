@@ -138,6 +138,11 @@ struct execq_want {
 	const char		*id;		/* NULL: only null ids */
 	const char * const	*types;		/* NULL-terminated; NULL: any */
 	int			 null_id;	/* "id": null is ours too */
+	long long		 run_ms;	/* the wait for one run: an
+						   EXEC_SCHEDULED notice adds
+						   it and its delay to the
+						   deadline (execq_answer_wait
+						   sets it) */
 };
 
 /* Option values above any short option's character. */

@@ -531,10 +531,10 @@ execq_answer_type_ok(const json_t *root, const struct execq_want *w)
 	const char		*type;
 	const char * const	*t;
 
-	if (w->types == NULL)
-		return (1);
 	if ((type = json_string_value(json_object_get(root, "type"))) == NULL)
-		return (0);
+		return (w->types == NULL);
+	if (w->types == NULL)	/* any answer; a notice is not one */
+		return (strcmp(type, "EXEC_SCHEDULED") != 0);
 	for (t = w->types; *t != NULL; t++) {
 		if (strcmp(type, *t) == 0)
 			return (1);
@@ -626,6 +626,17 @@ execq_notice(const redisReply *v, const struct execq_want *w,
 		if (clock_mono_ms() + left + EXECQ_SLACK_MS > *deadline)
 			*deadline = clock_mono_ms() + left + EXECQ_SLACK_MS;
 	}
+	/* It waits in Redis: for its delay, then another run. */
+	if (type != NULL && strcmp(type, "EXEC_SCHEDULED") == 0 &&
+	    id != NULL && w->id != NULL && strcmp(id, w->id) == 0) {
+		left = json_integer_value(json_object_get(o, "delay_ms"));
+		execq_error("%s: attempt %lld in %.1f s%s", json_string_value(
+		    json_object_get(o, "reason")),
+		    json_integer_value(json_object_get(o, "attempt")),
+		    left / 1000.0, json_object_get(o, "last") != NULL ?
+		    " (the last one failed)" : "");
+		*deadline = clock_mono_ms() + left + w->run_ms;
+	}
 	json_decref(o);
 }
 
@@ -653,10 +664,10 @@ execq_answer_scan(char **cursor, const redisReply *entries,
 			if (f->element[j]->type != REDIS_REPLY_STRING ||
 			    strcmp(f->element[j]->str, "item") != 0)
 				continue;
-			if (a == NULL)
-				execq_notice(f->element[j + 1], w, deadline);
-			else if (execq_answer_take(f->element[j + 1], w, a))
+			if (a != NULL &&
+			    execq_answer_take(f->element[j + 1], w, a))
 				return (1);
+			execq_notice(f->element[j + 1], w, deadline);
 		}
 	}
 	return (0);
@@ -752,10 +763,13 @@ int
 execq_answer_wait(struct execq_session *s, const struct execq_want *w,
     long long wait_ms, struct execq_answer *a)
 {
-	redisReply	*r;
-	long long	 deadline, left;
-	int		 found;
+	struct execq_want	 ww = *w;
+	redisReply		*r;
+	long long		 deadline, left;
+	int			 found;
 
+	ww.run_ms = wait_ms;
+	w = &ww;
 	deadline = clock_mono_ms() + wait_ms;
 	for (;;) {
 		if ((left = deadline - clock_mono_ms()) <= 0)

@@ -1249,13 +1249,14 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 	memset(&sc, 0, sizeof sc);
 	sc.ruleset_fd = -1;
 	o.stdin_fd = o.stdout_fd = o.stderr_fd = o.pty_fd = -1;
-	ex->log = execlog_open(exec_cfg->log_dir, spec->id,
-	    spare_take(exec_spare));
+	ex->log = execlog_open(exec_cfg->log_dir, spec->log_id != NULL ?
+	    spec->log_id : spec->id, spare_take(exec_spare));
 	if (ex->log == NULL) {
 		*code = errno == ELOOP || errno == EPERM ? ERR_LOG_UNSAFE :
 		    ERR_LOG_FAILED;
 		xasprintf(cause, "cannot open the log %s/%s.log: %s",
-		    exec_cfg->log_dir, spec->id, execlog_strerror(errno));
+		    exec_cfg->log_dir, spec->log_id != NULL ? spec->log_id :
+		    spec->id, execlog_strerror(errno));
 		goto fail;
 	}
 	if (exec_open_io(ex, spec, &o) == -1) {

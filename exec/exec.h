@@ -58,6 +58,7 @@ typedef void (*exec_output_cb)(struct exec *, int fd, const char *buf,
 /* What to run; all borrowed for the length of exec_start(). */
 struct exec_spec {
 	const char	*id;		/* checked: safe as a file name */
+	const char	*log_id;	/* its log is <log_id>.log; NULL: id */
 	const char	*command;
 	const char	*cwd;		/* absolute, already checked */
 	char *const	*envp;

@@ -357,7 +357,8 @@ item_parse_args(json_t *root, struct item *it, struct item_error *err)
 	if (item_parse_command(args, it, err) == -1 ||
 	    item_parse_timeout(args, it, err) == -1 ||
 	    item_parse_env(args, it, err) == -1 ||
-	    item_parse_flags(args, it, err) == -1)
+	    item_parse_flags(args, it, err) == -1 ||
+	    item_parse_schedule(args, it, err) == -1)
 		return (-1);
 	return (0);
 }
@@ -479,6 +480,7 @@ item_free(struct item *it)
 	free(it->command);
 	free(it->cwd);
 	free(it->tier);
+	free(it->retry);
 	free(it->session_id);
 	free(it->token);
 	free(it->operator_token);

@@ -29,6 +29,31 @@ enum item_action {
 	ITEM_ACTION_WAIT,
 };
 
+/*
+ * args.retry: when a foreground command's run counts as failed, and how
+ * long to wait before the next attempt (docs/PROTOCOL.md section 4).
+ */
+#define ITEM_RETRY_EXIT		0x1	/* any non-zero exit */
+#define ITEM_RETRY_TIMEOUT	0x2
+#define ITEM_RETRY_SIGNAL	0x4
+#define ITEM_RETRY_SPAWN	0x8	/* it could not be started */
+#define ITEM_RETRY_CODES_MAX	32
+#define ITEM_RETRY_ATTEMPTS_DEF	3
+#define ITEM_RETRY_ATTEMPTS_MAX	25	/* Faktory's */
+#define ITEM_RETRY_INITIAL_DEF	1000
+#define ITEM_RETRY_MAX_DEF	300000	/* 5 min */
+#define ITEM_RETRY_WAIT_MAX	2592000000L	/* 30 days */
+#define ITEM_DELAY_MAX		2592000000L	/* args.delay_ms: 30 days */
+struct item_retry {
+	unsigned	 on;		/* ITEM_RETRY_* bits */
+	int		 codes[ITEM_RETRY_CODES_MAX];	/* exit codes that
+					   count besides "exit" */
+	size_t		 ncodes;
+	unsigned	 max_attempts;	/* every run, the first included */
+	long		 initial_ms, max_ms;
+	double		 factor;
+};
+
 /* A parsed EXEC item. Every string is owned by the item. */
 struct item {
 	char		*id;		/* [A-Za-z0-9_.:-]{1,128}, no leading . */
@@ -44,6 +69,11 @@ struct item {
 	int		 stream;	/* foreground: live output stream */
 	unsigned	 rows, cols;	/* PTY size; 0: default */
 	int		 retries;	/* re-runs allowed after worker_lost */
+	struct item_retry *retry;	/* args.retry; NULL: none given */
+	int		 no_retry;	/* args.retry false: not even the
+					   queue's default */
+	long		 delay_ms;	/* args.delay_ms; 0: none */
+	int64_t		 not_before_ms;	/* args.not_before_ms; 0: none */
 	long		 idle_timeout_ms;	/* 0: none (sessions) */
 	int		 tail_lines;	/* callback tail; -1: default */
 	char		*tier;		/* args.tier: may only lower the
@@ -119,6 +149,24 @@ void		 item_error_release(struct item_error *);	/* frees members */
 /* 1 if s is a usable item id or queue name (also safe as a file name). */
 int		 item_id_valid(const char *s);
 
+/*
+ * A retry policy from a JSON object (args.retry's shape; the worker's
+ * queue default too): allocated, or NULL with *err set.
+ */
+struct item_retry *item_retry_parse(struct json_t *, struct item_error *err);
+struct item_retry *item_retry_dup(const struct item_retry *);	/* NULL ok */
+/* 1 if this end of a run counts as a failure under r. */
+int		 item_retry_counts(const struct item_retry *r,
+		    int spawn_failed, int timed_out, int signal,
+		    int exit_code);
+/*
+ * The wait before the attempt after attempt (1: the first run): full
+ * jitter, rnd mod (the cap + 1), the cap initial_ms * factor^(attempt-1)
+ * up to max_ms.
+ */
+long		 item_retry_delay(const struct item_retry *r,
+		    unsigned attempt, uint32_t rnd);
+
 /* The facts of a finished foreground command; all borrowed. */
 struct item_result {
 	const char	*id;
@@ -137,6 +185,10 @@ struct item_result {
 	const char	*approved_by;	/* NULL: ran without approval */
 	struct json_t	*confinement;	/* borrowed object, or NULL */
 	const char	*log_error;	/* the log is short: why; else NULL */
+	unsigned	 attempt;	/* with args.retry: which run this
+					   was; 0: left out */
+	const char	*retry_end;	/* the last attempt: why no other
+					   follows; NULL: left out */
 	const char	*token;		/* its session token, sent once, last;
 					   NULL: left out (the kept copy) */
 };
@@ -146,6 +198,22 @@ struct item_result {
  * are not valid UTF-8 are replaced with U+FFFD, so any output encodes.
  */
 char	*item_result_to_json(const struct item_result *, size_t *len);
+/*
+ * An EXEC_SCHEDULED notice: item id waits (reason "delay" or "retry")
+ * and runs as attempt after delay_ms (-1: left out); last (stolen, may be
+ * NULL) is the answer of the attempt before. "due_ms" is -1, for the
+ * script that schedules it to fill in. Allocated, *len set.
+ */
+#define ITEM_DUE_UNKNOWN	"\"due_ms\":-1"
+char	*item_scheduled_to_json(const char *id, const char *reason,
+	    unsigned attempt, long delay_ms, struct json_t *last,
+	    size_t *len);
+/*
+ * Answer text (an object) with "attempt" and, when retry_end is not
+ * NULL, "retry" added; reallocated in place.
+ */
+void	 item_json_add_attempt(char **json, size_t *len, unsigned attempt,
+	    const char *retry_end);
 /* The facts of a session that ended, for its EXEC_CALLBACK; borrowed. */
 struct item_callback {
 	const char	*id, *session_id;

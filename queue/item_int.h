@@ -9,6 +9,7 @@
  *   item_process.c  PROCESS items: actions and their arguments, base64
  *   item_json.c     answers and other JSON the worker writes, UTF-8
  *                   sanitizing, approval decisions
+ *   item_retry.c    args.retry and the delays, and their decisions
  *   item_field.c    what they share, below them all: errors (item_fail)
  *                   and the readers of optional members, declared here
  *
@@ -61,6 +62,9 @@ int	item_get_bool(json_t *args, const char *key, int *out,
 /* An optional integer member in [min, max]: 0, or -1 (err). */
 int	item_get_int(json_t *args, const char *key, long min, long max,
 	    long *out, struct item_error *err);
+/* item_retry.c: args.retry, delay_ms, not_before_ms: 0, or -1 (err). */
+int	item_parse_schedule(json_t *args, struct item *it,
+	    struct item_error *err);
 /* item_process.c: the args of a PROCESS item into it: 0, or -1 (err). */
 int	item_parse_process(json_t *args, struct item *it,
 	    struct item_error *err);

@@ -163,10 +163,54 @@ item_result_to_json(const struct item_result *r, size_t *len)
 		json_object_set_new(root, "approval", json_pack("{s:o, s:o}",
 		    "request", item_json_str(r->request),
 		    "by", item_json_str(r->approved_by)));
+	if (root != NULL && r->attempt != 0)
+		json_object_set_new(root, "attempt",
+		    json_integer(r->attempt));
+	if (root != NULL && r->retry_end != NULL)
+		json_object_set_new(root, "retry", json_string(r->retry_end));
 	if (root != NULL && r->token != NULL)
 		json_object_set_new(root, "session_token",
 		    item_json_str(r->token));
 	return (item_dump(root, len));
+}
+
+char *
+item_scheduled_to_json(const char *id, const char *reason,
+    unsigned attempt, long delay_ms, json_t *last, size_t *len)
+{
+	json_t	*root;
+
+	root = json_pack("{s:s, s:o, s:s, s:I, s:i}",
+	    "type", "EXEC_SCHEDULED",
+	    "id", item_json_str(id),
+	    "reason", reason,
+	    "attempt", (json_int_t)attempt,
+	    "due_ms", -1);
+	if (root != NULL && delay_ms >= 0)
+		json_object_set_new(root, "delay_ms", json_integer(delay_ms));
+	if (root != NULL && last != NULL)
+		json_object_set_new(root, "last", last);
+	else
+		json_decref(last);
+	return (item_dump(root, len));
+}
+
+void
+item_json_add_attempt(char **json, size_t *len, unsigned attempt,
+    const char *retry_end)
+{
+	json_t	*root;
+
+	if ((root = json_loadb(*json, *len, 0, NULL)) == NULL ||
+	    !json_is_object(root)) {
+		json_decref(root);
+		return;
+	}
+	json_object_set_new(root, "attempt", json_integer(attempt));
+	if (retry_end != NULL)
+		json_object_set_new(root, "retry", json_string(retry_end));
+	free(*json);
+	*json = item_dump(root, len);
 }
 
 json_t *

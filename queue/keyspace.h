@@ -20,9 +20,12 @@
 /*
  * Per queue, items that wait for their time (a sorted set scored by the
  * ms, Redis's clock, at which they are due; retries and delayed items)
- * and the dead letters (a stream: the item and its last answer).
+ * with what each one is in a hash beside it (id -> lane, attempt and the
+ * entry's fields), and the dead letters (a stream: the item and its last
+ * answer).
  */
 #define KS_DELAYED_FMT		"q:%s:delayed"	/* queue */
+#define KS_DELAYED_ITEMS	"delayed:items"	/* after q:<queue>: */
 #define KS_DEAD_FMT		"q:%s:dead"	/* queue */
 /* The consumer group of every work lane. */
 #define KS_GROUP		"execq"

@@ -527,38 +527,71 @@ queue_answer_kept(struct queue *q, const char *reply_to, const char *lane,
     const char *entry_id, const char *json, size_t len, const char *kept,
     size_t kept_len)
 {
+	struct queue_answer	a;
+
+	memset(&a, 0, sizeof a);
+	a.reply_to = reply_to;
+	a.lane = lane;
+	a.item_id = item_id;
+	a.store = store;
+	a.stream = stream;
+	a.entry_id = entry_id;
+	a.json = json;
+	a.len = len;
+	a.kept = kept;
+	a.kept_len = kept_len;
+	queue_answer_send(q, &a);
+}
+
+void
+queue_answer_send(struct queue *q, const struct queue_answer *a)
+{
 	struct qcmd	 cmd;
 	struct qreq	*req;
 	char		*reply;
-	const char	*id = item_id != NULL ? item_id : "";
+	const char	*id = a->item_id != NULL ? a->item_id : "";
 
-	xasprintf(&reply, KS_QUEUE_FMT, reply_to, lane);
+	xasprintf(&reply, KS_QUEUE_FMT, a->reply_to, a->lane);
 	queue_cmd_init(&cmd);
 	queue_arg(&cmd, "EVAL");
 	queue_arg(&cmd, queue_answer_lua);
-	queue_arg(&cmd, "4");
+	queue_arg(&cmd, "7");
 	queue_arg(&cmd, reply);
-	if (store == QUEUE_STORE_CALLBACK)
+	if (a->store == QUEUE_STORE_CALLBACK)
 		queue_argf(&cmd, KS_SESSION "%s", id);
 	else
 		queue_argf(&cmd, KS_ANSWER "%s", id);
-	queue_arg(&cmd, stream != NULL ? stream : reply);
+	queue_arg(&cmd, a->stream != NULL ? a->stream : reply);
 	queue_argf(&cmd, KS_CLAIM "%s", id);
+	queue_argf(&cmd, "%sdead", q->lane_prefix);
+	queue_argf(&cmd, "%sdelayed", q->lane_prefix);
+	queue_argf(&cmd, "%s" KS_DELAYED_ITEMS, q->lane_prefix);
 	queue_arg(&cmd, QUEUE_REPLY_MAXLEN);
-	queue_argn(&cmd, json, len);
-	queue_argf(&cmd, "%c", item_id == NULL ? '0' : "0123"[store]);
+	queue_argn(&cmd, a->json, a->len);
+	queue_argf(&cmd, "%c", a->item_id == NULL ? '0' : "0123"[a->store]);
 	queue_argf(&cmd, "%u", q->answer_ttl_s);
-	queue_arg(&cmd, entry_id != NULL ? entry_id : "");
+	queue_arg(&cmd, a->entry_id != NULL ? a->entry_id : "");
 	queue_arg(&cmd, QUEUE_GROUP);
-	queue_argn(&cmd, kept != NULL ? kept : "", kept != NULL ? kept_len : 0);
+	queue_argn(&cmd, a->kept != NULL ? a->kept : "", a->kept != NULL ?
+	    a->kept_len : 0);
+	/* A dead letter or a schedule needs the entry it moves. */
+	queue_arg(&cmd, a->entry_id == NULL ? "" : a->sched ? "sched" :
+	    a->dead ? "dead" : "");
+	if (a->at_ms > 0)
+		queue_argf(&cmd, "%lld", (long long)a->at_ms);
+	else
+		queue_arg(&cmd, "");
+	queue_argf(&cmd, "%ld", a->delay_ms);
+	queue_argf(&cmd, "%u", a->attempt);
+	queue_arg(&cmd, id);
 	req = queue_cmd_req(&cmd);
-	if (store == QUEUE_STORE_CALLBACK)	/* the lost-session sweep's */
+	if (a->store == QUEUE_STORE_CALLBACK)	/* the lost-session sweep's */
 		xasprintf(&req->answers, "%s (a session's callback)", id);
-	else if (item_id != NULL)
-		req->answers = xstrdup(item_id);
-	else if (entry_id != NULL)
-		xasprintf(&req->answers, "(no id: entry %s of %s)", entry_id,
-		    stream != NULL ? stream : reply);
+	else if (a->item_id != NULL)
+		req->answers = xstrdup(a->item_id);
+	else if (a->entry_id != NULL)
+		xasprintf(&req->answers, "(no id: entry %s of %s)",
+		    a->entry_id, a->stream != NULL ? a->stream : reply);
 	queue_push(q, req);
 	free(reply);
 }

@@ -127,6 +127,7 @@ queue_status_cb(struct rconn *rc, redisReply *reply, void *arg)
 	    REDIS_REPLY_INTEGER)
 		return;
 	skew = reply->element[1]->integer;
+	q->skew_ms = skew;
 	if ((skew > 60000 || skew < -60000) != q->skewed)
 		log_warn("queue: this host's clock is %lld s %s Redis's%s",
 		    (skew < 0 ? -skew : skew) / 1000, skew < 0 ? "ahead of" :
@@ -244,6 +245,44 @@ queue_lost_cb(struct rconn *rc, redisReply *reply, void *arg)
 		    "as lost", reply->integer);
 	else if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
 		log_warn("queue: lost-session check: %s", reply->str);
+}
+
+int64_t
+queue_redis_ms(const struct queue *q)
+{
+	return (clock_wall_ms() + q->skew_ms);
+}
+
+/* What the promote script said. */
+static void
+queue_promote_cb(struct rconn *rc, redisReply *reply, void *arg)
+{
+	(void)rc;
+	(void)arg;
+	if (reply != NULL && reply->type == REDIS_REPLY_INTEGER &&
+	    reply->integer > 0)
+		log_debug("queue: %lld delayed item(s) due: back in their "
+		    "lanes", reply->integer);
+	else if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
+		log_warn("queue: delayed items: %s", reply->str);
+}
+
+/*
+ * Every second: delayed items that are due go back to their lanes. Any
+ * worker of the queue may move them; the script moves each once.
+ */
+static void
+queue_promote_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct queue	*q = arg;
+
+	(void)fd;
+	(void)what;
+	if (!q->wr.up || q->stopped || q->retired)
+		return;
+	rconn_command(q->wr.rc, queue_promote_cb, q, "EVAL %s 2 %sdelayed "
+	    "%s" KS_DELAYED_ITEMS " " KS_CLAIM " 100 %u", queue_promote_lua,
+	    q->lane_prefix, q->lane_prefix, q->answer_ttl_s);
 }
 
 /*
@@ -378,9 +417,15 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	q->ev_flush = evtimer_new(base, queue_flush_retry_cb, q);
 	q->ev_unblock = evtimer_new(base, queue_unblock_retry_cb, q);
 	q->ev_beat = event_new(base, -1, EV_PERSIST, queue_beat_cb, q);
+	q->ev_promote = event_new(base, -1, EV_PERSIST, queue_promote_tick_cb,
+	    q);
 	if (q->ev_read_retry == NULL || q->ev_flush == NULL ||
-	    q->ev_unblock == NULL || q->ev_beat == NULL)
+	    q->ev_unblock == NULL || q->ev_beat == NULL ||
+	    q->ev_promote == NULL)
 		fatal("out of memory (libevent)");
+	tv.tv_sec = 1;
+	tv.tv_usec = 0;
+	event_add(q->ev_promote, &tv);
 	beat_ms = q->claim_idle_ms / 3 < 1000 ? 1000 : q->claim_idle_ms / 3;
 	tv.tv_sec = beat_ms / 1000;
 	tv.tv_usec = (beat_ms % 1000) * 1000;
@@ -436,6 +481,7 @@ queue_free(struct queue *q)
 	event_free(q->ev_flush);
 	event_free(q->ev_unblock);
 	event_free(q->ev_beat);
+	event_free(q->ev_promote);
 	free(q->status);
 	free(q->lost_cb);
 	for (i = 0; i < (int)q->nlanes; i++) {

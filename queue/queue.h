@@ -38,6 +38,8 @@ struct queue_entry {
 	const char	*claim_id;	/* ... the item id it claimed */
 	const char	*answer;	/* ... QUEUE_CLAIM_ANSWERED's */
 	size_t		 answer_len;
+	unsigned	 attempt;	/* back from the delayed set as this
+					   attempt; 0: sent so */
 };
 
 typedef void (*queue_item_cb)(const struct queue_entry *, void *arg);
@@ -172,6 +174,26 @@ void		 queue_answer_kept(struct queue *, const char *reply_to,
 		    const char *stream, const char *entry_id, const char *json,
 		    size_t len, const char *kept, size_t kept_len);
 /*
+ * Every way an answer can go, for queue_answer_send(): the arguments of
+ * queue_answer_kept() and what becomes of the entry besides.
+ */
+struct queue_answer {
+	const char	*reply_to, *lane, *item_id;
+	enum queue_store store;
+	const char	*stream, *entry_id, *json, *kept;
+	size_t		 len, kept_len;
+	int		 dead;		/* the entry joins the dead letters
+					   (q:<queue>:dead) with the answer */
+	int		 sched;		/* the entry waits in q:<queue>:delayed
+					   and comes back as attempt; json's
+					   "due_ms":-1 says when */
+	int64_t		 at_ms;		/* sched: due then (Redis's clock),
+					   or ... */
+	long		 delay_ms;	/* ... this long from now (at_ms 0) */
+	unsigned	 attempt;
+};
+void		 queue_answer_send(struct queue *, const struct queue_answer *);
+/*
  * Hands a PROCESS item to the worker owning session_id (through its
  * inbox q:<queue>:ctl:<consumer>) and acknowledges it here: the owner
  * its session hash names, else the worker that ran the id (its claim;
@@ -191,6 +213,8 @@ void		 queue_forward(struct queue *, const char *session_id,
 #define QUEUE_READ_MAX	128
 typedef void (*queue_read_cb)(const struct queue_entry *, size_t n,
     int failed, void *arg);
+/* Redis's clock now (ms), as far as the last beat measured it. */
+int64_t		 queue_redis_ms(const struct queue *);
 /* This worker's consumer name. */
 const char	*queue_consumer(const struct queue *);
 /* Keeps an entry being worked on from being taken over (heartbeat). */

@@ -82,6 +82,7 @@ extern const char queue_claim_lua[];
 extern const char queue_release_lua[];
 extern const char queue_answer_lua[];
 extern const char queue_lost_lua[];
+extern const char queue_promote_lua[];
 extern const char queue_status_lua[];
 extern const char queue_fence_lua[];
 
@@ -167,6 +168,7 @@ struct qheld {
 	char			*owner;		/* the agent's; NULL */
 	size_t			 len, size;
 	int			 has_body, redelivered;
+	unsigned		 attempt;
 };
 TAILQ_HEAD(qhelds, qheld);
 
@@ -251,6 +253,7 @@ struct queue {
 	struct qhelds		 held;
 	LIST_HEAD(, qtrack)	 tracked;
 	struct event		*ev_beat;
+	struct event		*ev_promote;	/* due delayed items, 1 s */
 	char			*status;	/* for execq:workers; NULL */
 	char			*lost_cb;	/* item_lost_template() */
 	unsigned long long	 reconnects;
@@ -263,6 +266,7 @@ struct queue {
 	int			 replica;	/* ROLE or READONLY says so */
 	char			 refused[128];	/* Redis refused our last
 						   write: why; "" if not */
+	long long		 skew_ms;	/* Redis's clock less ours */
 	int			 skewed;	/* our clock is a minute or
 						   more off Redis's */
 };

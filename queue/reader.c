@@ -110,6 +110,8 @@ queue_offer(struct queue *q, const char *stream, const char *id,
     const redisReply *const *claim)
 {
 	const redisReply	*item = queue_field(fields, "item");
+	const redisReply	*att = queue_field(fields, "attempt");
+	unsigned		 attempt = 0;
 	struct queue_entry	 e;
 	struct qheld		*h;
 	unsigned		 lane = queue_lane_index(q, stream);
@@ -117,6 +119,8 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 	const char		*owner = queue_owner(q, lane, fields);
 	size_t			 len = item != NULL ? item->len : 0;
 
+	if (att != NULL && !ctl)
+		attempt = (unsigned)strtoul(att->str, NULL, 10);
 	if (size == 0 && len > q->max_item_bytes)
 		size = len;
 	if (size != 0 && len > QUEUE_HEAD_BYTES)
@@ -132,6 +136,7 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 		h->len = len;
 		h->size = size;
 		h->redelivered = redelivered;
+		h->attempt = attempt;
 		h->owner = owner != NULL ? xstrdup(owner) : NULL;
 		TAILQ_INSERT_TAIL(&q->held, h, entry);
 		queue_track(q, stream, id);	/* nobody takes it over */
@@ -147,6 +152,7 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 	e.redelivered = redelivered;
 	e.control = ctl;
 	e.owner = owner;
+	e.attempt = attempt;
 	e.claim = claim != NULL ? (int)claim[0]->integer : 0;
 	e.claim_id = claim != NULL ? claim[2]->str : NULL;
 	/*
@@ -189,6 +195,7 @@ queue_offer_held(struct queue *q)
 		e.redelivered = h->redelivered;
 		e.control = 0;
 		e.owner = h->owner;
+		e.attempt = h->attempt;
 		e.claim = 0;
 		e.claim_id = e.answer = NULL;
 		e.answer_len = 0;

@@ -193,14 +193,50 @@ const char queue_release_lua[] =
  * A session's callback goes out once: the first of the worker and the
  * lost-session sweep marks the session hash and the other stays silent.
  * A reply stream nobody reads any more expires ttl after its last answer.
+ *
+ * ARGV[8] "dead": the entry as it was (its fields but "attempt") goes to
+ * the dead letters with its id, lane and this answer. "sched": it waits
+ * in the delayed set instead (KEYS[6] scored by when it is due, KEYS[7]
+ * id -> {s = lane, a = attempt, f = fields}), due at ARGV[9] (ms, Redis's
+ * clock) or ARGV[10] ms from now, to come back as attempt ARGV[11]; its
+ * claim becomes "@sched" (a copy sent meanwhile is a duplicate, and the
+ * promote script lets go of it), and the answer's "due_ms":-1 says when.
+ * Both act only as the entry is acknowledged: a resent answer does
+ * neither again.
+ *   KEYS: 5 dead letters, 6 delayed set, 7 delayed items
+ *   ARGV: 8 "", "dead" or "sched", 9 due (ms) or "", 10 delay (ms),
+ *         11 attempt, 12 the item id ("": none)
  */
+#define QUEUE_ANSWER_AFTER \
+    "local function after(stream, entry) " \
+    " local e = redis.call('XRANGE', stream, entry, entry) " \
+    " local f, keep = e[1] and e[1][2] or {}, {} " \
+    " for j = 1, #f - 1, 2 do if f[j] ~= 'attempt' then " \
+    "  keep[#keep + 1] = f[j] keep[#keep + 1] = f[j + 1] end end " \
+    " if ARGV[8] == 'dead' then " \
+    "  redis.call('XADD', KEYS[5], '*', 'id', ARGV[12], 'lane', stream, " \
+    "   'answer', ARGV[2], unpack(keep)) return ARGV[2] end " \
+    " local t = redis.call('TIME') " \
+    " local due = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) " \
+    "  + tonumber(ARGV[10]) " \
+    " if ARGV[9] ~= '' then due = tonumber(ARGV[9]) end " \
+    " redis.call('ZADD', KEYS[6], due, ARGV[12]) " \
+    " redis.call('HSET', KEYS[7], ARGV[12], cjson.encode({s = stream, " \
+    "  a = ARGV[11], f = keep})) " \
+    " redis.call('SET', KEYS[4], '@sched', 'PX', " \
+    "  math.max(due - tonumber(t[1]) * 1000, 0) + ARGV[4] * 1000) " \
+    " return (string.gsub(ARGV[2], '\"due_ms\":%-1', " \
+    "  '\"due_ms\":' .. string.format('%d', due), 1)) end "
+
 const char queue_answer_lua[] =
+    QUEUE_ANSWER_AFTER
     "if ARGV[5] ~= '' then "
     " local n = redis.pcall('XACK', KEYS[3], ARGV[6], ARGV[5]) "
     " if type(n) == 'table' and n.err then "
     "  if string.sub(n.err, 1, 7) ~= 'NOGROUP' then "
     "   return redis.error_reply(n.err) end "
     "  n = 0 end "
+    " if n == 1 and ARGV[8] ~= '' then ARGV[2] = after(KEYS[3], ARGV[5]) end "
     " if n == 1 then redis.call('XDEL', KEYS[3], ARGV[5]) "
     " elseif ARGV[3] ~= '3' and (redis.call('EXISTS', KEYS[4]) == 1 or "
     "  redis.call('EXISTS', KEYS[2]) == 1) then return 0 end "
@@ -220,6 +256,31 @@ const char queue_answer_lua[] =
     "elseif ARGV[3] == '2' then redis.call('SET', KEYS[4], '-', 'EX', "
     " ARGV[4]) end "
     "return 1";
+
+/*
+ * Items of the delayed set that are due go back to their lanes, at most
+ * ARGV[2] of them, with their attempt (an entry field), in one step:
+ * whichever worker's beat runs it, each moves once. Their claims are let
+ * go of, so they run. Returns how many moved.
+ *   KEYS: 1 delayed set, 2 delayed items
+ *   ARGV: 1 the claim keys' prefix, 2 count, 3 ttl
+ */
+const char queue_promote_lua[] =
+    "local t = redis.call('TIME') "
+    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "
+    "local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, "
+    " 'LIMIT', 0, tonumber(ARGV[2])) "
+    "for _, id in ipairs(ids) do "
+    " local p = redis.call('HGET', KEYS[2], id) "
+    " local ok, d = pcall(cjson.decode, p or '') "
+    " if ok and type(d) == 'table' and type(d.s) == 'string' then "
+    "  local f = d.f or {} "
+    "  f[#f + 1] = 'attempt' f[#f + 1] = tostring(d.a or 1) "
+    "  if redis.call('GET', ARGV[1] .. id) == '@sched' then "
+    "   redis.call('SET', ARGV[1] .. id, '-', 'EX', ARGV[3]) end "
+    "  redis.call('XADD', d.s, '*', unpack(f)) end "
+    " redis.call('ZREM', KEYS[1], id) redis.call('HDEL', KEYS[2], id) "
+    "end return #ids";
 
 /*
  * Sessions whose worker is gone (no heartbeat for claim_idle) end as

@@ -34,6 +34,8 @@ struct config {
 	char		*agents;		/* read their own lanes too */
 	char		*network_domains;	/* through the proxy */
 	char		*network_private_hosts;	/* ... even if private */
+	char		*retry;			/* the queue's default args.retry
+						   (JSON); "": none */
 	char		*workspace;		/* "workspace": realpath'd at load */
 	char		*log_dir;		/* ".tmp/exec" */
 	char		*state_dir;		/* ".tmp/state": audit, spool */

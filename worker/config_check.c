@@ -3,9 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "logs/xmalloc.h"
 #include "policy/classify.h"
 #include "policy/netaddr.h"
+#include "queue/item.h"
 #include "queue/rurl.h"
 #include "worker/config_int.h"
 #include "worker/http.h"
@@ -23,6 +26,35 @@ config_check_url(const char *s)
 		return (cause);
 	rurl_release(&u);
 	return (NULL);
+}
+
+/* The queue's default retry policy: "" or args.retry's JSON object. */
+char *
+config_check_retry(const char *s)
+{
+	struct item_retry	*r;
+	struct item_error	 err;
+	json_t			*v;
+	json_error_t		 jerr;
+	char			*msg;
+
+	if (*s == '\0')
+		return (NULL);
+	if ((v = json_loads(s, JSON_REJECT_DUPLICATES, &jerr)) == NULL) {
+		xasprintf(&msg, "not JSON: %s (an object such as "
+		    "{\"max_attempts\": 5, \"on\": [\"exit\"]})", jerr.text);
+		return (msg);
+	}
+	memset(&err, 0, sizeof err);
+	r = item_retry_parse(v, &err);
+	json_decref(v);
+	if (r != NULL) {
+		free(r);
+		return (NULL);
+	}
+	msg = xstrdup(err.message);
+	item_error_release(&err);
+	return (msg);
 }
 
 /* Queue, reply and consumer names: [A-Za-z0-9_.:-]{1,128}, no '.' first. */

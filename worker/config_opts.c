@@ -179,6 +179,11 @@ const struct config_opt config_opts[] = {
 	  OFF(network), 0, 0, "off", NULL,
 	  "commands of this queue have network; else only\n"
 	  "an approved item asking for it (queue_network)", NULL },
+	{ "retry", "retry", NULL, "EXECQ_RETRY", CONFIG_STRING, OFF(retry),
+	  0, 0, "", "JSON",
+	  "the queue's retry policy for items without\n"
+	  "args.retry: the same object ({\"max_attempts\":5})",
+	  config_check_retry },
 	{ "network_domains", "network-domains", NULL,
 	  "EXECQ_NETWORK_DOMAINS", CONFIG_STRING, OFF(network_domains), 0, 0,
 	  "", "NAMES",

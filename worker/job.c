@@ -120,6 +120,8 @@ worker_job_create(struct worker *w, const struct queue_entry *e)
 		    e->owner);
 	}
 	j->received_us = clock_mono_us();
+	j->attempt = e->attempt != 0 ? e->attempt : 1;
+	j->waited = e->attempt != 0;
 	if (e->claim == QUEUE_CLAIM_RUN)
 		j->claim_id = xstrdup(e->claim_id);
 	worker_job_move(j, e->control ? JOB_CONTROL : JOB_CHECKING);
@@ -196,6 +198,44 @@ worker_answered(struct job *j, enum errcode code)
 	    (clock_mono_us() - j->received_us) / 1e6);
 }
 
+int
+worker_dead_code(enum errcode code)
+{
+	switch (code) {
+	case ERR_ITEM_TOO_LARGE:
+	case ERR_COMMAND_TOO_LONG:
+	case ERR_NUL_BYTE:
+	case ERR_BAD_JSON:
+	case ERR_BAD_ITEM:
+	case ERR_BAD_ID:
+	case ERR_UNKNOWN_TYPE:
+	case ERR_BAD_REPLY_TO:
+	case ERR_MISSING_COMMAND:
+	case ERR_BAD_TIMEOUT:
+	case ERR_BAD_ENV:
+	case ERR_ENV_FORBIDDEN:
+	case ERR_CWD_OUTSIDE_WORKSPACE:
+	case ERR_CWD_NOT_FOUND:
+	case ERR_BAD_TIER:
+	case ERR_BAD_ARGS:
+	case ERR_BLOCKED:
+	case ERR_OUTSIDE_WORKSPACE:
+	case ERR_APPROVAL_EXPIRED:
+	case ERR_WORKER_LOST:
+		return (1);
+	default:
+		return (0);
+	}
+}
+
+const struct item_retry *
+worker_attempt_policy(const struct job *j)
+{
+	if (j->item == NULL || j->item->background || j->item->no_retry)
+		return (NULL);
+	return (j->item->retry != NULL ? j->item->retry : j->w->retry);
+}
+
 /*
  * Forgets a job whose entry is acknowledged (or will be) elsewhere. A
  * claim made as it was read, for an item that never ran, is let go.
@@ -222,7 +262,8 @@ worker_finish_kept(struct job *j, enum errcode code, const char *reply_to,
     const char *id, enum queue_store store, const char *json, size_t len,
     const char *kept, size_t kept_len)
 {
-	struct worker	*w = j->w;
+	struct worker		*w = j->w;
+	struct queue_answer	 a;
 
 	/* Refused after its claim: the answer lets go of it. */
 	if (j->claim_id != NULL && store == QUEUE_STORE_NONE && id != NULL &&
@@ -231,8 +272,21 @@ worker_finish_kept(struct job *j, enum errcode code, const char *reply_to,
 		free(j->claim_id);
 		j->claim_id = NULL;
 	}
-	queue_answer_kept(w->q, worker_reply_to(j, reply_to), KS_LANE_NORMAL,
-	    id, store, j->stream, j->entry_id, json, len, kept, kept_len);
+	memset(&a, 0, sizeof a);
+	a.reply_to = worker_reply_to(j, reply_to);
+	a.lane = KS_LANE_NORMAL;
+	a.item_id = id;
+	a.store = store;
+	a.stream = j->stream;
+	a.entry_id = j->entry_id;
+	a.json = json;
+	a.len = len;
+	a.kept = kept;
+	a.kept_len = kept_len;
+	/* What no worker can run stays in sight: the dead letters. */
+	a.dead = j->state != JOB_CONTROL && (j->dead ||
+	    worker_dead_code(code));
+	queue_answer_send(w->q, &a);
 	worker_answered(j, code);
 	worker_drop(j);
 }
@@ -255,6 +309,8 @@ worker_fail(struct job *j, const char *reply_to, const char *id,
 	log_info("item %s: %s: %s", id != NULL ? id : "(no id)",
 	    errcode_name(code), message);
 	json = item_error_to_json(id, code, message, &len);
+	if (worker_attempt_policy(j) != NULL)
+		item_json_add_attempt(&json, &len, j->attempt, NULL);
 	worker_finish(j, code, reply_to, id, store, json, len);
 	free(json);
 }

@@ -113,16 +113,30 @@ worker_exec_done(struct exec *ex, void *arg)
 	ir.log_error = r.log_error != 0 ? strerror(r.log_error) : NULL;
 	log_info("item %s: exit %d%s in %lld ms", j->item->id, r.exit_code,
 	    ir.timed_out ? " (timed out)" : "", (long long)r.duration_ms);
+	if (worker_attempt_policy(j) != NULL)
+		ir.attempt = j->attempt;
 	kept = item_result_to_json(&ir, &kept_len);
-	ir.token = j->token;		/* sent once, never kept */
-	json = item_result_to_json(&ir, &len);
-	json_decref(conf);
 	if (j->live != NULL)
 		worker_live_end(j, &r);
 	metrics_add(j->w->metrics, METRICS_OUTPUT_BYTES, r.output_bytes,
 	    "foreground", NULL);
-	exec_result_release(&r);
 	j->ex = NULL;
+	if (worker_attempt_retry(j, 0, ir.timed_out, r.signal, r.exit_code,
+	    kept, kept_len)) {
+		json_decref(conf);
+		exec_result_release(&r);
+		free(kept);
+		return;
+	}
+	if (j->retry_end != NULL) {	/* the last attempt says why */
+		ir.retry_end = j->retry_end;
+		free(kept);
+		kept = item_result_to_json(&ir, &kept_len);
+	}
+	ir.token = j->token;		/* sent once, never kept */
+	json = item_result_to_json(&ir, &len);
+	json_decref(conf);
+	exec_result_release(&r);
 	worker_finish_kept(j, ERR_NONE, j->item->reply_to, j->item->id,
 	    QUEUE_STORE_ANSWER, json, len, kept, kept_len);
 	free(json);
@@ -163,7 +177,7 @@ worker_start(struct job *j)
 	struct worker		*w = j->w;
 	struct exec_spec	 spec;
 	enum errcode		 code;
-	char			*cause, *json, *kept;
+	char			*cause, *json, *kept, *log_id = NULL;
 	size_t			 len, kept_len;
 
 	worker_job_move(j, JOB_RUNNING);
@@ -213,7 +227,27 @@ worker_start(struct job *j)
 		j->live = live_create(w->base, w->q, j->item->id, 1);
 		spec.outputcb = worker_output_cb;
 	}
+	if (j->attempt > 1)	/* each attempt its own log */
+		xasprintf(&log_id, "%s.attempt-%u", j->item->id, j->attempt);
+	spec.log_id = log_id;
 	j->ex = exec_start(&spec, worker_exec_done, j, &code, &cause);
+	free(log_id);
+	if (j->ex == NULL && code == ERR_SPAWN_FAILED &&
+	    worker_attempt_policy(j) != NULL) {
+		json = item_error_to_json(j->item->id, code, cause, &len);
+		item_json_add_attempt(&json, &len, j->attempt, NULL);
+		if (worker_attempt_retry(j, 1, 0, 0, 0, json, len)) {
+			free(json);
+			free(cause);
+			return;
+		}
+		item_json_add_attempt(&json, &len, j->attempt, j->retry_end);
+		worker_finish(j, code, j->item->reply_to, j->item->id,
+		    QUEUE_STORE_ANSWER, json, len);
+		free(json);
+		free(cause);
+		return;
+	}
 	if (j->ex == NULL) {
 		/* It never ran: the same id may be sent again. */
 		worker_fail(j, j->item->reply_to, j->item->id, code, cause,
@@ -310,6 +344,8 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 			    "again", QUEUE_STORE_RELEASE);
 			break;
 		}
+		if (worker_attempt_defer(j))
+			break;
 		if (j->dec.action == CLS_HOLD) {
 			worker_park(j);
 			break;
@@ -770,6 +806,16 @@ worker_create(struct event_base *base, const struct config *cfg)
 	sessions_set_metrics(w->sessions, w->metrics);
 	w->approvals = approvals_create(base, w->q, cfg);
 	w->net_domains = worker_names(cfg->network_domains);
+	if (cfg->retry[0] != '\0') {	/* checked as the config loaded */
+		json_t			*v;
+		struct item_error	 err;
+
+		memset(&err, 0, sizeof err);
+		v = json_loads(cfg->retry, 0, NULL);
+		if ((w->retry = item_retry_parse(v, &err)) == NULL)
+			fatal("retry: %s", err.message);
+		json_decref(v);
+	}
 	w->net_private = worker_names(cfg->network_private_hosts);
 	worker_proxy(w);
 	worker_publish(w, 0);		/* written when Redis is up */
@@ -805,6 +851,7 @@ worker_free(struct worker *w)
 	proxy_free(w->proxy);	/* after the sessions: they revoke */
 	xstrvfree(w->net_domains);
 	xstrvfree(w->net_private);
+	free(w->retry);
 	approvals_free(w->approvals);
 	syncer_free(w->syncer);	/* finishes its fsyncs, calls nobody back */
 	exec_shutdown();	/* kills what still runs, no callbacks */

@@ -13,6 +13,7 @@
  *               the queue is told, and the one way a job ends
  *               (worker_drop, worker_finish, worker_fail); the audit line
  *   admit.c     the gate, the limits, the tier and the policy's decision
+ *   attempt.c   delays, retries and dead letters: an item's attempts
  *   held.c      held items: the approval's bookkeeping and the memory of
  *               the ones that ended without running
  *   boundary.c  start-up: the dirs, the boundary, tier auto, the policy
@@ -23,7 +24,7 @@
  *               the wiring (worker_create, worker_free)
  *
  * Depends one way: worker.c -> signals.c -> held.c, publish.c -> job.c;
- * admit.c -> job.c; boundary.c alone.
+ * admit.c, attempt.c -> job.c; boundary.c alone.
  */
 
 #include <sys/queue.h>
@@ -109,6 +110,11 @@ struct job {
 	char		*claim_id;	/* claimed by the read, for us, and
 					   not used yet: let go of it if the
 					   item never runs; else NULL */
+	unsigned	 attempt;	/* which run of the item: 1, 2, ... */
+	int		 waited;	/* back from the delayed set */
+	const char	*retry_end;	/* the last attempt's why (static) */
+	int		 dead;		/* its answer ends its attempts: the
+					   entry joins the dead letters */
 };
 
 #define WORKER_OWNER_REPLIES	"replies"	/* <agent>.replies */
@@ -133,6 +139,7 @@ struct worker {
 	struct proxy		*proxy;		/* the egress proxy; NULL:
 						   none could be made */
 	char			**net_domains;	/* network_domains, split */
+	struct item_retry	*retry;		/* the queue's default; NULL */
 	char			**net_private;	/* network_private_hosts */
 	struct audit		*audit;
 	LIST_HEAD(, job)	 jobs;
@@ -226,6 +233,10 @@ void		 worker_finish_kept(struct job *, enum errcode code,
 void		 worker_fail(struct job *, const char *reply_to,
 		    const char *id, enum errcode code, const char *message,
 		    enum queue_store);
+/* 1 if an answer with this code means no worker can run the item. */
+int		 worker_dead_code(enum errcode);
+/* Job j's retry policy: its args.retry, else the queue's; NULL: none. */
+const struct item_retry *worker_attempt_policy(const struct job *);
 /* One line in the audit log about job j (reason NULL: the policy's). */
 void		 worker_audit(struct job *, const char *event, const char *by,
 		    const char *reason);
@@ -241,6 +252,22 @@ int		 worker_check_owner(struct job *);
 int		 worker_check(struct job *);
 /* The tier and the policy's decision (j->dec): refused is answered. */
 int		 worker_classify(struct job *);
+
+/* attempt.c */
+/*
+ * A claimed item sent with args.delay_ms or a not_before_ms still to
+ * come, not back from that wait yet, waits in Redis:
+ * 1 (j answered EXEC_SCHEDULED and freed), or 0: it runs now.
+ */
+int		 worker_attempt_defer(struct job *);
+/*
+ * A run of j ended so (last: its answer): 1 if another attempt follows
+ * (scheduled, j answered EXEC_SCHEDULED and freed); 0: this was the last
+ * (j->retry_end and j->dead say why), and the caller answers j.
+ */
+int		 worker_attempt_retry(struct job *, int spawn_failed,
+		    int timed_out, int signal, int exit_code, const char *last,
+		    size_t last_len);
 
 /* held.c */
 /*
