@@ -77,7 +77,8 @@ $(WORKER_BIN): $(BUILD)/obj/worker/main.o $(LIB_OBJ)
 
 CLI_SRC   = cli/main.c cli/util.c cli/opts.c cli/clientconf.c cli/conn.c \
             cli/tokens.c cli/cmd_run.c cli/cmd_sessions.c cli/cmd_process.c \
-            cli/cmd_logs.c cli/cmd_policy.c cli/cmd_workers.c cli/tools.c \
+            cli/cmd_logs.c cli/cmd_policy.c cli/cmd_workers.c cli/cmd_dead.c \
+            cli/tools.c \
             cli/cmd_tools.c cli/mcp_call.c cli/mcp.c cli/mcp_http.c \
             cli/cmd_mcp.c
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)

@@ -73,6 +73,8 @@ static const struct execq_cmd {
 	    "what the command policy would do with a command (runs nothing)" },
 	{ "workers",	execq_cmd_workers, O,
 	    "list the workers on this Redis: state, load, confinement" },
+	{ "dead",	execq_cmd_dead, O,
+	    "list the dead letters; requeue or drop them" },
 	{ "approvals",	execq_cmd_approvals, O,
 	    "list the commands waiting for a human's approval" },
 	{ "approve",	execq_cmd_approve, O,

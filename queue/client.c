@@ -14,6 +14,7 @@
 #include "queue/client.h"
 #include "queue/keyspace.h"
 #include "queue/rconn.h"
+#include "queue/scripts.h"
 
 redisReply *
 client_auth(struct rconn *c, const char *user, const char *password)
@@ -49,6 +50,46 @@ redisReply *
 client_whoami(struct rconn *c)
 {
 	return (rconn_call(c, "ACL WHOAMI"));
+}
+
+redisReply *
+client_dead_list(struct rconn *c, const char *queue, long count)
+{
+	redisReply	*r;
+	char		*key;
+
+	xasprintf(&key, KS_DEAD_FMT, queue);
+	if (count > 0)
+		r = rconn_call(c, "XRANGE %s - + COUNT %ld", key, count);
+	else
+		r = rconn_call(c, "XRANGE %s - +", key);
+	free(key);
+	return (r);
+}
+
+redisReply *
+client_dead_requeue(struct rconn *c, const char *queue, const char *entry)
+{
+	redisReply	*r;
+	char		*key;
+
+	xasprintf(&key, KS_DEAD_FMT, queue);
+	r = rconn_call(c, "EVAL %s 1 %s %s " KS_CLAIM " " KS_ANSWER,
+	    queue_requeue_lua, key, entry);
+	free(key);
+	return (r);
+}
+
+redisReply *
+client_dead_drop(struct rconn *c, const char *queue, const char *entry)
+{
+	redisReply	*r;
+	char		*key;
+
+	xasprintf(&key, KS_DEAD_FMT, queue);
+	r = rconn_call(c, "XDEL %s %s", key, entry);
+	free(key);
+	return (r);
 }
 
 redisReply *

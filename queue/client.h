@@ -31,6 +31,17 @@ struct redisReply *client_sentinel_master(struct rconn *,
 /* ACL WHOAMI: the Redis user this connection is. */
 struct redisReply *client_whoami(struct rconn *);
 
+/* The dead letters of queue (q:<queue>:dead). */
+/* XRANGE: the oldest count letters (count 0: all). */
+struct redisReply *client_dead_list(struct rconn *, const char *queue,
+	    long count);
+/* The requeue script: 1, or 0 / -1 / -2 (queue/scripts.c says). */
+struct redisReply *client_dead_requeue(struct rconn *, const char *queue,
+	    const char *entry);
+/* XDEL: 1 if it was there. */
+struct redisReply *client_dead_drop(struct rconn *, const char *queue,
+	    const char *entry);
+
 /* Streams. */
 /* XADD stream * item <json>: an item, or a PROCESS item, to a queue. */
 struct redisReply *client_item_add(struct rconn *, const char *stream,

@@ -45,6 +45,7 @@
 #include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "queue/rconn.h"
+#include "queue/scripts.h"
 #include "queue/rurl.h"
 #include "queue/spool.h"
 
@@ -76,15 +77,6 @@ struct syncer;
 
 
 /* scripts.c */
-extern const char queue_fetch_lua[];
-extern const char queue_forward_lua[];
-extern const char queue_claim_lua[];
-extern const char queue_release_lua[];
-extern const char queue_answer_lua[];
-extern const char queue_lost_lua[];
-extern const char queue_promote_lua[];
-extern const char queue_status_lua[];
-extern const char queue_fence_lua[];
 
 struct queue;
 struct qconn;

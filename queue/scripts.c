@@ -283,6 +283,35 @@ const char queue_promote_lua[] =
     "end return #ids";
 
 /*
+ * A dead letter sent again (execq dead requeue): its item (the entry's
+ * fields but id, lane and answer) goes back to its lane, the id's claim
+ * and answer are forgotten so it runs, and the letter goes. Returns 1;
+ * 0: no such letter; -1: it holds no item (refused as too large, say,
+ * its head only is gone); -2: the id runs now under another entry.
+ *   KEYS: 1 the dead letters
+ *   ARGV: 1 the letter's entry id, 2 the claim keys' prefix, 3 the
+ *         answer keys' prefix
+ */
+const char queue_requeue_lua[] =
+    "local e = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1]) "
+    "if not e[1] then return 0 end "
+    "local f, id, lane, keep = e[1][2], '', nil, {} "
+    "for j = 1, #f - 1, 2 do "
+    " if f[j] == 'id' then id = f[j + 1] "
+    " elseif f[j] == 'lane' then lane = f[j + 1] "
+    " elseif f[j] ~= 'answer' then "
+    "  keep[#keep + 1] = f[j] keep[#keep + 1] = f[j + 1] end end "
+    "if not lane or #keep == 0 then return -1 end "
+    "if id ~= '' then "
+    " local c = redis.call('GET', ARGV[2] .. id) "
+    " if c and c ~= '-' and redis.call('EXISTS', ARGV[3] .. id) == 0 then "
+    "  return -2 end "
+    " redis.call('DEL', ARGV[2] .. id, ARGV[3] .. id) end "
+    "redis.call('XADD', lane, '*', unpack(keep)) "
+    "redis.call('XDEL', KEYS[1], ARGV[1]) "
+    "return 1";
+
+/*
  * Sessions whose worker is gone (no heartbeat for claim_idle) end as
  * "lost", with their one EXEC_CALLBACK, sent by whichever worker sees it
  * first (the script is atomic). The callback's template comes from

@@ -120,9 +120,10 @@ test_retry_until_success(void **state)
 static void
 test_retry_exhausted(void **state)
 {
-	struct harness	*h = harness_fixture(state);
-	redisReply	*r;
-	json_t		*a;
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	redisReply		*r;
+	json_t			*a;
 
 	harness_worker_start(h, NULL, NULL);
 	harness_submit(h, "normal", "x4", "exit 4",
@@ -149,6 +150,35 @@ test_retry_exhausted(void **state)
 	assert_non_null(strstr(field(r->element[0], "answer"),
 	    "\"exhausted\""));
 	assert_null(field(r->element[0], "attempt"));
+	freeReplyObject(r);
+	/* execq dead shows it; requeue runs it again, as a first attempt. */
+	harness_cli_sh(h, &p, WAIT_MS, "$CLI dead --queue $EXECQ_QUEUE "
+	    "--json && $CLI dead --queue $EXECQ_QUEUE requeue x3");
+	if (harness_proc_exit(&p) != 0 || strstr(p.out, "\"id\":\"x3\"") ==
+	    NULL || strstr(p.out, "\"exhausted\"") == NULL ||
+	    strstr(p.out, "requeued x3") == NULL)
+		harness_fail(h, "execq dead: %d: %s%s", harness_proc_exit(&p),
+		    p.out, p.err);
+	harness_proc_release(&p);
+	a = next(h, "x3", "EXEC_SCHEDULED");
+	assert_int_equal(harness_jint(a, "attempt"), 2);
+	json_decref(a);
+	a = next(h, "x3", "EXEC_RESULT");
+	assert_string_equal(harness_jstr(a, "retry"), "exhausted");
+	json_decref(a);
+	/* Its new letter (the old went with the requeue); drop forgets it. */
+	r = dead_letters(h);
+	assert_int_equal(r->elements, 1);
+	freeReplyObject(r);
+	harness_cli_sh(h, &p, WAIT_MS, "$CLI dead --queue $EXECQ_QUEUE "
+	    "drop x3 && $CLI dead --queue $EXECQ_QUEUE drop x3");
+	if (harness_proc_exit(&p) != 1 || strstr(p.out, "dropped x3") ==
+	    NULL || strstr(p.err, "no dead letter") == NULL)
+		harness_fail(h, "execq dead drop: %d: %s%s",
+		    harness_proc_exit(&p), p.out, p.err);
+	harness_proc_release(&p);
+	r = dead_letters(h);
+	assert_int_equal(r->elements, 0);
 	freeReplyObject(r);
 	harness_pass(h);
 }
