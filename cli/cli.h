@@ -425,6 +425,7 @@ const char *execq_signal_name(const struct json_t *, char *buf);
 int	 execq_cmd_run(const char *redis, int argc, char **argv);
 int	 execq_cmd_submit(const char *redis, int argc, char **argv);
 /* cmd_workers.c */
+int	 execq_cmd_cancel(const char *redis, int argc, char **argv);
 int	 execq_cmd_dead(const char *redis, int argc, char **argv);
 int	 execq_cmd_workers(const char *redis, int argc, char **argv);
 /* cmd_sessions.c */

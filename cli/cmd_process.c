@@ -67,7 +67,7 @@ static const struct option execq_kill_longopts[] = {
 	{ NULL,			0,		   NULL, 0 }
 };
 
-/* keys takes only the shared options; wait also --timeout. */
+/* keys and cancel take only the shared options; wait also --timeout. */
 static const struct option execq_keys_longopts[] = {
 	{ "queue",		required_argument, NULL, EXECQ_OPT_QUEUE },
 	{ "redis",		required_argument, NULL, EXECQ_OPT_REDIS },
@@ -654,6 +654,82 @@ execq_cmd_wait(const char *redis, int argc, char **argv)
 		rc = execq_wait_loop(&s, argv[optind],
 		    (long long)(o.timeout_s * 1000 + 0.5));
 out:
+	execq_session_close(&s);
+	execq_opts_release(&o);
+	return (rc);
+}
+
+/* cancel --help. */
+static void
+execq_cancel_usage(FILE *f)
+{
+	fputs("usage: execq cancel ID\n"
+	    "\n"
+	    "Cancels item ID before it runs: one waiting in the queue, one\n"
+	    "delayed (args.delay_ms, or between the attempts of a retry) or\n"
+	    "one held for approval. It never runs, and its sender gets ERROR\n"
+	    "cancelled (a queued item's, when a worker reaches it). An id\n"
+	    "not sent yet is cancelled when it comes (within answer_ttl_s).\n"
+	    "One that runs already is not: kill it ('execq kill ID').\n"
+	    "Agents cancel their own ids; an operator's token, any.\n"
+	    "\n"
+	    "Options:\n"
+	    "  --queue Q       work queue (default: $EXECQ_QUEUE, else exec)\n"
+	    "  --redis URL     Redis address (see 'execq --help')\n"
+	    "  -h, --help      show this help\n"
+	    "\n"
+	    "Prints what was cancelled, or why not. Exit status: 0 when\n"
+	    "cancelled; 1 when it runs or ran already; 125 on an ERROR\n"
+	    "(forbidden...), no answer or a Redis failure; 2 on a usage\n"
+	    "error.\n", f);
+}
+
+/* execq cancel: an item before it runs. */
+int
+execq_cmd_cancel(const char *redis, int argc, char **argv)
+{
+	struct execq_opts	 o;
+	struct execq_session	 s;
+	struct execq_answer	 a = { NULL, NULL, 0 };
+	json_t			*args = NULL;
+	const char		*state, *note;
+	int			 rc;
+
+	execq_opts_init(&o, redis);
+	memset(&s, 0, sizeof s);
+	if ((rc = execq_opts_getopt(&o, "cancel", argc, argv, "h",
+	    execq_keys_longopts, NULL, execq_cancel_usage)) != 0) {
+		rc = (rc == 1) ? 0 : EXECQ_EXIT_USAGE;
+		goto out;
+	}
+	if (argc - optind != 1) {
+		rc = execq_usage_error("cancel", argc - optind < 1 ?
+		    "no item id given" : "one item id at a time");
+		goto out;
+	}
+	if (execq_check_session_id("cancel", argv[optind]) == -1) {
+		rc = EXECQ_EXIT_USAGE;
+		goto out;
+	}
+	args = json_pack("{s:s, s:s}", "action", "cancel", "session_id",
+	    argv[optind]);
+	if ((rc = execq_process_open(&s, &o, "cancel")) != 0 ||
+	    (rc = execq_process(&s, args, 0, &a)) != 0)
+		goto out;
+	state = json_string_value(json_object_get(a.root, "state"));
+	note = json_string_value(json_object_get(a.root, "note"));
+	if (json_is_true(json_object_get(a.root, "cancelled"))) {
+		execq_line(stdout, "cancelled %s (it was %s)", argv[optind],
+		    state != NULL ? state : "?");
+	} else {
+		execq_line(stdout, "not cancelled: %s is %s%s%s", argv[optind],
+		    state != NULL ? state : "?", note != NULL ? ": " : "",
+		    note != NULL ? note : "");
+		rc = 1;
+	}
+out:
+	json_decref(args);
+	execq_answer_release(&a);
 	execq_session_close(&s);
 	execq_opts_release(&o);
 	return (rc);

@@ -65,6 +65,8 @@ static const struct execq_cmd {
 	    "signal a session's process tree (default TERM)" },
 	{ "wait",	execq_cmd_wait, A,
 	    "wait for a session to end; print its final status as JSON" },
+	{ "cancel",	execq_cmd_cancel, A,
+	    "cancel an item before it runs (queued, delayed or held)" },
 	{ "callbacks",	execq_cmd_callbacks, A,
 	    "print EXEC_CALLBACKs as they arrive on a reply queue" },
 	{ "cleanup",	execq_cmd_cleanup, A,

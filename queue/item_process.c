@@ -28,6 +28,7 @@ static const struct {
 	{ "send-keys", ITEM_ACTION_SEND_KEYS },
 	{ "kill", ITEM_ACTION_KILL },
 	{ "wait", ITEM_ACTION_WAIT },
+	{ "cancel", ITEM_ACTION_CANCEL },
 };
 
 /* Reads an optional non-negative integer PROCESS argument. */

@@ -282,7 +282,8 @@ queue_req_cb(struct rconn *rc, redisReply *reply, void *arg)
 	if (reply->type == REDIS_REPLY_ARRAY && reply->elements >= 1)
 		what = (enum queue_claim)reply->element[0]->integer;
 	req->got_claim = what;
-	if (what == QUEUE_CLAIM_ANSWERED && reply->elements == 2) {
+	if (reply->type == REDIS_REPLY_ARRAY && reply->elements == 2 &&
+	    reply->element[1]->type == REDIS_REPLY_STRING) {
 		answer = reply->element[1]->str;
 		len = reply->element[1]->len;
 	}
@@ -490,6 +491,31 @@ queue_claim(struct queue *q, const char *item_id, const char *entry_id,
 		queue_argf(&cmd, "%s!%llu", q->life, ++q->reclaims);
 	else
 		queue_arg(&cmd, q->life);
+	req = queue_cmd_req(&cmd);
+	req->claimcb = cb;
+	req->arg = arg;
+	queue_push(q, req);
+}
+
+void
+queue_cancel(struct queue *q, const char *item_id, const char *json,
+    size_t len, queue_claim_cb cb, void *arg)
+{
+	struct qcmd	 cmd;
+	struct qreq	*req;
+
+	queue_cmd_init(&cmd);
+	queue_arg(&cmd, "EVAL");
+	queue_arg(&cmd, queue_cancel_lua);
+	queue_arg(&cmd, "5");
+	queue_argf(&cmd, "%sdelayed", q->lane_prefix);
+	queue_argf(&cmd, "%s" KS_DELAYED_ITEMS, q->lane_prefix);
+	queue_argf(&cmd, KS_CLAIM "%s", item_id);
+	queue_argf(&cmd, KS_ANSWER "%s", item_id);
+	queue_argf(&cmd, KS_SESSION "%s", item_id);
+	queue_arg(&cmd, item_id);
+	queue_argf(&cmd, "%u", q->answer_ttl_s);
+	queue_argn(&cmd, json, len);
 	req = queue_cmd_req(&cmd);
 	req->claimcb = cb;
 	req->arg = arg;

@@ -145,6 +145,23 @@ void		 queue_started(struct queue *, const char *item_id,
 void		 queue_claim(struct queue *, const char *item_id,
 		    const char *entry_id, int redelivered, int retries,
 		    queue_claim_cb, void *arg);
+/*
+ * Cancels item_id before it runs, in one step: out of the delayed set
+ * (cb gets QUEUE_CANCEL_DELAYED and the entry as it waited, the JSON the
+ * promote script reads), else answered already (ANSWERED), else claimed
+ * (CLAIMED: running, or held, by the worker text names, "" if none
+ * says), else marked: json (its ERROR cancelled) becomes its answer, so
+ * a worker that reaches it, now or later within answer_ttl_s, sends that
+ * and runs nothing (MARKED). QUEUE_CLAIM_FAILED: Redis refused.
+ */
+enum queue_cancel {
+	QUEUE_CANCEL_DELAYED = 1,
+	QUEUE_CANCEL_ANSWERED,
+	QUEUE_CANCEL_CLAIMED,
+	QUEUE_CANCEL_MARKED,
+};
+void		 queue_cancel(struct queue *, const char *item_id,
+		    const char *json, size_t len, queue_claim_cb, void *arg);
 /* What an answer does to the item id's idempotency record. */
 enum queue_store {
 	QUEUE_STORE_NONE = 0,		/* nothing */

@@ -283,6 +283,27 @@ const char queue_promote_lua[] =
     "end return #ids";
 
 /*
+ * Cancels an item before it runs (queue_cancel says what each outcome
+ * means): {1, the delayed entry}, {2}, {3, the worker of its session
+ * hash or ""}, {4}. The mark is a claim no worker makes ("cancelled|0|")
+ * with the ERROR as its answer: the claim function answers with it.
+ *   KEYS: 1 delayed set, 2 delayed items, 3 claim, 4 answer, 5 the
+ *         session hash
+ *   ARGV: 1 the item id, 2 ttl, 3 the ERROR cancelled
+ */
+const char queue_cancel_lua[] =
+    "if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then "
+    " local p = redis.call('HGET', KEYS[2], ARGV[1]) or '' "
+    " redis.call('HDEL', KEYS[2], ARGV[1]) return {1, p} end "
+    "local c = redis.call('GET', KEYS[3]) "
+    "if c and c ~= '-' then "
+    " if redis.call('EXISTS', KEYS[4]) == 1 then return {2} end "
+    " return {3, redis.call('HGET', KEYS[5], '" KS_SF_WORKER "') or ''} end "
+    "redis.call('SET', KEYS[3], 'cancelled|0|-@-', 'EX', ARGV[2]) "
+    "redis.call('SET', KEYS[4], ARGV[3], 'EX', ARGV[2]) "
+    "return {4}";
+
+/*
  * A dead letter sent again (execq dead requeue): its item (the entry's
  * fields but id, lane and answer) goes back to its lane, the id's claim
  * and answer are forgotten so it runs, and the letter goes. Returns 1;

@@ -15,6 +15,7 @@ extern const char queue_answer_lua[];
 extern const char queue_lost_lua[];
 extern const char queue_promote_lua[];
 extern const char queue_requeue_lua[];
+extern const char queue_cancel_lua[];
 extern const char queue_status_lua[];
 extern const char queue_fence_lua[];
 

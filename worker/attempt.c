@@ -2,8 +2,9 @@
  * An item's attempts: a delayed item waits before its first, a failed
  * run waits before the next (args.retry, or the queue's retry setting),
  * and what no worker can run, or ran out of attempts, joins the dead
- * letters. Each wait is in Redis (queue_answer_send's "sched"), never in
- * this worker's memory: a worker that dies between attempts loses none.
+ * letters; a cancel takes an item out before it runs. Each wait is in
+ * Redis (queue_answer_send's "sched"), never in this worker's memory: a
+ * worker that dies between attempts loses none.
  */
 
 #include <sys/queue.h>
@@ -18,6 +19,8 @@
 #include "queue/item.h"
 #include "queue/keyspace.h"
 #include "queue/queue.h"
+#include "worker/config.h"
+#include "worker/session.h"
 #include "worker/worker_int.h"
 
 /* Why a last attempt is the last, in its answer's "retry". */
@@ -112,4 +115,190 @@ worker_attempt_retry(struct job *j, int spawn_failed, int timed_out,
 	    delay, json_loadb(last, last_len, 0, NULL), &len);
 	worker_attempt_wait(j, notice, len, 0, delay, j->attempt + 1);
 	return (1);
+}
+
+/* A PROCESS_RESULT for cancel: cancelled or not, and the item's state. */
+static void
+worker_cancel_answer(struct job *j, int cancelled, const char *state,
+    const char *note)
+{
+	char	*json;
+	size_t	 len;
+
+	json = item_process_result_to_json(j->item->id, "cancel",
+	    j->item->session_id, json_pack("{s:b, s:s, s:s?}", "cancelled",
+	    cancelled, "state", state, "note", note), &len);
+	worker_finish(j, ERR_NONE, j->item->reply_to, NULL, QUEUE_STORE_NONE,
+	    json, len);
+	free(json);
+}
+
+/*
+ * Whose the item id is: from an agent's lane, only the agent's own
+ * ids; from a shared lane, any id not in an agent's namespace. An
+ * operator's token may cancel any.
+ */
+static int
+worker_cancel_allowed(const struct job *j)
+{
+	const char	*id = j->item->session_id;
+	size_t		 i;
+
+	if (sessions_operator(j->w->cfg, j->item))
+		return (1);
+	if (j->owner != NULL)
+		return (worker_owned_name(j->owner, id));
+	for (i = 0; j->w->agents != NULL && j->w->agents[i] != NULL; i++)
+		if (worker_owned_name(j->w->agents[i], id))
+			return (0);
+	return (1);
+}
+
+/*
+ * A delayed item taken out of the delayed set (text: what waited there,
+ * {"s": lane, "f": the entry's fields}): its sender gets the ERROR, kept
+ * as the id's answer, on the queue its answer would have gone to.
+ */
+static void
+worker_cancel_delayed(struct job *j, const char *text, size_t len,
+    const char *error, size_t error_len)
+{
+	struct worker		*w = j->w;
+	struct queue_answer	 a;
+	json_t			*d, *f, *item;
+	const char		*lane, *body = NULL, *reply, *name;
+	char			*owner = NULL, *reply_own = NULL;
+	size_t			 i, plen = strlen(w->cfg->queue) + 3;
+
+	d = json_loadb(text, len, 0, NULL);
+	lane = json_string_value(json_object_get(d, "s"));
+	f = json_object_get(d, "f");
+	for (i = 0; i + 1 < json_array_size(f); i += 2)
+		if (json_is_string(json_array_get(f, i)) && strcmp(
+		    json_string_value(json_array_get(f, i)), "item") == 0)
+			body = json_string_value(json_array_get(f, i + 1));
+	item = body != NULL ? json_loads(body, 0, NULL) : NULL;
+	reply = json_string_value(json_object_get(item, "reply_to"));
+	if (reply != NULL && !item_id_valid(reply))
+		reply = NULL;
+	/* An agent's lane, q:<queue>:<agent>.<lane>: the agent's rules. */
+	if (lane != NULL && strlen(lane) > plen &&
+	    (name = strchr(lane + plen, '.')) != NULL) {
+		owner = xstrndup(lane + plen, (size_t)(name - lane - plen));
+		if (reply == NULL || !worker_owned_name(owner, reply)) {
+			xasprintf(&reply_own, "%s." WORKER_OWNER_REPLIES,
+			    owner);
+			reply = reply_own;
+		}
+	}
+	memset(&a, 0, sizeof a);
+	a.reply_to = reply != NULL ? reply : w->cfg->reply_default;
+	a.lane = KS_LANE_NORMAL;
+	a.item_id = j->item->session_id;
+	a.store = QUEUE_STORE_ANSWER;
+	a.json = error;
+	a.len = error_len;
+	queue_answer_send(w->q, &a);
+	json_decref(item);
+	json_decref(d);
+	free(owner);
+	free(reply_own);
+}
+
+/* What became of a forwarded cancel. */
+static void
+worker_cancel_forwarded_cb(long long how, void *arg)
+{
+	struct job	*j = arg;
+
+	if (how == 1) {
+		worker_drop(j);		/* the script acknowledged it */
+		return;
+	}
+	worker_cancel_answer(j, 0, "running", how == -1 ? "its worker is "
+	    "gone: another takes it over, and it runs then" : "it runs: "
+	    "kill it (a session's token, or an operator's)");
+}
+
+/* What Redis did with the cancel. */
+static void
+worker_cancel_cb(enum queue_claim what, const char *text, size_t len,
+    void *arg)
+{
+	struct job	*j = arg;
+	char		*error;
+	size_t		 elen;
+
+	switch ((int)what) {
+	case QUEUE_CANCEL_DELAYED:
+		error = item_error_to_json(j->item->session_id, ERR_CANCELLED,
+		    "cancelled before it ran", &elen);
+		worker_cancel_delayed(j, text != NULL ? text : "", len, error,
+		    elen);
+		free(error);
+		log_info("item %s: cancelled while it waited",
+		    j->item->session_id);
+		worker_cancel_answer(j, 1, "delayed", NULL);
+		break;
+	case QUEUE_CANCEL_ANSWERED:
+		worker_cancel_answer(j, 0, "answered", "it ran, or was "
+		    "refused, already");
+		break;
+	case QUEUE_CANCEL_CLAIMED:
+		if (text != NULL && *text != '\0' &&
+		    strcmp(text, queue_consumer(j->w->q)) != 0) {
+			queue_forward(j->w->q, j->item->session_id, j->stream,
+			    j->entry_id, j->body, j->body_len, j->owner,
+			    worker_cancel_forwarded_cb, j);
+			break;
+		}
+		worker_cancel_forwarded_cb(0, j);
+		break;
+	case QUEUE_CANCEL_MARKED:
+		log_info("item %s: cancelled before a worker took it",
+		    j->item->session_id);
+		worker_cancel_answer(j, 1, "queued", "its sender gets "
+		    "cancelled when a worker reaches it; an id not sent yet "
+		    "is cancelled when it comes, within answer_ttl_s");
+		break;
+	default:
+		worker_fail(j, j->item->reply_to, j->item->id, ERR_CANCELLED,
+		    "Redis refused the cancel; nothing changed, send it again",
+		    QUEUE_STORE_NONE);
+		break;
+	}
+}
+
+void
+worker_cancel(struct job *j, const struct queue_entry *e)
+{
+	struct job	*h;
+	const char	*id = j->item->session_id;
+	char		*error;
+	size_t		 len;
+
+	if (!worker_cancel_allowed(j)) {
+		worker_fail(j, j->item->reply_to, j->item->id, ERR_FORBIDDEN,
+		    "only the agent whose id it is, or an operator, may "
+		    "cancel it", QUEUE_STORE_NONE);
+		return;
+	}
+	LIST_FOREACH(h, &j->w->jobs, entry)
+		if (h->state == JOB_PARKED && strcmp(h->item->id, id) == 0)
+			break;
+	if (h != NULL) {
+		worker_held_cancel(h, "cancelled by its sender", ERR_CANCELLED,
+		    "cancelled while it waited for approval; it did not run",
+		    QUEUE_STORE_ANSWER);
+		worker_cancel_answer(j, 1, "held", NULL);
+		return;
+	}
+	j->body = xmalloc(e->len + 1);
+	memcpy(j->body, e->body, e->len);
+	j->body[e->len] = '\0';
+	j->body_len = e->len;
+	error = item_error_to_json(id, ERR_CANCELLED, "cancelled before it "
+	    "ran", &len);
+	queue_cancel(j->w->q, id, error, len, worker_cancel_cb, j);
+	free(error);
 }

@@ -200,25 +200,30 @@ worker_held_decided(struct job *j, struct approval *a,
 }
 
 void
+worker_held_cancel(struct job *j, const char *why, enum errcode code,
+    const char *message, enum queue_store store)
+{
+	j->request = xstrdup(approval_request(j->approval));
+	worker_held_ended(j, j->approval, "cancelled");
+	approval_cancel(j->approval);
+	j->approval = NULL;
+	metrics_add(j->w->metrics, METRICS_APPROVALS, 1, "cancelled", NULL);
+	worker_audit(j, "cancelled", NULL, why);
+	worker_fail(j, j->item->reply_to, j->item->id, code, message, store);
+}
+
+void
 worker_held_cancel_all(struct worker *w)
 {
 	struct job	*j, *next;
 
 	for (j = LIST_FIRST(&w->jobs); j != NULL; j = next) {
 		next = LIST_NEXT(j, entry);
-		if (j->state != JOB_PARKED)
-			continue;
-		j->request = xstrdup(approval_request(j->approval));
-		worker_held_ended(j, j->approval, "cancelled");
-		approval_cancel(j->approval);
-		j->approval = NULL;
-		metrics_add(w->metrics, METRICS_APPROVALS, 1, "cancelled",
-		    NULL);
-		worker_audit(j, "cancelled", NULL, "the worker stopped");
-		worker_fail(j, j->item->reply_to, j->item->id,
-		    ERR_WORKER_STOPPING, "the worker is shutting down while the "
-		    "command waited for approval; it did not run, send it "
-		    "again", QUEUE_STORE_RELEASE);
+		if (j->state == JOB_PARKED)
+			worker_held_cancel(j, "the worker stopped",
+			    ERR_WORKER_STOPPING, "the worker is shutting down "
+			    "while the command waited for approval; it did not "
+			    "run, send it again", QUEUE_STORE_RELEASE);
 	}
 }
 

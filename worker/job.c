@@ -178,6 +178,7 @@ worker_job_free(struct job *j)
 	free(j->owner_reply);
 	free(j->entry_id);
 	free(j->claim_id);
+	free(j->body);
 	free(j);
 }
 

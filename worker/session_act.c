@@ -709,6 +709,10 @@ sessions_act(struct sessions *ss, const struct item *it,
 	case ITEM_ACTION_KILL:
 		session_act_kill(s, it, cb, arg);
 		break;
+	case ITEM_ACTION_CANCEL:	/* the worker's (worker/attempt.c) */
+		session_error(ERR_BAD_ACTION, cb, arg, "cancel is not a "
+		    "session's action");
+		break;
 	case ITEM_ACTION_WAIT:
 		ms = it->timeout_ms > 0 ? it->timeout_ms : SESSION_WAIT_MS;
 		if (s->final != NULL)

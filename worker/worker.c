@@ -436,6 +436,10 @@ worker_process(struct job *j, const struct queue_entry *e)
 	struct item		*it = j->item;
 	struct item_held	 h;
 
+	if (it->action == ITEM_ACTION_CANCEL) {
+		worker_cancel(j, e);
+		return;
+	}
 	if (it->action != ITEM_ACTION_LIST && it->session_id != NULL &&
 	    worker_held_find(w, it->session_id, &h) == 0) {
 		/* No token went out yet: only an operator looks at it. */
@@ -806,6 +810,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 	sessions_set_metrics(w->sessions, w->metrics);
 	w->approvals = approvals_create(base, w->q, cfg);
 	w->net_domains = worker_names(cfg->network_domains);
+	w->agents = worker_names(cfg->agents);
 	if (cfg->retry[0] != '\0') {	/* checked as the config loaded */
 		json_t			*v;
 		struct item_error	 err;
@@ -850,6 +855,7 @@ worker_free(struct worker *w)
 	sessions_free(w->sessions);
 	proxy_free(w->proxy);	/* after the sessions: they revoke */
 	xstrvfree(w->net_domains);
+	xstrvfree(w->agents);
 	xstrvfree(w->net_private);
 	free(w->retry);
 	approvals_free(w->approvals);

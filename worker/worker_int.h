@@ -115,6 +115,8 @@ struct job {
 	const char	*retry_end;	/* the last attempt's why (static) */
 	int		 dead;		/* its answer ends its attempts: the
 					   entry joins the dead letters */
+	char		*body;		/* a cancel: the item, to forward */
+	size_t		 body_len;
 };
 
 #define WORKER_OWNER_REPLIES	"replies"	/* <agent>.replies */
@@ -139,6 +141,7 @@ struct worker {
 	struct proxy		*proxy;		/* the egress proxy; NULL:
 						   none could be made */
 	char			**net_domains;	/* network_domains, split */
+	char			**agents;	/* agents, split */
 	struct item_retry	*retry;		/* the queue's default; NULL */
 	char			**net_private;	/* network_private_hosts */
 	struct audit		*audit;
@@ -268,6 +271,13 @@ int		 worker_attempt_defer(struct job *);
 int		 worker_attempt_retry(struct job *, int spawn_failed,
 		    int timed_out, int signal, int exit_code, const char *last,
 		    size_t last_len);
+/*
+ * A PROCESS cancel (job j, from entry e): the item it names, if it has
+ * not run, never runs and its sender gets ERROR cancelled: held here,
+ * delayed, or queued (or not sent yet: marked); one held by another
+ * worker is forwarded there. j is answered (or forwarded) and freed.
+ */
+void		 worker_cancel(struct job *, const struct queue_entry *e);
 
 /* held.c */
 /*
@@ -284,6 +294,12 @@ void		 worker_held_park(struct job *, approval_done_cb decided);
  */
 void		 worker_held_decided(struct job *, struct approval *a,
 		    enum approval_outcome, const char *by, const char *reason);
+/*
+ * Ends held job j without running it (why: the audit line's reason;
+ * code and message: its ERROR, store: what it does to the claim).
+ */
+void		 worker_held_cancel(struct job *, const char *why,
+		    enum errcode code, const char *message, enum queue_store);
 /* The item id as held here now, or as it ended: 0, or -1 if neither. */
 int		 worker_held_find(struct worker *, const char *id,
 		    struct item_held *);
