@@ -27,6 +27,14 @@
 #define KS_DELAYED_FMT		"q:%s:delayed"	/* queue */
 #define KS_DELAYED_ITEMS	"delayed:items"	/* after q:<queue>: */
 #define KS_DEAD_FMT		"q:%s:dead"	/* queue */
+/*
+ * A queue's limits shared by the fleet (setting queue_limits): the items
+ * running now (a sorted set of item ids scored by when their lease ends,
+ * renewed by their worker's beat) and the start rate's token bucket (a
+ * hash: tokens, ts).
+ */
+#define KS_LIMIT_RUNNING	"limit:running"	/* after q:<queue>: */
+#define KS_LIMIT_BUCKET		"limit:bucket"	/* after q:<queue>: */
 /* The consumer group of every work lane. */
 #define KS_GROUP		"execq"
 

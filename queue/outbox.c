@@ -634,6 +634,63 @@ queue_send(struct queue *q, struct qcmd *cmd, queue_reply_cb cb, void *arg)
 }
 
 void
+queue_limit_take(struct queue *q, const char *item_id, unsigned max_running,
+    double max_per_s, unsigned lease_ms, queue_reply_cb cb, void *arg)
+{
+	struct qcmd	cmd;
+
+	queue_cmd_init(&cmd);
+	queue_arg(&cmd, "EVAL");
+	queue_arg(&cmd, queue_limit_lua);
+	queue_arg(&cmd, "2");
+	queue_argf(&cmd, "%s" KS_LIMIT_RUNNING, q->lane_prefix);
+	queue_argf(&cmd, "%s" KS_LIMIT_BUCKET, q->lane_prefix);
+	queue_arg(&cmd, item_id);
+	queue_argf(&cmd, "%u", max_running);
+	queue_argf(&cmd, "%.6f", max_per_s);
+	queue_argf(&cmd, "%u", lease_ms);
+	queue_send(q, &cmd, cb, arg);
+}
+
+/* A lease's upkeep: no answer wanted, never spooled (it lapses anyway). */
+static void
+queue_limit_send(struct queue *q, struct qcmd *cmd)
+{
+	struct qreq	*req;
+
+	req = queue_cmd_req(cmd);
+	req->nospool = 1;
+	queue_push(q, req);
+}
+
+void
+queue_limit_renew(struct queue *q, const char *item_id, unsigned lease_ms)
+{
+	struct qcmd	cmd;
+
+	queue_cmd_init(&cmd);
+	queue_arg(&cmd, "EVAL");
+	queue_arg(&cmd, queue_limit_renew_lua);
+	queue_arg(&cmd, "1");
+	queue_argf(&cmd, "%s" KS_LIMIT_RUNNING, q->lane_prefix);
+	queue_arg(&cmd, item_id);
+	queue_argf(&cmd, "%u", lease_ms);
+	queue_limit_send(q, &cmd);
+}
+
+void
+queue_limit_done(struct queue *q, const char *item_id)
+{
+	struct qcmd	cmd;
+
+	queue_cmd_init(&cmd);
+	queue_arg(&cmd, "ZREM");
+	queue_argf(&cmd, "%s" KS_LIMIT_RUNNING, q->lane_prefix);
+	queue_arg(&cmd, item_id);
+	queue_limit_send(q, &cmd);
+}
+
+void
 queue_forward(struct queue *q, const char *session_id, const char *stream,
     const char *entry_id, const char *body, size_t len, const char *owner,
     queue_reply_cb cb, void *arg)

@@ -162,6 +162,27 @@ enum queue_cancel {
 };
 void		 queue_cancel(struct queue *, const char *item_id,
 		    const char *json, size_t len, queue_claim_cb, void *arg);
+/*
+ * The queue's limits shared by the fleet (queue/scripts.c's limit
+ * script): cb gets 0 when item_id may start now (it holds a place among
+ * max_running, for lease_ms, until queue_limit_done; a token taken), or
+ * the ms to wait before asking again; -1 if Redis refused.
+ */
+void		 queue_limit_take(struct queue *, const char *item_id,
+		    unsigned max_running, double max_per_s, unsigned lease_ms,
+		    queue_reply_cb, void *arg);
+/* Its lease renewed (at each beat), or its place given back. */
+void		 queue_limit_renew(struct queue *, const char *item_id,
+		    unsigned lease_ms);
+void		 queue_limit_done(struct queue *, const char *item_id);
+/*
+ * An entry taken off the queue for now (its claim let go): it goes back
+ * to the front of the entries held for room, offered again first once
+ * queue_want gives room; nobody takes it over meanwhile.
+ */
+void		 queue_hold_again(struct queue *, const char *stream,
+		    const char *entry_id, const char *body, size_t len,
+		    const char *owner, unsigned attempt);
 /* What an answer does to the item id's idempotency record. */
 enum queue_store {
 	QUEUE_STORE_NONE = 0,		/* nothing */

@@ -175,6 +175,24 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 	q->itemcb(&e, q->arg);
 }
 
+void
+queue_hold_again(struct queue *q, const char *stream, const char *entry_id,
+    const char *body, size_t len, const char *owner, unsigned attempt)
+{
+	struct qheld	*h;
+
+	h = xcalloc(1, sizeof *h);
+	h->stream = xstrdup(stream);
+	h->entry_id = xstrdup(entry_id);
+	h->has_body = body != NULL;
+	h->body = body != NULL ? xstrndup(body, len) : NULL;
+	h->len = len;
+	h->attempt = attempt;
+	h->owner = owner != NULL ? xstrdup(owner) : NULL;
+	TAILQ_INSERT_HEAD(&q->held, h, entry);
+	queue_track(q, stream, entry_id);	/* nobody takes it over */
+}
+
 /* Entries held back earlier go first, as room appears. */
 static void
 queue_offer_held(struct queue *q)

@@ -283,6 +283,52 @@ const char queue_promote_lua[] =
     "end return #ids";
 
 /*
+ * The queue's limits, for one item about to start: a place among the
+ * ARGV[2] running at once (0: no such limit; the places of items whose
+ * lease ran out, their worker dead, go first) and a token of the bucket
+ * that refills ARGV[3] a second up to ARGV[3] (0: none). Returns 0 (the
+ * item holds a place till ARGV[4] ms from now, renewed, and took a
+ * token), or the ms to wait before asking again.
+ *   KEYS: 1 the running set, 2 the bucket
+ *   ARGV: 1 the item id, 2 max running, 3 max per second, 4 lease (ms)
+ */
+const char queue_limit_lua[] =
+    "local t = redis.call('TIME') "
+    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "
+    "local maxr, rate = tonumber(ARGV[2]), tonumber(ARGV[3]) "
+    "if maxr > 0 then "
+    " redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now) "
+    " if redis.call('ZSCORE', KEYS[1], ARGV[1]) == false and "
+    "  redis.call('ZCARD', KEYS[1]) >= maxr then "
+    "  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES') "
+    "  return math.min(250, math.max(10, tonumber(first[2]) - now)) end "
+    "end "
+    "if rate > 0 then "
+    " local b = redis.call('HMGET', KEYS[2], 'tokens', 'ts') "
+    " local tok, ts = tonumber(b[1]) or rate, tonumber(b[2]) or now "
+    " tok = math.min(rate, tok + (now - ts) * rate / 1000) "
+    " if tok < 1 then "
+    "  redis.call('HSET', KEYS[2], 'tokens', tostring(tok), 'ts', now) "
+    "  return math.max(1, math.ceil((1 - tok) * 1000 / rate)) end "
+    " redis.call('HSET', KEYS[2], 'tokens', tostring(tok - 1), 'ts', now) "
+    " redis.call('PEXPIRE', KEYS[2], 60000) "
+    "end "
+    "if maxr > 0 then "
+    " redis.call('ZADD', KEYS[1], now + tonumber(ARGV[4]), ARGV[1]) end "
+    "return 0";
+
+/*
+ * A running item's place among the limit's: its lease renewed, if it is
+ * still there.
+ *   KEYS: 1 the running set
+ *   ARGV: 1 the item id, 2 lease (ms)
+ */
+const char queue_limit_renew_lua[] =
+    "local t = redis.call('TIME') "
+    "return redis.call('ZADD', KEYS[1], 'XX', tonumber(t[1]) * 1000 + "
+    " math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[2]), ARGV[1])";
+
+/*
  * Cancels an item before it runs (queue_cancel says what each outcome
  * means): {1, the delayed entry}, {2}, {3, the worker of its session
  * hash or ""}, {4}. The mark is a claim no worker makes ("cancelled|0|")

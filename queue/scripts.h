@@ -16,6 +16,8 @@ extern const char queue_lost_lua[];
 extern const char queue_promote_lua[];
 extern const char queue_requeue_lua[];
 extern const char queue_cancel_lua[];
+extern const char queue_limit_lua[];
+extern const char queue_limit_renew_lua[];
 extern const char queue_status_lua[];
 extern const char queue_fence_lua[];
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
 #include <jansson.h>
 
 #include "logs/log.h"
@@ -301,4 +302,101 @@ worker_cancel(struct job *j, const struct queue_entry *e)
 	    "ran", &len);
 	queue_cancel(j->w->q, id, error, len, worker_cancel_cb, j);
 	free(error);
+}
+
+int
+worker_limited(const struct job *j)
+{
+	return ((j->w->limit_running > 0 || j->w->limit_rate > 0) &&
+	    !j->limited);
+}
+
+/* The worker takes items again: the first is the one that waited. */
+void
+worker_limit_open_cb(int fd, short what, void *arg)
+{
+	struct worker	*w = arg;
+
+	(void)fd;
+	(void)what;
+	w->limit_wait = 0;
+	worker_update_want(w);
+}
+
+/* An approved job's wait for the limits is over: ask again. */
+static void
+worker_limit_again_cb(int fd, short what, void *arg)
+{
+	struct job	*j = arg;
+
+	(void)fd;
+	(void)what;
+	worker_limit_take(j, j->limit_go);
+}
+
+/* What the limits said: 0, go; else wait that many ms. */
+static void
+worker_limit_cb(long long wait, void *arg)
+{
+	struct job	*j = arg;
+	struct worker	*w = j->w;
+	struct timeval	 tv;
+	char		*stream, *entry, *body, *owner;
+	size_t		 len;
+	unsigned	 attempt;
+
+	if (wait <= 0) {
+		j->limited = 1;
+		j->limit_go(j);
+		return;
+	}
+	tv.tv_sec = wait / 1000;
+	tv.tv_usec = (wait % 1000) * 1000;
+	if (j->state != JOB_CLAIMING) {		/* approved: it waits here */
+		if (j->ev_limit == NULL && (j->ev_limit = evtimer_new(w->base,
+		    worker_limit_again_cb, j)) == NULL)
+			fatal("out of memory (libevent)");
+		evtimer_add(j->ev_limit, &tv);
+		return;
+	}
+	/* Back in line, first: its entry waits, its claim let go. */
+	log_debug("item %s: over the queue's limits; again in %lld ms",
+	    j->item->id, wait);
+	stream = j->stream;
+	entry = j->entry_id;
+	body = j->body;
+	len = j->body_len;
+	owner = j->owner;
+	attempt = j->waited ? j->attempt : 0;
+	j->stream = j->entry_id = j->body = j->owner = NULL;
+	w->limit_wait = 1;
+	evtimer_add(w->ev_limit, &tv);
+	queue_untrack(w->q, stream, entry);
+	queue_release(w->q, j->item->id, entry);
+	worker_job_move(j, JOB_ENDED);
+	worker_job_free(j);
+	queue_hold_again(w->q, stream, entry, body, len, owner, attempt);
+	free(stream);
+	free(entry);
+	free(body);
+	free(owner);
+}
+
+void
+worker_limit_take(struct job *j, void (*go)(struct job *))
+{
+	j->limit_go = go;
+	queue_limit_take(j->w->q, j->item->id, j->w->limit_running,
+	    j->w->limit_rate, j->w->cfg->claim_idle_ms, worker_limit_cb, j);
+}
+
+void
+worker_limit_renew(struct worker *w)
+{
+	struct job	*j;
+
+	LIST_FOREACH(j, &w->jobs, entry)
+		if (j->limited)
+			queue_limit_renew(w->q, j->item->id,
+			    w->cfg->claim_idle_ms);
 }

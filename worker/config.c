@@ -147,6 +147,7 @@ config_release(struct config *c)
 	free(c->network_domains);
 	free(c->network_private_hosts);
 	free(c->retry);
+	free(c->queue_limits);
 	free(c->workspace);
 	free(c->log_dir);
 	free(c->operator_token);

@@ -36,6 +36,8 @@ struct config {
 	char		*network_private_hosts;	/* ... even if private */
 	char		*retry;			/* the queue's default args.retry
 						   (JSON); "": none */
+	char		*queue_limits;		/* {"<queue>": {"max_running",
+						   "max_per_s"}} (JSON); "" */
 	char		*workspace;		/* "workspace": realpath'd at load */
 	char		*log_dir;		/* ".tmp/exec" */
 	char		*state_dir;		/* ".tmp/state": audit, spool */

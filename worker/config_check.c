@@ -57,6 +57,57 @@ config_check_retry(const char *s)
 	return (msg);
 }
 
+/*
+ * queue_limits: "" or {"<queue>": {"max_running": N, "max_per_s": R}},
+ * N a whole number from 0 (no limit) to 100000, R a number from 0 (no
+ * limit) to 1000000.
+ */
+char *
+config_check_limits(const char *s)
+{
+	json_t		*v, *l, *x;
+	json_error_t	 jerr;
+	const char	*q, *k;
+	char		*msg = NULL;
+
+	if (*s == '\0')
+		return (NULL);
+	if ((v = json_loads(s, JSON_REJECT_DUPLICATES, &jerr)) == NULL) {
+		xasprintf(&msg, "not JSON: %s (an object such as "
+		    "{\"build\": {\"max_running\": 4, \"max_per_s\": 10}})",
+		    jerr.text);
+		return (msg);
+	}
+	if (!json_is_object(v))
+		xasprintf(&msg, "must be an object of queues");
+	json_object_foreach(v, q, l) {
+		if (msg != NULL)
+			break;
+		if ((msg = config_check_name(q)) != NULL)
+			break;
+		if (!json_is_object(l)) {
+			xasprintf(&msg, "%s: must be an object: {\"max_running\""
+			    ": N, \"max_per_s\": R}", q);
+			break;
+		}
+		json_object_foreach(l, k, x) {
+			if (strcmp(k, "max_running") == 0 &&
+			    json_is_integer(x) && json_integer_value(x) >= 0 &&
+			    json_integer_value(x) <= 100000)
+				continue;
+			if (strcmp(k, "max_per_s") == 0 && json_is_number(x) &&
+			    json_number_value(x) >= 0 &&
+			    json_number_value(x) <= 1000000)
+				continue;
+			xasprintf(&msg, "%s.%s: max_running takes 0 to 100000, "
+			    "max_per_s 0 to 1000000; nothing else", q, k);
+			break;
+		}
+	}
+	json_decref(v);
+	return (msg);
+}
+
 /* Queue, reply and consumer names: [A-Za-z0-9_.:-]{1,128}, no '.' first. */
 char *
 config_check_name(const char *s)

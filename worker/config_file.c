@@ -56,7 +56,8 @@ config_json_text(const struct config_opt *opt, const json_t *v, char **msg)
 	if (json_is_string(v) && (t == CONFIG_STRING || t == CONFIG_SIZE))
 		return (xstrdup(json_string_value(v)));
 	/* A setting whose value is JSON (retry) takes an object as is. */
-	if (json_is_object(v) && opt->check == config_check_retry)
+	if (json_is_object(v) && (opt->check == config_check_retry ||
+	    opt->check == config_check_limits))
 		return (json_dumps(v, JSON_COMPACT));
 	if (json_is_boolean(v) && t == CONFIG_BOOL)
 		return (xstrdup(json_is_true(v) ? "1" : "0"));

@@ -74,6 +74,7 @@ char	*config_check_name(const char *);
 char	*config_check_agents(const char *);
 char	*config_check_domains(const char *);
 char	*config_check_retry(const char *);
+char	*config_check_limits(const char *);
 char	*config_check_nonempty(const char *);
 char	*config_check_operator_token(const char *);
 char	*config_check_absolute(const char *);

@@ -184,6 +184,11 @@ const struct config_opt config_opts[] = {
 	  "the queue's retry policy for items without\n"
 	  "args.retry: the same object ({\"max_attempts\":5})",
 	  config_check_retry },
+	{ "queue_limits", "queue-limits", NULL, "EXECQ_QUEUE_LIMITS",
+	  CONFIG_STRING, OFF(queue_limits), 0, 0, "", "JSON",
+	  "limits shared by the fleet, per queue:\n"
+	  "{\"build\": {\"max_running\": 4, \"max_per_s\": 10}}",
+	  config_check_limits },
 	{ "network_domains", "network-domains", NULL,
 	  "EXECQ_NETWORK_DOMAINS", CONFIG_STRING, OFF(network_domains), 0, 0,
 	  "", "NAMES",

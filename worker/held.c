@@ -219,7 +219,13 @@ worker_held_cancel_all(struct worker *w)
 
 	for (j = LIST_FIRST(&w->jobs); j != NULL; j = next) {
 		next = LIST_NEXT(j, entry);
-		if (j->state == JOB_PARKED)
+		if (j->state == JOB_PARKED && j->approval == NULL)
+			worker_fail(j, j->item->reply_to, j->item->id,
+			    ERR_WORKER_STOPPING, "the worker is shutting down "
+			    "while the approved command waited for the queue's "
+			    "limits; it did not run, send it again",
+			    QUEUE_STORE_RELEASE);
+		else if (j->state == JOB_PARKED)
 			worker_held_cancel(j, "the worker stopped",
 			    ERR_WORKER_STOPPING, "the worker is shutting down "
 			    "while the command waited for approval; it did not "

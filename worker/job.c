@@ -52,7 +52,8 @@ worker_update_want(struct worker *w)
 
 	if (w->stopping)
 		return;
-	if (w->logs_broken) {		/* nothing would have a log */
+	/* Nothing would have a log, or may start now. */
+	if (w->logs_broken || w->limit_wait) {
 		queue_want(w->q, 0);
 		return;
 	}
@@ -160,6 +161,10 @@ worker_job_move(struct job *j, enum job_state to)
 void
 worker_job_free(struct job *j)
 {
+	if (j->limited)		/* a session counts as it starts only */
+		queue_limit_done(j->w->q, j->item->id);
+	if (j->ev_limit != NULL)
+		event_free(j->ev_limit);
 	/* A session's grant ends with the session (session.c). */
 	if (j->proxy_url != NULL && j->w->proxy != NULL &&
 	    !j->item->background)

@@ -154,9 +154,11 @@ worker_signals(struct worker *w)
 	w->ev_int = evsignal_new(w->base, SIGINT, worker_sigterm_cb, w);
 	w->ev_stop = evtimer_new(w->base, worker_stop_cb, w);
 	w->ev_logs = evtimer_new(w->base, worker_logs_cb, w);
+	w->ev_limit = evtimer_new(w->base, worker_limit_open_cb, w);
 	w->ev_hup = evsignal_new(w->base, SIGHUP, worker_sighup_cb, w);
 	if (w->ev_chld == NULL || w->ev_term == NULL || w->ev_int == NULL ||
 	    w->ev_stop == NULL || w->ev_logs == NULL || w->ev_hup == NULL ||
+	    w->ev_limit == NULL ||
 	    event_add(w->ev_hup, NULL) == -1 ||
 	    event_add(w->ev_chld, NULL) == -1 ||
 	    event_add(w->ev_term, NULL) == -1 ||

@@ -291,7 +291,10 @@ worker_decided_cb(struct approval *a, enum approval_outcome how,
 		/* The approval opens exactly the path it named. */
 		if (j->dec.grant_path != NULL)
 			j->grant = xstrdup(j->dec.grant_path);
-		worker_start(j);	/* it holds a slot again */
+		if (worker_limited(j))	/* the fleet's limits first */
+			worker_limit_take(j, worker_start);
+		else
+			worker_start(j);	/* it holds a slot again */
 		break;
 	case APPROVAL_REJECTED:
 		xasprintf(&msg, "rejected by %s%s%s (request %s)", by,
@@ -325,6 +328,26 @@ worker_park(struct job *j)
 	worker_held_park(j, worker_decided_cb);
 }
 
+/* The audit line, then the start: no line, no run. */
+static void
+worker_run(struct job *j)
+{
+	struct item	*it = j->item;
+	char		*msg;
+
+	worker_audit(j, "run", NULL, NULL);
+	if (audit_error(j->w->audit) != 0) {
+		xasprintf(&msg, "its audit line could not be written (%s); "
+		    "nothing ran, send it again",
+		    strerror(audit_error(j->w->audit)));
+		worker_fail(j, it->reply_to, it->id, ERR_AUDIT_FAILED, msg,
+		    QUEUE_STORE_RELEASE);
+		free(msg);
+		return;
+	}
+	worker_start(j);
+}
+
 /* What Redis knew about the item id decides whether it runs. */
 static void
 worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
@@ -332,7 +355,6 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 {
 	struct job	*j = arg;
 	struct item	*it = j->item;
-	char		*msg;
 
 	free(j->claim_id);	/* the claim is used now, whatever it said */
 	j->claim_id = NULL;
@@ -350,18 +372,10 @@ worker_claim_cb(enum queue_claim what, const char *answer, size_t len,
 			worker_park(j);
 			break;
 		}
-		/* The audit is part of the promise: no line, no run. */
-		worker_audit(j, "run", NULL, NULL);
-		if (audit_error(j->w->audit) != 0) {
-			xasprintf(&msg, "its audit line could not be written "
-			    "(%s); nothing ran, send it again",
-			    strerror(audit_error(j->w->audit)));
-			worker_fail(j, it->reply_to, it->id, ERR_AUDIT_FAILED,
-			    msg, QUEUE_STORE_RELEASE);
-			free(msg);
-			break;
-		}
-		worker_start(j);
+		if (worker_limited(j))	/* the fleet's limits first */
+			worker_limit_take(j, worker_run);
+		else
+			worker_run(j);
 		break;
 	case QUEUE_CLAIM_ANSWERED:
 		log_info("item %s: answered before, sending that answer again",
@@ -512,6 +526,13 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 	}
 	if (worker_check(j) == -1 || worker_classify(j) == -1)
 		return;
+	/* Over the queue's limits it goes back in line as it came. */
+	if (w->limit_running > 0 || w->limit_rate > 0) {
+		j->body = xmalloc(e->len + 1);
+		memcpy(j->body, e->body, e->len);
+		j->body[e->len] = '\0';
+		j->body_len = e->len;
+	}
 	worker_job_move(j, JOB_CLAIMING);
 	/*
 	 * Claimed as it was read: one round trip less. But "running" may
@@ -551,6 +572,7 @@ worker_queue_event_cb(enum queue_event ev, void *arg)
 		if ((n = cgroup_pool_sweep(w->pool)) > 0)
 			log_warn("killed the commands of %u dead worker(s) on "
 			    "this host", n);
+		worker_limit_renew(w);
 		worker_publish(w, 0);
 		break;
 	case QUEUE_EV_LEASE_LOST:
@@ -811,6 +833,16 @@ worker_create(struct event_base *base, const struct config *cfg)
 	w->approvals = approvals_create(base, w->q, cfg);
 	w->net_domains = worker_names(cfg->network_domains);
 	w->agents = worker_names(cfg->agents);
+	if (cfg->queue_limits[0] != '\0') {	/* checked as it loaded */
+		json_t	*l, *v = json_loads(cfg->queue_limits, 0, NULL);
+
+		l = json_object_get(v, cfg->queue);
+		w->limit_running = (unsigned)json_integer_value(
+		    json_object_get(l, "max_running"));
+		w->limit_rate = json_number_value(json_object_get(l,
+		    "max_per_s"));
+		json_decref(v);
+	}
 	if (cfg->retry[0] != '\0') {	/* checked as the config loaded */
 		json_t			*v;
 		struct item_error	 err;
@@ -875,6 +907,8 @@ worker_free(struct worker *w)
 		event_free(w->ev_stop);
 	if (w->ev_logs != NULL)
 		event_free(w->ev_logs);
+	if (w->ev_limit != NULL)
+		event_free(w->ev_limit);
 	if (w->ev_hup != NULL)
 		event_free(w->ev_hup);
 	rurl_release(&w->url);

@@ -115,8 +115,13 @@ struct job {
 	const char	*retry_end;	/* the last attempt's why (static) */
 	int		 dead;		/* its answer ends its attempts: the
 					   entry joins the dead letters */
-	char		*body;		/* a cancel: the item, to forward */
+	char		*body;		/* a cancel: the item, to forward;
+					   with limits, the item as read */
 	size_t		 body_len;
+	int		 limited;	/* holds a place among the queue's
+					   max_running (attempt.c) */
+	void		(*limit_go)(struct job *);	/* once it may */
+	struct event	*ev_limit;	/* approved, waits for the limits */
 };
 
 #define WORKER_OWNER_REPLIES	"replies"	/* <agent>.replies */
@@ -142,6 +147,10 @@ struct worker {
 						   none could be made */
 	char			**net_domains;	/* network_domains, split */
 	char			**agents;	/* agents, split */
+	unsigned		 limit_running;	/* queue_limits: 0: none */
+	double			 limit_rate;	/* ... a second; 0: none */
+	int			 limit_wait;	/* over them: take nothing */
+	struct event		*ev_limit;	/* ... until this fires */
 	struct item_retry	*retry;		/* the queue's default; NULL */
 	char			**net_private;	/* network_private_hosts */
 	struct audit		*audit;
@@ -271,6 +280,19 @@ int		 worker_attempt_defer(struct job *);
 int		 worker_attempt_retry(struct job *, int spawn_failed,
 		    int timed_out, int signal, int exit_code, const char *last,
 		    size_t last_len);
+/* 1 if the queue has limits job j has not passed yet. */
+int		 worker_limited(const struct job *);
+/*
+ * Asks the queue's limits whether j may start; go(j) once it may. Over
+ * them, a claimed job goes back to the front of the entries held for
+ * room (its claim let go) and the worker takes nothing until the wait
+ * the limits said is over (ev_limit); an approved one waits here.
+ */
+void		 worker_limit_take(struct job *, void (*go)(struct job *));
+/* The worker's ev_limit: it takes items again. */
+void		 worker_limit_open_cb(int, short, void *);
+/* At each beat: the leases of the places this worker's jobs hold. */
+void		 worker_limit_renew(struct worker *);
 /*
  * A PROCESS cancel (job j, from entry e): the item it names, if it has
  * not run, never runs and its sender gets ERROR cancelled: held here,
