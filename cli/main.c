@@ -73,6 +73,8 @@ static const struct execq_cmd {
 	    "what the command policy would do with a command (runs nothing)" },
 	{ "workers",	execq_cmd_workers, O,
 	    "list the workers on this Redis: state, load, confinement" },
+	{ "queues",	execq_cmd_queues, O,
+	    "a queue's backlog per lane: waiting, running, delayed, dead" },
 	{ "approvals",	execq_cmd_approvals, O,
 	    "list the commands waiting for a human's approval" },
 	{ "approve",	execq_cmd_approve, O,
