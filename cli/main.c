@@ -131,7 +131,7 @@ execq_usage(FILE *f)
 	    "$EXECQ_REDIS_USER (or redis_user) and $EXECQ_REDIS_PASSWORD,\n"
 	    "$EXECQ_REDIS_PASSWORD_FILE (or redis_password_file: the file's\n"
 	    "first line) say. On make run's socket: its user 'agent', or\n"
-	    "'operator' for ps, logs, workers, approvals, approve and reject,\n"
+	    "'operator' for ps, logs, workers, queues, approvals, approve and\nreject, "
 	    "with the password in .tmp/run/redis-<user>.pass.\n"
 	    "\n"
 	    "Every command but cleanup, classify and tools also takes --redis\n"
