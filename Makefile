@@ -36,7 +36,7 @@ EXEC_SRC  = $(EXEC_PURE_SRC) exec/spawn.c exec/mountinfo.c exec/nsroot.c exec/rm
 QUEUE_SRC = queue/item_field.c queue/item.c queue/item_process.c queue/item_json.c \
             queue/item_retry.c queue/rurl.c queue/spool.c queue/scripts.c queue/rconn.c \
             queue/sentinel.c queue/conn.c queue/reader.c queue/outbox.c \
-            queue/queue.c queue/store.c queue/client.c
+            queue/queue.c queue/store.c queue/client.c queue/backlog.c
 WORKER_SRC = worker/config_check.c worker/config_opts.c worker/config_value.c \
             worker/config_help.c worker/config_file.c worker/config_flags.c \
             worker/config_finish.c \
@@ -78,7 +78,7 @@ $(WORKER_BIN): $(BUILD)/obj/worker/main.o $(LIB_OBJ)
 CLI_SRC   = cli/main.c cli/util.c cli/opts.c cli/clientconf.c cli/conn.c \
             cli/tokens.c cli/cmd_run.c cli/cmd_sessions.c cli/cmd_process.c \
             cli/cmd_logs.c cli/cmd_policy.c cli/cmd_workers.c cli/cmd_dead.c \
-            cli/tools.c \
+            cli/cmd_queues.c cli/tools.c \
             cli/cmd_tools.c cli/mcp_call.c cli/mcp.c cli/mcp_http.c \
             cli/cmd_mcp.c
 CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/obj/%.o)

@@ -20,6 +20,7 @@
  *   cmd_sessions.c  spawn, ps, callbacks: sessions as Redis shows them
  *   cmd_process.c   PROCESS items, and send, keys, kill, wait
  *   cmd_workers.c   workers: the fleet as the registry shows it
+ *   cmd_queues.c    queues: a queue's backlog (queue/backlog.c)
  *   cmd_policy.c    classify, approvals, approve, reject
  *   cmd_logs.c      logs (and logs -f, through PROCESS items and the
  *                   session hash), cleanup
@@ -181,6 +182,7 @@ enum execq_optval {
 	EXECQ_OPT_MISSING_OK,
 	EXECQ_OPT_QUIET,
 	EXECQ_OPT_NO_LIVE,
+	EXECQ_OPT_AGENTS,
 };
 
 /*
@@ -428,6 +430,8 @@ int	 execq_cmd_submit(const char *redis, int argc, char **argv);
 int	 execq_cmd_cancel(const char *redis, int argc, char **argv);
 int	 execq_cmd_dead(const char *redis, int argc, char **argv);
 int	 execq_cmd_workers(const char *redis, int argc, char **argv);
+/* cmd_queues.c */
+int	 execq_cmd_queues(const char *redis, int argc, char **argv);
 /* cmd_sessions.c */
 int	 execq_cmd_spawn(const char *redis, int argc, char **argv);
 int	 execq_cmd_ps(const char *redis, int argc, char **argv);

@@ -75,6 +75,8 @@ static const struct execq_cmd {
 	    "what the command policy would do with a command (runs nothing)" },
 	{ "workers",	execq_cmd_workers, O,
 	    "list the workers on this Redis: state, load, confinement" },
+	{ "queues",	execq_cmd_queues, O,
+	    "a queue's backlog per lane: waiting, running, delayed, dead" },
 	{ "dead",	execq_cmd_dead, O,
 	    "list the dead letters; requeue or drop them" },
 	{ "approvals",	execq_cmd_approvals, O,
@@ -133,7 +135,7 @@ execq_usage(FILE *f)
 	    "$EXECQ_REDIS_USER (or redis_user) and $EXECQ_REDIS_PASSWORD,\n"
 	    "$EXECQ_REDIS_PASSWORD_FILE (or redis_password_file: the file's\n"
 	    "first line) say. On make run's socket: its user 'agent', or\n"
-	    "'operator' for ps, logs, workers, approvals, approve and reject,\n"
+	    "'operator' for ps, logs, workers, queues, approvals, approve and\nreject, "
 	    "with the password in .tmp/run/redis-<user>.pass.\n"
 	    "\n"
 	    "Every command but cleanup, classify and tools also takes --redis\n"

@@ -5,6 +5,7 @@
  * anything is sent, so a slow client never holds the loop.
  */
 
+#include <sys/queue.h>
 #include <sys/socket.h>
 
 #include <arpa/inet.h>
@@ -29,8 +30,21 @@
 #define HTTP_MAX_BODY		1024	/* GET needs none */
 #define HTTP_TIMEOUT_S		10	/* idle connections are closed */
 
+/*
+ * A /metrics request waiting for the owner's read. evhttp keeps a
+ * request whose client went away until it is answered (evhttp_send_*
+ * then frees it), so each one here is answered once, by
+ * http_metrics_wake or http_free.
+ */
+struct http_waiter {
+	TAILQ_ENTRY(http_waiter)	 entry;
+	struct evhttp_request		*req;
+};
+TAILQ_HEAD(http_waiters, http_waiter);
+
 struct http {
 	struct evhttp			*ev;
+	struct http_waiters		 waiters;
 	struct http_handlers		 h;
 	struct metrics			*m;
 	unsigned			 port;
@@ -106,6 +120,51 @@ http_text(struct http *hs, struct evhttp_request *req, const char *path,
 	    text, strlen(text));
 }
 
+/* Renders and sends /metrics or /healthz (route). */
+static void
+http_render(struct http *hs, struct evhttp_request *req, const char *route)
+{
+	char	*buf = NULL;
+	size_t	 len = 0;
+	FILE	*f;
+	int	 ok = 1;
+
+	if ((f = open_memstream(&buf, &len)) == NULL) {
+		evhttp_send_error(req, HTTP_INTERNAL, NULL);
+		return;
+	}
+	if (strcmp(route, "/metrics") == 0)
+		hs->h.metrics(f, hs->h.arg);
+	else
+		ok = hs->h.health(f, hs->h.arg);
+	if (fclose(f) != 0) {
+		free(buf);
+		evhttp_send_error(req, HTTP_INTERNAL, NULL);
+		return;
+	}
+	if (strcmp(route, "/metrics") == 0)
+		http_send(hs, req, route, HTTP_OK, "OK",
+		    "text/plain; version=0.0.4; charset=utf-8", buf, len);
+	else
+		http_send(hs, req, route, ok ? HTTP_OK : 503, ok ? "OK" :
+		    "Service Unavailable", "application/json", buf, len);
+	free(buf);
+}
+
+void
+http_metrics_wake(struct http *hs)
+{
+	struct http_waiter	*wt;
+
+	if (hs == NULL)
+		return;
+	while ((wt = TAILQ_FIRST(&hs->waiters)) != NULL) {
+		TAILQ_REMOVE(&hs->waiters, wt, entry);
+		http_render(hs, wt->req, "/metrics");
+		free(wt);
+	}
+}
+
 /* Every request: route by path, GET and HEAD only. */
 static void
 http_request_cb(struct evhttp_request *req, void *arg)
@@ -114,10 +173,7 @@ http_request_cb(struct evhttp_request *req, void *arg)
 	const struct evhttp_uri	*uri = evhttp_request_get_evhttp_uri(req);
 	enum evhttp_cmd_type	 cmd = evhttp_request_get_command(req);
 	const char		*path, *route;
-	char			*buf = NULL;
-	size_t			 len = 0;
-	FILE			*f;
-	int			 ok = 1;
+	struct http_waiter	*wt;
 
 	path = uri != NULL ? evhttp_uri_get_path(uri) : NULL;
 	if (path == NULL || path[0] != '/') {
@@ -146,26 +202,14 @@ http_request_cb(struct evhttp_request *req, void *arg)
 		    "not found: try /metrics or /healthz\n");
 		return;
 	}
-	if ((f = open_memstream(&buf, &len)) == NULL) {
-		evhttp_send_error(req, HTTP_INTERNAL, NULL);
+	if (strcmp(route, "/metrics") == 0 && hs->h.metrics_ready != NULL &&
+	    hs->h.metrics_ready(hs->h.arg) == 0) {
+		wt = xcalloc(1, sizeof *wt);
+		wt->req = req;
+		TAILQ_INSERT_TAIL(&hs->waiters, wt, entry);
 		return;
 	}
-	if (strcmp(route, "/metrics") == 0)
-		hs->h.metrics(f, hs->h.arg);
-	else
-		ok = hs->h.health(f, hs->h.arg);
-	if (fclose(f) != 0) {
-		free(buf);
-		evhttp_send_error(req, HTTP_INTERNAL, NULL);
-		return;
-	}
-	if (strcmp(route, "/metrics") == 0)
-		http_send(hs, req, route, HTTP_OK, "OK",
-		    "text/plain; version=0.0.4; charset=utf-8", buf, len);
-	else
-		http_send(hs, req, route, ok ? HTTP_OK : 503, ok ? "OK" :
-		    "Service Unavailable", "application/json", buf, len);
-	free(buf);
+	http_render(hs, req, route);
 }
 
 /* The port the socket got (port 0 asks for any). */
@@ -197,6 +241,7 @@ http_create(struct event_base *base, const char *addr,
 	hs = xcalloc(1, sizeof *hs);
 	hs->h = *h;
 	hs->m = m;
+	TAILQ_INIT(&hs->waiters);
 	if ((hs->ev = evhttp_new(base)) == NULL)
 		fatal("out of memory (evhttp)");
 	evhttp_set_max_headers_size(hs->ev, HTTP_MAX_HEADERS);
@@ -232,8 +277,15 @@ http_port(const struct http *hs)
 void
 http_free(struct http *hs)
 {
+	struct http_waiter	*wt;
+
 	if (hs == NULL)
 		return;
+	while ((wt = TAILQ_FIRST(&hs->waiters)) != NULL) {
+		TAILQ_REMOVE(&hs->waiters, wt, entry);
+		evhttp_send_error(wt->req, 503, "Service Unavailable");
+		free(wt);
+	}
 	if (hs->ev != NULL)
 		evhttp_free(hs->ev);
 	free(hs);

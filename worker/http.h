@@ -18,6 +18,14 @@ struct http_handlers {
 	/* Writes the Prometheus text of /metrics to f. */
 	void	(*metrics)(FILE *f, void *arg);
 	/*
+	 * NULL, or asked before each /metrics: 1 when it may be written
+	 * now; 0 when what it shows is being read (the backlog, from
+	 * Redis): the request waits until the owner calls
+	 * http_metrics_wake(), which it must do once the read is over,
+	 * failed or not.
+	 */
+	int	(*metrics_ready)(void *arg);
+	/*
 	 * Writes the JSON of /healthz to f; returns 1 when the worker
 	 * takes items (200), 0 when it does not (503).
 	 */
@@ -33,7 +41,10 @@ struct http_handlers {
 struct http	*http_create(struct event_base *, const char *addr,
 		    const struct http_handlers *, struct metrics *m,
 		    char **cause);
-void		 http_free(struct http *);	/* NULL ok */
+/* NULL ok; requests still waiting for /metrics get 503. */
+void		 http_free(struct http *);
+/* Answers every /metrics request that waits (metrics_ready said 0). */
+void		 http_metrics_wake(struct http *);
 /* The port bound (useful with port 0). */
 unsigned	 http_port(const struct http *);
 /*

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "logs/xmalloc.h"
+#include "queue/backlog.h"
 #include "worker/metrics.h"
 
 struct metrics_def {
@@ -291,4 +292,55 @@ metrics_write(const struct metrics *m, FILE *f)
 		metrics_write_counter(m, i, f);
 	for (i = 0; i < METRICS_NHISTOGRAMS; i++)
 		metrics_write_histogram(m, i, f);
+}
+
+/* One sample of execq_queue_items; lane NULL: the queue's own. */
+static void
+metrics_backlog_sample(FILE *f, const char *name, const char *queue,
+    const char *lane, const char *state, double v)
+{
+	fprintf(f, "%s{queue=\"", name);
+	metrics_escape(f, queue);
+	if (lane != NULL) {
+		fputs("\",lane=\"", f);
+		metrics_escape(f, lane);
+	}
+	if (state != NULL) {
+		fputs("\",state=\"", f);
+		metrics_escape(f, state);
+	}
+	fputs("\"} ", f);
+	metrics_number(f, v);
+	fputc('\n', f);
+}
+
+void
+metrics_write_backlog(const struct backlog *b, FILE *f)
+{
+	const struct backlog_lane	*l;
+	size_t				 i;
+
+	metrics_family(f, "execq_queue_items", "gauge", "Items of the "
+	    "queue by lane and state, read from Redis at scrape time (cached "
+	    "1 s): waiting (not yet delivered to a worker), running "
+	    "(delivered, not yet answered); delayed and dead per queue, "
+	    "without a lane.");
+	for (i = 0; i < b->nlanes; i++) {
+		l = &b->lanes[i];
+		metrics_backlog_sample(f, "execq_queue_items", b->queue,
+		    l->name, "waiting", (double)l->waiting);
+		metrics_backlog_sample(f, "execq_queue_items", b->queue,
+		    l->name, "running", (double)l->running);
+	}
+	metrics_backlog_sample(f, "execq_queue_items", b->queue, NULL,
+	    "delayed", (double)b->delayed);
+	metrics_backlog_sample(f, "execq_queue_items", b->queue, NULL,
+	    "dead", (double)b->dead);
+	metrics_family(f, "execq_queue_oldest_age_seconds", "gauge", "Age "
+	    "of the oldest waiting item of each lane, by Redis's clock (0: "
+	    "none waits).");
+	for (i = 0; i < b->nlanes; i++)
+		metrics_backlog_sample(f, "execq_queue_oldest_age_seconds",
+		    b->queue, b->lanes[i].name, NULL,
+		    b->lanes[i].oldest_age_s);
 }

@@ -11,6 +11,8 @@
 
 #include <stdio.h>
 
+struct backlog;
+
 /* The counter families; each row of metrics.c's table names one. */
 enum metrics_counter {
 	METRICS_RECEIVED = 0,	/* type */
@@ -60,6 +62,13 @@ void		 metrics_family(FILE *, const char *name, const char *type,
 /* A sample "name{label="value"} v"; label NULL: no labels. */
 void		 metrics_sample(FILE *, const char *name, const char *label,
 		    const char *value, double v);
+/*
+ * The backlog gauges of a queue (queue/backlog.h, a finished read):
+ * execq_queue_items{queue,lane,state} for waiting and running per lane,
+ * {queue,state} for delayed and dead, and
+ * execq_queue_oldest_age_seconds{queue,lane}.
+ */
+void		 metrics_write_backlog(const struct backlog *, FILE *);
 /* value escaped for a label (\\, \", \n), into f. */
 void		 metrics_escape(FILE *, const char *value);
 

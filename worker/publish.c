@@ -4,7 +4,9 @@
  * the audit log take writes, from a probe that writes a few bytes in each
  * dir on the syncer's thread (never on the loop), started by each look at
  * /healthz or /metrics and by each beat: a look sees the last probe's
- * result.
+ * result. The queue's backlog (/metrics' execq_queue_*) is read from
+ * Redis when a scrape finds the last read older than a second; the scrape
+ * waits for it (WORKER_BACKLOG_WAIT_MS at most: then it goes without).
  */
 
 #include <sys/queue.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event2/event.h>
 #include <jansson.h>
 
 #include "logs/clock.h"
@@ -23,6 +26,7 @@
 #include "logs/log.h"
 #include "logs/syncer.h"
 #include "logs/xmalloc.h"
+#include "queue/backlog.h"
 #include "queue/queue.h"
 #include "worker/audit.h"
 #include "worker/config.h"
@@ -50,6 +54,19 @@ static struct {
 	int	 log_err, state_err;
 	int	 probing;		/* one at a time */
 } worker_disks;
+
+#define WORKER_BACKLOG_FRESH_MS	1000	/* a read serves scrapes this long */
+#define WORKER_BACKLOG_WAIT_MS	2000	/* a scrape waits this long */
+
+/* The last read of the backlog; one worker per process, as above. */
+static struct {
+	struct backlog	*b;		/* NULL until the first scrape */
+	long long	 read_ms;	/* monotonic, the last read ended */
+	int		 reading;	/* a read is under way */
+	int		 late;		/* ... for longer than the wait */
+	int		 ok;		/* b holds a whole read */
+	struct event	*ev_late;
+} worker_backlog;
 
 /* 0 if a few bytes can be written in dir now, else an errno. */
 static int
@@ -177,6 +194,80 @@ worker_status(struct worker *w, struct worker_status *st)
 	st->confined = w->confined;
 }
 
+/* The backlog read is over (b->failed says how): scrapes go on. */
+static void
+worker_backlog_done(struct backlog *b, void *arg)
+{
+	struct worker	*w = arg;
+
+	if (b->failed)
+		log_debug("metrics: the queue's backlog: %s", b->error);
+	worker_backlog.reading = worker_backlog.late = 0;
+	worker_backlog.ok = !b->failed;
+	worker_backlog.read_ms = clock_mono_ms();
+	evtimer_del(worker_backlog.ev_late);
+	http_metrics_wake(w->http);
+}
+
+/* Redis is slow to answer: the scrapes waiting go without. */
+static void
+worker_backlog_late_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct worker	*w = arg;
+
+	(void)fd;
+	(void)what;
+	log_warn("metrics: the queue's backlog is not read after %d ms",
+	    WORKER_BACKLOG_WAIT_MS);
+	worker_backlog.late = 1;
+	http_metrics_wake(w->http);
+}
+
+/*
+ * Before each /metrics: 1 to write it now (the last read is fresh, or
+ * Redis is away or slow), 0 when a read is under way (the HTTP side door
+ * waits for worker_backlog_done).
+ */
+static int
+worker_http_metrics_ready(void *arg)
+{
+	struct worker	*w = arg;
+	struct timeval	 tv = { WORKER_BACKLOG_WAIT_MS / 1000,
+			    (WORKER_BACKLOG_WAIT_MS % 1000) * 1000 };
+
+	if (worker_backlog.b == NULL) {
+		worker_backlog.b = backlog_create(w->cfg->queue,
+		    w->cfg->agents);
+		worker_backlog.ev_late = evtimer_new(w->base,
+		    worker_backlog_late_cb, w);
+		if (worker_backlog.ev_late == NULL)
+			fatal("out of memory (event)");
+	}
+	if (worker_backlog.reading)
+		return (worker_backlog.late);
+	if (worker_backlog.read_ms != 0 && clock_mono_ms() -
+	    worker_backlog.read_ms < WORKER_BACKLOG_FRESH_MS)
+		return (1);
+	worker_backlog.ok = 0;
+	if (backlog_read(worker_backlog.b, w->q, worker_backlog_done, w) ==
+	    -1) {
+		worker_backlog.read_ms = clock_mono_ms();
+		return (1);	/* Redis is away: nothing to show */
+	}
+	worker_backlog.reading = 1;
+	evtimer_add(worker_backlog.ev_late, &tv);
+	return (0);
+}
+
+void
+worker_backlog_free(void)
+{
+	backlog_free(worker_backlog.b);
+	if (worker_backlog.ev_late != NULL)
+		event_free(worker_backlog.ev_late);
+	memset(&worker_backlog, 0, sizeof worker_backlog);
+}
+
 /* GET /metrics: the counters, then what is true now. */
 static void
 worker_http_metrics(FILE *f, void *arg)
@@ -188,6 +279,8 @@ worker_http_metrics(FILE *f, void *arg)
 	worker_status(w, &st);
 	metrics_write(w->metrics, f);
 	status_write_metrics(&st, f);
+	if (worker_backlog.b != NULL && worker_backlog.ok)
+		metrics_write_backlog(worker_backlog.b, f);
 }
 
 /* GET /healthz. */
@@ -227,7 +320,9 @@ worker_http(struct worker *w)
 	struct http_handlers	 h;
 	char			*cause;
 
+	memset(&h, 0, sizeof h);
 	h.metrics = worker_http_metrics;
+	h.metrics_ready = worker_http_metrics_ready;
 	h.health = worker_http_health;
 	h.arg = w;
 	w->http = http_create(w->base, w->cfg->http, &h, w->metrics, &cause);

@@ -883,6 +883,7 @@ worker_free(struct worker *w)
 	if (w == NULL)
 		return;
 	http_free(w->http);	/* it reads the queue and the sessions */
+	worker_backlog_free();
 	queue_free(w->q);	/* no callbacks from here on */
 	sessions_free(w->sessions);
 	proxy_free(w->proxy);	/* after the sessions: they revoke */

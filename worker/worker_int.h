@@ -357,6 +357,8 @@ int		 worker_confine_decide(struct worker *,
 void		 worker_publish(struct worker *, int now);
 /* The HTTP side door: 0, or -1 (logged). */
 int		 worker_http(struct worker *);
+/* Frees what /metrics keeps of the queue's backlog (after http_free). */
+void		 worker_backlog_free(void);
 
 /* signals.c */
 /* The signal events and the shutdown and log-probe timers: 0 or -1. */
