@@ -4,7 +4,8 @@
  * used_memory and maxmemory on /metrics, and says once, in its log and
  * with a time-left gauge, that Redis fills within answer_ttl_s at the
  * rate memory grows. Memory is made to grow by the test (SET of big
- * values), and every wait polls until a deadline.
+ * values), and every wait polls until a deadline. And `execq ps` says
+ * when it shows fewer sessions than the index holds (--limit).
  */
 
 #include <sys/socket.h>
@@ -192,6 +193,57 @@ test_membudget_warns(void **state)
 	harness_pass(h);
 }
 
+/*
+ * execq ps reads the newest --limit entries (100 by default) and says so
+ * when the index holds more: on stdout under the table, on stderr with
+ * --json (stdout stays one session per line).
+ */
+static void
+test_membudget_ps_limit(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	const char		*two[] = { "ps", "--limit", "2", NULL };
+	const char		*all[] = { "ps", "-n", "10", NULL };
+	const char		*json[] = { "ps", "--json", "--limit", "2",
+				    NULL };
+	const char		*bad[] = { "ps", "--limit", "0", NULL };
+	const char		*id;
+	char			 name[16];
+	int			 i;
+
+	for (i = 0; i < 5; i++) {
+		snprintf(name, sizeof name, "ps%d", i);
+		id = harness_id(h, name);
+		CMD("ZADD execq:sessions %d %s", 1000 + i, id);
+		CMD("HSET execq:session:%s session_id %s status running "
+		    "command sleep pid 1 worker w started_ms 1", id, id);
+	}
+	harness_cli(h, &p, NULL, HARNESS_WAIT_MS, two);
+	assert_int_equal(harness_proc_exit(&p), 0);
+	assert_non_null(strstr(p.out, "showing 2 of 5 sessions"));
+	assert_non_null(strstr(p.out, harness_id(h, "ps4")));
+	assert_null(strstr(p.out, harness_id(h, "ps2")));
+	harness_proc_release(&p);
+	harness_cli(h, &p, NULL, HARNESS_WAIT_MS, all);
+	assert_int_equal(harness_proc_exit(&p), 0);
+	assert_null(strstr(p.out, "showing"));
+	assert_non_null(strstr(p.out, harness_id(h, "ps0")));
+	harness_proc_release(&p);
+	harness_cli(h, &p, NULL, HARNESS_WAIT_MS, json);
+	assert_int_equal(harness_proc_exit(&p), 0);
+	assert_null(strstr(p.out, "showing"));
+	assert_non_null(strstr(p.err, "showing 2 of 5 sessions"));
+	for (i = 0; p.out[i] != '\0'; i += strcspn(p.out + i, "\n") + 1)
+		assert_int_equal(p.out[i], '{');
+	harness_proc_release(&p);
+	harness_cli(h, &p, NULL, HARNESS_WAIT_MS, bad);
+	assert_int_equal(harness_proc_exit(&p), 2);
+	assert_non_null(strstr(p.err, "--limit wants 1 to 100000"));
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -199,6 +251,7 @@ main(void)
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    harness_teardown)
 		T(test_membudget_warns),
+		T(test_membudget_ps_limit),
 #undef T
 	};
 
