@@ -542,17 +542,23 @@ execq_cleanup_usage(FILE *f)
 	    "[--dry-run]\n"
 	    "                     [--missing-ok] [-v]\n"
 	    "\n"
-	    "Removes the log files (<id>.log, <id>.json, .<id>.json.tmp) in\n"
-	    "this host's log directory that are older than N hours, except\n"
-	    "those of sessions still running here. Needs no Redis: run it\n"
-	    "where the worker runs, e.g. from cron.\n"
+	    "Removes the files of finished items (<id>.log, <id>.json,\n"
+	    ".<id>.json.tmp, always together) from this host's log directory\n"
+	    "once the newest of them is older than N hours. A command still\n"
+	    "running keeps its files, whatever their age: the worker holds a\n"
+	    "lock on its log (a session's <id>.json also says it runs). The\n"
+	    "worker's start-up clean-up (log_max_age_hours) is the same rule.\n"
+	    "Needs no Redis: run it where the worker runs, e.g. from cron.\n"
 	    "\n"
 	    "Options:\n"
 	    "  --log-dir DIR        the worker's log_dir (default: "
 	    "$EXECQ_LOG_DIR,\n"
 	    "                       else " EXECQ_DEFAULT_LOG_DIR ")\n"
-	    "  --max-age-hours N    age limit by modification time "
-	    "(default 24)\n"
+	    "  --max-age-hours N    age limit in hours, fractions allowed "
+	    "(default 24);\n"
+	    "                       0 means cleanup is off, as "
+	    "log_max_age_hours 0\n"
+	    "                       does in the worker: nothing is removed\n"
 	    "  --dry-run            remove nothing; list what would go\n"
 	    "  --missing-ok         a log directory that does not exist is "
 	    "not an error\n"
@@ -653,13 +659,21 @@ execq_cmd_cleanup(const char *redis, int argc, char **argv)
 		rc = EXECQ_EXIT_USAGE;
 		goto out;
 	}
+	if (co.max_age_h == 0) {
+		execq_line(stdout, "cleanup is off: --max-age-hours 0 keeps "
+		    "every log, as log_max_age_hours 0 does in the worker "
+		    "(to remove every finished item, give a small age such "
+		    "as 0.001)");
+		rc = fflush(stdout) == EOF ? 1 : 0;
+		goto out;
+	}
 	if (cleanup_logs(co.log_dir, co.max_age_h, co.dry_run,
 	    execq_cleanup_file_cb, &co, &st) == -1) {
 		execq_error("cannot read %s: %s", co.log_dir, strerror(errno));
 		rc = 1;
 		goto out;
 	}
-	printf("%s %u file%s (%llu bytes), %s %u of running sessions, "
+	printf("%s %u file%s (%llu bytes), %s %u of running commands, "
 	    "%u recent\n", co.dry_run ? "would remove" : "removed",
 	    st.removed, st.removed == 1 ? "" : "s", st.bytes,
 	    co.dry_run ? "would keep" : "kept", st.kept_running,

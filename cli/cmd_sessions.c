@@ -30,7 +30,9 @@
 #include "queue/rconn.h"
 #include "queue/keyspace.h"
 
-#define EXECQ_PS_MAX		100	/* ZREVRANGE execq:sessions 0 99 */
+#define EXECQ_PS_MAX		100	/* ps --limit's default */
+#define EXECQ_PS_LIMIT_MAX	100000
+#define EXECQ_PS_OPT_LIMIT	'n'	/* -n, --limit */
 #define EXECQ_PS_COLUMNS	7
 #define EXECQ_CB_BLOCK_MS	1000
 
@@ -60,10 +62,12 @@ struct execq_ps_opts {
 	struct execq_opts	 o;	/* first: set() casts */
 	int			 all;
 	int			 json;
+	long			 limit;	/* newest entries read */
 };
 
 static const struct option execq_ps_longopts[] = {
 	{ "all",		no_argument,	   NULL, EXECQ_OPT_ALL },
+	{ "limit",		required_argument, NULL, EXECQ_PS_OPT_LIMIT },
 	{ "json",		no_argument,	   NULL, EXECQ_OPT_JSON },
 	{ "queue",		required_argument, NULL, EXECQ_OPT_QUEUE },
 	{ "redis",		required_argument, NULL, EXECQ_OPT_REDIS },
@@ -330,7 +334,7 @@ execq_session_get(struct execq_session *s, const char *id, json_t **out)
 static void
 execq_ps_usage(FILE *f)
 {
-	fputs("usage: execq ps [--all] [--json]\n"
+	fputs("usage: execq ps [--all] [--json] [--limit N]\n"
 	    "\n"
 	    "Lists the running sessions and the items held for approval\n"
 	    "(STATUS held), newest first, from the mirror the workers keep\n"
@@ -340,8 +344,13 @@ execq_ps_usage(FILE *f)
 	    "cancelled, stay there for the workers' session_ttl_s.\n"
 	    "\n"
 	    "Options:\n"
-	    "  -a, --all       show the ended sessions too (the newest "
-	    "100)\n"
+	    "  -a, --all       show the ended sessions too\n"
+	    "  -n, --limit N   read the newest N entries of the index "
+	    "(default 100,\n"
+	    "                  at most 100000); when it holds more, a line "
+	    "says\n"
+	    "                  \"showing N of M sessions\" (on stderr with "
+	    "--json)\n"
 	    "  --json          one JSON object per session and line\n"
 	    "  --queue Q       accepted as everywhere; the list is not per\n"
 	    "                  queue\n"
@@ -366,6 +375,13 @@ execq_ps_set(struct execq_opts *o, const char *cmd, int ch, const char *arg)
 	case EXECQ_OPT_JSON:
 		po->json = 1;
 		return (0);
+	case EXECQ_PS_OPT_LIMIT:
+		if (execq_parse_long(arg, 1, EXECQ_PS_LIMIT_MAX,
+		    &po->limit) == 0)
+			return (0);
+		execq_usage_error(cmd, "--limit wants 1 to %d, not '%s'",
+		    EXECQ_PS_LIMIT_MAX, arg);
+		return (-1);
 	}
 	return (execq_opts_set(o, cmd, ch, arg));
 }
@@ -435,7 +451,7 @@ execq_ps_row(const json_t *ses, char **cells)
  * Ids whose hash expired are skipped. NULL (said) if Redis failed.
  */
 static json_t *
-execq_ps_fetch(struct execq_session *s, int all)
+execq_ps_fetch(struct execq_session *s, int all, long limit, size_t *nread)
 {
 	redisReply	*ids, *r;
 	json_t		*list, *ses;
@@ -443,9 +459,10 @@ execq_ps_fetch(struct execq_session *s, int all)
 	int		 failed = 0;
 
 	ids = execq_reply(s, "ZREVRANGE", client_sessions_newest(s->c,
-	    EXECQ_PS_MAX));
+	    limit));
 	if (ids == NULL)
 		return (NULL);
+	*nread = ids->type == REDIS_REPLY_ARRAY ? ids->elements : 0;
 	list = json_array();
 	for (i = 0; ids->type == REDIS_REPLY_ARRAY && i < ids->elements; i++)
 		client_session_get_append(s->c, ids->element[i]->str,
@@ -470,6 +487,21 @@ execq_ps_fetch(struct execq_session *s, int all)
 		return (NULL);
 	}
 	return (list);
+}
+
+/* How many entries the index holds (ZCARD); -1 (said) if Redis failed. */
+static long long
+execq_ps_total(struct execq_session *s)
+{
+	redisReply	*r;
+	long long	 n;
+
+	if ((r = execq_reply(s, "ZCARD", client_sessions_count(s->c))) ==
+	    NULL)
+		return (-1);
+	n = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
+	freeReplyObject(r);
+	return (n);
 }
 
 /* Prints the list as a table, or as JSON lines. */
@@ -505,12 +537,15 @@ execq_cmd_ps(const char *redis, int argc, char **argv)
 	struct execq_ps_opts	 po;
 	struct execq_session	 s;
 	json_t			*list = NULL;
+	long long		 total;
+	size_t			 nread = 0;
 	int			 rc;
 
 	memset(&po, 0, sizeof po);
 	execq_opts_init(&po.o, redis);
+	po.limit = EXECQ_PS_MAX;
 	memset(&s, 0, sizeof s);
-	if ((rc = execq_opts_getopt(&po.o, "ps", argc, argv, "ha",
+	if ((rc = execq_opts_getopt(&po.o, "ps", argc, argv, "han:",
 	    execq_ps_longopts, execq_ps_set, execq_ps_usage)) != 0) {
 		rc = (rc == 1) ? 0 : EXECQ_EXIT_USAGE;
 		goto out;
@@ -521,11 +556,16 @@ execq_cmd_ps(const char *redis, int argc, char **argv)
 	}
 	if ((rc = execq_session_open(&s, &po.o)) != 0)
 		goto out;
-	if ((list = execq_ps_fetch(&s, po.all)) == NULL) {
+	if ((list = execq_ps_fetch(&s, po.all, po.limit, &nread)) == NULL ||
+	    (total = execq_ps_total(&s)) < 0) {
 		rc = EXECQ_EXIT_FAIL;
 		goto out;
 	}
 	execq_ps_print(list, po.json);
+	if ((long long)nread < total)
+		fprintf(po.json ? stderr : stdout, "showing %zu of %lld "
+		    "sessions, the newest (--limit N for more)\n", nread,
+		    total);
 	if (fflush(stdout) == EOF) {
 		execq_error("stdout: %s", strerror(errno));
 		rc = EXECQ_EXIT_FAIL;

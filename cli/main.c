@@ -70,7 +70,8 @@ static const struct execq_cmd {
 	{ "callbacks",	execq_cmd_callbacks, A,
 	    "print EXEC_CALLBACKs as they arrive on a reply queue" },
 	{ "cleanup",	execq_cmd_cleanup, A,
-	    "remove old log files of ended sessions (local, no Redis)" },
+	    "remove finished items' old logs; never a running one's "
+	    "(local)" },
 	{ "classify",	execq_cmd_classify, A,
 	    "what the command policy would do with a command (runs nothing)" },
 	{ "workers",	execq_cmd_workers, O,

@@ -1,11 +1,24 @@
 /*
- * Age-based clean-up of the session log dir. One readdir pass; every
- * lookup is relative to the dir's fd (fstatat, openat, unlinkat), so the
- * loop builds no paths except for the callback. A file is judged on its
- * own mtime, so a running session's recent .log can sit beside its old
- * .json: the .json is checked (and kept) because the session runs.
+ * Clean-up of the session log dir by each item's state. One readdir pass;
+ * every lookup is relative to the dir's fd (fstatat, openat, unlinkat),
+ * so the loop builds no paths except for the callback. An id's files
+ * (<id>.log, <id>.json, .<id>.json.tmp) are judged together and go
+ * together: kept while the command runs (the worker holds a lock on its
+ * log, or the metadata says a session runs with a live pid), kept while
+ * the newest of them is younger than the limit, else removed.
+ *
+ * Why a lock and not a time stamp: spare files (logs/spare.h) are made
+ * ahead of time, a command can stay silent for days, and a foreground
+ * command writes no metadata until it ends, so no time stamp or file says
+ * "running" for sure. A flock(2) lock is held by the worker from the
+ * moment the log is named until its fd is closed (after the final fsync),
+ * and it is dropped by the kernel when the worker dies: it cannot go
+ * stale. The cleaner takes the lock exclusively before it removes, so a
+ * worker that reopens the same log in between waits, then sees the
+ * unlinked file and makes a new one (execlog_open).
  */
 
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -38,6 +51,18 @@ struct cleanup_ctx {
 	cleanup_file_cb		 cb;
 	void			*arg;
 	struct cleanup_stats	*stats;
+};
+
+/* The files of one id, in the order that picks who judges them. */
+enum { CLEANUP_LOG, CLEANUP_JSON, CLEANUP_TMP, CLEANUP_KINDS };
+
+/* One id's files: which exist, and the newest time among them. */
+struct cleanup_group {
+	char			 name[CLEANUP_KINDS][NAME_MAX + 1];
+	int			 have[CLEANUP_KINDS];
+	unsigned long long	 size[CLEANUP_KINDS];
+	unsigned		 n;
+	double			 newest;
 };
 
 /* Whether name (len bytes) ends in suffix, with something before it. */
@@ -176,45 +201,132 @@ cleanup_report(struct cleanup_ctx *ctx, const char *name)
 		ctx->cb(path, ctx->arg);
 }
 
-/* Judges one directory entry: ignored, kept, or removed. */
+/*
+ * Fills g with the files of id (idlen bytes) that exist as regular files.
+ * 0, or -1 if a name would be too long.
+ */
+static int
+cleanup_group(struct cleanup_ctx *ctx, const char *id, size_t idlen,
+    struct cleanup_group *g)
+{
+	struct stat	st;
+	double		mtime;
+	int		k;
+
+	memset(g, 0, sizeof *g);
+	for (k = 0; k < CLEANUP_KINDS; k++) {
+		if (idlen + 12 > sizeof g->name[k])
+			return (-1);
+		if (k == CLEANUP_TMP)
+			snprintf(g->name[k], sizeof g->name[k], ".%.*s.json.tmp",
+			    (int)idlen, id);
+		else
+			snprintf(g->name[k], sizeof g->name[k], "%.*s%s",
+			    (int)idlen, id, k == CLEANUP_LOG ? ".log" :
+			    ".json");
+		if (fstatat(ctx->dirfd, g->name[k], &st,
+		    AT_SYMLINK_NOFOLLOW) == -1 || !S_ISREG(st.st_mode))
+			continue;
+		g->have[k] = 1;
+		g->size[k] = st.st_size;
+		g->n++;
+		mtime = st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
+		if (mtime > g->newest)
+			g->newest = mtime;
+	}
+	return (0);
+}
+
+/*
+ * Takes <id>.log's lock for the removal: -1 when the worker holds it (its
+ * command runs: execlog.h), else an fd that holds it (or -1 with *fd -1
+ * when there is no log to lock). The worker never writes a log it could
+ * not lock first, so between this and the unlink nobody starts writing.
+ */
+static int
+cleanup_lock_log(struct cleanup_ctx *ctx, struct cleanup_group *g, int *fd)
+{
+	*fd = -1;
+	if (!g->have[CLEANUP_LOG])
+		return (0);
+	*fd = openat(ctx->dirfd, g->name[CLEANUP_LOG], O_RDONLY|O_CLOEXEC|
+	    O_NOFOLLOW|O_NOCTTY|O_NONBLOCK);
+	if (*fd == -1)
+		return (0);	/* gone meanwhile, or not ours to read */
+	if (flock(*fd, LOCK_EX|LOCK_NB) == 0)
+		return (0);
+	if (errno != EWOULDBLOCK) {	/* no locks here: judge the rest */
+		close(*fd);
+		*fd = -1;
+		return (0);
+	}
+	close(*fd);
+	*fd = -1;
+	return (-1);
+}
+
+/* Removes (or, dry, reports) every file of the group. */
+static void
+cleanup_remove(struct cleanup_ctx *ctx, struct cleanup_group *g)
+{
+	int	k;
+
+	/* The log last: a pass cut short leaves a log, never a lone .json. */
+	for (k = CLEANUP_KINDS - 1; k >= 0; k--) {
+		if (!g->have[k])
+			continue;
+		if (!ctx->dry_run && unlinkat(ctx->dirfd, g->name[k], 0) ==
+		    -1) {
+			if (errno != ENOENT)	/* another cleaner was first */
+				log_warn("cleanup %s/%s: unlink: %s",
+				    ctx->dir, g->name[k], strerror(errno));
+			continue;
+		}
+		ctx->stats->removed++;
+		ctx->stats->bytes += g->size[k];
+		cleanup_report(ctx, g->name[k]);
+	}
+}
+
+/*
+ * Judges one directory entry. An id's files are judged together, once: by
+ * the first of <id>.log, <id>.json, .<id>.json.tmp that exists, the
+ * others being skipped. They go together when the newest of them is old
+ * and the command is not running.
+ */
 static void
 cleanup_entry(struct cleanup_ctx *ctx, const struct dirent *de)
 {
-	const char	*name = de->d_name, *id;
-	struct stat	 st;
-	size_t		 idlen;
-	double		 mtime;
+	struct cleanup_group	 g;
+	const char		*name = de->d_name, *id;
+	size_t			 idlen;
+	int			 k, fd;
 
 	if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
 		return;
 	if ((idlen = cleanup_id(name, &id)) == 0)
 		return;
-	if (fstatat(ctx->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
-		if (errno != ENOENT)
-			log_warn("cleanup %s/%s: stat: %s", ctx->dir, name,
-			    strerror(errno));
+	if (cleanup_group(ctx, id, idlen, &g) == -1)
+		return;
+	for (k = 0; k < CLEANUP_KINDS && strcmp(g.name[k], name) != 0; k++)
+		if (g.have[k])
+			return;		/* judged by that one */
+	if (k == CLEANUP_KINDS || !g.have[k])
+		return;			/* not a regular file, or gone */
+	if (g.newest > ctx->limit) {
+		ctx->stats->kept_recent += g.n;
 		return;
 	}
-	if (!S_ISREG(st.st_mode))
-		return;
-	mtime = st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
-	if (mtime > ctx->limit) {
-		ctx->stats->kept_recent++;
-		return;
-	}
-	if (cleanup_running(ctx->dirfd, id, idlen)) {
-		ctx->stats->kept_running++;
+	if (cleanup_lock_log(ctx, &g, &fd) == -1 ||
+	    cleanup_running(ctx->dirfd, id, idlen)) {
+		if (fd != -1)
+			close(fd);
+		ctx->stats->kept_running += g.n;
 		return;
 	}
-	if (!ctx->dry_run && unlinkat(ctx->dirfd, name, 0) == -1) {
-		if (errno != ENOENT)	/* ENOENT: another cleaner was first */
-			log_warn("cleanup %s/%s: unlink: %s", ctx->dir, name,
-			    strerror(errno));
-		return;
-	}
-	ctx->stats->removed++;
-	ctx->stats->bytes += st.st_size;
-	cleanup_report(ctx, name);
+	cleanup_remove(ctx, &g);
+	if (fd != -1)
+		close(fd);
 }
 
 /* Opens dir, then judges each entry in readdir order. */
@@ -236,6 +348,8 @@ cleanup_logs(const char *dir, double max_age_hours, int dry_run,
 		errno = EINVAL;
 		return (-1);
 	}
+	if (max_age_hours == 0)		/* off: everything is kept */
+		return (0);
 	if ((fd = open(dir, O_RDONLY|O_DIRECTORY|O_CLOEXEC)) == -1)
 		return (errno == ENOENT ? 0 : -1);
 	if ((d = fdopendir(fd)) == NULL) {

@@ -1,5 +1,6 @@
 /* A command's durable files: <id>.log as bytes arrive, <id>.json replaced. */
 
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "logs/execlog.h"
@@ -127,6 +129,57 @@ execlog_mkdir(const char *dir)
 	return (0);
 }
 
+/*
+ * Locks fd (shared: the cleaner's exclusive lock waits for every writer)
+ * for the life of the fd, and stamps it now: named for a run. 0 locked,
+ * 1 the cleaner is removing it, -1 the file was removed under us. A
+ * filesystem without locks leaves the fd unlocked (0).
+ */
+static int
+execlog_lock(int fd)
+{
+	struct stat	st;
+
+	if (flock(fd, LOCK_SH|LOCK_NB) == -1 && errno == EWOULDBLOCK)
+		return (1);
+	if (fstat(fd, &st) == 0 && st.st_nlink == 0)
+		return (-1);
+	(void)futimens(fd, NULL);
+	return (0);
+}
+
+/*
+ * Opens (append, create) the log at lg->path and locks it. The cleaner
+ * holds its lock only while it unlinks, so a busy lock is waited out a
+ * millisecond at a time; a log it removed is made again.
+ */
+static int
+execlog_open_locked(struct execlog *lg, const char *dir)
+{
+	struct timespec	ms = { 0, 1000000 };
+	int		fd = -1, tries;
+
+	for (tries = 0; tries < 1000; tries++) {
+		fd = execlog_open_safe(lg->path, O_WRONLY|O_CREAT|O_APPEND,
+		    0644);
+		/* The directory vanished (a tmp cleaner, an operator). */
+		if (fd == -1 && errno == ENOENT && execlog_mkdir(dir) == 0)
+			fd = execlog_open_safe(lg->path,
+			    O_WRONLY|O_CREAT|O_APPEND, 0644);
+		if (fd == -1)
+			return (-1);
+		switch (execlog_lock(fd)) {
+		case 0:
+			return (fd);
+		case 1:
+			nanosleep(&ms, NULL);
+			break;
+		}
+		close(fd);
+	}
+	return (execlog_open_safe(lg->path, O_WRONLY|O_CREAT|O_APPEND, 0644));
+}
+
 struct execlog *
 execlog_open(const char *dir, const char *id, int spare)
 {
@@ -141,18 +194,15 @@ execlog_open(const char *dir, const char *id, int spare)
 	lg = xcalloc(1, sizeof *lg);
 	xasprintf(&lg->path, "%s/%s.log", dir, id);
 	if (spare != -1) {
+		/* Locked before it has a name: never seen unlocked. */
+		(void)flock(spare, LOCK_SH|LOCK_NB);
 		if (spare_link(spare, lg->path) == 0) {
 			lg->fd = spare;
 			return (lg);
 		}
 		close(spare);	/* the log is there already: append */
 	}
-	lg->fd = execlog_open_safe(lg->path, O_WRONLY|O_CREAT|O_APPEND, 0644);
-	/* The directory vanished (a tmp cleaner, an operator): again. */
-	if (lg->fd == -1 && errno == ENOENT && execlog_mkdir(dir) == 0)
-		lg->fd = execlog_open_safe(lg->path, O_WRONLY|O_CREAT|O_APPEND,
-		    0644);
-	if (lg->fd == -1) {
+	if ((lg->fd = execlog_open_locked(lg, dir)) == -1) {
 		free(lg->path);
 		free(lg);
 		return (NULL);
@@ -200,6 +250,12 @@ execlog_detach_fd(struct execlog *lg)
 {
 	int	fd = lg->fd;
 
+	/*
+	 * Stamped as it ends: once the fd is closed the lock is gone, and
+	 * until <id>.json is there the log's time is all the cleaner has.
+	 */
+	if (fd != -1)
+		(void)futimens(fd, NULL);
 	lg->fd = -1;
 	return (fd);
 }

@@ -40,6 +40,11 @@ int		 execlog_mkdir(const char *dir);
  * dir again first if it vanished. spare (logs/spare.h, or -1) is taken:
  * it becomes the log when no log of that id exists. NULL with errno on
  * failure.
+ *
+ * The log is stamped now (a spare was made earlier) and holds a shared
+ * flock(2) lock for as long as its fd is open, the detached fd too: that
+ * lock is what tells the cleaner (logs/cleanup.h) that its command runs.
+ * A spare is locked before it is named.
  */
 struct execlog	*execlog_open(const char *dir, const char *id, int spare);
 /* Writes all of buf, retrying short writes and EINTR; 0 or -1 (errno). */
@@ -49,7 +54,8 @@ const char	*execlog_path(const struct execlog *);
 unsigned long long execlog_size(const struct execlog *);
 /*
  * Takes the fd out of the log (the caller then owns it, e.g. to fsync it
- * off the event loop) or -1; the log keeps its path for reporting.
+ * off the event loop) or -1; the log keeps its path for reporting. The
+ * file is stamped now, its end; it stays locked until the fd is closed.
  */
 int		 execlog_detach_fd(struct execlog *);
 /* Closes the fd if still attached (no fsync) and frees. NULL ok. */

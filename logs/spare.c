@@ -1,5 +1,7 @@
 /* Spare files: O_TMPFILE files made off the loop, named when needed. */
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -137,6 +139,7 @@ spare_link(int fd, const char *path)
 	 * linkat(fd, "", ..., AT_EMPTY_PATH) wants CAP_DAC_READ_SEARCH
 	 * before Linux 6.10; the /proc name of the fd works for anyone.
 	 */
+	(void)futimens(fd, NULL);
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
 	return (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW));
 }

@@ -32,8 +32,9 @@ struct spare	*spare_create(struct event_base *, const char *dir,
  */
 int		 spare_take(struct spare *);
 /*
- * Gives the spare fd the name path; it never replaces a file. 0, or -1
- * with errno (EEXIST: the name is taken).
+ * Gives the spare fd the name path; it never replaces a file. Its times
+ * are set to now first: a spare's creation time says nothing of the file
+ * it becomes. 0, or -1 with errno (EEXIST: the name is taken).
  */
 int		 spare_link(int fd, const char *path);
 /* Files in stock, for tests and the bench. */

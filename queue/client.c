@@ -198,6 +198,12 @@ client_sessions_newest(struct rconn *c, long count)
 }
 
 redisReply *
+client_sessions_count(struct rconn *c)
+{
+	return (rconn_call(c, "ZCARD " KS_SESSIONS));
+}
+
+redisReply *
 client_workers_get(struct rconn *c)
 {
 	return (rconn_call(c, "HGETALL " KS_WORKERS));

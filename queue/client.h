@@ -76,6 +76,8 @@ struct redisReply *client_exists(struct rconn *, const char *key);
 struct redisReply *client_session_get(struct rconn *, const char *id);
 /* ZREVRANGE execq:sessions 0 count-1: the newest session ids. */
 struct redisReply *client_sessions_newest(struct rconn *, long count);
+/* ZCARD execq:sessions: how many the index holds. */
+struct redisReply *client_sessions_count(struct rconn *);
 
 /* Workers. */
 /* HGETALL execq:workers: the registry. */

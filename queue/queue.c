@@ -195,6 +195,42 @@ queue_stats(const struct queue *q, struct queue_stats *st)
 	st->spooled = q->spool != NULL ? spool_pending(q->spool) : 0;
 }
 
+/* One INFO asked for: whom to tell. */
+struct queue_info_req {
+	queue_info_cb	 cb;
+	void		*arg;
+};
+
+/* INFO's reply: told when there is one (NULL: lost, or freeing). */
+static void
+queue_info_reply_cb(struct rconn *rc, redisReply *reply, void *arg)
+{
+	struct queue_info_req	*req = arg;
+
+	(void)rc;
+	if (reply != NULL && reply->type == REDIS_REPLY_STRING)
+		req->cb(reply->str, NULL, req->arg);
+	else if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
+		req->cb(NULL, reply->str, req->arg);
+	free(req);
+}
+
+void
+queue_info(struct queue *q, const char *section, queue_info_cb cb,
+    void *arg)
+{
+	struct queue_info_req	*req;
+
+	if (!q->wr.up)
+		return;
+	req = xcalloc(1, sizeof *req);
+	req->cb = cb;
+	req->arg = arg;
+	if (rconn_command(q->wr.rc, queue_info_reply_cb, req, "INFO %s",
+	    section) == -1)
+		free(req);		/* never called back */
+}
+
 void
 queue_on_event(struct queue *q, queue_event_cb cb, void *arg)
 {

@@ -299,6 +299,15 @@ struct queue_stats {
 };
 void		 queue_stats(const struct queue *, struct queue_stats *);
 /*
+ * INFO <section> on the write connection: cb gets its text (borrowed for
+ * the call), or NULL and Redis's error (an ACL that refuses INFO). cb is
+ * never called when Redis is away, when the connection is lost first, or
+ * when the queue is freed first.
+ */
+typedef void (*queue_info_cb)(const char *text, const char *err, void *arg);
+void		 queue_info(struct queue *, const char *section,
+		    queue_info_cb, void *arg);
+/*
  * Whether this Redis lets in a client that gives no password (its
  * default user needs none): known once a connection came up. When we
  * log in, a second connection without AUTH sends PING to find out.

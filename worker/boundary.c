@@ -23,21 +23,23 @@
 #include "worker/worker.h"
 #include "worker/worker_int.h"
 
-/* Old logs go at start-up (running sessions' logs stay). */
+/*
+ * Old finished items' files go at start-up, by the rule `execq cleanup`
+ * uses (logs/cleanup.h): running commands' logs stay, 0 is off.
+ */
 void
 worker_cleanup_logs(const struct config *cfg)
 {
 	struct cleanup_stats	st;
 
-	if (cfg->log_max_age_hours == 0)
-		return;
 	memset(&st, 0, sizeof st);
 	if (cleanup_logs(cfg->log_dir, cfg->log_max_age_hours, 0, NULL, NULL,
 	    &st) == -1)
 		log_warn("log cleanup %s: %s", cfg->log_dir, strerror(errno));
 	else if (st.removed > 0)
 		log_info("log cleanup: removed %u files (%llu bytes) older than "
-		    "%u h", st.removed, st.bytes, cfg->log_max_age_hours);
+		    "%u h; kept %u of running commands", st.removed, st.bytes,
+		    cfg->log_max_age_hours, st.kept_running);
 }
 
 /* What a command may read besides the workspace and its tmp. */

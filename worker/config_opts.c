@@ -142,8 +142,9 @@ const struct config_opt config_opts[] = {
 	  "and at most N of them are kept", NULL },
 	{ "log_max_age_hours", "log-max-age", NULL, "EXECQ_LOG_MAX_AGE_HOURS",
 	  CONFIG_UINT, OFF(log_max_age_hours), 0, 100000, "24", "H",
-	  "at start-up, logs older than H hours are removed\n"
-	  "(0: keep everything)", NULL },
+	  "at start-up, finished items' logs older than H hours\n"
+	  "are removed, as by execq cleanup (0: cleanup off,\n"
+	  "keep everything)", NULL },
 	{ "shell", "shell", NULL, "EXECQ_SHELL", CONFIG_STRING,
 	  OFF(shell), 0, 0, POLICYCONF_DEFAULT_SHELL, "PATH",
 	  "runs each command as PATH -c COMMAND",

@@ -82,6 +82,7 @@ struct metrics_hist {
 struct metrics {
 	struct metrics_family	 fam[METRICS_NCOUNTERS];
 	struct metrics_hist	 hist[METRICS_NHISTOGRAMS];
+	struct metrics_redis_mem redis_mem;
 };
 
 struct metrics *
@@ -283,6 +284,37 @@ metrics_write_histogram(const struct metrics *m, enum metrics_histogram h,
 	fprintf(f, "\n%s_count %llu\n", d->name, hs->count);
 }
 
+/* Redis's memory: the last sample, once there is one. */
+static void
+metrics_write_redis_mem(const struct metrics_redis_mem *rm, FILE *f)
+{
+	if (!rm->known)
+		return;
+	metrics_family(f, "execq_redis_used_memory_bytes", "gauge",
+	    "Redis's used_memory at the last heartbeat sample (INFO "
+	    "memory).");
+	metrics_sample(f, "execq_redis_used_memory_bytes", NULL, NULL,
+	    (double)rm->used);
+	metrics_family(f, "execq_redis_maxmemory_bytes", "gauge",
+	    "Redis's maxmemory (0: no limit).");
+	metrics_sample(f, "execq_redis_maxmemory_bytes", NULL, NULL,
+	    (double)rm->max);
+	if (!rm->rated)
+		return;
+	metrics_family(f, "execq_redis_memory_growth_bytes_per_second",
+	    "gauge", "The growth rate of used_memory (smoothed; negative: "
+	    "it shrinks).");
+	metrics_sample(f, "execq_redis_memory_growth_bytes_per_second", NULL,
+	    NULL, rm->rate);
+	if (rm->eta_s < 0)
+		return;
+	metrics_family(f, "execq_redis_memory_full_eta_seconds", "gauge",
+	    "At the current rate, seconds until used_memory reaches "
+	    "maxmemory (absent: never).");
+	metrics_sample(f, "execq_redis_memory_full_eta_seconds", NULL, NULL,
+	    (double)rm->eta_s);
+}
+
 void
 metrics_write(const struct metrics *m, FILE *f)
 {
@@ -292,6 +324,95 @@ metrics_write(const struct metrics *m, FILE *f)
 		metrics_write_counter(m, i, f);
 	for (i = 0; i < METRICS_NHISTOGRAMS; i++)
 		metrics_write_histogram(m, i, f);
+	metrics_write_redis_mem(&m->redis_mem, f);
+}
+
+struct metrics_redis_mem *
+metrics_redis_mem(struct metrics *m)
+{
+	return (&m->redis_mem);
+}
+
+/* The number after "\r\n<name>:" (or at the start) in info: 0 or -1. */
+static int
+metrics_info_field(const char *info, const char *name,
+    unsigned long long *v)
+{
+	const char	*p = info;
+	size_t		 len = strlen(name);
+	char		*end;
+
+	for (;;) {
+		if (strncmp(p, name, len) == 0 && p[len] == ':') {
+			*v = strtoull(p + len + 1, &end, 10);
+			return (end == p + len + 1 ? -1 : 0);
+		}
+		if ((p = strchr(p, '\n')) == NULL)
+			return (-1);
+		p++;
+	}
+}
+
+int
+metrics_redis_mem_parse(const char *info, unsigned long long *used,
+    unsigned long long *max)
+{
+	if (metrics_info_field(info, "used_memory", used) == -1 ||
+	    metrics_info_field(info, "maxmemory", max) == -1)
+		return (-1);
+	return (0);
+}
+
+/* The weight of the newest growth in the rate: about 3 samples' worth. */
+#define METRICS_RATE_ALPHA	0.3
+
+int
+metrics_redis_mem_update(struct metrics_redis_mem *rm, long long now_ms,
+    unsigned long long used, unsigned long long max, unsigned horizon_s)
+{
+	double	dt, growth;
+
+	if (rm->known && now_ms > rm->at_ms) {
+		dt = (now_ms - rm->at_ms) / 1000.0;
+		growth = ((double)used - (double)rm->used) / dt;
+		rm->rate = rm->rated ? METRICS_RATE_ALPHA * growth +
+		    (1 - METRICS_RATE_ALPHA) * rm->rate : growth;
+		rm->rated = 1;
+	}
+	rm->known = 1;
+	rm->used = used;
+	rm->max = max;
+	rm->at_ms = now_ms;
+	if (max == 0)
+		rm->eta_s = -1;			/* no limit: never full */
+	else if (used >= max)
+		rm->eta_s = 0;
+	else if (rm->rated && rm->rate > 0)
+		rm->eta_s = (long long)((max - used) / rm->rate);
+	else
+		rm->eta_s = -1;
+	if (rm->eta_s >= 0 && rm->eta_s <= (long long)horizon_s) {
+		if (rm->warned)
+			return (0);
+		rm->warned = 1;
+		return (1);
+	}
+	/* Past the danger (twice the horizon: no flapping): warn again. */
+	if (rm->eta_s < 0 || rm->eta_s > 2 * (long long)horizon_s)
+		rm->warned = 0;
+	return (0);
+}
+
+void
+metrics_redis_mem_warning(const struct metrics_redis_mem *rm,
+    unsigned horizon_s, char *buf, size_t size)
+{
+	snprintf(buf, size, "redis memory: used_memory %llu of maxmemory %llu "
+	    "bytes, growing %.0f bytes/s: full in about %lld s, before the "
+	    "answers written now expire (answer_ttl_s %u); Redis will then "
+	    "refuse writes (answers, claims). Raise maxmemory, or lower "
+	    "answer_ttl_s or output_cap (docs/SCALING.md)", rm->used, rm->max,
+	    rm->rate, rm->eta_s, horizon_s);
 }
 
 /* One sample of execq_queue_items; lane NULL: the queue's own. */

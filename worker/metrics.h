@@ -9,6 +9,7 @@
  * Pure code, no I/O beyond the FILE it is handed.
  */
 
+#include <stddef.h>
 #include <stdio.h>
 
 struct backlog;
@@ -71,5 +72,49 @@ void		 metrics_sample(FILE *, const char *name, const char *label,
 void		 metrics_write_backlog(const struct backlog *, FILE *);
 /* value escaped for a label (\\, \", \n), into f. */
 void		 metrics_escape(FILE *, const char *value);
+
+/*
+ * Redis's memory, as the worker last sampled it (INFO memory, at the
+ * heartbeat, at most every METRICS_REDIS_MEM_EVERY_MS), and the growth
+ * rate of used_memory: plain data, filled by metrics_redis_mem_update.
+ * Its gauges are written by metrics_write once a sample is known.
+ */
+#define METRICS_REDIS_MEM_EVERY_MS	10000
+struct metrics_redis_mem {
+	int			 known;		/* a sample was taken */
+	unsigned long long	 used, max;	/* bytes; max 0: no limit */
+	double			 rate;		/* bytes/s, smoothed; may be
+						   negative */
+	int			 rated;		/* rate holds 2+ samples */
+	long long		 eta_s;		/* full in this many seconds
+						   at this rate; -1: never */
+	long long		 at_ms;		/* the last sample (monotonic) */
+	long long		 asked_ms;	/* the last INFO asked for */
+	int			 warned;	/* said so; again only once
+						   the danger has passed */
+	int			 refused;	/* INFO refused (an ACL) */
+};
+/* The worker's own record (never NULL). */
+struct metrics_redis_mem *metrics_redis_mem(struct metrics *);
+/*
+ * used_memory and maxmemory from the text of INFO memory (both present:
+ * 0; else -1).
+ */
+int		 metrics_redis_mem_parse(const char *info,
+		    unsigned long long *used, unsigned long long *max);
+/*
+ * Records a sample taken at now_ms (monotonic): the rate (an exponential
+ * average of the growth between samples) and the time left until used
+ * reaches max. Returns 1 when the worker should warn now: at this rate
+ * Redis is full within horizon_s (answer_ttl_s: an answer written now is
+ * still kept then), and it has not warned since the last time it was
+ * not; else 0. Pure.
+ */
+int		 metrics_redis_mem_update(struct metrics_redis_mem *,
+		    long long now_ms, unsigned long long used,
+		    unsigned long long max, unsigned horizon_s);
+/* The warning's words, into buf (size bytes). */
+void		 metrics_redis_mem_warning(const struct metrics_redis_mem *,
+		    unsigned horizon_s, char *buf, size_t size);
 
 #endif

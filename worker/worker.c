@@ -556,6 +556,48 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 }
 
 /*
+ * INFO memory's answer: the sample recorded, and a warning once when the
+ * answers kept are on the way to fill Redis (worker/metrics.h decides).
+ */
+static void
+worker_redis_mem_cb(const char *text, const char *err, void *arg)
+{
+	struct worker			*w = arg;
+	struct metrics_redis_mem	*rm = metrics_redis_mem(w->metrics);
+	unsigned long long		 used, max;
+	char				 msg[512];
+
+	if (text == NULL || metrics_redis_mem_parse(text, &used, &max) == -1) {
+		if (!rm->refused)
+			log_info("redis memory: INFO memory %s: no memory "
+			    "budget is watched", err != NULL ? err :
+			    "gave no used_memory/maxmemory");
+		rm->refused = 1;
+		return;
+	}
+	if (metrics_redis_mem_update(rm, clock_mono_ms(), used, max,
+	    w->cfg->answer_ttl_s)) {
+		metrics_redis_mem_warning(rm, w->cfg->answer_ttl_s, msg,
+		    sizeof msg);
+		log_warn("%s", msg);
+	}
+}
+
+/* At a beat: Redis's memory, at most every METRICS_REDIS_MEM_EVERY_MS. */
+static void
+worker_redis_mem(struct worker *w)
+{
+	struct metrics_redis_mem	*rm = metrics_redis_mem(w->metrics);
+	long long			 now = clock_mono_ms();
+
+	if (rm->refused || (rm->asked_ms != 0 &&
+	    now - rm->asked_ms < METRICS_REDIS_MEM_EVERY_MS))
+		return;
+	rm->asked_ms = now;
+	queue_info(w->q, "memory", worker_redis_mem_cb, w);
+}
+
+/*
  * The queue's heartbeat, before it takes over the work of silent workers:
  * what dead workers on this host left running dies first, so a retried
  * item never runs beside its first run here. A lapsed lease: sessions
@@ -574,6 +616,7 @@ worker_queue_event_cb(enum queue_event ev, void *arg)
 			    "this host", n);
 		worker_limit_renew(w);
 		worker_publish(w, 0);
+		worker_redis_mem(w);
 		break;
 	case QUEUE_EV_LEASE_LOST:
 		sessions_fence(w->sessions);

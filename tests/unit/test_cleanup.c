@@ -1,5 +1,6 @@
-/* Unit tests for logs/cleanup.c: age-based clean-up of the log dir. */
+/* Unit tests for logs/cleanup.c: the log dir's clean-up by item state. */
 
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "logs/cleanup.h"
+#include "logs/execlog.h"
 
 #define OLD	48.0		/* hours: older than the 24 h limit */
 #define NEW	0.0
@@ -193,18 +195,116 @@ test_cleanup_old_removed_recent_kept(void **state)
 	make_file(fx, "mixed.log", "recent", NEW);
 	make_json(fx, "mixed", "failed", 1, OLD);
 	st = run(fx, 0);
-	assert_int_equal(st.removed, 3);
-	assert_int_equal(st.kept_recent, 3);
+	assert_int_equal(st.removed, 2);
+	assert_int_equal(st.kept_recent, 4);
 	assert_int_equal(st.kept_running, 0);
 	assert_false(exists(fx, "old.log"));
 	assert_false(exists(fx, "old.json"));
-	assert_false(exists(fx, "mixed.json"));
 	assert_true(exists(fx, "new.log"));
 	assert_true(exists(fx, "new.json"));
+	/* An id's files go together: the recent log keeps its .json. */
 	assert_true(exists(fx, "mixed.log"));
+	assert_true(exists(fx, "mixed.json"));
 	assert_true(reported(fx, "old.log"));
 	assert_true(reported(fx, "old.json"));
-	assert_true(reported(fx, "mixed.json"));
+	assert_false(reported(fx, "mixed.json"));
+}
+
+/* A recent .json (a run that just ended) keeps its old, silent log. */
+static void
+test_cleanup_group_newest_decides(void **state)
+{
+	struct fixture		*fx = *state;
+	struct cleanup_stats	 st;
+
+	make_file(fx, "quiet.log", "", OLD);
+	make_json(fx, "quiet", "completed", 1, NEW);
+	make_file(fx, "half.log", "x", OLD);
+	make_file(fx, ".half.json.tmp", "{", NEW);
+	make_file(fx, "lone.json", "{\"status\":\"completed\"}", OLD);
+	make_file(fx, ".lone.json.tmp", "{", OLD);
+	st = run(fx, 0);
+	assert_int_equal(st.kept_recent, 4);
+	assert_int_equal(st.removed, 2);
+	assert_true(exists(fx, "quiet.log"));
+	assert_true(exists(fx, "half.log"));
+	assert_false(exists(fx, "lone.json"));
+	assert_false(exists(fx, ".lone.json.tmp"));
+}
+
+/*
+ * A log whose writer holds a lock is running, whatever its time stamp
+ * and whatever its metadata says (a foreground command writes none).
+ */
+static void
+test_cleanup_locked_log_kept(void **state)
+{
+	struct fixture		*fx = *state;
+	struct cleanup_stats	 st;
+	char			 path[256];
+	int			 fd;
+
+	make_file(fx, "fg.log", "", OLD);
+	make_file(fx, "stale.log", "", OLD);
+	make_json(fx, "stale", "running", (long)dead_pid(), OLD);
+	snprintf(path, sizeof path, "%s/fg.log", fx->dir);
+	fd = open(path, O_WRONLY|O_APPEND|O_CLOEXEC);
+	assert_true(fd != -1);
+	assert_int_equal(flock(fd, LOCK_SH), 0);
+	st = run(fx, 0);
+	assert_int_equal(st.kept_running, 1);
+	assert_int_equal(st.removed, 2);
+	assert_true(exists(fx, "fg.log"));
+	assert_false(exists(fx, "stale.log"));
+	assert_int_equal(close(fd), 0);		/* the lock goes with it */
+	st = run(fx, 0);
+	assert_int_equal(st.removed, 1);
+	assert_false(exists(fx, "fg.log"));
+}
+
+/*
+ * execlog_open's log is locked and stamped, spare or not, until its fd
+ * is closed, also once detached; then the final .json decides the age.
+ */
+static void
+test_cleanup_execlog_locked_until_closed(void **state)
+{
+	struct fixture		*fx = *state;
+	struct cleanup_stats	 st;
+	struct execlog		*a, *b;
+	struct timespec		 ts[2];
+	char			 path[256];
+	int			 spare, fd;
+
+	spare = open(fx->dir, O_TMPFILE|O_WRONLY|O_APPEND|O_CLOEXEC, 0644);
+	if (spare != -1) {	/* made "two days ago" */
+		assert_int_equal(clock_gettime(CLOCK_REALTIME, &ts[0]), 0);
+		ts[0].tv_sec -= (time_t)(OLD * 3600);
+		ts[1] = ts[0];
+		assert_int_equal(futimens(spare, ts), 0);
+	}
+	a = execlog_open(fx->dir, "a", spare);
+	assert_non_null(a);
+	make_file(fx, "b.log", "", OLD);	/* appended to: old, reused */
+	b = execlog_open(fx->dir, "b", -1);
+	assert_non_null(b);
+	make_file(fx, "b.log", "", OLD);	/* the stamp is old again */
+	st = run(fx, 0);
+	assert_int_equal(st.removed, 0);
+	assert_int_equal(st.kept_running + st.kept_recent, 2);
+	assert_int_equal(st.kept_running, 1);	/* b; a was stamped now */
+	fd = execlog_detach_fd(b);
+	make_file(fx, "b.log", "", OLD);
+	st = run(fx, 0);
+	assert_int_equal(st.kept_running, 1);	/* the detached fd locks */
+	assert_int_equal(close(fd), 0);
+	execlog_free(b);
+	execlog_free(a);
+	st = run(fx, 0);
+	assert_int_equal(st.removed, 1);	/* b: old, closed */
+	assert_true(exists(fx, "a.log"));
+	snprintf(path, sizeof path, "%s/b.log", fx->dir);
+	assert_int_equal(access(path, F_OK), -1);
 }
 
 static void
@@ -389,13 +489,17 @@ test_cleanup_fractional_and_zero_age(void **state)
 	assert_int_equal(cleanup_logs(fx->dir, 0.5, 0, NULL, NULL, &st), 0);
 	assert_int_equal(st.removed, 1);
 	assert_false(exists(fx, "hour.log"));
+	/* 0 is "off" here as in the worker's log_max_age_hours. */
+	memset(&st, 0xff, sizeof st);
 	assert_int_equal(cleanup_logs(fx->dir, 0, 0, NULL, NULL, &st), 0);
-	assert_int_equal(st.removed, 1);		/* now.log */
-	assert_int_equal(st.kept_running, 2);
-	assert_int_equal(st.kept_recent, 0);
-	assert_false(exists(fx, "now.log"));
+	assert_int_equal(st.removed + st.kept_running + st.kept_recent, 0);
+	assert_int_equal(st.bytes, 0);
+	assert_true(exists(fx, "now.log"));
 	assert_true(exists(fx, "run.log"));
 	assert_true(exists(fx, "run.json"));
+	assert_int_equal(cleanup_logs(fx->dir, 1e-9, 0, NULL, NULL, &st), 0);
+	assert_int_equal(st.removed, 1);		/* now.log */
+	assert_int_equal(st.kept_running, 2);
 }
 
 static void
@@ -462,6 +566,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 #define T(f)	cmocka_unit_test_setup_teardown(f, setup, teardown)
 		T(test_cleanup_old_removed_recent_kept),
+		T(test_cleanup_group_newest_decides),
+		T(test_cleanup_locked_log_kept),
+		T(test_cleanup_execlog_locked_until_closed),
 		T(test_cleanup_bytes_exact),
 		T(test_cleanup_running_session_kept),
 		T(test_cleanup_running_big_metadata),
