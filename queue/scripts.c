@@ -195,7 +195,8 @@ const char queue_release_lua[] =
  * A reply stream nobody reads any more expires ttl after its last answer.
  *
  * ARGV[8] "dead": the entry as it was (its fields but "attempt") goes to
- * the dead letters with its id, lane and this answer. "sched": it waits
+ * the dead letters with its id, lane and this answer as kept (ARGV[7]:
+ * a session token is sent once, never kept). "sched": it waits
  * in the delayed set instead (KEYS[6] scored by when it is due, KEYS[7]
  * id -> {s = lane, a = attempt, f = fields}), due at ARGV[9] (ms, Redis's
  * clock) or ARGV[10] ms from now, to come back as attempt ARGV[11]; its
@@ -214,8 +215,10 @@ const char queue_release_lua[] =
     " for j = 1, #f - 1, 2 do if f[j] ~= 'attempt' then " \
     "  keep[#keep + 1] = f[j] keep[#keep + 1] = f[j + 1] end end " \
     " if ARGV[8] == 'dead' then " \
+    "  local kept = ARGV[2] " \
+    "  if ARGV[7] and ARGV[7] ~= '' then kept = ARGV[7] end " \
     "  redis.call('XADD', KEYS[5], '*', 'id', ARGV[12], 'lane', stream, " \
-    "   'answer', ARGV[2], unpack(keep)) return ARGV[2] end " \
+    "   'answer', kept, unpack(keep)) return ARGV[2] end " \
     " local t = redis.call('TIME') " \
     " local due = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) " \
     "  + tonumber(ARGV[10]) " \

@@ -150,6 +150,8 @@ test_retry_exhausted(void **state)
 	assert_non_null(strstr(field(r->element[0], "answer"),
 	    "\"exhausted\""));
 	assert_null(field(r->element[0], "attempt"));
+	/* The answer as kept: its session token was sent once, to x3's. */
+	assert_null(strstr(field(r->element[0], "answer"), "session_token"));
 	freeReplyObject(r);
 	/* execq dead shows it; requeue runs it again, as a first attempt. */
 	harness_cli_sh(h, &p, WAIT_MS, "$CLI dead --queue $EXECQ_QUEUE "
