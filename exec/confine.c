@@ -899,6 +899,30 @@ confine_grant_openat(int dirfd, const char *rel)
 }
 
 /*
+ * 1 if path is absolute and spelled plainly: no empty, "." or ".." part,
+ * no trailing slash. Resolved without symlinks, such a path is its own
+ * realpath, so the string compares with the hidden paths (realpaths);
+ * "/a//b" or "/a/x/../b" would name a hidden /a/b unseen.
+ */
+static int
+confine_grant_plain(const char *path)
+{
+	const char	*p = path;
+	size_t		 n;
+
+	if (*p != '/' || p[1] == '\0')
+		return (0);
+	while (*p == '/') {
+		n = strcspn(++p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return (0);
+		p += n;
+	}
+	return (*p == '\0');
+}
+
+/*
  * Resolves path as it is now, component by component from the workspace
  * (a path in it) or /, never through a symlink: *g says what is there,
  * and *fd is an O_PATH fd of the file, or of its directory when it is
@@ -915,6 +939,10 @@ confine_grant_resolve(struct confine *c, const char *path,
 
 	memset(g, 0, sizeof *g);
 	*fd = -1;
+	if (!confine_grant_plain(path)) {
+		g->err = EINVAL;
+		return (-1);
+	}
 	if (c->ws_fd != -1 && cmdenv_inside(c->cfg.workspace, path)) {
 		base = c->ws_fd;
 		rel = path + strlen(c->cfg.workspace);
@@ -969,6 +997,9 @@ confine_grant_say(const struct confine_grant *g, char *buf, size_t len)
 {
 	if (g->err == ELOOP)
 		snprintf(buf, len, "a symbolic link, or a path through one");
+	else if (g->err == EINVAL)
+		snprintf(buf, len, "not a plain absolute path (with //, . "
+		    "or ..)");
 	else if (g->err == EISDIR)
 		snprintf(buf, len, "a directory (only a file is granted)");
 	else if (g->err == ENOTSUP)
@@ -1161,6 +1192,12 @@ confine_grant_fd(struct confine *c, const char *rec,
 		return (-1);
 	}
 	p = rec + n;
+	if (!confine_grant_plain(p)) {
+		xasprintf(cause, "grant_path %s is not a plain absolute path "
+		    "(with //, . or ..): it could name a path hidden from "
+		    "commands; nothing ran", p);
+		return (-1);
+	}
 	if (confine_grant_hidden(c, p)) {
 		xasprintf(cause, "grant_path %s is hidden from commands (the "
 		    "worker's own files, secrets); nothing ran", p);
