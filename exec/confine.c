@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/filter.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <sched.h>
 #include <signal.h>
@@ -923,6 +924,34 @@ confine_grant_plain(const char *path)
 }
 
 /*
+ * The file systems whose files are the kernel's controls, not data: a
+ * sysctl, core_pattern, sysrq-trigger, a cgroup's limits. uid 0 with no
+ * capability writes many of them once they are mounted writable.
+ */
+static const unsigned long confine_kernel_fs[] = {
+	PROC_SUPER_MAGIC, SYSFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+	DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC, BPF_FS_MAGIC,
+	0x62656570 /* configfs */, EFIVARFS_MAGIC, DEVPTS_SUPER_MAGIC,
+	SELINUX_MAGIC, SMACK_MAGIC, PSTOREFS_MAGIC, 0x65735543 /* fusectl */,
+	BINFMTFS_MAGIC, 0
+};
+
+/* 1 if fd is on one of confine_kernel_fs (or cannot be told). */
+static int
+confine_kernel_file(int fd)
+{
+	struct statfs	sfs;
+	size_t		i;
+
+	if (fstatfs(fd, &sfs) == -1)
+		return (1);
+	for (i = 0; confine_kernel_fs[i] != 0; i++)
+		if ((unsigned long)sfs.f_type == confine_kernel_fs[i])
+			return (1);
+	return (0);
+}
+
+/*
  * Resolves path as it is now, component by component from the workspace
  * (a path in it) or /, never through a symlink: *g says what is there,
  * and *fd is an O_PATH fd of the file, or of its directory when it is
@@ -966,6 +995,8 @@ confine_grant_resolve(struct confine *c, const char *path,
 		g->err = EISDIR;
 	else if (g->made ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
 		g->err = g->made ? ENOTDIR : ENOTSUP;
+	else if (confine_kernel_file(*fd))
+		g->err = EPERM;
 	if (g->err == 0) {
 		g->dev = st.st_dev;
 		g->ino = st.st_ino;
@@ -997,6 +1028,9 @@ confine_grant_say(const struct confine_grant *g, char *buf, size_t len)
 {
 	if (g->err == ELOOP)
 		snprintf(buf, len, "a symbolic link, or a path through one");
+	else if (g->err == EPERM)
+		snprintf(buf, len, "a file of the kernel (proc, sysfs, "
+		    "cgroup...): a control, not data");
 	else if (g->err == EINVAL)
 		snprintf(buf, len, "not a plain absolute path (with //, . "
 		    "or ..)");
