@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/filter.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <sched.h>
 #include <signal.h>
@@ -899,6 +900,58 @@ confine_grant_openat(int dirfd, const char *rel)
 }
 
 /*
+ * 1 if path is absolute and spelled plainly: no empty, "." or ".." part,
+ * no trailing slash. Resolved without symlinks, such a path is its own
+ * realpath, so the string compares with the hidden paths (realpaths);
+ * "/a//b" or "/a/x/../b" would name a hidden /a/b unseen.
+ */
+static int
+confine_grant_plain(const char *path)
+{
+	const char	*p = path;
+	size_t		 n;
+
+	if (*p != '/' || p[1] == '\0')
+		return (0);
+	while (*p == '/') {
+		n = strcspn(++p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return (0);
+		p += n;
+	}
+	return (*p == '\0');
+}
+
+/*
+ * The file systems whose files are the kernel's controls, not data: a
+ * sysctl, core_pattern, sysrq-trigger, a cgroup's limits. uid 0 with no
+ * capability writes many of them once they are mounted writable.
+ */
+static const unsigned long confine_kernel_fs[] = {
+	PROC_SUPER_MAGIC, SYSFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+	DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC, BPF_FS_MAGIC,
+	0x62656570 /* configfs */, EFIVARFS_MAGIC, DEVPTS_SUPER_MAGIC,
+	SELINUX_MAGIC, SMACK_MAGIC, PSTOREFS_MAGIC, 0x65735543 /* fusectl */,
+	BINFMTFS_MAGIC, 0
+};
+
+/* 1 if fd is on one of confine_kernel_fs (or cannot be told). */
+static int
+confine_kernel_file(int fd)
+{
+	struct statfs	sfs;
+	size_t		i;
+
+	if (fstatfs(fd, &sfs) == -1)
+		return (1);
+	for (i = 0; confine_kernel_fs[i] != 0; i++)
+		if ((unsigned long)sfs.f_type == confine_kernel_fs[i])
+			return (1);
+	return (0);
+}
+
+/*
  * Resolves path as it is now, component by component from the workspace
  * (a path in it) or /, never through a symlink: *g says what is there,
  * and *fd is an O_PATH fd of the file, or of its directory when it is
@@ -915,6 +968,10 @@ confine_grant_resolve(struct confine *c, const char *path,
 
 	memset(g, 0, sizeof *g);
 	*fd = -1;
+	if (!confine_grant_plain(path)) {
+		g->err = EINVAL;
+		return (-1);
+	}
 	if (c->ws_fd != -1 && cmdenv_inside(c->cfg.workspace, path)) {
 		base = c->ws_fd;
 		rel = path + strlen(c->cfg.workspace);
@@ -938,6 +995,8 @@ confine_grant_resolve(struct confine *c, const char *path,
 		g->err = EISDIR;
 	else if (g->made ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
 		g->err = g->made ? ENOTDIR : ENOTSUP;
+	else if (confine_kernel_file(*fd))
+		g->err = EPERM;
 	if (g->err == 0) {
 		g->dev = st.st_dev;
 		g->ino = st.st_ino;
@@ -969,6 +1028,12 @@ confine_grant_say(const struct confine_grant *g, char *buf, size_t len)
 {
 	if (g->err == ELOOP)
 		snprintf(buf, len, "a symbolic link, or a path through one");
+	else if (g->err == EPERM)
+		snprintf(buf, len, "a file of the kernel (proc, sysfs, "
+		    "cgroup...): a control, not data");
+	else if (g->err == EINVAL)
+		snprintf(buf, len, "not a plain absolute path (with //, . "
+		    "or ..)");
 	else if (g->err == EISDIR)
 		snprintf(buf, len, "a directory (only a file is granted)");
 	else if (g->err == ENOTSUP)
@@ -1161,6 +1226,12 @@ confine_grant_fd(struct confine *c, const char *rec,
 		return (-1);
 	}
 	p = rec + n;
+	if (!confine_grant_plain(p)) {
+		xasprintf(cause, "grant_path %s is not a plain absolute path "
+		    "(with //, . or ..): it could name a path hidden from "
+		    "commands; nothing ran", p);
+		return (-1);
+	}
 	if (confine_grant_hidden(c, p)) {
 		xasprintf(cause, "grant_path %s is hidden from commands (the "
 		    "worker's own files, secrets); nothing ran", p);
