@@ -11,6 +11,7 @@
 #include "queue/item.h"
 #include "worker/config.h"
 #include "worker/metrics.h"
+#include "worker/session.h"
 #include "worker/worker_int.h"
 
 extern char **environ;
@@ -159,6 +160,56 @@ worker_classify(struct job *j)
 	xasprintf(&msg, "refused (%s): %s", j->dec.rule, j->dec.reason);
 	worker_fail(j, it->reply_to, it->id, j->dec.code, msg,
 	    QUEUE_STORE_NONE);
+	free(msg);
+	return (-1);
+}
+
+int
+worker_classify_shell(struct job *j)
+{
+	struct worker		*w = j->w;
+	struct item		*it = j->item;
+	struct cls_verdict	 v;
+	struct decide_input	 in;
+	char			*msg;
+	int			 tier;
+
+	if (sessions_shell_context(w->sessions, it->session_id, &tier,
+	    &j->cwd) == -1)
+		return (0);	/* no shell: the action says so */
+	if (j->cwd == NULL)
+		j->cwd = xstrdup(w->cfg->workspace);
+	j->tier = (enum cls_tier)tier;
+	cls_classify(&w->policy, it->command, strlen(it->command), j->cwd,
+	    &v);
+	memset(&in, 0, sizeof in);
+	in.tier = j->tier;
+	in.sandbox = w->cfg->sandbox_mode;
+	in.queue_network = w->cfg->network;
+	in.queue_domains = (const char *const *)w->net_domains;
+	decide_command(&v, &in, &j->dec);
+	cls_verdict_release(&v);
+	metrics_add(w->metrics, METRICS_DECISIONS, 1,
+	    cls_risk_name(j->dec.risk), cls_action_name(j->dec.classified));
+	if (j->dec.action == CLS_RUN) {
+		worker_audit(j, "run", NULL, NULL);
+		return (0);
+	}
+	if (j->dec.action == CLS_REFUSE) {
+		worker_audit(j, "refused", NULL, NULL);
+		xasprintf(&msg, "refused (%s): %s", j->dec.rule, j->dec.reason);
+		worker_fail(j, it->reply_to, it->id, j->dec.code, msg,
+		    QUEUE_STORE_NONE);
+		free(msg);
+		return (-1);
+	}
+	/* No one can approve a shell's command: it runs as an item then. */
+	worker_audit(j, "refused", NULL, "needs approval: not in a shell");
+	xasprintf(&msg, "it needs a person's approval (%s: %s); a shell "
+	    "session's command cannot wait for one: send it as an item of its "
+	    "own (execq run), where it can be approved", j->dec.rule,
+	    j->dec.reason);
+	worker_fail(j, it->reply_to, it->id, ERR_HELD, msg, QUEUE_STORE_NONE);
 	free(msg);
 	return (-1);
 }
