@@ -1342,7 +1342,7 @@ fail:
 
 /* The host's bound unix sockets, as the kernel lists them. */
 #define CONFINE_NET_UNIX	"/proc/net/unix"
-/* At most this many hidden at once (the rest at the next command). */
+/* At most this many masked by one child. */
 #define CONFINE_SOCKS_MAX	64
 
 /*
@@ -1447,34 +1447,38 @@ confine_hide_new_sockets(struct confine *c, char **cause)
 	FILE	*f;
 	char	*line = NULL, *name, first[PATH_MAX] = "";
 	size_t	 cap = 0, n = 0, i;
-	int	 fds[CONFINE_SOCKS_MAX], fd, rc = 0, saved_errno;
+	int	 fds[CONFINE_SOCKS_MAX], fd, rc = 0, done;
 
 	if ((f = fopen(CONFINE_NET_UNIX, "re")) == NULL) {
 		xasprintf(cause, "cannot list the host's unix sockets (%s): "
 		    "%s", CONFINE_NET_UNIX, strerror(errno));
 		return (-1);
 	}
-	while (n < CONFINE_SOCKS_MAX && getline(&line, &cap, f) != -1) {
-		if ((name = confine_sock_name(line)) == NULL ||
-		    cmdenv_inside(c->cfg.workspace, name) ||
-		    cmdenv_inside(c->tmp_dir, name) ||
-		    (fd = confine_sock_in_root(c, name)) == -1)
-			continue;
-		if (n == 0)
-			snprintf(first, sizeof first, "%s", name);
-		log_info("confine: hiding the host's unix socket %s from the "
-		    "commands", name);
-		fds[n++] = fd;
+	for (done = 0; rc == 0 && !done;) {
+		if (getline(&line, &cap, f) == -1)
+			done = 1;
+		else if ((name = confine_sock_name(line)) != NULL &&
+		    !cmdenv_inside(c->cfg.workspace, name) &&
+		    !cmdenv_inside(c->tmp_dir, name) &&
+		    (fd = confine_sock_in_root(c, name)) != -1) {
+			if (n == 0)
+				snprintf(first, sizeof first, "%s", name);
+			log_info("confine: hiding the host's unix socket %s "
+			    "from the commands", name);
+			fds[n++] = fd;
+		}
+		if (n == CONFINE_SOCKS_MAX || (done && n > 0)) {
+			if ((rc = confine_sock_mask(c, fds, n)) == -1)
+				xasprintf(cause, "cannot hide the host's unix "
+				    "socket %s from the commands: %s", first,
+				    strerror(errno));
+			for (i = 0; i < n; i++)
+				close(fds[i]);
+			n = 0;
+		}
 	}
 	free(line);
 	fclose(f);
-	if (n > 0 && (rc = confine_sock_mask(c, fds, n)) == -1) {
-		saved_errno = errno;
-		xasprintf(cause, "cannot hide the host's unix socket %s from "
-		    "the commands: %s", first, strerror(saved_errno));
-	}
-	for (i = 0; i < n; i++)
-		close(fds[i]);
 	return (rc);
 }
 
