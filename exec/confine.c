@@ -1340,6 +1340,148 @@ fail:
 	return (-1);
 }
 
+/* The host's bound unix sockets, as the kernel lists them. */
+#define CONFINE_NET_UNIX	"/proc/net/unix"
+/* At most this many masked by one child. */
+#define CONFINE_SOCKS_MAX	64
+
+/*
+ * The name in one line of /proc/net/unix ("Num RefCount Protocol Flags
+ * Type St Inode Path"), or NULL when it has none or a relative one
+ * (bound in another directory or mount namespace: not placed).
+ */
+static char *
+confine_sock_name(char *line)
+{
+	char	*p = line;
+	int	 field;
+
+	for (field = 0; field < 7; field++) {
+		p += strspn(p, " ");
+		p += strcspn(p, " \n");
+		if (*p != ' ')
+			return (NULL);
+	}
+	p++;
+	p[strcspn(p, "\n")] = '\0';
+	return (*p == '/' ? p : NULL);
+}
+
+/*
+ * An O_PATH fd of path as the commands' root has it (absolute symlinks
+ * resolved in that root), if it is a unix socket there; else -1.
+ */
+static int
+confine_sock_in_root(const struct confine *c, const char *path)
+{
+	struct open_how	how;
+	struct stat	st;
+	int		fd;
+
+	memset(&how, 0, sizeof how);
+	how.flags = O_PATH|O_NOFOLLOW|O_CLOEXEC;
+	how.resolve = RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS;
+	fd = syscall(SYS_openat2, c->nsroot_fd, path + 1, &how, sizeof how);
+	if (fd == -1 && errno == ENOSYS)
+		fd = confine_grant_walk(c->nsroot_fd, path + 1);
+	if (fd == -1)
+		return (-1);
+	if (fstat(fd, &st) == -1 || !S_ISSOCK(st.st_mode)) {
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/*
+ * /dev/null bound over each of the n sockets (O_PATH fds) in the
+ * commands' namespace, by a child that joins it (only a process inside
+ * may mount there); the masks stay for every later command. 0 or -1.
+ */
+static int
+confine_sock_mask(const struct confine *c, const int *fds, size_t n)
+{
+	char	targets[CONFINE_SOCKS_MAX][32];
+	size_t	i;
+	pid_t	pid;
+	int	status;
+
+	for (i = 0; i < n; i++)
+		snprintf(targets[i], sizeof targets[i], "/proc/self/fd/%d",
+		    fds[i]);
+	if ((pid = fork()) == -1)
+		return (-1);
+	if (pid == 0) {
+		if (setns(c->mntns_fd, CLONE_NEWNS) == -1)
+			_exit(1);
+		for (i = 0; i < n; i++)
+			if (mount("/dev/null", targets[i], NULL, MS_BIND,
+			    NULL) == -1)
+				_exit(2);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR)
+			return (-1);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		errno = WIFEXITED(status) && WEXITSTATUS(status) == 1 ?
+		    EPERM : EIO;
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The host's unix sockets made since the commands' root was built (or
+ * below what its scan looked at), hidden before a command starts: every
+ * socket bound on an absolute path in the worker's network namespace
+ * (the host's services: whatever its depth) that the commands' root has
+ * as a socket, outside the workspace and the tmp root (commands' own),
+ * gets /dev/null over it; connect() and sendto() then find no socket.
+ * A socket made while a command runs is seen at the next start. 0, or
+ * -1 with an allocated *cause.
+ */
+static int
+confine_hide_new_sockets(struct confine *c, char **cause)
+{
+	FILE	*f;
+	char	*line = NULL, *name, first[PATH_MAX] = "";
+	size_t	 cap = 0, n = 0, i;
+	int	 fds[CONFINE_SOCKS_MAX], fd, rc = 0, done;
+
+	if ((f = fopen(CONFINE_NET_UNIX, "re")) == NULL) {
+		xasprintf(cause, "cannot list the host's unix sockets (%s): "
+		    "%s", CONFINE_NET_UNIX, strerror(errno));
+		return (-1);
+	}
+	for (done = 0; rc == 0 && !done;) {
+		if (getline(&line, &cap, f) == -1)
+			done = 1;
+		else if ((name = confine_sock_name(line)) != NULL &&
+		    !cmdenv_inside(c->cfg.workspace, name) &&
+		    !cmdenv_inside(c->tmp_dir, name) &&
+		    (fd = confine_sock_in_root(c, name)) != -1) {
+			if (n == 0)
+				snprintf(first, sizeof first, "%s", name);
+			log_info("confine: hiding the host's unix socket %s "
+			    "from the commands", name);
+			fds[n++] = fd;
+		}
+		if (n == CONFINE_SOCKS_MAX || (done && n > 0)) {
+			if ((rc = confine_sock_mask(c, fds, n)) == -1)
+				xasprintf(cause, "cannot hide the host's unix "
+				    "socket %s from the commands: %s", first,
+				    strerror(errno));
+			for (i = 0; i < n; i++)
+				close(fds[i]);
+			n = 0;
+		}
+	}
+	free(line);
+	fclose(f);
+	return (rc);
+}
+
 int
 confine_prepare(struct confine *c, const char *id, int network,
     int proxy_port, int pty_fd, const char *grant, struct spawn_confine *sc,
@@ -1354,6 +1496,10 @@ confine_prepare(struct confine *c, const char *id, int network,
 	sc->grant_tree = -1;
 	sc->grant_mnt = NULL;
 	sc->grant_dirs = NULL;
+	*tmp = NULL;
+	if (c->nsroot_fd != -1 && c->mntns_fd != -1 &&
+	    confine_hide_new_sockets(c, cause) == -1)
+		return (-1);
 	xasprintf(tmp, "%s/%s", c->tmp_dir, id);
 	/* Never one that was there: it would not be the command's own. */
 	if (mkdirat(c->tmp_fd, id, 0700) == -1) {
