@@ -120,6 +120,9 @@ struct confine {
 	int			 last_cap;
 	int			 privs;		/* we have capabilities to drop */
 	struct confine_layer	 layers[CONFINE_NLAYERS];
+	unsigned long		*socks;		/* /proc/net/unix inodes seen
+						   at the last start, sorted */
+	size_t			 nsocks;
 };
 
 enum {
@@ -757,6 +760,7 @@ confine_free(struct confine *c)
 	for (i = 0; i < c->npaths; i++)
 		close(c->paths[i].fd);
 	free(c->paths);
+	free(c->socks);
 	if (c->mntns_fd != -1)
 		close(c->mntns_fd);
 	if (c->netns_fd != -1)
@@ -1348,16 +1352,20 @@ fail:
 /*
  * The name in one line of /proc/net/unix ("Num RefCount Protocol Flags
  * Type St Inode Path"), or NULL when it has none or a relative one
- * (bound in another directory or mount namespace: not placed).
+ * (bound in another directory or mount namespace: not placed); *inode
+ * its inode.
  */
 static char *
-confine_sock_name(char *line)
+confine_sock_name(char *line, unsigned long *inode)
 {
 	char	*p = line;
 	int	 field;
 
+	*inode = 0;
 	for (field = 0; field < 7; field++) {
 		p += strspn(p, " ");
+		if (field == 6)
+			*inode = strtoul(p, NULL, 10);
 		p += strcspn(p, " \n");
 		if (*p != ' ')
 			return (NULL);
@@ -1441,13 +1449,43 @@ confine_sock_mask(const struct confine *c, const int *fds, size_t n)
  * A socket made while a command runs is seen at the next start. 0, or
  * -1 with an allocated *cause.
  */
+/* Orders inodes. */
+static int
+confine_inode_cmp(const void *a, const void *b)
+{
+	unsigned long	x = *(const unsigned long *)a;
+	unsigned long	y = *(const unsigned long *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+/*
+ * Notes inode as seen now; 1 if the last pass had not seen it (a socket
+ * bound since: look at it), 0 if it had (masked then, or not in the
+ * commands' root: its path cannot change without a new inode).
+ */
+static int
+confine_sock_new(const struct confine *c, unsigned long inode,
+    unsigned long **now, size_t *nnow, size_t *capnow)
+{
+	if (*nnow == *capnow) {
+		*capnow = *capnow == 0 ? 64 : *capnow * 2;
+		*now = xreallocarray(*now, *capnow, sizeof **now);
+	}
+	(*now)[(*nnow)++] = inode;
+	return (inode == 0 || bsearch(&inode, c->socks, c->nsocks,
+	    sizeof *c->socks, confine_inode_cmp) == NULL);
+}
+
+
 static int
 confine_hide_new_sockets(struct confine *c, char **cause)
 {
-	FILE	*f;
-	char	*line = NULL, *name, first[PATH_MAX] = "";
-	size_t	 cap = 0, n = 0, i;
-	int	 fds[CONFINE_SOCKS_MAX], fd, rc = 0, done;
+	FILE		*f;
+	char		*line = NULL, *name, first[PATH_MAX] = "";
+	size_t		 cap = 0, n = 0, i, nnow = 0, capnow = 0;
+	unsigned long	 inode, *now = NULL;
+	int		 fds[CONFINE_SOCKS_MAX], fd, rc = 0, done;
 
 	if ((f = fopen(CONFINE_NET_UNIX, "re")) == NULL) {
 		xasprintf(cause, "cannot list the host's unix sockets (%s): "
@@ -1457,7 +1495,8 @@ confine_hide_new_sockets(struct confine *c, char **cause)
 	for (done = 0; rc == 0 && !done;) {
 		if (getline(&line, &cap, f) == -1)
 			done = 1;
-		else if ((name = confine_sock_name(line)) != NULL &&
+		else if ((name = confine_sock_name(line, &inode)) != NULL &&
+		    confine_sock_new(c, inode, &now, &nnow, &capnow) &&
 		    !cmdenv_inside(c->cfg.workspace, name) &&
 		    !cmdenv_inside(c->tmp_dir, name) &&
 		    (fd = confine_sock_in_root(c, name)) != -1) {
@@ -1479,6 +1518,13 @@ confine_hide_new_sockets(struct confine *c, char **cause)
 	}
 	free(line);
 	fclose(f);
+	/* What this pass saw is what the next one need not look at again. */
+	free(c->socks);
+	c->socks = now;
+	c->nsocks = nnow;
+	if (rc == -1)
+		c->nsocks = 0;	/* look at every one again */
+	qsort(c->socks, c->nsocks, sizeof *c->socks, confine_inode_cmp);
 	return (rc);
 }
 
