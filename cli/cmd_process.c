@@ -684,54 +684,70 @@ execq_cancel_usage(FILE *f)
 	    "error.\n", f);
 }
 
-/* execq cancel: an item before it runs. */
-int
-execq_cmd_cancel(const char *redis, int argc, char **argv)
+/*
+ * One PROCESS action on one id, the only operand, with the shared
+ * options: 0 with its answer in *a, or an exit code (said).
+ */
+static int
+execq_process_on_one(const char *redis, const char *cmd, int argc,
+    char **argv, void (*usage)(FILE *), struct execq_answer *a)
 {
 	struct execq_opts	 o;
 	struct execq_session	 s;
-	struct execq_answer	 a = { NULL, NULL, 0 };
 	json_t			*args = NULL;
-	const char		*state, *note;
 	int			 rc;
 
 	execq_opts_init(&o, redis);
 	memset(&s, 0, sizeof s);
-	if ((rc = execq_opts_getopt(&o, "cancel", argc, argv, "h",
-	    execq_keys_longopts, NULL, execq_cancel_usage)) != 0) {
-		rc = (rc == 1) ? 0 : EXECQ_EXIT_USAGE;
+	if ((rc = execq_opts_getopt(&o, cmd, argc, argv, "h",
+	    execq_keys_longopts, NULL, usage)) != 0) {
+		rc = (rc == 1) ? -1 : EXECQ_EXIT_USAGE;
 		goto out;
 	}
 	if (argc - optind != 1) {
-		rc = execq_usage_error("cancel", argc - optind < 1 ?
-		    "no item id given" : "one item id at a time");
+		rc = execq_usage_error(cmd, argc - optind < 1 ?
+		    "no id given" : "one id at a time");
 		goto out;
 	}
-	if (execq_check_session_id("cancel", argv[optind]) == -1) {
+	if (execq_check_session_id(cmd, argv[optind]) == -1) {
 		rc = EXECQ_EXIT_USAGE;
 		goto out;
 	}
-	args = json_pack("{s:s, s:s}", "action", "cancel", "session_id",
+	args = json_pack("{s:s, s:s}", "action", cmd, "session_id",
 	    argv[optind]);
-	if ((rc = execq_process_open(&s, &o, "cancel")) != 0 ||
-	    (rc = execq_process(&s, args, 0, &a)) != 0)
-		goto out;
+	if ((rc = execq_process_open(&s, &o, cmd)) == 0)
+		rc = execq_process(&s, args, 0, a);
+out:
+	json_decref(args);
+	execq_session_close(&s);
+	execq_opts_release(&o);
+	return (rc);
+}
+
+/* execq cancel: an item before it runs. */
+int
+execq_cmd_cancel(const char *redis, int argc, char **argv)
+{
+	struct execq_answer	 a = { NULL, NULL, 0 };
+	const char		*state, *note, *id;
+	int			 rc;
+
+	if ((rc = execq_process_on_one(redis, "cancel", argc, argv,
+	    execq_cancel_usage, &a)) != 0)
+		return (rc == -1 ? 0 : rc);	/* -1: --help */
+	id = json_string_value(json_object_get(a.root, "session_id"));
 	state = json_string_value(json_object_get(a.root, "state"));
 	note = json_string_value(json_object_get(a.root, "note"));
-	if (json_is_true(json_object_get(a.root, "cancelled"))) {
-		execq_line(stdout, "cancelled %s (it was %s)", argv[optind],
+	if (json_is_true(json_object_get(a.root, "cancelled")))
+		execq_line(stdout, "cancelled %s (it was %s)", id,
 		    state != NULL ? state : "?");
-	} else {
-		execq_line(stdout, "not cancelled: %s is %s%s%s", argv[optind],
+	else {
+		execq_line(stdout, "not cancelled: %s is %s%s%s", id,
 		    state != NULL ? state : "?", note != NULL ? ": " : "",
 		    note != NULL ? note : "");
 		rc = 1;
 	}
-out:
-	json_decref(args);
 	execq_answer_release(&a);
-	execq_session_close(&s);
-	execq_opts_release(&o);
 	return (rc);
 }
 
@@ -841,38 +857,13 @@ execq_interrupt_usage(FILE *f)
 int
 execq_cmd_interrupt(const char *redis, int argc, char **argv)
 {
-	struct execq_opts	 o;
-	struct execq_session	 s;
 	struct execq_answer	 a = { NULL, NULL, 0 };
-	json_t			*args = NULL;
 	int			 rc;
 
-	execq_opts_init(&o, redis);
-	memset(&s, 0, sizeof s);
-	if ((rc = execq_opts_getopt(&o, "interrupt", argc, argv, "h",
-	    execq_keys_longopts, NULL, execq_interrupt_usage)) != 0) {
-		rc = (rc == 1) ? 0 : EXECQ_EXIT_USAGE;
-		goto out;
-	}
-	if (argc - optind != 1) {
-		rc = execq_usage_error("interrupt", argc - optind < 1 ?
-		    "no session id given" : "one session id at a time");
-		goto out;
-	}
-	if (execq_check_session_id("interrupt", argv[optind]) == -1) {
-		rc = EXECQ_EXIT_USAGE;
-		goto out;
-	}
-	args = json_pack("{s:s, s:s}", "action", "interrupt", "session_id",
-	    argv[optind]);
-	if ((rc = execq_process_open(&s, &o, "interrupt")) != 0 ||
-	    (rc = execq_process(&s, args, 0, &a)) != 0)
-		goto out;
+	if ((rc = execq_process_on_one(redis, "interrupt", argc, argv,
+	    execq_interrupt_usage, &a)) != 0)
+		return (rc == -1 ? 0 : rc);	/* -1: --help */
 	rc = json_is_true(json_object_get(a.root, "interrupted")) ? 0 : 1;
-out:
-	json_decref(args);
 	execq_answer_release(&a);
-	execq_session_close(&s);
-	execq_opts_release(&o);
 	return (rc);
 }
