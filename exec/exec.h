@@ -192,6 +192,11 @@ pid_t		 exec_pid(const struct exec *);
  * session's stdin pipe (*pty 0); -1 when there is none (closed).
  */
 int		 exec_input_fd(const struct exec *, int *pty);
+/*
+ * The O_DIRECTORY fd of its cgroup leaf (borrowed; its cgroup.procs lists
+ * the command's processes), or -1 when it runs without one.
+ */
+int		 exec_cgroup_fd(const struct exec *);
 /* How many execs are running. */
 unsigned	 exec_count(void);
 

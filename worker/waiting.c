@@ -351,35 +351,75 @@ waiting_look_process(struct waiting *w, pid_t pid)
 }
 
 /*
- * One look: the processes in front of the input (the terminal's
- * foreground group, or the command's session), their threads, the
+ * Process pid into the look if it is in front of the input (in group
+ * want: the terminal's foreground group, or the pipe command's session):
+ * 0, or -1 once the decision is made (one is busy).
+ */
+static int
+waiting_consider(struct waiting *w, pid_t pid, pid_t want)
+{
+	char	path[64], text[512], state;
+	pid_t	g, s;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (waiting_read(path, text, sizeof text) == -1 ||
+	    waiting_stat_parse(text, &state, &g, &s) == -1 ||
+	    (w->pty ? g : s) != want)
+		return (0);
+	return (waiting_look_process(w, pid));
+}
+
+/*
+ * Every process of the command, from its cgroup leaf's cgroup.procs (a
+ * handful of lines), or else from all of /proc: 0, or -1 if neither can
+ * be read.
+ */
+static int
+waiting_scan(struct waiting *w, pid_t want)
+{
+	struct dirent	*de;
+	FILE		*f;
+	DIR		*d;
+	long		 pid;
+	int		 cfd, fd;
+
+	if ((cfd = exec_cgroup_fd(w->ex)) != -1 &&
+	    (fd = openat(cfd, "cgroup.procs", O_RDONLY|O_CLOEXEC)) != -1) {
+		if ((f = fdopen(fd, "r")) == NULL) {
+			close(fd);
+			return (-1);
+		}
+		while (fscanf(f, "%ld", &pid) == 1)
+			if (pid > 0 && waiting_consider(w, (pid_t)pid,
+			    want) == -1)
+				break;
+		fclose(f);
+		return (0);
+	}
+	if ((d = opendir("/proc")) == NULL)
+		return (-1);
+	while ((de = readdir(d)) != NULL)
+		if ((pid = atol(de->d_name)) > 0 &&
+		    waiting_consider(w, (pid_t)pid, want) == -1)
+			break;
+	closedir(d);
+	return (0);
+}
+
+/*
+ * One look: the processes in front of the input, their threads, the
  * decision. 1 with *reader if it waits, else 0.
  */
 static int
 waiting_look(struct waiting *w, int fd, pid_t *reader)
 {
-	struct dirent	*de;
-	DIR		*d;
-	char		 path[64], text[512], state;
-	pid_t		 want, pid, g, s;
-	int		 i;
+	pid_t	want;
+	int	i;
 
 	want = w->pty ? tcgetpgrp(fd) : exec_pid(w->ex);
-	if (want <= 0 || (d = opendir("/proc")) == NULL)
-		return (0);
 	w->ntasks = 0;
-	while ((de = readdir(d)) != NULL) {
-		if ((pid = (pid_t)atoi(de->d_name)) <= 0)
-			continue;
-		snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-		if (waiting_read(path, text, sizeof text) == -1 ||
-		    waiting_stat_parse(text, &state, &g, &s) == -1 ||
-		    (w->pty ? g : s) != want)
-			continue;
-		if (waiting_look_process(w, pid) == -1)
-			break;
-	}
-	closedir(d);
+	if (want <= 0 || waiting_scan(w, want) == -1)
+		return (0);
 	if ((i = waiting_decide(w->tasks, w->ntasks)) == -1)
 		return (0);
 	*reader = w->tasks[i].pid;
