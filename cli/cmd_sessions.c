@@ -282,7 +282,7 @@ execq_json_text(const char *s, size_t len)
 	return (v);
 }
 
-/* One hash value as JSON: integers and pty typed, "" as null. */
+/* One hash value as JSON: integers, pty and waiting_input typed, "" null. */
 static json_t *
 execq_session_value(const char *field, const redisReply *v)
 {
@@ -292,7 +292,7 @@ execq_session_value(const char *field, const redisReply *v)
 
 	if (v->len == 0)
 		return (json_null());
-	if (strcmp(field, "pty") == 0)
+	if (strcmp(field, "pty") == 0 || strcmp(field, KS_SF_WAITING) == 0)
 		return (json_boolean(strcmp(v->str, "1") == 0 ||
 		    strcmp(v->str, "true") == 0));
 	for (p = execq_int_fields; *p != NULL; p++) {

@@ -241,6 +241,19 @@ exec_pid(const struct exec *ex)
 	return (ex->pid);
 }
 
+int
+exec_input_fd(const struct exec *ex, int *pty)
+{
+	*pty = ex->pty;
+	return (ex->pty ? ex->out_fd : ex->in_fd);
+}
+
+int
+exec_cgroup_fd(const struct exec *ex)
+{
+	return (ex->cg != NULL ? cgroup_fd(ex->cg) : -1);
+}
+
 /*
  * 1 if the environment behind fd (/proc/<pid>/environ, NUL-separated)
  * holds the entry want, however long the environment is.

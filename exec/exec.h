@@ -186,6 +186,17 @@ void		 exec_confinement(const struct exec *,
 struct json_t	*exec_confinement_json(const struct exec_confinement *,
 		    int at_end);
 pid_t		 exec_pid(const struct exec *);
+/*
+ * The worker's end of the command's input, borrowed, for a look at who
+ * reads it: the PTY master (*pty set to 1) or the write end of a
+ * session's stdin pipe (*pty 0); -1 when there is none (closed).
+ */
+int		 exec_input_fd(const struct exec *, int *pty);
+/*
+ * The O_DIRECTORY fd of its cgroup leaf (borrowed; its cgroup.procs lists
+ * the command's processes), or -1 when it runs without one.
+ */
+int		 exec_cgroup_fd(const struct exec *);
 /* How many execs are running. */
 unsigned	 exec_count(void);
 

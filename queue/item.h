@@ -292,6 +292,8 @@ struct item_session_status {
 	int		 exit_code;
 	int		 signal;	/* 0: null */
 	const char	*killed_by;	/* NULL: null */
+	int		 waiting_input;	/* poll and list: blocked reading its
+					   input (worker/waiting.h) */
 };
 /* Output read from a session's log, for poll and log. */
 struct item_read {
@@ -302,7 +304,10 @@ struct item_read {
 	long long	 size;		/* log: the log's size */
 	int		 eof;		/* poll: it ended and all is read */
 };
-/* poll: the status members, the output, "offset", "next_offset", "eof". */
+/*
+ * poll: the status members, the output, "offset", "next_offset", "eof",
+ * "waiting_input".
+ */
 struct json_t	*item_poll_to_json(const struct item_session_status *,
 		    const struct item_read *);
 /* log: the output, "offset", "next_offset", "size", the status members. */
@@ -333,7 +338,10 @@ struct item_session {
 	int64_t		 output_bytes;
 	struct item_session_status status;
 };
-/* One list entry: the session's facts, then the status members. */
+/*
+ * One list entry: the session's facts, then the status members, then
+ * "waiting_input".
+ */
 struct json_t	*item_session_to_json(const struct item_session *);
 /* list: {"sessions": sessions}, the array (stolen) of entries. */
 struct json_t	*item_list_to_json(struct json_t *sessions);
@@ -372,6 +380,20 @@ struct item_started {
 };
 /* An EXEC_STARTED answer (section 11); allocated, *len set. */
 char	*item_started_to_json(const struct item_started *, size_t *len);
+
+/* A session that waits for input, for its EXEC_WAITING; borrowed. */
+struct item_waiting {
+	const char	*id, *session_id;
+	const char *const *tail;	/* ntail lines, any bytes */
+	size_t		 ntail;
+	int64_t		 waiting_since_ms;
+	long		 pid;		/* the process that reads */
+};
+/*
+ * An EXEC_WAITING notice (section 11): {"type", "priority": "high", "id",
+ * "session_id", "tail", "waiting_since_ms", "pid"}. Allocated, *len set.
+ */
+char	*item_waiting_to_json(const struct item_waiting *, size_t *len);
 
 /* An ERROR answer; id may be NULL (then "id": null). */
 char	*item_error_to_json(const char *id, enum errcode code,

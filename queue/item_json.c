@@ -1,6 +1,6 @@
 /*
  * The JSON the worker writes: answers (EXEC_RESULT, EXEC_STARTED,
- * EXEC_CALLBACK, PROCESS_RESULT and its actions' fields, ERROR), approval
+ * EXEC_CALLBACK, EXEC_WAITING, PROCESS_RESULT and its actions' fields, ERROR), approval
  * requests and decisions, and the UTF-8 sanitizing every string of
  * output goes through.
  */
@@ -355,6 +355,8 @@ item_poll_to_json(const struct item_session_status *st,
 	item_json_put_status(o, st);
 	item_json_put_read(o, rd);
 	json_object_set_new(o, "eof", json_boolean(rd->eof));
+	json_object_set_new(o, "waiting_input",
+	    json_boolean(st->waiting_input));
 	return (o);
 }
 
@@ -413,6 +415,8 @@ item_session_to_json(const struct item_session *e)
 	item_json_put_status(o, &e->status);
 	if (e->status.ended)
 		json_object_set_new(o, "ended_ms", json_integer(e->ended_ms));
+	json_object_set_new(o, "waiting_input",
+	    json_boolean(e->status.waiting_input));
 	return (o);
 }
 
@@ -501,6 +505,24 @@ item_started_to_json(const struct item_started *st, size_t *len)
 		json_object_set_new(root, "session_token",
 		    item_json_str(st->token));
 	return (item_dump(root, len));
+}
+
+char *
+item_waiting_to_json(const struct item_waiting *w, size_t *len)
+{
+	json_t	*tail;
+	size_t	 i;
+
+	tail = json_array();
+	for (i = 0; i < w->ntail; i++)
+		json_array_append_new(tail, item_json_bytes(w->tail[i],
+		    strlen(w->tail[i])));
+	return (item_dump(json_pack("{s:s, s:s, s:o, s:o, s:o, s:I, s:I}",
+	    "type", "EXEC_WAITING", "priority", "high",
+	    "id", item_json_str(w->id),
+	    "session_id", item_json_str(w->session_id), "tail", tail,
+	    "waiting_since_ms", (json_int_t)w->waiting_since_ms,
+	    "pid", (json_int_t)w->pid), len));
 }
 
 /* An ERROR answer; a NULL id or message, or ERR_NONE, encodes as null. */

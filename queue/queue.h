@@ -338,6 +338,7 @@ struct queue_session {
 	const char		*reply_to;
 	int			 pty;
 	unsigned long long	 output_bytes;
+	int			 waiting_input;	/* blocked reading its input */
 	int			 ended;		/* then these two as well: */
 	long long		 exit_code;
 	long long		 ended_ms;

@@ -8,6 +8,7 @@
  *   execq-bench backlog -n N --redis URL --queue Q [--label L] [-- CMD]
  *   execq-bench confine -n N [--dir TMPDIR]
  *   execq-bench callback -n N --redis URL --queue Q
+ *   execq-bench waiting -n N --redis URL --queue Q
  *   execq-bench throughput --mb M --redis URL --queue Q --dir TMPDIR
  *   execq-bench idle -n N --redis URL --queue Q --pid WORKER_PID
  *   execq-bench redis --redis URL
@@ -496,6 +497,70 @@ bench_shell(int n, const char *url, const char *queue)
 	    (double)lat[1][n / 2] / lat[0][n / 2], n);
 	free(lat[0]);
 	free(lat[1]);
+	redisFree(rc);
+	return (0);
+}
+
+/*
+ * Prompt to EXEC_WAITING: each PTY session prints its own time (date
+ * +%s%N) and reads its terminal; the EXEC_WAITING's tail carries the time
+ * back. The look comes WAITING_QUIET_MS after the last output, so that
+ * much is by design. Each session ends by its timeout (1 s); its callback
+ * is skipped.
+ */
+static int
+bench_waiting(int n, const char *url, const char *queue)
+{
+	redisContext	*rc;
+	redisReply	*r;
+	json_t		*o, *tail;
+	int64_t		*lat, ts;
+	char		 id[64], reply[64], stream[128], last[64] = "0", *text;
+	const char	*type, *got;
+	int		 i;
+
+	if ((rc = bench_connect(url)) == NULL || rc->err)
+		return (1);
+	lat = calloc(n, sizeof *lat);
+	snprintf(reply, sizeof reply, "bench-wait-%d", (int)getpid());
+	snprintf(stream, sizeof stream, KS_QUEUE "%s:" KS_LANE_HIGH, reply);
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof id, "wt%d-%d", (int)getpid(), i);
+		o = json_pack("{s:s, s:s, s:s, s:{s:s, s:b, s:b, s:i}}", "id",
+		    id, "type", "EXEC", "reply_to", reply, "args", "command",
+		    "date +%s%N; read x", "background", 1, "pty", 1,
+		    "timeout_s", 1);
+		text = json_dumps(o, JSON_COMPACT);
+		r = redisCommand(rc, "XADD " KS_QUEUE "%s:" KS_LANE_NORMAL
+		    " * item %s", queue, text);
+		free(text);
+		json_decref(o);
+		if (r == NULL || r->type == REDIS_REPLY_ERROR)
+			return (1);
+		freeReplyObject(r);
+		for (;;) {
+			if ((o = bench_next(rc, stream, last, sizeof last)) ==
+			    NULL)
+				return (1);
+			type = json_string_value(json_object_get(o, "type"));
+			got = json_string_value(json_object_get(o, "id"));
+			if (type != NULL && strcmp(type, "EXEC_WAITING") == 0 &&
+			    got != NULL && strcmp(got, id) == 0)
+				break;
+			json_decref(o);
+		}
+		ts = 0;
+		tail = json_object_get(o, "tail");
+		if (json_array_size(tail) > 0)
+			ts = atoll(json_string_value(json_array_get(tail, 0)));
+		lat[i] = bench_wall() - ts;
+		json_decref(o);
+	}
+	qsort(lat, n, sizeof *lat, bench_cmp);
+	printf("prompt -> EXEC_WAITING readable: p50 %.3f ms  p99 %.3f ms "
+	    "(n=%d; the first look is 200 ms after the last output)\n",
+	    lat[n / 2] / 1e6, lat[(n * 99) / 100] / 1e6, n);
+	free(lat);
 	redisFree(rc);
 	return (0);
 }
@@ -1660,8 +1725,8 @@ main(int argc, char **argv)
 		case 'x': execq = optarg; break;
 		default:
 			printf("usage: execq-bench floor|queue|backlog|confine|"
-			    "callback|throughput|idle|redis|proxy|mcp [-n N] "
-			    "[-c C] [--redis URL] [--queue Q] [--label L] "
+			    "callback|waiting|throughput|idle|redis|proxy|mcp "
+			    "[-n N] [-c C] [--redis URL] [--queue Q] [--label L] "
 			    "[--dir D] [--mb M] [--execq PATH] [-- CMD]\n");
 			return (ch == 'h' ? 0 : 2);
 		}
@@ -1684,6 +1749,8 @@ main(int argc, char **argv)
 		return (bench_backlog(n, url, queue, cmd, label));
 	if (strcmp(argv[optind], "callback") == 0)
 		return (bench_callback(n, url, queue));
+	if (strcmp(argv[optind], "waiting") == 0)
+		return (bench_waiting(n, url, queue));
 	if (strcmp(argv[optind], "throughput") == 0)
 		return (bench_throughput(mb, url, queue, dir));
 	if (strcmp(argv[optind], "redis") == 0)

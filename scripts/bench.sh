@@ -3,7 +3,8 @@
 # 1 and 2, unconfined (--confine off) and confined (the default), next to a
 # bare posix_spawn loop of /bin/sh -c true, interleaved in the same run (two
 # rounds of N each, N=2000 by default: BENCH_N); the per-command cost of
-# confinement without Redis; then sessions: exit-to-callback latency, 200 MB
+# confinement without Redis; then sessions: exit-to-callback latency,
+# prompt-to-EXEC_WAITING latency (a PTY session that reads), 200 MB
 # through a session log next to a shell redirect, and the worker's memory
 # and CPU with 1000 idle PTY sessions; then the egress proxy next to a
 # direct connection on 127.0.0.1 (connect latency, GETs, MB/s through a
@@ -188,6 +189,7 @@ bench_worker benchs 1100 --tmp-dir "$tmp/cmdtmp"
 wpid=$!
 sleep 1
 "$build/execq-bench" callback -n 200 --redis "$url" --queue benchs
+"$build/execq-bench" waiting -n 50 --redis "$url" --queue benchs
 "$build/execq-bench" throughput --mb 200 --redis "$url" --queue benchs \
     --dir "$tmp"
 "$build/execq-bench" idle -n 1000 --redis "$url" --queue benchs --pid "$wpid"

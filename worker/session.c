@@ -31,6 +31,7 @@
 #include "worker/session.h"
 #include "worker/session_int.h"
 #include "worker/shell.h"
+#include "worker/waiting.h"
 
 #define SESSION_TAIL_LINE	500	/* bytes per callback tail line */
 #define SESSION_TAIL_MEM	8192	/* output kept in memory, per stream */
@@ -55,6 +56,7 @@ session_mirror(struct session *s)
 	m.reply_to = s->reply_to;
 	m.pty = s->pty;
 	m.output_bytes = s->output_bytes;
+	m.waiting_input = s->status.waiting_input;
 	if (s->final != NULL) {
 		m.ended = 1;
 		m.status = json_string_value(json_object_get(s->final,
@@ -86,7 +88,50 @@ session_output_cb(struct exec *ex, int fd, const char *buf, size_t len,
 	live_output(s->live, fd, buf, len);
 	if (s->shell != NULL)
 		shell_output(s->shell, fd, buf, len);
+	waiting_activity(s->wait);
 	session_wake(s);
+}
+
+/* Its EXEC_WAITING: the last lines of its log, the reader. */
+static void
+session_waiting_notice(struct session *s)
+{
+	struct item_waiting	 w;
+	char			**lines, *text;
+	unsigned		 n;
+	size_t			 len;
+	pid_t			 pid = 0;
+
+	memset(&w, 0, sizeof w);
+	(void)waiting_now(s->wait, &w.waiting_since_ms, &pid);
+	lines = tail_lines(s->log_path, s->tail_lines, SESSION_TAIL_LINE, &n);
+	w.id = s->item_id;
+	w.session_id = s->id;
+	w.tail = (const char *const *)lines;
+	w.ntail = n;
+	w.pid = (long)pid;
+	text = item_waiting_to_json(&w, &len);
+	tail_free(lines);
+	log_info("session %s: waiting for input (pid %ld)", s->id, w.pid);
+	live_flush(s->live);	/* the prompt before the notice */
+	queue_answer(s->ss->q, s->reply_to, KS_LANE_HIGH, NULL,
+	    QUEUE_STORE_NONE, NULL, NULL, text, len);
+	free(text);
+}
+
+/*
+ * The watch's finding changed (worker/waiting.h): poll, list and the
+ * mirror show it; a new prompt also gets its EXEC_WAITING.
+ */
+static void
+session_waiting_cb(int waiting, int fresh, void *arg)
+{
+	struct session	*s = arg;
+
+	s->status.waiting_input = waiting;
+	if (waiting && fresh)
+		session_waiting_notice(s);
+	session_mirror(s);
 }
 
 /* The EXEC_CALLBACK of a finished exec: also the session's final state. */
@@ -138,6 +183,7 @@ static void
 session_free(struct session *s)
 {
 	session_waiters_free(s);
+	waiting_free(s->wait);
 	LIST_REMOVE(s, entry);
 	if (s->ex == NULL)
 		s->ss->nended--;
@@ -192,6 +238,9 @@ session_done_cb(struct exec *ex, void *arg)
 	s->ex = NULL;
 	if (s->shell != NULL)
 		shell_ended(s->shell);
+	waiting_free(s->wait);
+	s->wait = NULL;
+	s->status.waiting_input = 0;
 	if (ss->proxy != NULL)
 		proxy_revoke(ss->proxy, s->id);
 	s->ended_ms = clock_wall_ms();
@@ -303,11 +352,18 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 		return (NULL);
 	}
 	ss->nrunning++;
-	if (it->shell) {
+	/*
+	 * A shell reads its commands from the worker, never from a person:
+	 * between commands it waits on its input by design, and a command
+	 * has /dev/null for stdin. No watch for "waiting for input" there.
+	 */
+	if (it->shell)
 		s->shell = shell_create(ss->base, s->ex, s->id,
 		    ss->cfg->output_cap, ss->cfg->default_timeout_ms,
 		    ss->cfg->kill_grace_ms, it->command);
-	}
+	else
+		s->wait = waiting_create(ss->base, s->ex, session_waiting_cb,
+		    s);
 	s->pid = exec_pid(s->ex);
 	s->log_path = xstrdup(exec_log_path(s->ex));
 	session_mirror(s);

@@ -36,6 +36,7 @@
 #include "worker/session.h"
 #include "worker/session_int.h"
 #include "worker/shell.h"
+#include "worker/waiting.h"
 
 #define SESSION_POLL_MAX	65536	/* poll's default max_bytes */
 #define SESSION_LOG_MAX		(1 << 20)	/* bytes per log answer */
@@ -573,6 +574,8 @@ session_act_write(struct session *s, const struct item *it,
 	if (it->eof && exec_close_input(s->ex) == -1)
 		log_debug("session %s: close input: %s", s->id,
 		    strerror(errno));
+	if (n > 0 || it->eof)	/* answered: a wait after is a new one */
+		waiting_activity(s->wait);
 	session_answer(it->id, it->action_name, s->id,
 	    item_write_to_json((long long)n), cb, arg);
 }

@@ -13,6 +13,10 @@
  *                  held until output or the end, the offline reads of
  *                  <id>.log and <id>.json, held items' answers, tokens
  *
+ * Both use worker/waiting.h, below them: session.c makes a running
+ * session's watch and hears when it waits for input; its output, and
+ * session_act.c's write and send-keys, tell the watch (waiting_activity).
+ *
  * session.c calls down: session_wake (output, the end),
  * session_waiters_free (a session forgotten), sessions_has (a duplicate
  * id); session_act.c reads
@@ -40,6 +44,7 @@ struct queue;
 struct syncer;
 struct shell;
 struct waiter;			/* a held poll or wait (session_act.c) */
+struct waiting;			/* worker/waiting.h */
 
 /* One background or PTY session, running or ended (kept a while). */
 struct session {
@@ -57,6 +62,8 @@ struct session {
 	long long		 serial;	/* names it in a fence check */
 	char			 token[TOKEN_LEN + 1];	/* its holder may act on it */
 	struct live		*live;		/* execq:out:<id> */
+	struct waiting		*wait;		/* looks for a prompt while it
+						   runs; NULL: not looking */
 	LIST_HEAD(, waiter)	 waiters;
 	struct shell		*shell;		/* args.shell; NULL: none */
 	int			 tier;		/* ... the policy tier its

@@ -876,16 +876,27 @@ harness_answer_matches(json_t *a, const char *id)
 	return (got != NULL && strcmp(got, id) == 0);
 }
 
-/* Takes a matching answer out of the stash, or NULL. */
+/*
+ * Takes a matching answer of type out of the stash, or NULL. Type NULL:
+ * any but an EXEC_WAITING, a notice only the tests that look for it see.
+ */
 static json_t *
-harness_unstash(struct harness *h, const char *key, const char *id)
+harness_unstash_typed(struct harness *h, const char *key, const char *id,
+    const char *type)
 {
-	json_t	*list, *a;
-	size_t	 i;
+	json_t		*list, *a;
+	const char	*got;
+	size_t		 i;
 
 	if ((list = json_object_get(h->stash, key)) == NULL)
 		return (NULL);
 	json_array_foreach(list, i, a) {
+		got = json_string_value(json_object_get(a, "type"));
+		if (type != NULL && (got == NULL || strcmp(got, type) != 0))
+			continue;
+		if (type == NULL && got != NULL &&
+		    strcmp(got, "EXEC_WAITING") == 0)
+			continue;
 		if (harness_answer_matches(a, id)) {
 			json_incref(a);
 			json_array_remove(list, i);
@@ -893,6 +904,13 @@ harness_unstash(struct harness *h, const char *key, const char *id)
 		}
 	}
 	return (NULL);
+}
+
+/* Takes a matching answer out of the stash, or NULL. */
+static json_t *
+harness_unstash(struct harness *h, const char *key, const char *id)
+{
+	return (harness_unstash_typed(h, key, id, NULL));
 }
 
 /* The parsed "item" field of a stream entry [id, [f, v, ...]]. */
@@ -987,12 +1005,19 @@ json_t *
 harness_try_entry(struct harness *h, const char *stream, const char *id,
     int timeout_ms)
 {
+	return (harness_try_typed(h, stream, id, NULL, timeout_ms));
+}
+
+json_t *
+harness_try_typed(struct harness *h, const char *stream, const char *id,
+    const char *type, int timeout_ms)
+{
 	json_t	*a;
 	int64_t	 deadline = harness_now_ms() + timeout_ms, left;
 	int	 read_once = 0;
 
 	for (;;) {
-		if ((a = harness_unstash(h, stream, id)) != NULL)
+		if ((a = harness_unstash_typed(h, stream, id, type)) != NULL)
 			return (a);
 		left = deadline - harness_now_ms();
 		if (left <= 0 && read_once)
@@ -1025,7 +1050,11 @@ harness_wait_callback(struct harness *h, const char *id, int timeout_ms)
 	char	*key;
 
 	xasprintf(&key, "q:%s:high", h->reply);
-	a = harness_wait_entry(h, key, id, timeout_ms);
+	/* An EXEC_WAITING of the session stays for harness_try_typed. */
+	if ((a = harness_try_typed(h, key, id, "EXEC_CALLBACK",
+	    timeout_ms)) == NULL)
+		harness_fail(h, "no EXEC_CALLBACK for id %s on %s within %d ms",
+		    id != NULL ? id : "(any)", key, timeout_ms);
 	free(key);
 	return (a);
 }

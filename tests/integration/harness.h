@@ -149,7 +149,17 @@ json_t		*harness_try_entry(struct harness *, const char *stream,
 /* The same, failing the test at the deadline. */
 json_t		*harness_wait_entry(struct harness *, const char *stream,
 		    const char *id, int timeout_ms);
-/* The EXEC_CALLBACK of session id on q:<h->reply>:high; fails after. */
+/*
+ * The same, for an entry whose "type" is type; NULL: any but an
+ * EXEC_WAITING (harness_try_entry, harness_wait_entry and
+ * harness_wait_answer never return one).
+ */
+json_t		*harness_try_typed(struct harness *, const char *stream,
+		    const char *id, const char *type, int timeout_ms);
+/*
+ * The EXEC_CALLBACK of session id on q:<h->reply>:high (other entries of
+ * the id, such as an EXEC_WAITING, stay for later calls); fails after.
+ */
 json_t		*harness_wait_callback(struct harness *, const char *id,
 		    int timeout_ms);
 /*

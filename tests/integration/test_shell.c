@@ -148,6 +148,7 @@ test_shell_timeout_interrupt_busy(void **state)
 	struct harness	*h = harness_fixture(state);
 	json_t		*a;
 	const char	*pid;
+	char		*hi;
 
 	harness_worker_start(h, NULL, NULL);
 	start_shell(h, "sh3", "mkdir -p d; cd d");
@@ -184,6 +185,13 @@ test_shell_timeout_interrupt_busy(void **state)
 	a = harness_wait_callback(h, "sh3", WAIT_MS);
 	assert_int_equal(harness_jint(a, "exit_code"), 7);
 	json_decref(a);
+	/*
+	 * Between its commands the shell waits on the worker's pipe, by
+	 * design: never "waiting for input" (its end was the barrier).
+	 */
+	xasprintf(&hi, "q:%s:high", h->reply);
+	assert_int_equal(harness_count_entries(h, hi, "EXEC_WAITING"), 0);
+	free(hi);
 	harness_pass(h);
 }
 

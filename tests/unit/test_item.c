@@ -1064,6 +1064,32 @@ test_item_callback_json(void **state)
 	json_decref(c.confinement);
 }
 
+/* EXEC_WAITING: PROTOCOL.md's example; the tail's last line unended. */
+static void
+test_item_waiting_json(void **state)
+{
+	struct item_waiting	 w;
+	const char		*tail[] = { "Setting up...", "name? " };
+	char			*s;
+	size_t			 len;
+
+	(void)state;
+	memset(&w, 0, sizeof w);
+	w.id = "s1";
+	w.session_id = "s1";
+	w.tail = tail;
+	w.ntail = 2;
+	w.waiting_since_ms = 1767225600200LL;
+	w.pid = 4242;
+	s = item_waiting_to_json(&w, &len);
+	assert_string_equal(s, "{\"type\":\"EXEC_WAITING\",\"priority\":"
+	    "\"high\",\"id\":\"s1\",\"session_id\":\"s1\",\"tail\":"
+	    "[\"Setting up...\",\"name? \"],\"waiting_since_ms\":"
+	    "1767225600200,\"pid\":4242}");
+	assert_int_equal(len, strlen(s));
+	free(s);
+}
+
 /* EXEC_STARTED with the token, and the copy kept without it. */
 static void
 test_item_started_json(void **state)
@@ -1170,6 +1196,7 @@ test_item_poll_json(void **state)
 	(void)state;
 	memset(&st, 0, sizeof st);
 	st.status = "running";
+	st.waiting_input = 1;	/* the REPL waits at its prompt */
 	memset(&rd, 0, sizeof rd);
 	rd.buf = ">>> 6*7\r\n42\r\n>>> ";
 	rd.len = strlen(rd.buf);
@@ -1177,8 +1204,9 @@ test_item_poll_json(void **state)
 	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p2\",\"action\":\"poll\","
 	    "\"session_id\":\"s1\",\"status\":\"running\",\"exit_code\":null,"
 	    "\"output\":\">>> 6*7\\r\\n42\\r\\n>>> \",\"offset\":0,"
-	    "\"next_offset\":17,\"eof\":false}");
+	    "\"next_offset\":17,\"eof\":false,\"waiting_input\":true}");
 	st.status = "killed";
+	st.waiting_input = 0;
 	st.ended = 1;
 	st.has_exit_code = 1;
 	st.exit_code = 143;
@@ -1193,7 +1221,8 @@ test_item_poll_json(void **state)
 	    "{\"type\":\"PROCESS_RESULT\",\"id\":\"p3\",\"action\":\"poll\","
 	    "\"session_id\":\"s1\",\"status\":\"killed\",\"exit_code\":143,"
 	    "\"signal\":\"SIGTERM\",\"killed_by\":\"user\",\"output_b64\":"
-	    "\"aGk=\",\"offset\":5,\"next_offset\":7,\"eof\":true}");
+	    "\"aGk=\",\"offset\":5,\"next_offset\":7,\"eof\":true,"
+	    "\"waiting_input\":false}");
 }
 
 /* log: the range, its size, then the status members; text sanitized. */
@@ -1324,6 +1353,7 @@ test_item_list_json(void **state)
 	e.started_ms = 1000;
 	e.ended_ms = 5;		/* not shown: it runs */
 	e.status.status = "running";
+	e.status.waiting_input = 1;
 	json_array_append_new(a, item_session_to_json(&e));
 	held_example(&h);
 	json_array_append_new(a, item_held_to_json(&h));
@@ -1333,11 +1363,12 @@ test_item_list_json(void **state)
 	    "{\"session_id\":\"s1\",\"command\":\"false\",\"pid\":42,"
 	    "\"pty\":false,\"started_ms\":900,\"output_bytes\":3,"
 	    "\"log_path\":\"/l/s1.log\",\"status\":\"failed\",\"exit_code\":1,"
-	    "\"signal\":null,\"killed_by\":null,\"ended_ms\":2000},"
+	    "\"signal\":null,\"killed_by\":null,\"ended_ms\":2000,"
+	    "\"waiting_input\":false},"
 	    "{\"session_id\":\"s2\",\"command\":\"sleep 9\",\"pid\":43,"
 	    "\"pty\":true,\"started_ms\":1000,\"output_bytes\":0,"
 	    "\"log_path\":\"/l/s2.log\",\"status\":\"running\","
-	    "\"exit_code\":null},"
+	    "\"exit_code\":null,\"waiting_input\":true},"
 	    "{\"session_id\":\"job-7\",\"status\":\"held\",\"request\":\""
 	    HELD_REQ "\",\"command\":\"touch made.txt\",\"risk\":\"write\","
 	    "\"rule\":\"write:touch\",\"reason\":\"touch creates or updates "
@@ -1520,6 +1551,7 @@ main(void)
 		cmocka_unit_test(test_item_error_round_trip),
 		cmocka_unit_test(test_item_error_null_id),
 		cmocka_unit_test(test_item_callback_json),
+		cmocka_unit_test(test_item_waiting_json),
 		cmocka_unit_test(test_item_started_json),
 		cmocka_unit_test(test_item_lost_template),
 		cmocka_unit_test(test_item_stream_end_json),
