@@ -551,6 +551,37 @@ test_bh_dead_letters(void **state)
 	harness_pass(h);
 }
 
+/*
+ * A failed item waits for its retry; its id sent again meanwhile is a
+ * duplicate (it does not run); cancelled, it leaves the delayed set, and
+ * sent again after, it is answered cancelled: one run in all.
+ */
+static void
+test_bh_resend_while_retrying(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*retry = "{\"retry\": {\"max_attempts\": 3, "
+	    "\"initial_ms\": 600000, \"max_ms\": 600000}}";
+	json_t		*a;
+	char		*out;
+
+	harness_worker_start(h, NULL, NULL);
+	harness_submit(h, "normal", "rs1", "echo run >> rruns; exit 1", retry);
+	a = next(h, NULL, "rs1", "EXEC_SCHEDULED");
+	assert_int_equal(harness_jint(a, "attempt"), 2);
+	json_decref(a);
+	harness_submit(h, "normal", "rs1", "echo run >> rruns; exit 1", retry);
+	expect_error(h, NULL, "rs1", "duplicate_id");
+	if (cancel(h, "rs1", &out) != 0 || strstr(out, "delayed") == NULL)
+		harness_fail(h, "cancel rs1: %s", out);
+	free(out);
+	expect_error(h, NULL, "rs1", "cancelled");
+	harness_submit(h, "normal", "rs1", "echo run >> rruns; exit 1", retry);
+	expect_error(h, NULL, "rs1", "cancelled");
+	assert_int_equal(harness_ws_lines(h, "rruns"), 1);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -571,6 +602,9 @@ main(void)
 		    harness_setup, harness_teardown),
 		cmocka_unit_test_setup_teardown(test_bh_dead_letters,
 		    harness_setup, harness_teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_bh_resend_while_retrying, harness_setup,
+		    harness_teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
