@@ -92,6 +92,8 @@ struct execq_opts {
 	double		 timeout_s;	/* --timeout; 0 if not given */
 	double		 idle_timeout_s; /* spawn --idle-timeout; 0: none */
 	double		 wait_s;	/* --wait; 0 if not given */
+	long		 retry;		/* --retry: attempts in all; 0: none */
+	double		 delay_s;	/* --delay; 0: none */
 	struct json_t	*env;		/* --env K=V as an object, or NULL */
 	char		*command;	/* the words after options, joined */
 	char		*conf_queue;	/* queue from the client config */
@@ -183,6 +185,8 @@ enum execq_optval {
 	EXECQ_OPT_QUIET,
 	EXECQ_OPT_NO_LIVE,
 	EXECQ_OPT_AGENTS,
+	EXECQ_OPT_RETRY,
+	EXECQ_OPT_DELAY,
 };
 
 /*

@@ -256,9 +256,8 @@ execq_dead_one(struct execq_session *s, const char *queue, int requeue,
 		    name);
 		return (0);
 	}
-	execq_error("%s: %s", name, v == 0 ? "no such dead letter" : v == -1 ?
-	    "the letter holds no item to send again" : "an item of this id "
-	    "is running now: requeue it once that ends");
+	execq_error("%s: %s", name, v == 0 ? "no such dead letter" :
+	    "the letter holds no item to send again");
 	return (1);
 }
 

@@ -28,6 +28,8 @@ static const struct option execq_longopts[] = {
 	{ "priority",		required_argument, NULL, EXECQ_OPT_PRIORITY },
 	{ "id",			required_argument, NULL, EXECQ_OPT_ID },
 	{ "wait",		required_argument, NULL, EXECQ_OPT_WAIT },
+	{ "retry",		required_argument, NULL, EXECQ_OPT_RETRY },
+	{ "delay",		required_argument, NULL, EXECQ_OPT_DELAY },
 	{ "redis",		required_argument, NULL, EXECQ_OPT_REDIS },
 	{ "raw",		required_argument, NULL, EXECQ_OPT_RAW },
 	{ "reply-default",	required_argument, NULL,
@@ -46,6 +48,8 @@ static const struct option execq_run_longopts[] = {
 	{ "priority",		required_argument, NULL, EXECQ_OPT_PRIORITY },
 	{ "id",			required_argument, NULL, EXECQ_OPT_ID },
 	{ "wait",		required_argument, NULL, EXECQ_OPT_WAIT },
+	{ "retry",		required_argument, NULL, EXECQ_OPT_RETRY },
+	{ "delay",		required_argument, NULL, EXECQ_OPT_DELAY },
 	{ "redis",		required_argument, NULL, EXECQ_OPT_REDIS },
 	{ "id-file",		required_argument, NULL, EXECQ_OPT_ID_FILE },
 	{ "verbose",		no_argument,	   NULL, 'v' },
@@ -283,8 +287,13 @@ execq_run_usage(FILE *f)
 	    "  --no-live       no live output: all of stdout, then all of "
 	    "stderr, at\n"
 	    "                  the end\n"
+	    "  --retry N       run it up to N times in all while it fails "
+	    "(exit,\n"
+	    "                  timeout, signal), with backoff (args.retry)\n"
+	    "  --delay S       start it no sooner than S seconds from now\n"
 	    "  --wait S        give up after S seconds "
-	    "(default: timeout, else 30, + 30)\n"
+	    "(default: timeout, else 30, + 30;\n"
+	    "                  a delay or a retry's wait adds to it)\n"
 	    "  --redis URL     Redis address (see 'execq --help')\n"
 	    "  -h, --help      show this help\n"
 	    "\n"
@@ -508,9 +517,11 @@ execq_cmd_submit(const char *redis, int argc, char **argv)
 		goto out;
 	}
 	if (o.raw != NULL && (o.id != NULL || o.cwd != NULL ||
-	    o.env != NULL || o.timeout_s > 0)) {
+	    o.env != NULL || o.timeout_s > 0 || o.retry > 0 ||
+	    o.delay_s > 0)) {
 		rc = execq_usage_error("submit", "--raw TEXT is sent as is: "
-		    "--id, --cwd, --env and --timeout do not apply");
+		    "--id, --cwd, --env, --timeout, --retry and --delay do not "
+		    "apply");
 		goto out;
 	}
 	if ((rc = execq_session_open(&s, &o)) != 0)

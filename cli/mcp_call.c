@@ -792,13 +792,15 @@ execq_mcp_process(struct execq_mcp *m, json_t *args)
 	if ((action = json_string_value(json_object_get(args, "action"))) ==
 	    NULL)
 		return (execq_mcp_fail("process needs \"action\": list, poll, "
-		    "log, write, send-keys, kill, wait or callbacks"));
+		    "log, write, send-keys, kill, wait, cancel or callbacks"));
 	if (strcmp(action, "callbacks") == 0)
 		return (execq_mcp_callbacks(m));
 	if (execq_mcp_connect(m) == -1)
 		return (execq_mcp_fail_said(m));
 	sid = json_string_value(json_object_get(args, "session_id"));
+	/* A held item's cancel is the worker's; the rest is known here. */
 	if (sid != NULL && json_object_get(m->held, sid) != NULL &&
+	    strcmp(action, "cancel") != 0 &&
 	    (res = execq_mcp_held_action(m, sid, action, args, &left_ms)) !=
 	    NULL)
 		return (res);

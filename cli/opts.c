@@ -51,6 +51,17 @@ execq_opts_set(struct execq_opts *o, const char *cmd, int ch,
 		if (execq_parse_seconds(arg, &o->wait_s) == -1)
 			goto bad;
 		return (0);
+	case EXECQ_OPT_RETRY:
+		if (execq_parse_long(arg, 1, 25, &o->retry) == -1) {
+			execq_usage_error(cmd, "--retry wants a number of "
+			    "attempts from 1 to 25, not '%s'", arg);
+			return (-1);
+		}
+		return (0);
+	case EXECQ_OPT_DELAY:
+		if (execq_parse_seconds(arg, &o->delay_s) == -1)
+			goto bad;
+		return (0);
 	case EXECQ_OPT_ENV:
 		return (execq_opts_add_env(o, cmd, arg));
 	case EXECQ_OPT_CWD:
@@ -82,7 +93,8 @@ execq_opts_set(struct execq_opts *o, const char *cmd, int ch,
 	}
 bad:
 	execq_usage_error(cmd, "%s wants a number of seconds > 0, not '%s'",
-	    ch == EXECQ_OPT_WAIT ? "--wait" : "--timeout", arg);
+	    ch == EXECQ_OPT_WAIT ? "--wait" : ch == EXECQ_OPT_DELAY ?
+	    "--delay" : "--timeout", arg);
 	return (-1);
 }
 
@@ -257,6 +269,12 @@ execq_item_json(const struct execq_opts *o, const char *id,
 		execq_item_session_args(o, args);
 	if (o->stream)
 		json_object_set_new(args, "stream", json_true());
+	if (o->retry > 0)
+		json_object_set_new(args, "retry", json_pack("{s:I}",
+		    "max_attempts", (json_int_t)o->retry));
+	if (o->delay_s > 0)
+		json_object_set_new(args, "delay_ms", json_integer(
+		    (json_int_t)(o->delay_s * 1000 + 0.5)));
 	if (o->env != NULL)
 		json_object_set(args, "env", o->env);
 	root = json_pack("{s:s, s:s, s:s, s:O}", "id", id, "type", "EXEC",

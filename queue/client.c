@@ -74,8 +74,7 @@ client_dead_requeue(struct rconn *c, const char *queue, const char *entry)
 	char		*key;
 
 	xasprintf(&key, KS_DEAD_FMT, queue);
-	r = rconn_call(c, "EVAL %s 1 %s %s " KS_CLAIM " " KS_ANSWER,
-	    queue_requeue_lua, key, entry);
+	r = rconn_call(c, "EVAL %s 1 %s %s", queue_requeue_lua, key, entry);
 	free(key);
 	return (r);
 }

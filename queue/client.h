@@ -35,7 +35,7 @@ struct redisReply *client_whoami(struct rconn *);
 /* XRANGE: the oldest count letters (count 0: all). */
 struct redisReply *client_dead_list(struct rconn *, const char *queue,
 	    long count);
-/* The requeue script: 1, or 0 / -1 / -2 (queue/scripts.c says). */
+/* The requeue script: 1, or 0 / -1 (queue/scripts.c says). */
 struct redisReply *client_dead_requeue(struct rconn *, const char *queue,
 	    const char *entry);
 /* XDEL: 1 if it was there. */

@@ -466,7 +466,7 @@ queue_ran(const struct queue *q, const char *item_id, const char *entry_id)
 
 void
 queue_claim(struct queue *q, const char *item_id, const char *entry_id,
-    int redelivered, int retries, queue_claim_cb cb, void *arg)
+    int redelivered, int retries, int requeued, queue_claim_cb cb, void *arg)
 {
 	struct qcmd	 cmd;
 	struct qreq	*req;
@@ -491,6 +491,7 @@ queue_claim(struct queue *q, const char *item_id, const char *entry_id,
 		queue_argf(&cmd, "%s!%llu", q->life, ++q->reclaims);
 	else
 		queue_arg(&cmd, q->life);
+	queue_arg(&cmd, requeued ? "1" : "0");
 	req = queue_cmd_req(&cmd);
 	req->claimcb = cb;
 	req->arg = arg;

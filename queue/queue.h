@@ -40,6 +40,7 @@ struct queue_entry {
 	size_t		 answer_len;
 	unsigned	 attempt;	/* back from the delayed set as this
 					   attempt; 0: sent so */
+	int		 requeued;	/* a dead letter sent again */
 };
 
 typedef void (*queue_item_cb)(const struct queue_entry *, void *arg);
@@ -144,7 +145,7 @@ void		 queue_started(struct queue *, const char *item_id,
  */
 void		 queue_claim(struct queue *, const char *item_id,
 		    const char *entry_id, int redelivered, int retries,
-		    queue_claim_cb, void *arg);
+		    int requeued, queue_claim_cb, void *arg);
 /*
  * Cancels item_id before it runs, in one step: out of the delayed set
  * (cb gets QUEUE_CANCEL_DELAYED and the entry as it waited, the JSON the

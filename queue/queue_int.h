@@ -161,6 +161,7 @@ struct qheld {
 	size_t			 len, size;
 	int			 has_body, redelivered;
 	unsigned		 attempt;
+	int			 requeued;
 };
 TAILQ_HEAD(qhelds, qheld);
 

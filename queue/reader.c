@@ -119,6 +119,9 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 	const char		*owner = queue_owner(q, lane, fields);
 	size_t			 len = item != NULL ? item->len : 0;
 
+	int			 requeued = !ctl &&
+	    queue_field(fields, "requeue") != NULL;
+
 	if (att != NULL && !ctl)
 		attempt = (unsigned)strtoul(att->str, NULL, 10);
 	if (size == 0 && len > q->max_item_bytes)
@@ -137,6 +140,7 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 		h->size = size;
 		h->redelivered = redelivered;
 		h->attempt = attempt;
+		h->requeued = requeued;
 		h->owner = owner != NULL ? xstrdup(owner) : NULL;
 		TAILQ_INSERT_TAIL(&q->held, h, entry);
 		queue_track(q, stream, id);	/* nobody takes it over */
@@ -153,6 +157,7 @@ queue_offer(struct queue *q, const char *stream, const char *id,
 	e.control = ctl;
 	e.owner = owner;
 	e.attempt = attempt;
+	e.requeued = requeued;
 	e.claim = claim != NULL ? (int)claim[0]->integer : 0;
 	e.claim_id = claim != NULL ? claim[2]->str : NULL;
 	/*
@@ -214,6 +219,7 @@ queue_offer_held(struct queue *q)
 		e.control = 0;
 		e.owner = h->owner;
 		e.attempt = h->attempt;
+		e.requeued = h->requeued;
 		e.claim = 0;
 		e.claim_id = e.answer = NULL;
 		e.answer_len = 0;

@@ -28,6 +28,11 @@
  * retries nil (the fetch script, which does not
  * read args) leaves that case undecided: {3}, and the worker claims again
  * with the item's retries.
+ *
+ * forget(claim key, answer key): an entry a dead letter was requeued as
+ * (its field "requeue") runs again as a first attempt: the id's claim and
+ * stored answer go, unless a run of the id holds the claim now (then the
+ * claim says so, {3}).
  */
 #define QUEUE_CLAIM_FN \
     "local function claim(ck, ak, c0, ttl, redelivered, retries, entry, " \
@@ -49,7 +54,11 @@
     " if n <= tonumber(retries) then " \
     "  redis.call('SET', ck, c0 .. '|' .. (n + 1) .. tail, 'EX', ttl) " \
     "  return {1} end " \
-    " return {4} end "
+    " return {4} end " \
+    "local function forget(ck, ak) " \
+    " local c = redis.call('GET', ck) " \
+    " if not c or c == '-' or redis.call('EXISTS', ak) == 1 then " \
+    "  redis.call('DEL', ck, ak) end end "
 
 /*
  * New entries in lane order: up to 64 from each of the first ARGV[4]
@@ -79,8 +88,9 @@ const char queue_fetch_lua[] =
     "#!lua\n"	/* flagged: refused whole while Redis is out of memory */
     QUEUE_CLAIM_FN
     "local function take(id, f, k) "
-    " local body for j = 1, #f - 1, 2 do "
-    "  if f[j] == 'item' then body = f[j + 1] end end "
+    " local body, requeued for j = 1, #f - 1, 2 do "
+    "  if f[j] == 'item' then body = f[j + 1] end "
+    "  if f[j] == 'requeue' then requeued = true end end "
     " if not body then return 0, '', '' end "
     " local ok, it = pcall(cjson.decode, body) "
     " if not ok or type(it) ~= 'table' or it.type ~= 'EXEC' or "
@@ -90,6 +100,8 @@ const char queue_fetch_lua[] =
     " local o = string.match(string.sub(k, #ARGV[9] + 1), '^([^.]+)%.') "
     " if o and string.sub(it.id, 1, #o + 1) ~= o .. '.' then "
     "  return 0, '', '' end "
+    " if requeued then forget('" KS_CLAIM "' .. it.id, "
+    "  '" KS_ANSWER "' .. it.id) end "
     " local r = claim('" KS_CLAIM "' .. it.id, '" KS_ANSWER "' .. it.id, "
     "  ARGV[2], ARGV[7], '0', nil, id, ARGV[8]) "
     " return r[1], r[2] or '', it.id end "
@@ -147,10 +159,11 @@ const char queue_forward_lua[] =
  * read (a blocking read, a takeover).
  *   KEYS: 1 claim, 2 answer
  *   ARGV: 1 consumer, 2 ttl, 3 redelivered ("1" or "0"), 4 retries,
- *         5 entry, 6 life
+ *         5 entry, 6 life, 7 "1": a requeued dead letter (forget)
  */
 const char queue_claim_lua[] =
     QUEUE_CLAIM_FN
+    "if ARGV[7] == '1' then forget(KEYS[1], KEYS[2]) end "
     "return claim(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], "
     " ARGV[5], ARGV[6])";
 
@@ -194,7 +207,8 @@ const char queue_release_lua[] =
  * lost-session sweep marks the session hash and the other stays silent.
  * A reply stream nobody reads any more expires ttl after its last answer.
  *
- * ARGV[8] "dead": the entry as it was (its fields but "attempt") goes to
+ * ARGV[8] "dead": the entry as it was (its fields but "attempt", and
+ * but "id", "lane", "answer" and "requeue", the letter's own) goes to
  * the dead letters with its id, lane and this answer as kept (ARGV[7]:
  * a session token is sent once, never kept). "sched": it waits
  * in the delayed set instead (KEYS[6] scored by when it is due, KEYS[7]
@@ -212,7 +226,8 @@ const char queue_release_lua[] =
     "local function after(stream, entry) " \
     " local e = redis.call('XRANGE', stream, entry, entry) " \
     " local f, keep = e[1] and e[1][2] or {}, {} " \
-    " for j = 1, #f - 1, 2 do if f[j] ~= 'attempt' then " \
+    " for j = 1, #f - 1, 2 do if f[j] ~= 'attempt' and f[j] ~= 'id' and " \
+    "  f[j] ~= 'lane' and f[j] ~= 'answer' and f[j] ~= 'requeue' then " \
     "  keep[#keep + 1] = f[j] keep[#keep + 1] = f[j + 1] end end " \
     " if ARGV[8] == 'dead' then " \
     "  local kept = ARGV[2] " \
@@ -357,29 +372,24 @@ const char queue_cancel_lua[] =
 
 /*
  * A dead letter sent again (execq dead requeue): its item (the entry's
- * fields but id, lane and answer) goes back to its lane, the id's claim
- * and answer are forgotten so it runs, and the letter goes. Returns 1;
- * 0: no such letter; -1: it holds no item (refused as too large, say,
- * its head only is gone); -2: the id runs now under another entry.
+ * fields but id, lane and answer) goes back to its lane with a field
+ * "requeue" (the letter's id), which makes the worker forget the id's
+ * claim and answer as it takes it (forget, above), and the letter goes.
+ * Returns 1; 0: no such letter; -1: it holds no item to send again. Only
+ * q:* keys: an operator's ACL allows it, and gives no claim or answer.
  *   KEYS: 1 the dead letters
- *   ARGV: 1 the letter's entry id, 2 the claim keys' prefix, 3 the
- *         answer keys' prefix
+ *   ARGV: 1 the letter's entry id
  */
 const char queue_requeue_lua[] =
     "local e = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1]) "
     "if not e[1] then return 0 end "
-    "local f, id, lane, keep = e[1][2], '', nil, {} "
+    "local f, lane, keep = e[1][2], nil, {} "
     "for j = 1, #f - 1, 2 do "
-    " if f[j] == 'id' then id = f[j + 1] "
-    " elseif f[j] == 'lane' then lane = f[j + 1] "
-    " elseif f[j] ~= 'answer' then "
+    " if f[j] == 'lane' then lane = lane or f[j + 1] "
+    " elseif f[j] ~= 'answer' and f[j] ~= 'id' and f[j] ~= 'requeue' then "
     "  keep[#keep + 1] = f[j] keep[#keep + 1] = f[j + 1] end end "
     "if not lane or #keep == 0 then return -1 end "
-    "if id ~= '' then "
-    " local c = redis.call('GET', ARGV[2] .. id) "
-    " if c and c ~= '-' and redis.call('EXISTS', ARGV[3] .. id) == 0 then "
-    "  return -2 end "
-    " redis.call('DEL', ARGV[2] .. id, ARGV[3] .. id) end "
+    "keep[#keep + 1] = 'requeue' keep[#keep + 1] = ARGV[1] "
     "redis.call('XADD', lane, '*', unpack(keep)) "
     "redis.call('XDEL', KEYS[1], ARGV[1]) "
     "return 1";

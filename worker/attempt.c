@@ -129,7 +129,7 @@ worker_cancel_answer(struct job *j, int cancelled, const char *state,
 	size_t	 len;
 
 	json = item_process_result_to_json(j->item->id, "cancel",
-	    j->item->session_id, json_pack("{s:b, s:s, s:s?}", "cancelled",
+	    j->item->session_id, json_pack("{s:b, s:s, s:s*}", "cancelled",
 	    cancelled, "state", state, "note", note), &len);
 	worker_finish(j, ERR_NONE, j->item->reply_to, NULL, QUEUE_STORE_NONE,
 	    json, len);

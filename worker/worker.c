@@ -552,7 +552,7 @@ worker_item_cb(const struct queue_entry *e, void *arg)
 		j->claim_id = NULL;
 	}
 	queue_claim(w->q, j->item->id, j->entry_id, e->redelivered,
-	    j->item->retries, worker_claim_cb, j);
+	    j->item->retries, e->requeued, worker_claim_cb, j);
 }
 
 /*

@@ -35,6 +35,7 @@
 #include <cmocka.h>
 
 #include "logs/xmalloc.h"
+#include "queue/scripts.h"
 #include "tests/integration/harness.h"
 
 #define WAIT_MS		15000
@@ -605,6 +606,11 @@ test_auth_acl_roles(void **state)
 	auth_ok(h, op, "operator", "HDEL execq:workers gone");
 	auth_ok(h, op, "operator", "ACL WHOAMI");
 	auth_noperm(h, op, "operator", "SET execq:claim:j1 forged");
+	/* Requeues a dead letter (none here: 0), forges no claim by EVAL. */
+	auth_ok(h, op, "operator", "EVAL %s 1 q:exec:dead 0-1",
+	    queue_requeue_lua);
+	auth_noperm(h, op, "operator", "EVAL %s 1 execq:claim:j1",
+	    "return redis.call('SET', KEYS[1], 'forged')");
 	auth_noperm(h, op, "operator", "XADD q:agent.x:high * item {}");
 
 	/* Nobody without a password. */

@@ -298,6 +298,37 @@ test_retry_default_and_dead(void **state)
 	harness_pass(h);
 }
 
+/*
+ * execq run --retry and --delay: it says on stderr when the next attempt
+ * comes, waits for it past its own --wait, and exits with the last
+ * attempt's status.
+ */
+static void
+test_retry_cli(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+
+	harness_worker_start(h, NULL, NULL);
+	harness_cli_sh(h, &p, WAIT_MS, "cd \"$WS\" && $CLI run --queue "
+	    "$EXECQ_QUEUE --retry 3 --delay 0.2 --wait 5 -- sh -c 'echo x >> "
+	    "cruns; test $(wc -l < cruns) -ge 2 && echo done'");
+	if (harness_proc_exit(&p) != 0 || strstr(p.out, "done") == NULL ||
+	    strstr(p.err, "delay: attempt 1") == NULL ||
+	    strstr(p.err, "retry: attempt 2") == NULL)
+		harness_fail(h, "execq run --retry: %d: %s%s",
+		    harness_proc_exit(&p), p.out, p.err);
+	harness_proc_release(&p);
+	assert_int_equal(count_lines(h, "cruns"), 2);
+	harness_cli_sh(h, &p, WAIT_MS, "$CLI run --queue $EXECQ_QUEUE "
+	    "--retry 26 true");
+	if (harness_proc_exit(&p) != 2)
+		harness_fail(h, "--retry 26: %d: %s", harness_proc_exit(&p),
+		    p.err);
+	harness_proc_release(&p);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -311,6 +342,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_retry_worker_killed,
 		    harness_setup, harness_teardown),
 		cmocka_unit_test_setup_teardown(test_retry_default_and_dead,
+		    harness_setup, harness_teardown),
+		cmocka_unit_test_setup_teardown(test_retry_cli,
 		    harness_setup, harness_teardown),
 	};
 

@@ -2,7 +2,8 @@
 // StdioClientTransport) drives `execq mcp` against a running worker:
 // lists the tools, runs a foreground command, starts a PTY session,
 // writes to it, polls it, waits for it, sees its callback, and sees a
-// held command come back as held (then rejected, through `execq reject`).
+// held command come back as held (then rejected, through `execq reject`),
+// and another cancelled by the agent (process cancel).
 //
 // Run by tests/integration/test_mcp.c. Environment: CLI (the execq
 // binary), EXECQ_MCP_NODE (the directory npm installed the SDK into),
@@ -174,6 +175,21 @@ r = await client.callTool({ name: 'process', arguments: {
 check(r.isError && r.structuredContent?.type === 'ERROR' &&
     r.structuredContent.error.code === 'rejected',
     'process wait on a rejected command: its ERROR', r);
+
+// A second held command, cancelled by the agent: it never runs.
+r = await client.callTool({ name: 'exec',
+    arguments: { command: 'touch never-by-mcp.txt' } });
+check(!r.isError && r.structuredContent?.status === 'held',
+    'exec of another held command: held', r);
+const held2 = r.structuredContent.session_id;
+r = await client.callTool({ name: 'process', arguments: {
+    action: 'cancel', session_id: held2 } });
+check(!r.isError && r.structuredContent?.cancelled === true &&
+    r.structuredContent.state === 'held', 'process cancel of it', r);
+r = await client.callTool({ name: 'process', arguments: {
+    action: 'wait', session_id: held2, timeout_s: 30 } });
+check(r.isError && r.structuredContent?.error?.code === 'cancelled',
+    'process wait on the cancelled command: its ERROR', r);
 
 // Bad calls: an unknown tool is a JSON-RPC error, a bad field an error result.
 let threw = false;
