@@ -471,8 +471,9 @@ test_bh_promote_once(void **state)
 }
 
 /*
- * An item over max_item_bytes is a dead letter whole; requeued while an
- * item of its id runs, it is refused ("running now"); the listing of a
+ * An item over max_item_bytes is a dead letter whole, and requeued it is
+ * refused again; a letter requeued while an item of its id runs is a
+ * duplicate (one run, never two at once); the listing of a
  * letter that is not UTF-8 nor JSON, with terminal controls, prints
  * escaped, in both forms.
  */
@@ -483,7 +484,7 @@ test_bh_dead_letters(void **state)
 	redisReply	*r;
 	char		*big, *json, *out, *args;
 	size_t		 i, n = 6000;
-	int		 found = 0;
+	int		 found = 0, rc;
 
 	harness_worker_start(h, NULL, "--max-item-bytes", "2000", NULL);
 	big = xmalloc(n + 1);
@@ -513,16 +514,33 @@ test_bh_dead_letters(void **state)
 	free(big);
 	free(json);
 
-	/* big1 runs again under another entry: requeue says wait. */
-	harness_submit(h, "normal", "big1", BUSY, NULL);
-	harness_wait_running(h, "sleep 0.05");
-	xasprintf(&args, "dead requeue --queue $EXECQ_QUEUE big1");
-	if (cli(h, &out, args) != 1 || strstr(out, "running now") == NULL)
-		harness_fail(h, "requeue of a running id: %s", out);
+	/* Requeued, it is refused again, as large: a letter again. */
+	xasprintf(&args, "dead --queue $EXECQ_QUEUE requeue big1");
+	if ((rc = cli(h, &out, args)) != 0)
+		harness_fail(h, "requeue of big1: %d: %s", rc, out);
 	free(out);
 	free(args);
+	expect_error(h, NULL, "big1", "item_too_large");
+
+	/* A letter requeued while its id runs: a duplicate, one run. */
+	harness_submit(h, "normal", "rq1", BUSY, NULL);
+	harness_wait_running(h, "sleep 0.05");
+	xasprintf(&json, "{\"id\": \"rq1\", \"type\": \"EXEC\", "
+	    "\"reply_to\": \"%s\", \"args\": {\"command\": \"echo again "
+	    ">> busy\"}}", h->reply);
+	r = harness_cmd(h, "XADD q:%s:dead * id rq1 lane q:%s:normal item %s "
+	    "answer {}", h->queue, h->queue, json);
+	freeReplyObject(r);
+	free(json);
+	xasprintf(&args, "dead --queue $EXECQ_QUEUE requeue rq1");
+	if (cli(h, &out, args) != 0)
+		harness_fail(h, "requeue of rq1: %s", out);
+	free(out);
+	free(args);
+	expect_error(h, NULL, "rq1", "duplicate_id");
 	go(h);
-	json_decref(next(h, NULL, "big1", "EXEC_RESULT"));
+	json_decref(next(h, NULL, "rq1", "EXEC_RESULT"));
+	assert_int_equal(harness_ws_lines(h, "busy"), 1);
 
 	/* A letter of bytes: not UTF-8, not JSON, an escape in its id. */
 	r = harness_cmd(h, "XADD q:%s:dead * id %b lane %s item %b answer %s",
