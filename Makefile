@@ -23,7 +23,7 @@ LDLIBS    += $(PKG_LIBS) -lutil -lm -lpthread
 # The client runs no command: no libseccomp, no libutil.
 CLIENT_LIBS = $(shell pkg-config --libs hiredis libevent libevent_openssl openssl jansson 2>/dev/null) -lm -lpthread
 
-LOGS_SRC  = logs/log.c logs/xmalloc.c logs/clock.c logs/errcode.c logs/token.c logs/execlog.c logs/spare.c logs/syncer.c logs/tail.c logs/cleanup.c logs/display.c logs/utf8.c
+LOGS_SRC  = logs/log.c logs/xmalloc.c logs/clock.c logs/errcode.c logs/token.c logs/execlog.c logs/spare.c logs/syncer.c logs/tail.c logs/cleanup.c logs/display.c logs/utf8.c logs/netutil.c
 POLICY_SRC = policy/shparse.c policy/cls_words.c policy/cls_path.c policy/cls_env.c \
             policy/cls_vars.c policy/cls_flow.c policy/cls_block.c policy/cls_table.c \
             policy/cls_git.c policy/cls_tools.c policy/cls_wrap.c policy/classify.c \
@@ -42,7 +42,7 @@ WORKER_SRC = worker/config_check.c worker/config_opts.c worker/config_value.c \
             worker/config_finish.c \
             worker/config.c worker/audit.c worker/approval.c worker/metrics.c \
             worker/status.c worker/live.c worker/http.c worker/session.c \
-            worker/session_act.c \
+            worker/session_act.c worker/shell.c \
             worker/job.c worker/admit.c worker/attempt.c worker/held.c worker/boundary.c \
             worker/publish.c worker/signals.c worker/proxy.c worker/worker.c
 LIB_SRC   = $(LOGS_SRC) $(POLICY_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)
@@ -57,7 +57,8 @@ CLI_BIN    = $(BUILD)/execq
 BENCH_BIN  = $(BUILD)/execq-bench
 UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests/integration/test_*.c))
-TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o
+TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o \
+    $(BUILD)/obj/tests/integration/proxy_world.o
 
 .PHONY: all deps run test unit integration asan bench install clean valgrind \
 	fuzz faults ha packaging doccheck bench-fleet layout tools-check \

@@ -86,6 +86,7 @@ struct execq_opts {
 	int		 submit_only;	/* --raw or --reply-default given */
 	int		 background;	/* spawn: a session */
 	int		 pty;		/* spawn --pty */
+	int		 shell;		/* spawn --shell */
 	int		 stream;	/* run: ask for the live output */
 	long		 rows, cols;	/* spawn --rows, --cols; 0: not given */
 	long		 tail_lines;	/* spawn --tail-lines; -1: not given */
@@ -187,6 +188,7 @@ enum execq_optval {
 	EXECQ_OPT_AGENTS,
 	EXECQ_OPT_RETRY,
 	EXECQ_OPT_DELAY,
+	EXECQ_OPT_SHELL,
 };
 
 /*
@@ -214,6 +216,11 @@ int	 execq_usage_error(const char *cmd, const char *, ...)
  */
 void	 execq_line(FILE *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
+/*
+ * Replays an EXEC_RESULT (or a shell's exec answer) on stdout and stderr;
+ * returns its exit code (124 timed out, 125 a bad answer). cmd_run.c.
+ */
+int	 execq_print_result(const struct json_t *);
 /* Prints "execq: <code>: <message>" for an ERROR answer; returns 125. */
 int	 execq_print_error(const struct json_t *);
 
@@ -432,6 +439,8 @@ int	 execq_cmd_run(const char *redis, int argc, char **argv);
 int	 execq_cmd_submit(const char *redis, int argc, char **argv);
 /* cmd_workers.c */
 int	 execq_cmd_cancel(const char *redis, int argc, char **argv);
+int	 execq_cmd_exec(const char *redis, int argc, char **argv);
+int	 execq_cmd_interrupt(const char *redis, int argc, char **argv);
 int	 execq_cmd_dead(const char *redis, int argc, char **argv);
 int	 execq_cmd_workers(const char *redis, int argc, char **argv);
 /* cmd_queues.c */

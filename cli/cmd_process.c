@@ -684,53 +684,186 @@ execq_cancel_usage(FILE *f)
 	    "error.\n", f);
 }
 
+/*
+ * One PROCESS action on one id, the only operand, with the shared
+ * options: 0 with its answer in *a, or an exit code (said).
+ */
+static int
+execq_process_on_one(const char *redis, const char *cmd, int argc,
+    char **argv, void (*usage)(FILE *), struct execq_answer *a)
+{
+	struct execq_opts	 o;
+	struct execq_session	 s;
+	json_t			*args = NULL;
+	int			 rc;
+
+	execq_opts_init(&o, redis);
+	memset(&s, 0, sizeof s);
+	if ((rc = execq_opts_getopt(&o, cmd, argc, argv, "h",
+	    execq_keys_longopts, NULL, usage)) != 0) {
+		rc = (rc == 1) ? -1 : EXECQ_EXIT_USAGE;
+		goto out;
+	}
+	if (argc - optind != 1) {
+		rc = execq_usage_error(cmd, argc - optind < 1 ?
+		    "no id given" : "one id at a time");
+		goto out;
+	}
+	if (execq_check_session_id(cmd, argv[optind]) == -1) {
+		rc = EXECQ_EXIT_USAGE;
+		goto out;
+	}
+	args = json_pack("{s:s, s:s}", "action", cmd, "session_id",
+	    argv[optind]);
+	if ((rc = execq_process_open(&s, &o, cmd)) == 0)
+		rc = execq_process(&s, args, 0, a);
+out:
+	json_decref(args);
+	execq_session_close(&s);
+	execq_opts_release(&o);
+	return (rc);
+}
+
 /* execq cancel: an item before it runs. */
 int
 execq_cmd_cancel(const char *redis, int argc, char **argv)
+{
+	struct execq_answer	 a = { NULL, NULL, 0 };
+	const char		*state, *note, *id;
+	int			 rc;
+
+	if ((rc = execq_process_on_one(redis, "cancel", argc, argv,
+	    execq_cancel_usage, &a)) != 0)
+		return (rc == -1 ? 0 : rc);	/* -1: --help */
+	id = json_string_value(json_object_get(a.root, "session_id"));
+	state = json_string_value(json_object_get(a.root, "state"));
+	note = json_string_value(json_object_get(a.root, "note"));
+	if (json_is_true(json_object_get(a.root, "cancelled")))
+		execq_line(stdout, "cancelled %s (it was %s)", id,
+		    state != NULL ? state : "?");
+	else {
+		execq_line(stdout, "not cancelled: %s is %s%s%s", id,
+		    state != NULL ? state : "?", note != NULL ? ": " : "",
+		    note != NULL ? note : "");
+		rc = 1;
+	}
+	execq_answer_release(&a);
+	return (rc);
+}
+
+/* exec --help. */
+static void
+execq_exec_usage(FILE *f)
+{
+	fputs("usage: execq exec [--timeout S] ID [--] CMD [ARG...]\n"
+	    "\n"
+	    "Runs CMD in shell session ID ('execq spawn --shell'), with the\n"
+	    "cwd and variables the commands before it left there, prints its\n"
+	    "stdout and stderr, and exits with its exit status, as 'execq\n"
+	    "run' does. One command at a time a session; the policy decides\n"
+	    "on each as on an item (one it would hold is refused: run it with\n"
+	    "'execq run'). Its stdin is empty.\n"
+	    "\n"
+	    "Options:\n"
+	    "  --timeout S     interrupt it (SIGINT, then KILL after the\n"
+	    "                  worker's kill_grace_s) after S seconds; the\n"
+	    "                  shell goes on (default: the worker's timeout)\n"
+	    "  --queue Q       work queue (default: $EXECQ_QUEUE, else exec)\n"
+	    "  --redis URL     Redis address (see 'execq --help')\n"
+	    "  -h, --help      show this help\n"
+	    "\n"
+	    "Exit status: the command's; 124 if it timed out; 125 on an ERROR\n"
+	    "(session_busy, held, unknown_session...), no answer or a Redis\n"
+	    "failure; 2 on a usage error.\n", f);
+}
+
+/* execq exec: a command in a shell session. */
+int
+execq_cmd_exec(const char *redis, int argc, char **argv)
 {
 	struct execq_opts	 o;
 	struct execq_session	 s;
 	struct execq_answer	 a = { NULL, NULL, 0 };
 	json_t			*args = NULL;
-	const char		*state, *note;
+	char			*command = NULL;
+	const char		*sid;
 	int			 rc;
 
 	execq_opts_init(&o, redis);
 	memset(&s, 0, sizeof s);
-	if ((rc = execq_opts_getopt(&o, "cancel", argc, argv, "h",
-	    execq_keys_longopts, NULL, execq_cancel_usage)) != 0) {
+	if ((rc = execq_opts_getopt(&o, "exec", argc, argv, "+h",
+	    execq_wait_longopts, NULL, execq_exec_usage)) != 0) {
 		rc = (rc == 1) ? 0 : EXECQ_EXIT_USAGE;
 		goto out;
 	}
-	if (argc - optind != 1) {
-		rc = execq_usage_error("cancel", argc - optind < 1 ?
-		    "no item id given" : "one item id at a time");
+	if (argc - optind < 2) {
+		rc = execq_usage_error("exec", argc - optind < 1 ?
+		    "no session id given" : "no command given");
 		goto out;
 	}
-	if (execq_check_session_id("cancel", argv[optind]) == -1) {
+	sid = argv[optind++];
+	if (strcmp(argv[optind], "--") == 0)
+		optind++;
+	if (optind == argc) {
+		rc = execq_usage_error("exec", "no command given");
+		goto out;
+	}
+	if (execq_check_session_id("exec", sid) == -1) {
 		rc = EXECQ_EXIT_USAGE;
 		goto out;
 	}
-	args = json_pack("{s:s, s:s}", "action", "cancel", "session_id",
-	    argv[optind]);
-	if ((rc = execq_process_open(&s, &o, "cancel")) != 0 ||
-	    (rc = execq_process(&s, args, 0, &a)) != 0)
+	command = execq_join_command(argc - optind, argv + optind);
+	args = json_pack("{s:s, s:s, s:s}", "action", "exec", "session_id",
+	    sid, "command", command);
+	if (o.timeout_s > 0)
+		json_object_set_new(args, "timeout_ms", json_integer(
+		    (json_int_t)(o.timeout_s * 1000 + 0.999)));
+	if ((rc = execq_process_open(&s, &o, "exec")) != 0 ||
+	    (rc = execq_process(&s, args, (long long)((o.timeout_s > 0 ?
+	    o.timeout_s : EXECQ_TIMEOUT_S) * 1000) + EXECQ_SLACK_MS,
+	    &a)) != 0)
 		goto out;
-	state = json_string_value(json_object_get(a.root, "state"));
-	note = json_string_value(json_object_get(a.root, "note"));
-	if (json_is_true(json_object_get(a.root, "cancelled"))) {
-		execq_line(stdout, "cancelled %s (it was %s)", argv[optind],
-		    state != NULL ? state : "?");
-	} else {
-		execq_line(stdout, "not cancelled: %s is %s%s%s", argv[optind],
-		    state != NULL ? state : "?", note != NULL ? ": " : "",
-		    note != NULL ? note : "");
-		rc = 1;
-	}
+	rc = execq_print_result(a.root);
 out:
 	json_decref(args);
+	free(command);
 	execq_answer_release(&a);
 	execq_session_close(&s);
 	execq_opts_release(&o);
+	return (rc);
+}
+
+/* interrupt --help. */
+static void
+execq_interrupt_usage(FILE *f)
+{
+	fputs("usage: execq interrupt ID\n"
+	    "\n"
+	    "Sends SIGINT to what session ID runs now: a shell session's\n"
+	    "command (the shell goes on), a terminal's foreground (^C), or\n"
+	    "the session's processes.\n"
+	    "\n"
+	    "Options:\n"
+	    "  --queue Q       work queue (default: $EXECQ_QUEUE, else exec)\n"
+	    "  --redis URL     Redis address (see 'execq --help')\n"
+	    "  -h, --help      show this help\n"
+	    "\n"
+	    "Prints nothing. Exit status: 0 when something was interrupted;\n"
+	    "1 when nothing ran; 125 on an ERROR, no answer or a Redis\n"
+	    "failure; 2 on a usage error.\n", f);
+}
+
+/* execq interrupt: SIGINT to what a session runs. */
+int
+execq_cmd_interrupt(const char *redis, int argc, char **argv)
+{
+	struct execq_answer	 a = { NULL, NULL, 0 };
+	int			 rc;
+
+	if ((rc = execq_process_on_one(redis, "interrupt", argc, argv,
+	    execq_interrupt_usage, &a)) != 0)
+		return (rc == -1 ? 0 : rc);	/* -1: --help */
+	rc = json_is_true(json_object_get(a.root, "interrupted")) ? 0 : 1;
+	execq_answer_release(&a);
 	return (rc);
 }

@@ -244,8 +244,7 @@ execq_result_code(const json_t *root)
 	return ((int)json_integer_value(code));
 }
 
-/* Replays an EXEC_RESULT on stdout and stderr; returns the exit code. */
-static int
+int
 execq_print_result(const json_t *root)
 {
 	if (execq_write_string(stdout, json_object_get(root, "stdout")) == -1)

@@ -38,6 +38,7 @@
 
 static const struct option execq_spawn_longopts[] = {
 	{ "pty",		no_argument,	   NULL, EXECQ_OPT_PTY },
+	{ "shell",		no_argument,	   NULL, EXECQ_OPT_SHELL },
 	{ "rows",		required_argument, NULL, EXECQ_OPT_ROWS },
 	{ "cols",		required_argument, NULL, EXECQ_OPT_COLS },
 	{ "reply-to",		required_argument, NULL, EXECQ_OPT_REPLY_TO },
@@ -104,6 +105,7 @@ static void
 execq_spawn_usage(FILE *f)
 {
 	fputs("usage: execq spawn [OPTIONS] [--] CMD [ARG...]\n"
+	    "       execq spawn --shell [OPTIONS] [--] [CMD...]\n"
 	    "\n"
 	    "Starts CMD as a background session on a worker and prints the\n"
 	    "session id alone on a line once the worker says EXEC_STARTED.\n"
@@ -113,6 +115,9 @@ execq_spawn_usage(FILE *f)
 	    "\n"
 	    "Options:\n"
 	    "  --pty              run on a pseudo-terminal (for 'execq keys')\n"
+	    "  --shell            a persistent shell: 'execq exec ID -- CMD'\n"
+	    "                     runs commands in it, keeping cwd and\n"
+	    "                     variables; CMD (optional) runs first\n"
 	    "  --rows R, --cols C the terminal's size (default 24x80)\n"
 	    "  --reply-to Q       where the callback goes "
 	    "(default: execq.$USER)\n"
@@ -146,6 +151,9 @@ execq_spawn_set(struct execq_opts *o, const char *cmd, int ch,
 	switch (ch) {
 	case EXECQ_OPT_PTY:
 		o->pty = 1;
+		return (0);
+	case EXECQ_OPT_SHELL:
+		o->shell = 1;
 		return (0);
 	case EXECQ_OPT_ROWS:
 	case EXECQ_OPT_COLS:
@@ -196,8 +204,14 @@ execq_cmd_spawn(const char *redis, int argc, char **argv)
 		rc = (rc == 1) ? 0 : EXECQ_EXIT_USAGE;
 		goto out;
 	}
+	if (o.command == NULL && o.shell)
+		o.command = xstrdup(":");	/* a shell with nothing to set up */
 	if (o.command == NULL) {
 		rc = execq_usage_error("spawn", "no command given");
+		goto out;
+	}
+	if (o.shell && o.pty) {
+		rc = execq_usage_error("spawn", "--shell runs without a pty");
 		goto out;
 	}
 	if ((o.rows > 0 || o.cols > 0) && !o.pty) {

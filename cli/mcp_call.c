@@ -658,6 +658,10 @@ execq_mcp_process_item(struct execq_mcp *m, const char *action,
 			wait_ms = execq_mcp_ms(args, EXECQ_MCP_WAIT_MS,
 			    EXECQ_MCP_WAIT_MAX_MS);
 		json_object_set_new(p, "timeout_ms", json_integer(wait_ms));
+	} else if (strcmp(action, "exec") == 0) {
+		wait_ms = execq_mcp_ms(args, EXECQ_MCP_WAIT_MS,
+		    EXECQ_MCP_WAIT_MAX_MS);
+		json_object_set_new(p, "timeout_ms", json_integer(wait_ms));
 	} else if (strcmp(action, "poll") == 0) {
 		wait_ms = execq_mcp_ms(args, 0, EXECQ_MCP_POLL_MAX_MS);
 		if (wait_ms > 0)
@@ -792,7 +796,8 @@ execq_mcp_process(struct execq_mcp *m, json_t *args)
 	if ((action = json_string_value(json_object_get(args, "action"))) ==
 	    NULL)
 		return (execq_mcp_fail("process needs \"action\": list, poll, "
-		    "log, write, send-keys, kill, wait, cancel or callbacks"));
+		    "log, write, send-keys, kill, wait, cancel, exec, interrupt or "
+		    "callbacks"));
 	if (strcmp(action, "callbacks") == 0)
 		return (execq_mcp_callbacks(m));
 	if (execq_mcp_connect(m) == -1)

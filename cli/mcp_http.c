@@ -28,6 +28,7 @@
 #include "cli/cli.h"
 #include "cli/mcp.h"
 #include "logs/log.h"
+#include "logs/netutil.h"
 #include "logs/xmalloc.h"
 
 #define EXECQ_HTTP_PATH		"/mcp"
@@ -475,21 +476,6 @@ execq_mcp_http_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(h->base);
 }
 
-/* The port a socket got (port 0 asks for any). */
-static unsigned
-execq_mcp_http_port(struct evhttp_bound_socket *bs)
-{
-	struct sockaddr_storage	ss;
-	socklen_t		sl = sizeof ss;
-
-	if (getsockname(evhttp_bound_socket_get_fd(bs),
-	    (struct sockaddr *)&ss, &sl) != 0)
-		return (0);
-	if (ss.ss_family == AF_INET6)
-		return (ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
-	return (ntohs(((struct sockaddr_in *)&ss)->sin_port));
-}
-
 /* The Host values allowed: loopback names, and addr's host, on port. */
 static json_t *
 execq_mcp_http_hosts(const char *host, unsigned port)
@@ -559,7 +545,7 @@ execq_mcp_http(struct execq_mcp *m, const char *addr, const char *token)
 		event_base_free(h.base);
 		return (1);
 	}
-	port = execq_mcp_http_port(bs);
+	port = netutil_port(evhttp_bound_socket_get_fd(bs));
 	h.hosts = execq_mcp_http_hosts(host, port);
 	sigint = evsignal_new(h.base, SIGINT, execq_mcp_http_signal, &h);
 	sigterm = evsignal_new(h.base, SIGTERM, execq_mcp_http_signal, &h);

@@ -232,6 +232,8 @@ static void
 execq_item_session_args(const struct execq_opts *o, json_t *args)
 {
 	json_object_set_new(args, "background", json_true());
+	if (o->shell)
+		json_object_set_new(args, "shell", json_true());
 	if (o->pty)
 		json_object_set_new(args, "pty", json_true());
 	if (o->rows > 0)

@@ -120,6 +120,9 @@ struct confine {
 	int			 last_cap;
 	int			 privs;		/* we have capabilities to drop */
 	struct confine_layer	 layers[CONFINE_NLAYERS];
+	unsigned long		*socks;		/* /proc/net/unix inodes seen
+						   at the last start, sorted */
+	size_t			 nsocks;
 };
 
 enum {
@@ -757,6 +760,7 @@ confine_free(struct confine *c)
 	for (i = 0; i < c->npaths; i++)
 		close(c->paths[i].fd);
 	free(c->paths);
+	free(c->socks);
 	if (c->mntns_fd != -1)
 		close(c->mntns_fd);
 	if (c->netns_fd != -1)
@@ -1340,6 +1344,190 @@ fail:
 	return (-1);
 }
 
+/* The host's bound unix sockets, as the kernel lists them. */
+#define CONFINE_NET_UNIX	"/proc/net/unix"
+/* At most this many masked by one child. */
+#define CONFINE_SOCKS_MAX	64
+
+/*
+ * The name in one line of /proc/net/unix ("Num RefCount Protocol Flags
+ * Type St Inode Path"), or NULL when it has none or a relative one
+ * (bound in another directory or mount namespace: not placed); *inode
+ * its inode.
+ */
+static char *
+confine_sock_name(char *line, unsigned long *inode)
+{
+	char	*p = line;
+	int	 field;
+
+	*inode = 0;
+	for (field = 0; field < 7; field++) {
+		p += strspn(p, " ");
+		if (field == 6)
+			*inode = strtoul(p, NULL, 10);
+		p += strcspn(p, " \n");
+		if (*p != ' ')
+			return (NULL);
+	}
+	p++;
+	p[strcspn(p, "\n")] = '\0';
+	return (*p == '/' ? p : NULL);
+}
+
+/*
+ * An O_PATH fd of path as the commands' root has it (absolute symlinks
+ * resolved in that root), if it is a unix socket there; else -1.
+ */
+static int
+confine_sock_in_root(const struct confine *c, const char *path)
+{
+	struct open_how	how;
+	struct stat	st;
+	int		fd;
+
+	memset(&how, 0, sizeof how);
+	how.flags = O_PATH|O_NOFOLLOW|O_CLOEXEC;
+	how.resolve = RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS;
+	fd = syscall(SYS_openat2, c->nsroot_fd, path + 1, &how, sizeof how);
+	if (fd == -1 && errno == ENOSYS)
+		fd = confine_grant_walk(c->nsroot_fd, path + 1);
+	if (fd == -1)
+		return (-1);
+	if (fstat(fd, &st) == -1 || !S_ISSOCK(st.st_mode)) {
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/*
+ * /dev/null bound over each of the n sockets (O_PATH fds) in the
+ * commands' namespace, by a child that joins it (only a process inside
+ * may mount there); the masks stay for every later command. 0 or -1.
+ */
+static int
+confine_sock_mask(const struct confine *c, const int *fds, size_t n)
+{
+	char	targets[CONFINE_SOCKS_MAX][32];
+	size_t	i;
+	pid_t	pid;
+	int	status;
+
+	for (i = 0; i < n; i++)
+		snprintf(targets[i], sizeof targets[i], "/proc/self/fd/%d",
+		    fds[i]);
+	if ((pid = fork()) == -1)
+		return (-1);
+	if (pid == 0) {
+		if (setns(c->mntns_fd, CLONE_NEWNS) == -1)
+			_exit(1);
+		for (i = 0; i < n; i++)
+			if (mount("/dev/null", targets[i], NULL, MS_BIND,
+			    NULL) == -1)
+				_exit(2);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR)
+			return (-1);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		errno = WIFEXITED(status) && WEXITSTATUS(status) == 1 ?
+		    EPERM : EIO;
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The host's unix sockets made since the commands' root was built (or
+ * below what its scan looked at), hidden before a command starts: every
+ * socket bound on an absolute path in the worker's network namespace
+ * (the host's services: whatever its depth) that the commands' root has
+ * as a socket, outside the workspace and the tmp root (commands' own),
+ * gets /dev/null over it; connect() and sendto() then find no socket.
+ * A socket made while a command runs is seen at the next start. 0, or
+ * -1 with an allocated *cause.
+ */
+/* Orders inodes. */
+static int
+confine_inode_cmp(const void *a, const void *b)
+{
+	unsigned long	x = *(const unsigned long *)a;
+	unsigned long	y = *(const unsigned long *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+/*
+ * Notes inode as seen now; 1 if the last pass had not seen it (a socket
+ * bound since: look at it), 0 if it had (masked then, or not in the
+ * commands' root: its path cannot change without a new inode).
+ */
+static int
+confine_sock_new(const struct confine *c, unsigned long inode,
+    unsigned long **now, size_t *nnow, size_t *capnow)
+{
+	if (*nnow == *capnow) {
+		*capnow = *capnow == 0 ? 64 : *capnow * 2;
+		*now = xreallocarray(*now, *capnow, sizeof **now);
+	}
+	(*now)[(*nnow)++] = inode;
+	return (inode == 0 || bsearch(&inode, c->socks, c->nsocks,
+	    sizeof *c->socks, confine_inode_cmp) == NULL);
+}
+
+
+static int
+confine_hide_new_sockets(struct confine *c, char **cause)
+{
+	FILE		*f;
+	char		*line = NULL, *name, first[PATH_MAX] = "";
+	size_t		 cap = 0, n = 0, i, nnow = 0, capnow = 0;
+	unsigned long	 inode, *now = NULL;
+	int		 fds[CONFINE_SOCKS_MAX], fd, rc = 0, done;
+
+	if ((f = fopen(CONFINE_NET_UNIX, "re")) == NULL) {
+		xasprintf(cause, "cannot list the host's unix sockets (%s): "
+		    "%s", CONFINE_NET_UNIX, strerror(errno));
+		return (-1);
+	}
+	for (done = 0; rc == 0 && !done;) {
+		if (getline(&line, &cap, f) == -1)
+			done = 1;
+		else if ((name = confine_sock_name(line, &inode)) != NULL &&
+		    confine_sock_new(c, inode, &now, &nnow, &capnow) &&
+		    !cmdenv_inside(c->cfg.workspace, name) &&
+		    !cmdenv_inside(c->tmp_dir, name) &&
+		    (fd = confine_sock_in_root(c, name)) != -1) {
+			if (n == 0)
+				snprintf(first, sizeof first, "%s", name);
+			log_info("confine: hiding the host's unix socket %s "
+			    "from the commands", name);
+			fds[n++] = fd;
+		}
+		if (n == CONFINE_SOCKS_MAX || (done && n > 0)) {
+			if ((rc = confine_sock_mask(c, fds, n)) == -1)
+				xasprintf(cause, "cannot hide the host's unix "
+				    "socket %s from the commands: %s", first,
+				    strerror(errno));
+			for (i = 0; i < n; i++)
+				close(fds[i]);
+			n = 0;
+		}
+	}
+	free(line);
+	fclose(f);
+	/* What this pass saw is what the next one need not look at again. */
+	free(c->socks);
+	c->socks = now;
+	c->nsocks = nnow;
+	if (rc == -1)
+		c->nsocks = 0;	/* look at every one again */
+	qsort(c->socks, c->nsocks, sizeof *c->socks, confine_inode_cmp);
+	return (rc);
+}
+
 int
 confine_prepare(struct confine *c, const char *id, int network,
     int proxy_port, int pty_fd, const char *grant, struct spawn_confine *sc,
@@ -1354,6 +1542,10 @@ confine_prepare(struct confine *c, const char *id, int network,
 	sc->grant_tree = -1;
 	sc->grant_mnt = NULL;
 	sc->grant_dirs = NULL;
+	*tmp = NULL;
+	if (c->nsroot_fd != -1 && c->mntns_fd != -1 &&
+	    confine_hide_new_sockets(c, cause) == -1)
+		return (-1);
 	xasprintf(tmp, "%s/%s", c->tmp_dir, id);
 	/* Never one that was there: it would not be the command's own. */
 	if (mkdirat(c->tmp_fd, id, 0700) == -1) {

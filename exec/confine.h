@@ -91,9 +91,12 @@ int		 confine_has_namespaces(const struct confine *);
  * seccomp program. proxy_port (0: none), without network: the command
  * stays in the empty network namespace with inet sockets allowed, and
  * may connect to that TCP port on its loopback only (Landlock ABI 4):
- * the worker's proxy. *tmp gets the allocated tmp path.
+ * the worker's proxy. *tmp gets the allocated tmp path. First, with the
+ * namespace layer, the host's unix sockets bound since the commands'
+ * root was built (or deeper than its scan) that the root has are masked
+ * there (/proc/net/unix: absolute names), for this and later commands.
  * 0, or -1 with an allocated *cause (nothing left behind but a grant's
- * file made empty).
+ * file made empty, or a socket's mask).
  */
 int		 confine_prepare(struct confine *, const char *id, int network,
 		    int proxy_port, int pty_fd, const char *grant,

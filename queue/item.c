@@ -320,6 +320,7 @@ item_parse_flags(json_t *args, struct item *it, struct item_error *err)
 	if (item_parse_network(args, it, err) == -1)
 		return (-1);
 	if (item_get_bool(args, "background", &it->background, err) == -1 ||
+	    item_get_bool(args, "shell", &it->shell, err) == -1 ||
 	    item_get_bool(args, "pty", &it->pty, err) == -1 ||
 	    item_get_bool(args, "stream", &it->stream, err) == -1 ||
 	    item_get_int(args, "rows", 1, ITEM_SIZE_MAX, &rows, err) == -1 ||
@@ -327,6 +328,10 @@ item_parse_flags(json_t *args, struct item *it, struct item_error *err)
 	    item_get_int(args, "retries", 0, ITEM_RETRIES_MAX, &retries,
 	    err) == -1)
 		return (-1);
+	if (it->shell && (!it->background || it->pty))
+		return (item_fail(err, ERR_BAD_ARGS, "args.shell starts a "
+		    "background session without a pty: give background true, "
+		    "and no pty"));
 	it->rows = (unsigned)rows;
 	it->cols = (unsigned)cols;
 	it->retries = (int)retries;

@@ -28,6 +28,8 @@ enum item_action {
 	ITEM_ACTION_KILL,
 	ITEM_ACTION_WAIT,
 	ITEM_ACTION_CANCEL,
+	ITEM_ACTION_EXEC,		/* a command in a shell session */
+	ITEM_ACTION_INTERRUPT,		/* SIGINT to a shell's command */
 };
 
 /*
@@ -66,6 +68,8 @@ struct item {
 	char		**env;		/* NULL-terminated "NAME=value", or NULL */
 	size_t		 nenv;
 	int		 background;
+	int		 shell;		/* args.shell: a persistent shell
+					   session (background, no pty) */
 	int		 pty;
 	int		 stream;	/* foreground: live output stream */
 	unsigned	 rows, cols;	/* PTY size; 0: default */
@@ -90,7 +94,10 @@ struct item {
 					   sent (the worker checks them); NULL:
 					   none */
 
-	/* PROCESS items; timeout_ms is the wait action's limit. */
+	/*
+	 * PROCESS items; timeout_ms is the wait action's limit, and exec's
+	 * (command holds exec's command).
+	 */
 	enum item_action action;
 	const char	*action_name;	/* static */
 	char		*session_id;
@@ -146,6 +153,8 @@ void		 item_error_release(struct item_error *);	/* frees members */
 /* The longest item id; ITEM_ID_MAX_S for the fetch script. */
 #define ITEM_ID_MAX		128
 #define ITEM_DOMAINS_MAX	64	/* in args.network as a list */
+#define ITEM_SHELL_COMMAND_MAX	60000	/* exec in a shell session: one
+					   write into an empty pipe */
 #define ITEM_ID_MAX_S		"128"
 /* 1 if s is a usable item id or queue name (also safe as a file name). */
 int		 item_id_valid(const char *s);
@@ -408,6 +417,8 @@ char	*item_approval_to_json(const struct item_approval *, size_t *len);
  * UTF-8 (invalid sequences and NULs become U+FFFD); *outlen is its length.
  */
 char	*item_utf8_sanitize(const char *s, size_t len, size_t *outlen);
+/* Any bytes as a JSON string (new reference), not UTF-8 made U+FFFD. */
+struct json_t	*item_json_text(const char *s, size_t len);
 
 /*
  * Standard base64 of len bytes: 0 and the allocated bytes (NUL-terminated

@@ -131,6 +131,12 @@ item_dump(json_t *root, size_t *len)
 }
 
 /* An EXEC_RESULT answer. The "o" values are stolen by json_pack. */
+json_t *
+item_json_text(const char *s, size_t len)
+{
+	return (item_json_bytes(s, len));
+}
+
 char *
 item_result_to_json(const struct item_result *r, size_t *len)
 {

@@ -29,6 +29,8 @@ static const struct {
 	{ "kill", ITEM_ACTION_KILL },
 	{ "wait", ITEM_ACTION_WAIT },
 	{ "cancel", ITEM_ACTION_CANCEL },
+	{ "exec", ITEM_ACTION_EXEC },
+	{ "interrupt", ITEM_ACTION_INTERRUPT },
 };
 
 /* Reads an optional non-negative integer PROCESS argument. */
@@ -74,6 +76,31 @@ fail:
 	free(*out);
 	*out = NULL;
 	return (-1);
+}
+
+/* exec's args.command: one shell command line (or several), not empty. */
+static int
+item_parse_shell_command(json_t *args, struct item *it,
+    struct item_error *err)
+{
+	const char	*s, *p;
+	int		 r;
+
+	if ((r = item_get_string(args, "command", "args.command", &s,
+	    err)) == -1)
+		return (-1);
+	for (p = s; r == 1 && *p != '\0' && isspace((unsigned char)*p); p++)
+		/* nothing */;
+	if (r == 0 || *p == '\0')
+		return (item_fail(err, ERR_BAD_ARGS, "exec needs args.command, "
+		    "not empty"));
+	if (strlen(s) > ITEM_SHELL_COMMAND_MAX)
+		return (item_fail(err, ERR_BAD_ARGS, "args.command is %zu bytes; "
+		    "exec in a shell session takes at most %d (a script that "
+		    "long: write it to a file)", strlen(s),
+		    ITEM_SHELL_COMMAND_MAX));
+	it->command = xstrdup(s);
+	return (0);
 }
 
 /* Reads write's data (text) or data_b64. */
@@ -187,14 +214,16 @@ item_parse_process(json_t *args, struct item *it, struct item_error *err)
 
 	if ((r = item_get_string(args, "action", "args.action", &s, err)) != 1)
 		return (item_fail(err, ERR_BAD_ACTION, "args.action must be one "
-		    "of list, poll, log, write, send-keys, kill, wait"));
+		    "of list, poll, log, write, send-keys, kill, wait, cancel, exec, "
+		    "interrupt"));
 	for (i = 0; i < sizeof item_actions / sizeof item_actions[0]; i++)
 		if (strcmp(s, item_actions[i].name) == 0)
 			break;
 	if (i == sizeof item_actions / sizeof item_actions[0])
 		return (item_fail_got(err, ERR_BAD_ACTION,
 		    json_object_get(args, "action"), "args.action must be one "
-		    "of list, poll, log, write, send-keys, kill, wait"));
+		    "of list, poll, log, write, send-keys, kill, wait, cancel, exec, "
+		    "interrupt"));
 	it->action = item_actions[i].action;
 	it->action_name = item_actions[i].name;
 	if (item_parse_tokens(args, it, err) == -1)
@@ -222,6 +251,8 @@ item_parse_process(json_t *args, struct item *it, struct item_error *err)
 	    err) == -1 ||
 	    item_get_bool(args, "eof", &it->eof, err) == -1)
 		return (-1);
+	if (it->action == ITEM_ACTION_EXEC)
+		return (item_parse_shell_command(args, it, err));
 	if (it->action == ITEM_ACTION_WRITE)
 		return (item_parse_data(args, it, err));
 	if (it->action == ITEM_ACTION_SEND_KEYS)

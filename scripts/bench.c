@@ -413,6 +413,93 @@ bench_callback(int n, const char *url, const char *queue)
 	return (0);
 }
 
+/* XADDs item (stolen) to q:<queue>:<lane>; 0 or -1. */
+static int
+bench_add(redisContext *rc, const char *queue, const char *lane, json_t *item)
+{
+	redisReply	*r;
+	char		*text = json_dumps(item, JSON_COMPACT);
+	int		 rc2;
+
+	r = redisCommand(rc, "XADD " KS_QUEUE "%s:%s * item %s", queue, lane,
+	    text);
+	rc2 = r != NULL && r->type != REDIS_REPLY_ERROR ? 0 : -1;
+	if (r != NULL)
+		freeReplyObject(r);
+	free(text);
+	json_decref(item);
+	return (rc2);
+}
+
+/*
+ * A command in a shell session (PROCESS exec) next to the same command
+ * as a foreground item, each answered before the next is sent: the time
+ * from the XADD to the answer readable, p50 and p99 of n each.
+ */
+static int
+bench_shell(int n, const char *url, const char *queue)
+{
+	redisContext	*rc;
+	json_t		*a;
+	int64_t		*lat[2], t0;
+	char		 id[64], sid[64], reply[64], stream[128], last[64] = "0";
+	char		 tok[64];
+	int		 i, k;
+
+	if ((rc = bench_connect(url)) == NULL || rc->err)
+		return (1);
+	snprintf(reply, sizeof reply, "bench-sh-%d", (int)getpid());
+	snprintf(stream, sizeof stream, KS_QUEUE "%s:" KS_LANE_NORMAL, reply);
+	snprintf(sid, sizeof sid, "sh%d", (int)getpid());
+	if (bench_add(rc, queue, KS_LANE_NORMAL, json_pack("{s:s, s:s, s:s, "
+	    "s:{s:s, s:b, s:b}}", "id", sid, "type", "EXEC", "reply_to", reply,
+	    "args", "command", ":", "background", 1, "shell", 1)) == -1 ||
+	    (a = bench_next(rc, stream, last, sizeof last)) == NULL ||
+	    json_string_value(json_object_get(a, "session_token")) == NULL)
+		return (1);
+	snprintf(tok, sizeof tok, "%s", json_string_value(json_object_get(a,
+	    "session_token")));
+	json_decref(a);
+	lat[0] = calloc(n, sizeof *lat[0]);
+	lat[1] = calloc(n, sizeof *lat[1]);
+	for (i = 0; i < 2 * n; i++) {
+		k = i % 2;	/* interleaved: the same load for both */
+		snprintf(id, sizeof id, "shx%d-%d", (int)getpid(), i);
+		t0 = bench_now();
+		if (k == 0 && bench_add(rc, queue, KS_LANE_CTL, json_pack("{s:s,"
+		    " s:s, s:s, s:{s:s, s:s, s:s, s:s}}", "id", id, "type",
+		    "PROCESS", "reply_to", reply, "args", "action", "exec",
+		    "session_id", sid, "command", "true",
+		    "token", tok)) == -1)
+			return (1);
+		if (k == 1 && bench_add(rc, queue, KS_LANE_NORMAL, json_pack(
+		    "{s:s, s:s, s:s, s:{s:s}}", "id", id, "type", "EXEC",
+		    "reply_to", reply, "args", "command", "true")) == -1)
+			return (1);
+		if ((a = bench_next(rc, stream, last, sizeof last)) == NULL)
+			return (1);
+		if (json_integer_value(json_object_get(a, "exit_code")) != 0 ||
+		    json_object_get(a, "exit_code") == NULL) {
+			fprintf(stderr, "bench shell: not exit 0: %s\n",
+			    json_string_value(json_object_get(a, "type")));
+			return (1);
+		}
+		lat[k][i / 2] = bench_now() - t0;
+		json_decref(a);
+	}
+	qsort(lat[0], n, sizeof *lat[0], bench_cmp);
+	qsort(lat[1], n, sizeof *lat[1], bench_cmp);
+	printf("shell exec (true): p50 %.3f ms  p99 %.3f ms; a foreground "
+	    "item: p50 %.3f ms  p99 %.3f ms; %.1fx faster at the median "
+	    "(n=%d)\n", lat[0][n / 2] / 1e6, lat[0][(n * 99) / 100] / 1e6,
+	    lat[1][n / 2] / 1e6, lat[1][(n * 99) / 100] / 1e6,
+	    (double)lat[1][n / 2] / lat[0][n / 2], n);
+	free(lat[0]);
+	free(lat[1]);
+	redisFree(rc);
+	return (0);
+}
+
 /* Runs argv to the end; returns the seconds it took. */
 static double
 bench_run(char **argv)
@@ -1603,6 +1690,8 @@ main(int argc, char **argv)
 		return (bench_redis(url));
 	if (strcmp(argv[optind], "mcp") == 0)
 		return (bench_mcp(n, url, queue, execq));
+	if (strcmp(argv[optind], "shell") == 0)
+		return (bench_shell(n, url, queue));
 	if (strcmp(argv[optind], "idle") == 0 && pid > 0)
 		return (bench_idle(n, url, queue, pid));
 	return (2);

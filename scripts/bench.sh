@@ -198,6 +198,12 @@ sleep 1
 "$build/execq-bench" mcp -n 500 --redis "$url" --queue benchm \
     --execq "$build/execq" || echo "(not measured: see above)"
 bench_stop
+echo "shell sessions (a command in one, next to a foreground item):"
+bench_worker benchsh 2
+sleep 1
+"$build/execq-bench" shell -n 300 --redis "$url" --queue benchsh ||
+    echo "(not measured: see above)"
+bench_stop
 echo "proxy (worker/proxy.c and a sink on 127.0.0.1, each in a process):"
 "$build/execq-bench" proxy -n "$n" --mb 256 || echo "(not measured: see above)"
 echo "policy:"

@@ -11,6 +11,7 @@
 #include "queue/item.h"
 #include "worker/config.h"
 #include "worker/metrics.h"
+#include "worker/session.h"
 #include "worker/worker_int.h"
 
 extern char **environ;
@@ -116,14 +117,54 @@ worker_tier(struct job *j)
 	return (0);
 }
 
+/*
+ * The policy's decision on j's command (j->item->command, in j->cwd, at
+ * j->tier) into j->dec, with the env and network the item asks for
+ * (none: NULL, -1, NULL), counted.
+ */
+static void
+worker_decide(struct job *j, char *const *env, int network,
+    const char *const *domains)
+{
+	struct worker		*w = j->w;
+	struct cls_verdict	 v;
+	struct decide_input	 in;
+
+	cls_classify(&w->policy, j->item->command, strlen(j->item->command),
+	    j->cwd, &v);
+	if (env != NULL)
+		cls_classify_env(&w->policy, &v, env);
+	memset(&in, 0, sizeof in);
+	in.tier = j->tier;
+	in.sandbox = w->cfg->sandbox_mode;
+	in.queue_network = w->cfg->network;
+	in.asked_network = network;
+	in.queue_domains = (const char *const *)w->net_domains;
+	in.asked_domains = domains;
+	decide_command(&v, &in, &j->dec);
+	cls_verdict_release(&v);
+	metrics_add(w->metrics, METRICS_DECISIONS, 1,
+	    cls_risk_name(j->dec.risk), cls_action_name(j->dec.classified));
+}
+
+/* A command the policy refused: its audit line and its answer. */
+static void
+worker_refuse(struct job *j)
+{
+	char	*msg;
+
+	worker_audit(j, "refused", NULL, NULL);
+	xasprintf(&msg, "refused (%s): %s", j->dec.rule, j->dec.reason);
+	worker_fail(j, j->item->reply_to, j->item->id, j->dec.code, msg,
+	    QUEUE_STORE_NONE);
+	free(msg);
+}
+
 /* The command policy: run, hold for approval, or refuse (answered). */
 int
 worker_classify(struct job *j)
 {
-	struct worker		*w = j->w;
 	struct item		*it = j->item;
-	struct cls_verdict	 v;
-	struct decide_input	 in;
 	char			*msg;
 	size_t			 i;
 
@@ -139,26 +180,44 @@ worker_classify(struct job *j)
 		free(msg);
 		return (-1);
 	}
-	cls_classify(&w->policy, it->command, strlen(it->command), j->cwd,
-	    &v);
-	cls_classify_env(&w->policy, &v, it->env);
-	memset(&in, 0, sizeof in);
-	in.tier = j->tier;
-	in.sandbox = w->cfg->sandbox_mode;
-	in.queue_network = w->cfg->network;
-	in.asked_network = it->network;
-	in.queue_domains = (const char *const *)w->net_domains;
-	in.asked_domains = (const char *const *)it->domains;
-	decide_command(&v, &in, &j->dec);
-	cls_verdict_release(&v);
-	metrics_add(w->metrics, METRICS_DECISIONS, 1,
-	    cls_risk_name(j->dec.risk), cls_action_name(j->dec.classified));
+	worker_decide(j, it->env, it->network,
+	    (const char *const *)it->domains);
 	if (j->dec.action != CLS_REFUSE)
 		return (0);
-	worker_audit(j, "refused", NULL, NULL);
-	xasprintf(&msg, "refused (%s): %s", j->dec.rule, j->dec.reason);
-	worker_fail(j, it->reply_to, it->id, j->dec.code, msg,
-	    QUEUE_STORE_NONE);
+	worker_refuse(j);
+	return (-1);
+}
+
+int
+worker_classify_shell(struct job *j)
+{
+	struct worker		*w = j->w;
+	struct item		*it = j->item;
+	char			*msg;
+	int			 tier;
+
+	if (sessions_shell_context(w->sessions, it->session_id, &tier,
+	    &j->cwd) == -1)
+		return (0);	/* no shell: the action says so */
+	if (j->cwd == NULL)
+		j->cwd = xstrdup(w->cfg->workspace);
+	j->tier = (enum cls_tier)tier;
+	worker_decide(j, NULL, -1, NULL);
+	if (j->dec.action == CLS_RUN) {
+		worker_audit(j, "run", NULL, NULL);
+		return (0);
+	}
+	if (j->dec.action == CLS_REFUSE) {
+		worker_refuse(j);
+		return (-1);
+	}
+	/* No one can approve a shell's command: it runs as an item then. */
+	worker_audit(j, "refused", NULL, "needs approval: not in a shell");
+	xasprintf(&msg, "it needs a person's approval (%s: %s); a shell "
+	    "session's command cannot wait for one: send it as an item of its "
+	    "own (execq run), where it can be approved", j->dec.rule,
+	    j->dec.reason);
+	worker_fail(j, it->reply_to, it->id, ERR_HELD, msg, QUEUE_STORE_NONE);
 	free(msg);
 	return (-1);
 }

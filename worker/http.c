@@ -6,10 +6,6 @@
  */
 
 #include <sys/queue.h>
-#include <sys/socket.h>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +18,7 @@
 #include <event2/keyvalq_struct.h>
 
 #include "logs/log.h"
+#include "logs/netutil.h"
 #include "logs/xmalloc.h"
 #include "worker/http.h"
 #include "worker/metrics.h"
@@ -212,21 +209,6 @@ http_request_cb(struct evhttp_request *req, void *arg)
 	http_render(hs, req, route);
 }
 
-/* The port the socket got (port 0 asks for any). */
-static unsigned
-http_bound_port(struct evhttp_bound_socket *bs)
-{
-	struct sockaddr_storage	ss;
-	socklen_t		sl = sizeof ss;
-
-	if (getsockname(evhttp_bound_socket_get_fd(bs),
-	    (struct sockaddr *)&ss, &sl) != 0)
-		return (0);
-	if (ss.ss_family == AF_INET6)
-		return (ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
-	return (ntohs(((struct sockaddr_in *)&ss)->sin_port));
-}
-
 struct http *
 http_create(struct event_base *base, const char *addr,
     const struct http_handlers *h, struct metrics *m, char **cause)
@@ -260,7 +242,7 @@ http_create(struct event_base *base, const char *addr,
 		http_free(hs);
 		return (NULL);
 	}
-	hs->port = http_bound_port(bs);
+	hs->port = netutil_port(evhttp_bound_socket_get_fd(bs));
 	log_info("http: serving /metrics and /healthz on %s%s%s:%u",
 	    strchr(host, ':') != NULL ? "[" : "", host,
 	    strchr(host, ':') != NULL ? "]" : "", hs->port);

@@ -30,6 +30,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "logs/clock.h"
 #include "logs/log.h"
 #include "logs/syncer.h"
 #include "logs/token.h"
@@ -45,6 +46,7 @@
 #define PROXY_FIN_TIMEOUT_S	30	/* upstream's to close after ours */
 #define PROXY_MAX_CONNS		1024	/* open at once, every command's */
 #define PROXY_MAX_PER_GRANT	64	/* ... one command's */
+#define PROXY_LOCAL_TTL_MS	3000	/* the host's addresses kept */
 
 /* What one command may reach. */
 struct pgrant {
@@ -65,6 +67,31 @@ enum pstate {
 
 struct pconn;
 
+/* One address of the worker's host: 4 or 16 bytes. */
+struct plocaddr {
+	int			 family;	/* AF_INET, AF_INET6 */
+	unsigned char		 addr[16];
+};
+
+/*
+ * The host's addresses as the DNS thread last read them (getifaddrs, a
+ * netlink round trip that cost more than the rest of a connect). Only
+ * proxy_lookup_work reads or writes it, on the DNS thread, one lookup
+ * after the other; each lookup takes a copy for the loop to judge with.
+ *
+ * Kept PROXY_LOCAL_TTL_MS at most, so an address the host gains is known
+ * that late: it comes from the administrator's hand or DHCP, not from a
+ * command, and a command reaches it only through a name a person granted
+ * that resolves to it in that window. An address the host loses stays
+ * refused that long (the safe side). The worker's Redis is refused by
+ * its address and port whatever this says (proxy_is_refused).
+ */
+struct plocal {
+	struct plocaddr		*a;
+	size_t			 n;
+	int64_t			 read_ms;	/* 0: not read */
+};
+
 /* A lookup on the DNS thread; outlives its connection if need be. */
 struct plookup {
 	struct pconn		*pc;		/* NULL: the connection went */
@@ -72,7 +99,9 @@ struct plookup {
 	char			 port[8];
 	struct addrinfo		*res;
 	int			 err;		/* getaddrinfo's */
-	struct ifaddrs		*local;		/* the host's addresses */
+	struct plocal		*cache;		/* the proxy's, thread only */
+	struct plocaddr		*local;		/* the host's addresses */
+	size_t			 nlocal;
 	int			 local_err;	/* getifaddrs's errno */
 };
 
@@ -103,6 +132,7 @@ struct proxy {
 	struct evconnlistener	*lev;
 	int			 port;
 	struct syncer		*dns;
+	struct plocal		 local;		/* the DNS thread's */
 	char			**private_hosts;
 	struct sockaddr_storage	 refused;
 	socklen_t		 refused_len;
@@ -479,11 +509,49 @@ proxy_rewrite(const char *method, const char *path, const char *authority,
 	return (out);
 }
 
-/* getaddrinfo, on the DNS thread. */
+/* The host's addresses read anew into c; 0, or -1 with errno. */
+static int
+proxy_local_read(struct plocal *c)
+{
+	struct ifaddrs		*ifa, *i;
+	const void		*src;
+	size_t			 n = 0, len;
+
+	if (getifaddrs(&ifa) == -1)
+		return (-1);
+	for (i = ifa; i != NULL; i = i->ifa_next)
+		n++;
+	free(c->a);
+	c->a = xcalloc(n + 1, sizeof *c->a);
+	c->n = 0;
+	for (i = ifa; i != NULL; i = i->ifa_next) {
+		if (i->ifa_addr == NULL)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET) {
+			src = &((const struct sockaddr_in *)
+			    i->ifa_addr)->sin_addr;
+			len = 4;
+		} else if (i->ifa_addr->sa_family == AF_INET6) {
+			src = &((const struct sockaddr_in6 *)
+			    i->ifa_addr)->sin6_addr;
+			len = 16;
+		} else
+			continue;
+		c->a[c->n].family = i->ifa_addr->sa_family;
+		memcpy(c->a[c->n].addr, src, len);
+		c->n++;
+	}
+	freeifaddrs(ifa);
+	c->read_ms = clock_mono_ms();
+	return (0);
+}
+
+/* getaddrinfo, and the host's addresses (kept a while), on the DNS thread. */
 static int
 proxy_lookup_work(void *arg)
 {
 	struct plookup		*lk = arg;
+	struct plocal		*c = lk->cache;
 	struct addrinfo		 hints;
 
 	memset(&hints, 0, sizeof hints);
@@ -491,8 +559,15 @@ proxy_lookup_work(void *arg)
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_NUMERICSERV;
 	lk->err = getaddrinfo(lk->host, lk->port, &hints, &lk->res);
-	if (getifaddrs(&lk->local) == -1)
+	if ((c->read_ms == 0 || clock_mono_ms() - c->read_ms >=
+	    PROXY_LOCAL_TTL_MS) && proxy_local_read(c) == -1) {
 		lk->local_err = errno;
+		c->read_ms = 0;		/* read again next time */
+		return (0);
+	}
+	lk->local = xcalloc(c->n + 1, sizeof *lk->local);
+	memcpy(lk->local, c->a, c->n * sizeof *c->a);
+	lk->nlocal = c->n;
 	return (0);
 }
 
@@ -502,12 +577,11 @@ proxy_lookup_work(void *arg)
  * the host's own public address, where its services listen on 0.0.0.0.
  */
 static int
-proxy_is_local(const struct ifaddrs *local, const struct sockaddr *sa)
+proxy_is_local(const struct plookup *lk, const struct sockaddr *sa)
 {
 	const struct sockaddr_in6	*s6;
-	const struct ifaddrs		*i;
-	const void			*a, *b;
-	size_t				 n;
+	const void			*a;
+	size_t				 i, n;
 	int				 fam = sa->sa_family;
 
 	s6 = (const struct sockaddr_in6 *)sa;
@@ -522,15 +596,10 @@ proxy_is_local(const struct ifaddrs *local, const struct sockaddr *sa)
 		a = &s6->sin6_addr;
 		n = 16;
 	}
-	for (i = local; i != NULL; i = i->ifa_next) {
-		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != fam)
-			continue;
-		b = fam == AF_INET ? (const void *)&((const struct sockaddr_in *)
-		    i->ifa_addr)->sin_addr : (const void *)&((const struct
-		    sockaddr_in6 *)i->ifa_addr)->sin6_addr;
-		if (memcmp(a, b, n) == 0)
+	for (i = 0; i < lk->nlocal; i++)
+		if (lk->local[i].family == fam &&
+		    memcmp(a, lk->local[i].addr, n) == 0)
 			return (1);
-	}
 	return (0);
 }
 
@@ -636,7 +705,7 @@ proxy_lookup_done_cb(int err, void *arg)
 		any = 1;
 		if (proxy_private_ok(pc->p, pc->host) ||
 		    (netaddr_public(ai->ai_addr, ai->ai_addrlen, &why) &&
-		    lk->local_err == 0 && !proxy_is_local(lk->local,
+		    lk->local_err == 0 && !proxy_is_local(lk,
 		    ai->ai_addr))) {
 			sa = ai->ai_addr;
 			salen = ai->ai_addrlen;
@@ -672,8 +741,7 @@ proxy_lookup_done_cb(int err, void *arg)
 	}
 	if (lk->res != NULL)
 		freeaddrinfo(lk->res);
-	if (lk->local != NULL)
-		freeifaddrs(lk->local);
+	free(lk->local);
 	free(lk->host);
 	free(lk);
 }
@@ -774,6 +842,7 @@ proxy_judge(struct pconn *pc, char *head, size_t len)
 	lk = xcalloc(1, sizeof *lk);
 	lk->pc = pc;
 	lk->host = xstrdup(pc->host);
+	lk->cache = &p->local;
 	snprintf(lk->port, sizeof lk->port, "%d", pc->port);
 	pc->lookup = lk;
 	syncer_call(p->dns, proxy_lookup_work, proxy_lookup_done_cb, lk);
@@ -1019,6 +1088,7 @@ proxy_free(struct proxy *p)
 	while ((pc = TAILQ_FIRST(&p->conns)) != NULL)
 		proxy_conn_free(pc);
 	syncer_free(p->dns);	/* lookups under way: freed, ECANCELED */
+	free(p->local.a);
 	while ((g = LIST_FIRST(&p->grants)) != NULL) {
 		LIST_REMOVE(g, entry);
 		free(g->id);

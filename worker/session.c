@@ -30,6 +30,7 @@
 #include "worker/proxy.h"
 #include "worker/session.h"
 #include "worker/session_int.h"
+#include "worker/shell.h"
 
 #define SESSION_TAIL_LINE	500	/* bytes per callback tail line */
 #define SESSION_TAIL_MEM	8192	/* output kept in memory, per stream */
@@ -83,6 +84,8 @@ session_output_cb(struct exec *ex, int fd, const char *buf, size_t len,
 	(void)ex;
 	s->output_bytes += len;
 	live_output(s->live, fd, buf, len);
+	if (s->shell != NULL)
+		shell_output(s->shell, fd, buf, len);
 	session_wake(s);
 }
 
@@ -139,6 +142,7 @@ session_free(struct session *s)
 	if (s->ex == NULL)
 		s->ss->nended--;
 	live_free(s->live);
+	shell_free(s->shell);
 	json_decref(s->final);
 	free(s->id);
 	free(s->item_id);
@@ -186,6 +190,8 @@ session_done_cb(struct exec *ex, void *arg)
 
 	exec_result(ex, &r);
 	s->ex = NULL;
+	if (s->shell != NULL)
+		shell_ended(s->shell);
 	if (ss->proxy != NULL)
 		proxy_revoke(ss->proxy, s->id);
 	s->ended_ms = clock_wall_ms();
@@ -272,7 +278,8 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 	s = session_new(ss, it);
 	memset(&spec, 0, sizeof spec);
 	spec.id = it->id;
-	spec.command = it->command;
+	spec.command = it->shell ? shell_command(ss->cfg->shell) :
+	    it->command;
 	spec.cwd = cwd;
 	spec.envp = envp;
 	spec.timeout_ms = (unsigned)it->timeout_ms;	/* 0: none */
@@ -296,6 +303,11 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 		return (NULL);
 	}
 	ss->nrunning++;
+	if (it->shell) {
+		s->shell = shell_create(ss->base, s->ex, s->id,
+		    ss->cfg->output_cap, ss->cfg->default_timeout_ms,
+		    ss->cfg->kill_grace_ms, it->command);
+	}
 	s->pid = exec_pid(s->ex);
 	s->log_path = xstrdup(exec_log_path(s->ex));
 	session_mirror(s);

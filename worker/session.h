@@ -85,6 +85,18 @@ void		 sessions_set_proxy(struct sessions *, struct proxy *);
  * worker forwards the action to the owner.
  */
 int		 sessions_has(struct sessions *, const char *id);
+/* 1 if it may act on its session here (the session's token, or an
+   operator's). */
+int		 sessions_may(struct sessions *, const struct item *);
+/*
+ * A shell session's policy context: the tier its commands are classified
+ * at (set as it starts), and its cwd now (allocated, NULL if unknown).
+ * -1 if id is no shell session here.
+ */
+void		 sessions_shell_set_tier(struct sessions *, const char *id,
+		    int tier);
+int		 sessions_shell_context(struct sessions *, const char *id,
+		    int *tier, char **cwd);
 /*
  * Carries out a PROCESS item; cb answers it, now or later (poll with
  * wait_ms, wait). The item is borrowed for this call only.

@@ -35,6 +35,7 @@
 #include "worker/config.h"
 #include "worker/session.h"
 #include "worker/session_int.h"
+#include "worker/shell.h"
 
 #define SESSION_POLL_MAX	65536	/* poll's default max_bytes */
 #define SESSION_LOG_MAX		(1 << 20)	/* bytes per log answer */
@@ -576,6 +577,83 @@ session_act_write(struct session *s, const struct item *it,
 	    item_write_to_json((long long)n), cb, arg);
 }
 
+/* exec: a command in a shell session, answered when it ends. */
+static void
+session_act_exec(struct session *s, const struct item *it,
+    sessions_answer_cb cb, void *arg)
+{
+	enum errcode	 code;
+	char		*cause;
+
+	if (s->shell == NULL) {
+		session_error(ERR_BAD_ACTION, cb, arg, "session %s is not a "
+		    "shell session (start one with args.shell)", s->id);
+		return;
+	}
+	if (shell_exec(s->shell, it->id, it->command, it->timeout_ms, cb, arg,
+	    &code, &cause) == -1) {
+		session_error(code, cb, arg, "%s", cause);
+		free(cause);
+	}
+}
+
+/*
+ * interrupt: SIGINT to what runs: a shell's command (its process
+ * groups), a terminal's foreground (^C on the pty), else the session's
+ * process group.
+ */
+static void
+session_act_interrupt(struct session *s, const struct item *it,
+    sessions_answer_cb cb, void *arg)
+{
+	int	n;
+
+	if (s->ex == NULL) {
+		session_error(ERR_SESSION_ENDED, cb, arg, "session %s has ended",
+		    s->id);
+		return;
+	}
+	if (s->shell != NULL)
+		n = shell_interrupt(s->shell);
+	else if (s->pty)
+		n = exec_write(s->ex, "\003", 1) == 1;
+	else
+		n = kill(-s->pid, SIGINT) == 0;
+	session_answer(it->id, it->action_name, s->id, json_pack("{s:b}",
+	    "interrupted", n > 0), cb, arg);
+}
+
+void
+sessions_shell_set_tier(struct sessions *ss, const char *id, int tier)
+{
+	struct session	*s = session_find(ss, id);
+
+	if (s != NULL)
+		s->tier = tier;
+}
+
+int
+sessions_shell_context(struct sessions *ss, const char *id, int *tier,
+    char **cwd)
+{
+	struct session	*s = session_find(ss, id);
+
+	if (s == NULL || s->shell == NULL)
+		return (-1);
+	*tier = s->tier;
+	*cwd = shell_cwd(s->shell);
+	return (0);
+}
+
+int
+sessions_may(struct sessions *ss, const struct item *it)
+{
+	struct session	*s = session_find(ss, it->session_id);
+
+	return (s != NULL && (sessions_operator(ss->cfg, it) ||
+	    token_eq(it->token, s->token)));
+}
+
 /* A signal number from "TERM", "SIGTERM", "term" or "15"; -1 if none. */
 static int
 session_signal_num(const char *name)
@@ -708,6 +786,12 @@ sessions_act(struct sessions *ss, const struct item *it,
 		break;
 	case ITEM_ACTION_KILL:
 		session_act_kill(s, it, cb, arg);
+		break;
+	case ITEM_ACTION_EXEC:
+		session_act_exec(s, it, cb, arg);
+		break;
+	case ITEM_ACTION_INTERRUPT:
+		session_act_interrupt(s, it, cb, arg);
 		break;
 	case ITEM_ACTION_CANCEL:	/* the worker's (worker/attempt.c) */
 		session_error(ERR_BAD_ACTION, cb, arg, "cancel is not a "

@@ -38,6 +38,7 @@ struct live;
 struct metrics;
 struct queue;
 struct syncer;
+struct shell;
 struct waiter;			/* a held poll or wait (session_act.c) */
 
 /* One background or PTY session, running or ended (kept a while). */
@@ -57,6 +58,9 @@ struct session {
 	char			 token[TOKEN_LEN + 1];	/* its holder may act on it */
 	struct live		*live;		/* execq:out:<id> */
 	LIST_HEAD(, waiter)	 waiters;
+	struct shell		*shell;		/* args.shell; NULL: none */
+	int			 tier;		/* ... the policy tier its
+						   commands are classified at */
 };
 
 /* The registry: this worker's sessions. */

@@ -198,6 +198,9 @@ worker_start(struct job *j)
 		}
 		log_info("item %s: session started: %s", j->item->id,
 		    j->item->command);
+		if (j->item->shell)	/* its commands: at the item's tier */
+			sessions_shell_set_tier(w->sessions, j->item->id,
+			    (int)j->tier);
 		worker_spawned(j);
 		worker_finish_kept(j, ERR_NONE, j->item->reply_to, j->item->id,
 		    QUEUE_STORE_ANSWER, json, len, kept, kept_len);
@@ -465,6 +468,11 @@ worker_process(struct job *j, const struct queue_entry *e)
 			sessions_act_held(it, &h, worker_process_answer_cb, j);
 		return;
 	}
+	/* A shell's command: classified here, as an item's would be. */
+	if (it->action == ITEM_ACTION_EXEC &&
+	    sessions_has(w->sessions, it->session_id) &&
+	    sessions_may(w->sessions, it) && worker_classify_shell(j) == -1)
+		return;
 	if (it->action != ITEM_ACTION_LIST &&
 	    !sessions_has(w->sessions, it->session_id)) {
 		queue_forward(w->q, it->session_id, e->stream, e->entry_id,

@@ -264,6 +264,12 @@ int		 worker_check_owner(struct job *);
 int		 worker_check(struct job *);
 /* The tier and the policy's decision (j->dec): refused is answered. */
 int		 worker_classify(struct job *);
+/*
+ * The same for a PROCESS exec in a shell session of this worker: its
+ * command at the session's tier, in its cwd; run (an audit line), or
+ * refused (answered, -1). One the policy would hold is refused too.
+ */
+int		 worker_classify_shell(struct job *);
 
 /* attempt.c */
 /*

@@ -300,6 +300,147 @@ test_nsroot_no_mounts_left(void **state)
 	harness_pass(h);
 }
 
+/* dir and the directories below it that path names (mkdir -p, 0755). */
+static void
+mkdirs(struct harness *h, const char *path)
+{
+	char	buf[PATH_MAX], *p;
+
+	snprintf(buf, sizeof buf, "%s", path);
+	for (p = buf + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) == -1 && errno != EEXIST)
+			harness_fail(h, "mkdir %s: %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) == -1 && errno != EEXIST)
+		harness_fail(h, "mkdir %s: %s", buf, strerror(errno));
+}
+
+/*
+ * A unix socket of the given type the test binds at path, its directories
+ * made (non-blocking; a stream one listens); the fd.
+ */
+static int
+unix_server(struct harness *h, const char *path, int type)
+{
+	struct sockaddr_un	sun;
+	char			dir[PATH_MAX];
+	int			fd;
+
+	snprintf(dir, sizeof dir, "%s", path);
+	*strrchr(dir, '/') = '\0';
+	mkdirs(h, dir);
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (snprintf(sun.sun_path, sizeof sun.sun_path, "%s", path) >=
+	    (int)sizeof sun.sun_path)
+		harness_fail(h, "socket path too long: %s", path);
+	(void)unlink(path);
+	if ((fd = socket(AF_UNIX, type|SOCK_CLOEXEC|SOCK_NONBLOCK, 0)) == -1 ||
+	    bind(fd, (struct sockaddr *)&sun, sizeof sun) == -1 ||
+	    chmod(path, 0777) == -1 ||
+	    (type == SOCK_STREAM && listen(fd, 8) == -1))
+		harness_fail(h, "socket %s: %s", path, strerror(errno));
+	return (fd);
+}
+
+/* Fails if anyone connected to the stream server fd or sent it a byte. */
+static void
+nothing_arrived(struct harness *h, int fd, int type, const char *path)
+{
+	char	buf[64];
+	ssize_t	n;
+	int	c;
+
+	if (type == SOCK_STREAM && (c = accept(fd, NULL, NULL)) != -1) {
+		n = read(c, buf, sizeof buf - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		harness_fail(h, "a command connected to %s and sent \"%s\"",
+		    path, buf);
+	}
+	if (type == SOCK_DGRAM && (n = recv(fd, buf, sizeof buf - 1, 0)) !=
+	    -1) {
+		buf[n > 0 ? n : 0] = '\0';
+		harness_fail(h, "a command sent \"%s\" to %s", buf, path);
+	}
+	assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+/*
+ * Unix sockets of the host under a read path, five levels down (below
+ * what the start-up scan looked at), one there when the worker started,
+ * others made after: a service's socket (Docker, a database, another
+ * instance's Redis) under /opt or /srv. A read-only bind mount does not
+ * stop connect(); the command must find each refused (a stream socket by
+ * connect, a datagram one by sendto from a socketpair) and the test's
+ * servers must see nothing.
+ */
+static void
+test_nsroot_deep_and_late_sockets_unreachable(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	char		 srv[PATH_MAX], cfg[PATH_MAX], *json, *cmd, *text;
+	char		 paths[3][PATH_MAX + 32];
+	const int	 types[3] = { SOCK_STREAM, SOCK_STREAM, SOCK_DGRAM };
+	int		 fds[3], i;
+	json_t		*a;
+
+	snprintf(srv, sizeof srv, "%s/srv", h->dir);
+	snprintf(paths[0], sizeof paths[0], "%s/a/b/c/d/e/early.sock", srv);
+	snprintf(paths[1], sizeof paths[1], "%s/f/g/h/i/j/late.sock", srv);
+	snprintf(paths[2], sizeof paths[2], "%s/f/g/h/i/k/late.dgram", srv);
+	snprintf(cfg, sizeof cfg, "%s/worker.json", h->dir);
+	xasprintf(&json, "{\"read_paths\": [\"/usr\", \"/bin\", \"/sbin\", "
+	    "\"/lib\", \"/lib64\", \"/etc\", \"/dev/null\", \"/dev/zero\", "
+	    "\"/dev/urandom\", \"%s\"]}\n", srv);
+	if (harness_write_file(cfg, json) == -1)
+		harness_fail(h, "%s: %s", cfg, strerror(errno));
+	free(json);
+	fds[0] = unix_server(h, paths[0], types[0]);
+	confined_worker(h, "hold", cfg);
+	for (i = 1; i < 3; i++)
+		fds[i] = unix_server(h, paths[i], types[i]);
+
+	xasprintf(&cmd, "python3 -c 'import socket, sys\n"
+	    "for p in sys.argv[1:]:\n"
+	    "    try:\n"
+	    "        if p.endswith(\".dgram\"):\n"
+	    "            s, _ = socket.socketpair(socket.AF_UNIX, "
+	    "socket.SOCK_DGRAM)\n"
+	    "            s.sendto(b\"MARKER\", p)\n"
+	    "        else:\n"
+	    "            s = socket.socket(socket.AF_UNIX)\n"
+	    "            s.connect(p)\n"
+	    "            s.sendall(b\"MARKER\")\n"
+	    "        print(\"CONNECTED\", p)\n"
+	    "    except OSError as e:\n"
+	    "        print(\"REFUSED\", p, e.errno)\n"
+	    "' %s %s %s", paths[0], paths[1], paths[2]);
+	a = run(h, "deep", cmd);
+	text = output(a);
+	if (strstr(text, "CONNECTED") != NULL)
+		harness_fail(h, "a host socket under a read path was reached: "
+		    "%s", text);
+	for (i = 0; i < 3; i++) {
+		xasprintf(&json, "REFUSED %s ", paths[i]);
+		if (strstr(text, json) == NULL)
+			harness_fail(h, "no refusal for %s: %s", paths[i],
+			    text);
+		free(json);
+	}
+	for (i = 0; i < 3; i++) {
+		nothing_arrived(h, fds[i], types[i], paths[i]);
+		close(fds[i]);
+	}
+	free(text);
+	free(cmd);
+	json_decref(a);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -309,6 +450,7 @@ main(void)
 		T(test_nsroot_grant_double_slash_into_hidden),
 		T(test_nsroot_grant_kernel_file_refused),
 		T(test_nsroot_no_mounts_left),
+		T(test_nsroot_deep_and_late_sockets_unreachable),
 	};
 #undef T
 

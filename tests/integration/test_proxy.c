@@ -9,9 +9,7 @@
  * Nothing here talks to anything outside 127.0.0.0/8.
  */
 
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -34,8 +32,8 @@
 #include <event2/listener.h>
 
 #include "logs/xmalloc.h"
-#include "queue/item.h"
 #include "tests/integration/harness.h"
+#include "tests/integration/proxy_world.h"
 #include "worker/proxy.h"
 
 #define WAIT_MS		20000
@@ -118,52 +116,35 @@ count_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	bufferevent_enable(bev, EV_READ);
 }
 
-static void
-stop_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	event_base_loopbreak(arg);
-}
-
 /* The child: the proxy and the test host, until SIGTERM. */
 static void __attribute__((noreturn))
-world_child(int fd, const char *audit, int redis_port)
+world_child(int fd, void *arg)
 {
-	static const char *const local[] = { "localhost", NULL };
-	static const char *const other[] = { "example.invalid", NULL };
-	static const char *const ip[] = { "127.0.0.1", NULL };
+	const struct world		*w = arg;
 	struct event_base		*base = event_base_new();
 	struct evhttp			*http;
 	struct proxy_config		 pc;
 	struct proxy			*p;
 	struct sockaddr_in		 sin;
-	struct event			*stop;
 	struct evconnlistener		*count;
 	FILE				*f = fdopen(fd, "w");
 	socklen_t			 len;
-	char				*u1, *u2, *u3;
-	int				 port;
+	char				*u[PROXY_WORLD_NURLS];
+	int				 port, i;
 
-	audit_out = fopen(audit, "w");
+	audit_out = fopen(w->audit, "w");
 	if ((http = harness_http_bind(base, &port)) == NULL)
 		_exit(2);
 	fprintf(f, "%d\n", port);
 	memset(&pc, 0, sizeof pc);
-	pc.netns_fd = -1;
-	pc.private_hosts = local;
 	memset(&sin, 0, sizeof sin);
 	sin.sin_family = AF_INET;
-	sin.sin_port = htons((uint16_t)redis_port);
+	sin.sin_port = htons((uint16_t)w->redis_port);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	pc.refused = (struct sockaddr *)&sin;
 	pc.refused_len = sizeof sin;
 	pc.audit = audit_cb;
-	if ((p = proxy_create(base, &pc)) == NULL)
-		_exit(3);
-	u1 = proxy_grant(p, "item-local", local);
-	u2 = proxy_grant(p, "item-other", other);
-	u3 = proxy_grant(p, "item-ip", ip);
+	p = proxy_world_proxy(base, &pc, "item-ip", "127.0.0.1", u);
 	memset(&sin, 0, sizeof sin);
 	sin.sin_family = AF_INET;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -173,66 +154,38 @@ world_child(int fd, const char *audit, int redis_port)
 	if (count == NULL || getsockname(evconnlistener_get_fd(count),
 	    (struct sockaddr *)&sin, &len) == -1)
 		_exit(4);
-	fprintf(f, "%s\n%s\n%s\n%d\n", u1, u2, u3, ntohs(sin.sin_port));
+	fprintf(f, "%s\n%s\n%s\n%d\n", u[PROXY_WORLD_LOCAL],
+	    u[PROXY_WORLD_OTHER], u[PROXY_WORLD_THIRD], ntohs(sin.sin_port));
 	fclose(f);
-	stop = evsignal_new(base, SIGTERM, stop_cb, base);
-	event_add(stop, NULL);
-	event_base_dispatch(base);
+	proxy_world_run(base);
 	proxy_free(p);
 	evconnlistener_free(count);
 	evhttp_free(http);
-	event_free(stop);
 	event_base_free(base);
-	free(u1);
-	free(u2);
-	free(u3);
+	for (i = 0; i < PROXY_WORLD_NURLS; i++)
+		free(u[i]);
 	fclose(audit_out);
 	_exit(0);
-}
-
-static char *
-read_line(FILE *f)
-{
-	char	*line = NULL;
-	size_t	 cap = 0;
-	ssize_t	 n;
-
-	if ((n = getline(&line, &cap, f)) <= 0) {
-		free(line);
-		return (NULL);
-	}
-	if (line[n - 1] == '\n')
-		line[n - 1] = '\0';
-	return (line);
 }
 
 static void
 world_start(struct harness *h, struct world *w)
 {
-	int	 fds[2];
 	FILE	*f;
 	char	*line;
 
 	memset(w, 0, sizeof *w);
 	w->redis_port = harness_free_port();
 	xasprintf(&w->audit, "%s/proxy-audit", h->dir);
-	if (pipe(fds) == -1)
-		harness_fail(h, "pipe: %s", strerror(errno));
-	if ((w->pid = fork()) == 0) {
-		close(fds[0]);
-		prctl(PR_SET_PDEATHSIG, SIGTERM);	/* a failed test's too */
-		world_child(fds[1], w->audit, w->redis_port);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	if ((line = read_line(f)) == NULL)
+	w->pid = proxy_world_fork(h, world_child, w, &f);
+	if ((line = proxy_world_line(f)) == NULL)
 		harness_fail(h, "the proxy child said nothing");
 	w->http_port = atoi(line);
 	free(line);
-	w->url_local = read_line(f);
-	w->url_other = read_line(f);
-	w->url_ip = read_line(f);
-	if ((line = read_line(f)) != NULL)
+	w->url_local = proxy_world_line(f);
+	w->url_other = proxy_world_line(f);
+	w->url_ip = proxy_world_line(f);
+	if ((line = proxy_world_line(f)) != NULL)
 		w->count_port = atoi(line);
 	free(line);
 	fclose(f);
@@ -243,13 +196,7 @@ world_start(struct harness *h, struct world *w)
 static void
 world_stop(struct world *w)
 {
-	int	status;
-
-	if (w->pid > 0) {
-		kill(w->pid, SIGTERM);
-		waitpid(w->pid, &status, 0);
-		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	}
+	proxy_world_stop(w->pid);
 	free(w->url_local);
 	free(w->url_other);
 	free(w->url_ip);
@@ -421,34 +368,14 @@ test_proxy_refused(void **state)
 	harness_pass(h);
 }
 
-/* A connection to the proxy at url's port; the raw fd. */
-static int
-proxy_dial(struct harness *h, const char *url)
-{
-	struct sockaddr_in	sin;
-	int			fd;
-
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons((uint16_t)atoi(strrchr(url, ':') + 1));
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if ((fd = socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, 0)) == -1 ||
-	    connect(fd, (struct sockaddr *)&sin, sizeof sin) == -1)
-		harness_fail(h, "connect to the proxy: %s", strerror(errno));
-	return (fd);
-}
-
 /* Sends a CONNECT with url's credential; the status line's code. */
 static int
 proxy_tunnel(struct harness *h, const char *url, int port, int fd)
 {
-	char	 cred[128], *b64, req[512], buf[512];
+	char	*b64 = proxy_world_cred(url), req[512], buf[512];
 	ssize_t	 n;
 	size_t	 len = 0;
-	const char *at = strchr(url + 7, '@');
 
-	snprintf(cred, sizeof cred, "%.*s", (int)(at - url - 7), url + 7);
-	b64 = item_base64_encode(cred, strlen(cred), NULL);
 	snprintf(req, sizeof req, "CONNECT localhost:%d HTTP/1.1\r\n"
 	    "Proxy-Authorization: Basic %s\r\n\r\n", port, b64);
 	free(b64);
@@ -480,7 +407,7 @@ test_proxy_half_close(void **state)
 	int		 fd, code;
 
 	world_start(h, &w);
-	fd = proxy_dial(h, w.url_local);
+	fd = proxy_world_dial(h, w.url_local, WAIT_MS);
 	if ((code = proxy_tunnel(h, w.url_local, w.count_port, fd)) != 200)
 		harness_fail(h, "tunnel: %d", code);
 	buf = xcalloc(1, len);
@@ -515,24 +442,24 @@ test_proxy_limits(void **state)
 
 	world_start(h, &w);
 	for (i = 0; i < 64; i++) {
-		fds[i] = proxy_dial(h, w.url_local);
+		fds[i] = proxy_world_dial(h, w.url_local, WAIT_MS);
 		if ((code = proxy_tunnel(h, w.url_local, w.http_port,
 		    fds[i])) != 200)
 			harness_fail(h, "tunnel %d: %d", i, code);
 	}
-	fds[64] = proxy_dial(h, w.url_local);
+	fds[64] = proxy_world_dial(h, w.url_local, WAIT_MS);
 	if ((code = proxy_tunnel(h, w.url_local, w.http_port, fds[64])) !=
 	    429)
 		harness_fail(h, "the 65th tunnel: %d, not 429", code);
 	/* Another command is not held up by the first's. */
-	fd = proxy_dial(h, w.url_other);
+	fd = proxy_world_dial(h, w.url_other, WAIT_MS);
 	if ((code = proxy_tunnel(h, w.url_other, w.http_port, fd)) != 403)
 		harness_fail(h, "another command: %d, not 403", code);
 	close(fd);
 	for (i = 0; i < 65; i++)
 		close(fds[i]);
 	/* A head that never comes: closed by the proxy (in 10 s). */
-	fd = proxy_dial(h, w.url_local);
+	fd = proxy_world_dial(h, w.url_local, WAIT_MS);
 	if (write(fd, "CONNECT", 7) != 7 || read(fd, &c, 1) != 0)
 		harness_fail(h, "an idle client was not let go");
 	close(fd);

@@ -14,10 +14,8 @@
  */
 
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -44,6 +42,7 @@
 #include "logs/xmalloc.h"
 #include "queue/item.h"
 #include "tests/integration/harness.h"
+#include "tests/integration/proxy_world.h"
 #include "worker/proxy.h"
 
 #define WAIT_MS		20000
@@ -77,14 +76,6 @@ echo_cb(struct evhttp_request *req, void *arg)
 	    evhttp_request_get_uri(req), host != NULL ? host : "-");
 	evhttp_send_reply(req, 200, "OK", b);
 	evbuffer_free(b);
-}
-
-static void
-stop_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	event_base_loopbreak(arg);
 }
 
 static void
@@ -142,17 +133,14 @@ world_netns(void)
 
 /* The child: the proxy and the test hosts, until SIGTERM. */
 static void __attribute__((noreturn))
-world_child(int fd, enum world_mode mode)
+world_child(int fd, void *arg)
 {
-	static const char *const local[] = { "localhost", NULL };
-	static const char *const other[] = { "example.invalid", NULL };
-	static const char *const pub[] = { PUBLIC_ADDR, NULL };
+	enum world_mode		 mode = *(const enum world_mode *)arg;
 	struct event_base	*base;
-	struct proxy_config	 pc;
-	struct event		*stop, *revoke;
+	struct event		*revoke;
 	struct rlimit		 rl;
 	FILE			*f;
-	char			*u1, *u2, *u3;
+	char			*u[PROXY_WORLD_NURLS];
 	int			 p1, p2, p3 = 0;
 
 	/* Only what this child opens counts against its limit. */
@@ -173,65 +161,33 @@ world_child(int fd, enum world_mode mode)
 		p3 = world_http(base, PUBLIC_ADDR, "HOST-ITSELF");
 	if (p1 == 0 || p2 == 0 || (mode == WORLD_NETNS && p3 == 0))
 		_exit(2);
-	memset(&pc, 0, sizeof pc);
-	pc.netns_fd = -1;
-	pc.private_hosts = local;
-	if ((world_proxy = proxy_create(base, &pc)) == NULL)
-		_exit(3);
-	u1 = proxy_grant(world_proxy, "item-local", local);
-	u2 = proxy_grant(world_proxy, "item-other", other);
-	u3 = proxy_grant(world_proxy, "item-pub", pub);
-	fprintf(f, "%d %d %d\n%s\n%s\n%s\n", p1, p2, p3, u1, u2, u3);
+	world_proxy = proxy_world_proxy(base, NULL, "item-pub", PUBLIC_ADDR,
+	    u);
+	fprintf(f, "%d %d %d\n%s\n%s\n%s\n", p1, p2, p3,
+	    u[PROXY_WORLD_LOCAL], u[PROXY_WORLD_OTHER], u[PROXY_WORLD_THIRD]);
 	fclose(f);
-	stop = evsignal_new(base, SIGTERM, stop_cb, base);
 	revoke = evsignal_new(base, SIGUSR1, revoke_cb, NULL);
-	event_add(stop, NULL);
 	event_add(revoke, NULL);
-	event_base_dispatch(base);
+	proxy_world_run(base);
 	proxy_free(world_proxy);
 	_exit(0);
-}
-
-static char *
-read_line(FILE *f)
-{
-	char	*line = NULL;
-	size_t	 cap = 0;
-	ssize_t	 n;
-
-	if ((n = getline(&line, &cap, f)) <= 0) {
-		free(line);
-		return (NULL);
-	}
-	if (line[n - 1] == '\n')
-		line[n - 1] = '\0';
-	return (line);
 }
 
 static void
 world_start(struct harness *h, struct world *w, enum world_mode mode)
 {
-	int	 fds[2];
 	FILE	*f;
 	char	*line;
 
 	memset(w, 0, sizeof *w);
-	if (pipe(fds) == -1)
-		harness_fail(h, "pipe: %s", strerror(errno));
-	if ((w->pid = fork()) == 0) {
-		close(fds[0]);
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		world_child(fds[1], mode);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	if ((line = read_line(f)) == NULL ||
+	w->pid = proxy_world_fork(h, world_child, &mode, &f);
+	if ((line = proxy_world_line(f)) == NULL ||
 	    sscanf(line, "%d %d %d", &w->port1, &w->port2, &w->port3) != 3)
 		harness_fail(h, "the proxy child said nothing");
 	free(line);
-	w->url_local = read_line(f);
-	w->url_other = read_line(f);
-	w->url_pub = read_line(f);
+	w->url_local = proxy_world_line(f);
+	w->url_other = proxy_world_line(f);
+	w->url_pub = proxy_world_line(f);
 	fclose(f);
 	if (w->url_pub == NULL)
 		harness_fail(h, "the proxy child did not start its proxy");
@@ -240,43 +196,18 @@ world_start(struct harness *h, struct world *w, enum world_mode mode)
 static void
 world_stop(struct world *w)
 {
-	int	status;
-
-	kill(w->pid, SIGTERM);
-	waitpid(w->pid, &status, 0);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	proxy_world_stop(w->pid);
 	free(w->url_local);
 	free(w->url_other);
 	free(w->url_pub);
-}
-
-/* A connection to the proxy of url; a read that stalls fails the test. */
-static int
-proxy_dial(struct harness *h, const char *url)
-{
-	struct sockaddr_in	sin;
-	struct timeval		tv = { WAIT_MS / 1000, 0 };
-	int			fd;
-
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons((uint16_t)atoi(strrchr(url, ':') + 1));
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if ((fd = socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, 0)) == -1 ||
-	    connect(fd, (struct sockaddr *)&sin, sizeof sin) == -1)
-		harness_fail(h, "connect to the proxy: %s", strerror(errno));
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	return (fd);
 }
 
 /* "Proxy-Authorization: Basic ...\r\n" for url's credential. */
 static char *
 auth_line(const char *url)
 {
-	const char	*at = strchr(url + 7, '@');
-	char		*b64, *line;
+	char	*b64 = proxy_world_cred(url), *line;
 
-	b64 = item_base64_encode(url + 7, (size_t)(at - url - 7), NULL);
 	xasprintf(&line, "Proxy-Authorization: Basic %s\r\n", b64);
 	free(b64);
 	return (line);
@@ -328,7 +259,7 @@ exchange(struct harness *h, const char *url, const char *req, size_t len,
 	char	 buf[65536];
 	size_t	 off, n, got = 0;
 	ssize_t	 r;
-	int	 fd = proxy_dial(h, url);
+	int	 fd = proxy_world_dial(h, url, WAIT_MS);
 
 	for (off = 0; off < len; off += n) {
 		n = chunk == 0 || len - off < chunk ? len - off : chunk;
@@ -541,8 +472,8 @@ test_proxy_hostile_slots(void **state)
 
 	world_start(h, &w, WORLD_PLAIN);
 	for (i = 0; i < 1024; i++)
-		idle[i] = proxy_dial(h, w.url_local);
-	fd = proxy_dial(h, w.url_local);
+		idle[i] = proxy_world_dial(h, w.url_local, WAIT_MS);
+	fd = proxy_world_dial(h, w.url_local, WAIT_MS);
 	if ((code = tunnel(h, &w, w.url_local, fd, "localhost", w.port1)) !=
 	    200)
 		harness_fail(h, "after 1024 idle connections: %d", code);
@@ -566,14 +497,14 @@ test_proxy_hostile_fds(void **state)
 
 	world_start(h, &w, WORLD_FEW_FDS);
 	for (i = 0; i < 64; i++) {
-		fds[i] = proxy_dial(h, w.url_local);
+		fds[i] = proxy_world_dial(h, w.url_local, WAIT_MS);
 		if ((code = tunnel(h, &w, w.url_local, fds[i], "localhost",
 		    w.port1)) != 200)
 			harness_fail(h, "tunnel %d: %d", i, code);
 	}
 	for (; i < 214; i++)
-		fds[i] = proxy_dial(h, w.url_local);
-	fd = proxy_dial(h, w.url_other);
+		fds[i] = proxy_world_dial(h, w.url_local, WAIT_MS);
+	fd = proxy_world_dial(h, w.url_other, WAIT_MS);
 	if ((code = tunnel(h, &w, w.url_other, fd, "localhost", w.port1)) !=
 	    403)
 		harness_fail(h, "another command: %d, not 403", code);
@@ -601,7 +532,7 @@ test_proxy_hostile_host_itself(void **state)
 	    setns(theirs, CLONE_NEWNET) == -1)
 		harness_fail(h, "the test's namespace: %s", strerror(errno));
 	close(theirs);
-	fd = proxy_dial(h, w.url_pub);
+	fd = proxy_world_dial(h, w.url_pub, WAIT_MS);
 	code = tunnel(h, &w, w.url_pub, fd, PUBLIC_ADDR, w.port3);
 	close(fd);
 	if (setns(mine, CLONE_NEWNET) == -1)
@@ -623,7 +554,7 @@ test_proxy_hostile_revoked(void **state)
 	int		 fd, code;
 
 	world_start(h, &w, WORLD_PLAIN);
-	fd = proxy_dial(h, w.url_local);
+	fd = proxy_world_dial(h, w.url_local, WAIT_MS);
 	if ((code = tunnel(h, &w, w.url_local, fd, "localhost", w.port1)) !=
 	    200)
 		harness_fail(h, "tunnel: %d", code);
@@ -631,7 +562,7 @@ test_proxy_hostile_revoked(void **state)
 	if (read(fd, &c, 1) != 0)
 		harness_fail(h, "the tunnel outlived its grant");
 	close(fd);
-	fd = proxy_dial(h, w.url_local);
+	fd = proxy_world_dial(h, w.url_local, WAIT_MS);
 	if ((code = tunnel(h, &w, w.url_local, fd, "localhost", w.port1)) !=
 	    407)
 		harness_fail(h, "a revoked credential: %d, not 407", code);

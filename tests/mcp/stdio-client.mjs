@@ -176,6 +176,23 @@ check(r.isError && r.structuredContent?.type === 'ERROR' &&
     r.structuredContent.error.code === 'rejected',
     'process wait on a rejected command: its ERROR', r);
 
+// A shell session: a variable set in one command, read in the next.
+r = await client.callTool({ name: 'exec', arguments: {
+    command: ':', background: true, shell: true } });
+check(!r.isError && typeof r.structuredContent?.session_id === 'string',
+    'a shell session', r);
+const shell = r.structuredContent.session_id;
+r = await client.callTool({ name: 'process', arguments: {
+    action: 'exec', session_id: shell, command: 'SHX=kept' } });
+check(!r.isError && r.structuredContent?.exit_code === 0,
+    'process exec in it', r);
+r = await client.callTool({ name: 'process', arguments: {
+    action: 'exec', session_id: shell, command: 'echo "$SHX"' } });
+check(!r.isError && r.structuredContent?.stdout === 'kept\n',
+    'process exec: the variable kept', r);
+r = await client.callTool({ name: 'process', arguments: {
+    action: 'kill', session_id: shell } });
+
 // A second held command, cancelled by the agent: it never runs.
 r = await client.callTool({ name: 'exec',
     arguments: { command: 'touch never-by-mcp.txt' } });

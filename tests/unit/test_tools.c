@@ -268,7 +268,7 @@ test_tools_process_actions_are_the_workers(void **state)
 			    "knows (" ACTIONS_SRC ")", name);
 		snprintf(args, sizeof args, "{\"action\":\"%s\","
 		    "\"session_id\":\"s1\",\"data\":\"x\","
-		    "\"keys\":[\"Enter\"]}", name);
+		    "\"keys\":[\"Enter\"],\"command\":\"ls\"}", name);
 		it = parse_process(args);
 		assert_string_equal(it->action_name, name);
 		item_free(it);
@@ -321,6 +321,19 @@ static int
 chk_pty(const struct item *it)
 {
 	return (it->pty == 1);
+}
+
+static int
+chk_shell(const struct item *it)
+{
+	return (it->shell == 1 && it->background == 1);
+}
+
+static int
+chk_command_exec(const struct item *it)
+{
+	return (it->action == ITEM_ACTION_EXEC &&
+	    strcmp(it->command, "cd src && make") == 0);
 }
 
 static int
@@ -443,6 +456,8 @@ static const struct field_row {
 	{ "exec", "background", E("\"command\":\"x\",\"background\":true"),
 	    chk_background },
 	{ "exec", "pty", E("\"command\":\"x\",\"pty\":true"), chk_pty },
+	{ "exec", "shell", E("\"command\":\"x\",\"background\":true,"
+	    "\"shell\":true"), chk_shell },
 	{ "exec", "rows", E("\"command\":\"x\",\"rows\":40"), chk_rows },
 	{ "exec", "cols", E("\"command\":\"x\",\"cols\":120"), chk_cols },
 	{ "exec", "idle_timeout_s", E("\"command\":\"x\","
@@ -460,6 +475,8 @@ static const struct field_row {
 	{ "process", "max_bytes", PS("\"max_bytes\":100"), chk_max_bytes },
 	{ "process", "length", PS("\"length\":50"), chk_length },
 	{ "process", "lines", PS("\"lines\":20"), chk_lines },
+	{ "process", "command", P("\"action\":\"exec\",\"session_id\":\"s1\","
+	    "\"command\":\"cd src && make\""), chk_command_exec },
 	{ "process", "data", P("\"action\":\"write\",\"session_id\":\"s1\","
 	    "\"data\":\"hi\\r\""), chk_data },
 	{ "process", "eof", P("\"action\":\"write\",\"session_id\":\"s1\","
