@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "logs/clock.h"
+#include "logs/display.h"
 #include "logs/xmalloc.h"
 #include "queue/client.h"
 #include "queue/rconn.h"
@@ -109,12 +110,25 @@ execq_dead_entry_ok(const redisReply *e)
 	    e->element[1]->type == REDIS_REPLY_ARRAY);
 }
 
-/* A field as a JSON string, or null. */
+/*
+ * A field as a JSON string, or null. Bytes that are not UTF-8 (a letter
+ * is whatever was sent) are shown escaped ("\\xff"): JSON holds no
+ * other kind of string, and json_dumps() gives up on one.
+ */
 static json_t *
 execq_dead_json_str(const redisReply *v)
 {
-	return (v != NULL ? json_stringn_nocheck(v->str, v->len) :
-	    json_null());
+	json_t	*s;
+	char	*shown;
+
+	if (v == NULL)
+		return (json_null());
+	if ((s = json_stringn(v->str, v->len)) != NULL)
+		return (s);
+	shown = display_escape(v->str, v->len, 0, NULL);
+	s = json_string(shown);
+	free(shown);
+	return (s);
 }
 
 /* One letter as a JSON object: letter, id, lane, item, answer. */
@@ -189,8 +203,10 @@ execq_dead_list(struct execq_session *s, const struct execq_dead_opts *d)
 			continue;
 		if (d->json) {
 			o = execq_dead_json(r->element[i]);
-			text = json_dumps(o, JSON_COMPACT);
-			printf("%s\n", text);
+			/* Terminal controls as \u escapes, C1 ones too. */
+			text = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+			if (text != NULL)
+				printf("%s\n", text);
 			free(text);
 			json_decref(o);
 			continue;

@@ -304,7 +304,9 @@ const char queue_promote_lua[] =
  * The queue's limits, for one item about to start: a place among the
  * ARGV[2] running at once (0: no such limit; the places of items whose
  * lease ran out, their worker dead, go first) and a token of the bucket
- * that refills ARGV[3] a second up to ARGV[3] (0: none). Returns 0 (the
+ * that refills ARGV[3] a second up to ARGV[3], or up to one when the
+ * rate is less (0.5: a start every two seconds; a bucket of half a token
+ * would never hold one) (0: none). Returns 0 (the
  * item holds a place till ARGV[4] ms from now, renewed, and took a
  * token), or the ms to wait before asking again.
  *   KEYS: 1 the running set, 2 the bucket
@@ -314,6 +316,7 @@ const char queue_limit_lua[] =
     "local t = redis.call('TIME') "
     "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "
     "local maxr, rate = tonumber(ARGV[2]), tonumber(ARGV[3]) "
+    "local cap = math.max(rate, 1) "
     "if maxr > 0 then "
     " redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now) "
     " if redis.call('ZSCORE', KEYS[1], ARGV[1]) == false and "
@@ -323,8 +326,8 @@ const char queue_limit_lua[] =
     "end "
     "if rate > 0 then "
     " local b = redis.call('HMGET', KEYS[2], 'tokens', 'ts') "
-    " local tok, ts = tonumber(b[1]) or rate, tonumber(b[2]) or now "
-    " tok = math.min(rate, tok + (now - ts) * rate / 1000) "
+    " local tok, ts = tonumber(b[1]) or cap, tonumber(b[2]) or now "
+    " tok = math.min(cap, tok + (now - ts) * rate / 1000) "
     " if tok < 1 then "
     "  redis.call('HSET', KEYS[2], 'tokens', tostring(tok), 'ts', now) "
     "  return math.max(1, math.ceil((1 - tok) * 1000 / rate)) end "

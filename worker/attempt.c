@@ -29,6 +29,8 @@
 #define ATTEMPT_NOT_COUNTED	"not_counted"	/* an outcome "on" omits */
 #define ATTEMPT_EXHAUSTED	"exhausted"
 
+static void	worker_limit_cancel(struct job *);
+
 /*
  * Job j's entry waits in the delayed set, to come back as attempt; its
  * sender is told by notice (stolen). j is freed.
@@ -287,6 +289,13 @@ worker_cancel(struct job *j, const struct queue_entry *e)
 	LIST_FOREACH(h, &j->w->jobs, entry)
 		if (h->state == JOB_PARKED && strcmp(h->item->id, id) == 0)
 			break;
+	/* Approved, it waits here for the queue's limits: no approval left. */
+	if (h != NULL && h->approval == NULL) {
+		worker_limit_cancel(h);
+		worker_cancel_answer(j, 1, "held", "approved, it waited for "
+		    "the queue's limits");
+		return;
+	}
 	if (h != NULL) {
 		worker_held_cancel(h, "cancelled by its sender", ERR_CANCELLED,
 		    "cancelled while it waited for approval; it did not run",
@@ -334,6 +343,30 @@ worker_limit_again_cb(int fd, short what, void *arg)
 	worker_limit_take(j, j->limit_go);
 }
 
+/* An approved job cancelled while it waited for the limits: it ends. */
+static void
+worker_limit_cancelled(struct job *j)
+{
+	worker_audit(j, "cancelled", NULL, "cancelled by its sender");
+	worker_fail(j, j->item->reply_to, j->item->id, ERR_CANCELLED,
+	    "cancelled while it waited for the queue's limits; it did not run",
+	    QUEUE_STORE_ANSWER);
+}
+
+/*
+ * Cancels an approved job that waits for the limits: now if it sleeps
+ * till it asks again; else the limits' reply, on its way with the job as
+ * its argument, ends it (whatever it says; a place taken goes back).
+ */
+static void
+worker_limit_cancel(struct job *j)
+{
+	if (j->ev_limit != NULL && evtimer_pending(j->ev_limit, NULL))
+		worker_limit_cancelled(j);
+	else
+		j->limit_go = worker_limit_cancelled;
+}
+
 /* What the limits said: 0, go; else wait that many ms. */
 static void
 worker_limit_cb(long long wait, void *arg)
@@ -345,6 +378,11 @@ worker_limit_cb(long long wait, void *arg)
 	size_t		 len;
 	unsigned	 attempt;
 
+	if (j->limit_go == worker_limit_cancelled) {
+		j->limited = wait <= 0;
+		worker_limit_cancelled(j);
+		return;
+	}
 	if (wait <= 0) {
 		j->limited = 1;
 		j->limit_go(j);
