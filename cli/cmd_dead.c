@@ -319,7 +319,7 @@ execq_cmd_dead(const char *redis, int argc, char **argv)
 	memset(&d, 0, sizeof d);
 	memset(&s, 0, sizeof s);
 	execq_opts_init(&d.o, redis);
-	if ((rc = execq_opts_getopt(&d.o, "dead", argc, argv, "+h",
+	if ((rc = execq_opts_getopt(&d.o, "dead", argc, argv, "h",
 	    execq_dead_longopts, execq_dead_set, execq_dead_usage)) != 0) {
 		rc = rc == 1 ? 0 : EXECQ_EXIT_USAGE;
 		goto out;

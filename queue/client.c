@@ -74,7 +74,8 @@ client_dead_requeue(struct rconn *c, const char *queue, const char *entry)
 	char		*key;
 
 	xasprintf(&key, KS_DEAD_FMT, queue);
-	r = rconn_call(c, "EVAL %s 1 %s %s", queue_requeue_lua, key, entry);
+	r = rconn_call(c, "EVAL %s 2 %s " KS_QUEUE "%s:" KS_REQUEUED " %s",
+	    queue_requeue_lua, key, queue, entry);
 	free(key);
 	return (r);
 }

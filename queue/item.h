@@ -47,6 +47,7 @@ enum item_action {
 #define ITEM_RETRY_MAX_DEF	300000	/* 5 min */
 #define ITEM_RETRY_WAIT_MAX	2592000000L	/* 30 days */
 #define ITEM_DELAY_MAX		2592000000L	/* args.delay_ms: 30 days */
+#define ITEM_NOT_BEFORE_MAX	4102444800000LL	/* 2100-01-01 */
 struct item_retry {
 	unsigned	 on;		/* ITEM_RETRY_* bits */
 	int		 codes[ITEM_RETRY_CODES_MAX];	/* exit codes that

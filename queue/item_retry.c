@@ -163,9 +163,11 @@ item_parse_schedule(json_t *args, struct item *it, struct item_error *err)
 		if (it->delay_ms > 0)
 			return (item_fail(err, ERR_BAD_ARGS, "args.delay_ms "
 			    "and args.not_before_ms: give one"));
-		if (!json_is_integer(v) || json_integer_value(v) < 0)
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > ITEM_NOT_BEFORE_MAX)
 			return (item_fail_got(err, ERR_BAD_ARGS, v,
-			    "args.not_before_ms must be ms since the epoch"));
+			    "args.not_before_ms must be ms since the epoch, "
+			    "before 2100"));
 		it->not_before_ms = (int64_t)json_integer_value(v);
 	}
 	return (0);

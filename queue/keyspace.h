@@ -27,6 +27,8 @@
 #define KS_DELAYED_FMT		"q:%s:delayed"	/* queue */
 #define KS_DELAYED_ITEMS	"delayed:items"	/* after q:<queue>: */
 #define KS_DEAD_FMT		"q:%s:dead"	/* queue */
+/* Ids of requeued dead letters (a hash: id -> letter), after q:<queue>: */
+#define KS_REQUEUED		"requeued"
 /*
  * A queue's limits shared by the fleet (setting queue_limits): the items
  * running now (a sorted set of item ids scored by when their lease ends,
@@ -40,6 +42,7 @@
 
 /* Items: the idempotency record and the stored answer, by item id. */
 #define KS_CLAIM		"execq:claim:"
+#define KS_CLAIM_LEN		"12"		/* its length, for Lua */
 #define KS_ANSWER		"execq:answer:"
 
 /* Workers: the lease, the fleet registry and its beat times. */

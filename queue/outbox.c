@@ -474,9 +474,10 @@ queue_claim(struct queue *q, const char *item_id, const char *entry_id,
 	queue_cmd_init(&cmd);
 	queue_arg(&cmd, "EVAL");
 	queue_arg(&cmd, queue_claim_lua);
-	queue_arg(&cmd, "2");
+	queue_arg(&cmd, "3");
 	queue_argf(&cmd, KS_CLAIM "%s", item_id);
 	queue_argf(&cmd, KS_ANSWER "%s", item_id);
+	queue_argf(&cmd, "%s" KS_REQUEUED, q->lane_prefix);
 	queue_arg(&cmd, q->consumer);
 	queue_argf(&cmd, "%u", q->answer_ttl_s);
 	queue_arg(&cmd, redelivered ? "1" : "0");

@@ -289,18 +289,43 @@ queue_redis_ms(const struct queue *q)
 	return (clock_wall_ms() + q->skew_ms);
 }
 
-/* What the promote script said. */
+#define QUEUE_PROMOTE_BATCH	100	/* items one script moves */
+#define QUEUE_PROMOTE_ROUNDS	50	/* scripts a second, at most */
+
+static void	queue_promote(struct queue *);
+
+/*
+ * What the promote script said: a full batch means more may be due, so
+ * another goes at once, up to QUEUE_PROMOTE_ROUNDS a second (each about
+ * a millisecond of Redis's time).
+ */
 static void
 queue_promote_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
+	struct queue	*q = arg;
+
 	(void)rc;
-	(void)arg;
 	if (reply != NULL && reply->type == REDIS_REPLY_INTEGER &&
-	    reply->integer > 0)
+	    reply->integer > 0) {
 		log_debug("queue: %lld delayed item(s) due: back in their "
 		    "lanes", reply->integer);
-	else if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
+		if (reply->integer >= QUEUE_PROMOTE_BATCH &&
+		    ++q->promote_rounds < QUEUE_PROMOTE_ROUNDS)
+			queue_promote(q);
+	} else if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
 		log_warn("queue: delayed items: %s", reply->str);
+}
+
+/* One run of the promote script. */
+static void
+queue_promote(struct queue *q)
+{
+	if (!q->wr.up || q->stopped || q->retired || q->freeing)
+		return;
+	rconn_command(q->wr.rc, queue_promote_cb, q, "EVAL %s 2 %sdelayed "
+	    "%s" KS_DELAYED_ITEMS " " KS_CLAIM " %d %u", queue_promote_lua,
+	    q->lane_prefix, q->lane_prefix, QUEUE_PROMOTE_BATCH,
+	    q->answer_ttl_s);
 }
 
 /*
@@ -314,11 +339,8 @@ queue_promote_tick_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (!q->wr.up || q->stopped || q->retired)
-		return;
-	rconn_command(q->wr.rc, queue_promote_cb, q, "EVAL %s 2 %sdelayed "
-	    "%s" KS_DELAYED_ITEMS " " KS_CLAIM " 100 %u", queue_promote_lua,
-	    q->lane_prefix, q->lane_prefix, q->answer_ttl_s);
+	q->promote_rounds = 0;
+	queue_promote(q);
 }
 
 /*

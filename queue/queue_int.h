@@ -247,6 +247,7 @@ struct queue {
 	LIST_HEAD(, qtrack)	 tracked;
 	struct event		*ev_beat;
 	struct event		*ev_promote;	/* due delayed items, 1 s */
+	unsigned		 promote_rounds;	/* this second's */
 	char			*status;	/* for execq:workers; NULL */
 	char			*lost_cb;	/* item_lost_template() */
 	unsigned long long	 reconnects;

@@ -30,9 +30,11 @@
  * with the item's retries.
  *
  * forget(claim key, answer key): an entry a dead letter was requeued as
- * (its field "requeue") runs again as a first attempt: the id's claim and
+ * (its field "requeue", and its id marked in q:<queue>:requeued by the
+ * requeue script: a field alone, which an agent can write in its own
+ * lane, does nothing) runs again as a first attempt: the id's claim and
  * stored answer go, unless a run of the id holds the claim now (then the
- * claim says so, {3}).
+ * claim says so, {3}). The mark is used once.
  */
 #define QUEUE_CLAIM_FN \
     "local function claim(ck, ak, c0, ttl, redelivered, retries, entry, " \
@@ -100,8 +102,9 @@ const char queue_fetch_lua[] =
     " local o = string.match(string.sub(k, #ARGV[9] + 1), '^([^.]+)%.') "
     " if o and string.sub(it.id, 1, #o + 1) ~= o .. '.' then "
     "  return 0, '', '' end "
-    " if requeued then forget('" KS_CLAIM "' .. it.id, "
-    "  '" KS_ANSWER "' .. it.id) end "
+    " if requeued and redis.call('HDEL', ARGV[9] .. '" KS_REQUEUED "', "
+    "  it.id) == 1 then "
+    "  forget('" KS_CLAIM "' .. it.id, '" KS_ANSWER "' .. it.id) end "
     " local r = claim('" KS_CLAIM "' .. it.id, '" KS_ANSWER "' .. it.id, "
     "  ARGV[2], ARGV[7], '0', nil, id, ARGV[8]) "
     " return r[1], r[2] or '', it.id end "
@@ -157,13 +160,16 @@ const char queue_forward_lua[] =
 /*
  * The idempotency key (QUEUE_CLAIM_FN) of an item not claimed as it was
  * read (a blocking read, a takeover).
- *   KEYS: 1 claim, 2 answer
+ *   KEYS: 1 claim, 2 answer, 3 the queue's requeued marks
  *   ARGV: 1 consumer, 2 ttl, 3 redelivered ("1" or "0"), 4 retries,
- *         5 entry, 6 life, 7 "1": a requeued dead letter (forget)
+ *         5 entry, 6 life, 7 "1": a requeued dead letter (forget, if
+ *         the requeue script marked its id)
  */
 const char queue_claim_lua[] =
     QUEUE_CLAIM_FN
-    "if ARGV[7] == '1' then forget(KEYS[1], KEYS[2]) end "
+    "if ARGV[7] == '1' and redis.call('HDEL', KEYS[3], "
+    " string.sub(KEYS[1], " KS_CLAIM_LEN " + 1)) == 1 then "
+    " forget(KEYS[1], KEYS[2]) end "
     "return claim(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], "
     " ARGV[5], ARGV[6])";
 
@@ -375,21 +381,26 @@ const char queue_cancel_lua[] =
  * fields but id, lane and answer) goes back to its lane with a field
  * "requeue" (the letter's id), which makes the worker forget the id's
  * claim and answer as it takes it (forget, above), and the letter goes.
+ * Its id is marked in KEYS[2] (kept 30 days), which only workers and
+ * operators can write: the worker forgets only a marked id's claim.
  * Returns 1; 0: no such letter; -1: it holds no item to send again. Only
  * q:* keys: an operator's ACL allows it, and gives no claim or answer.
- *   KEYS: 1 the dead letters
+ *   KEYS: 1 the dead letters, 2 the requeued marks
  *   ARGV: 1 the letter's entry id
  */
 const char queue_requeue_lua[] =
     "local e = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1]) "
     "if not e[1] then return 0 end "
-    "local f, lane, keep = e[1][2], nil, {} "
+    "local f, lane, keep, id = e[1][2], nil, {}, '' "
     "for j = 1, #f - 1, 2 do "
+    " if f[j] == 'id' and id == '' then id = f[j + 1] end "
     " if f[j] == 'lane' then lane = lane or f[j + 1] "
     " elseif f[j] ~= 'answer' and f[j] ~= 'id' and f[j] ~= 'requeue' then "
     "  keep[#keep + 1] = f[j] keep[#keep + 1] = f[j + 1] end end "
     "if not lane or #keep == 0 then return -1 end "
     "keep[#keep + 1] = 'requeue' keep[#keep + 1] = ARGV[1] "
+    "if id ~= '' then redis.call('HSET', KEYS[2], id, ARGV[1]) "
+    " redis.call('EXPIRE', KEYS[2], 2592000) end "
     "redis.call('XADD', lane, '*', unpack(keep)) "
     "redis.call('XDEL', KEYS[1], ARGV[1]) "
     "return 1";

@@ -607,7 +607,7 @@ test_auth_acl_roles(void **state)
 	auth_ok(h, op, "operator", "ACL WHOAMI");
 	auth_noperm(h, op, "operator", "SET execq:claim:j1 forged");
 	/* Requeues a dead letter (none here: 0), forges no claim by EVAL. */
-	auth_ok(h, op, "operator", "EVAL %s 1 q:exec:dead 0-1",
+	auth_ok(h, op, "operator", "EVAL %s 2 q:exec:dead q:exec:requeued 0-1",
 	    queue_requeue_lua);
 	auth_noperm(h, op, "operator", "EVAL %s 1 execq:claim:j1",
 	    "return redis.call('SET', KEYS[1], 'forged')");

@@ -600,6 +600,42 @@ test_bh_resend_while_retrying(void **state)
 	harness_pass(h);
 }
 
+/*
+ * A field "requeue" alone (which anyone who can write a lane can add)
+ * does not make a worker forget an answered id: only the requeue
+ * script's mark does. The id is answered again as stored; it ran once.
+ */
+static void
+test_bh_forged_requeue(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	redisReply	*r;
+	json_t		*a;
+	char		*path, *text;
+	int		 n = 0;
+
+	harness_worker_start(h, NULL, NULL);
+	harness_submit(h, "normal", "fq1", "echo run >> fqruns", NULL);
+	a = harness_wait_answer(h, NULL, "fq1", 30000);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+	json_decref(a);
+	r = harness_cmd(h, "XADD q:%s:normal * item %s requeue 1-1", h->queue,
+	    "{\"id\":\"fq1\",\"type\":\"EXEC\",\"reply_to\":\"x\","
+	    "\"args\":{\"command\":\"echo run >> fqruns\"}}");
+	freeReplyObject(r);
+	a = harness_wait_answer(h, "x", "fq1", 30000);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+	json_decref(a);
+	xasprintf(&path, "%s/fqruns", h->ws);
+	text = harness_read_file(path, NULL);
+	free(path);
+	for (path = text; path != NULL && *path != '\0'; path++)
+		n += *path == '\n';
+	free(text);
+	assert_int_equal(n, 1);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -617,6 +653,8 @@ main(void)
 		    test_bh_place_of_killed_worker, harness_setup,
 		    harness_teardown),
 		cmocka_unit_test_setup_teardown(test_bh_promote_once,
+		    harness_setup, harness_teardown),
+		cmocka_unit_test_setup_teardown(test_bh_forged_requeue,
 		    harness_setup, harness_teardown),
 		cmocka_unit_test_setup_teardown(test_bh_dead_letters,
 		    harness_setup, harness_teardown),
