@@ -37,6 +37,7 @@ static const char *const errcode_names[ERR_COUNT] = {
 	[ERR_SPAWN_FAILED] = "spawn_failed",
 	[ERR_AUDIT_FAILED] = "audit_failed",
 	[ERR_CANCELLED] = "cancelled",
+	[ERR_TOO_MANY_SESSIONS] = "too_many_sessions",
 	[ERR_UNKNOWN_SESSION] = "unknown_session",
 	[ERR_SESSION_ENDED] = "session_ended",
 	[ERR_HELD] = "held",

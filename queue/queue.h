@@ -338,6 +338,8 @@ struct queue_session {
 	const char		*reply_to;
 	int			 pty;
 	unsigned long long	 output_bytes;
+	long long		 last_activity_ms;	/* output or input */
+	int			 keep;		/* args.keep */
 	int			 ended;		/* then these two as well: */
 	long long		 exit_code;
 	long long		 ended_ms;
