@@ -92,6 +92,7 @@ struct execq_opts {
 	long		 tail_lines;	/* spawn --tail-lines; -1: not given */
 	double		 timeout_s;	/* --timeout; 0 if not given */
 	double		 idle_timeout_s; /* spawn --idle-timeout; 0: none */
+	int		 keep;		/* spawn --keep */
 	double		 wait_s;	/* --wait; 0 if not given */
 	long		 retry;		/* --retry: attempts in all; 0: none */
 	double		 delay_s;	/* --delay; 0: none */
@@ -189,6 +190,7 @@ enum execq_optval {
 	EXECQ_OPT_RETRY,
 	EXECQ_OPT_DELAY,
 	EXECQ_OPT_SHELL,
+	EXECQ_OPT_KEEP,
 };
 
 /*

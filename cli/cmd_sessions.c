@@ -33,7 +33,7 @@
 #define EXECQ_PS_MAX		100	/* ps --limit's default */
 #define EXECQ_PS_LIMIT_MAX	100000
 #define EXECQ_PS_OPT_LIMIT	'n'	/* -n, --limit */
-#define EXECQ_PS_COLUMNS	7
+#define EXECQ_PS_COLUMNS	9
 #define EXECQ_CB_BLOCK_MS	1000
 
 static const struct option execq_spawn_longopts[] = {
@@ -47,6 +47,7 @@ static const struct option execq_spawn_longopts[] = {
 	    EXECQ_OPT_IDLE_TIMEOUT },
 	{ "tail-lines",		required_argument, NULL,
 	    EXECQ_OPT_TAIL_LINES },
+	{ "keep",		no_argument,	   NULL, EXECQ_OPT_KEEP },
 	{ "cwd",		required_argument, NULL, EXECQ_OPT_CWD },
 	{ "tier",		required_argument, NULL, EXECQ_OPT_TIER },
 	{ "env",		required_argument, NULL, EXECQ_OPT_ENV },
@@ -97,7 +98,12 @@ static const struct option execq_cb_longopts[] = {
 /* Hash fields that are numbers; "" or a non-number stays as it is. */
 static const char * const execq_int_fields[] = {
 	"pid", "exit_code", "started_ms", "ended_ms", "duration_ms",
-	"output_bytes", "rows", "cols", "signal", NULL
+	"output_bytes", "rows", "cols", "signal", "last_activity_ms", NULL
+};
+
+/* Hash fields that are flags ("1" or "true"). */
+static const char * const execq_bool_fields[] = {
+	"pty", "keep", "waiting_input", NULL
 };
 
 /* spawn --help. */
@@ -123,7 +129,11 @@ execq_spawn_usage(FILE *f)
 	    "(default: execq.$USER)\n"
 	    "  --timeout S        end the session after S seconds "
 	    "(default: none)\n"
-	    "  --idle-timeout S   end it after S seconds without output\n"
+	    "  --idle-timeout S   end it after S seconds without output or\n"
+	    "                     input (default: the worker's\n"
+	    "                     session_idle_timeout_s, none unless set)\n"
+	    "  --keep             not ended by the worker's default idle\n"
+	    "                     timeout (its own --idle-timeout still is)\n"
 	    "  --tail-lines N     lines of output in the callback, 0-100 "
 	    "(default 5)\n"
 	    "  --cwd DIR          working directory on the worker\n"
@@ -137,6 +147,11 @@ execq_spawn_usage(FILE *f)
 	    "else exec)\n"
 	    "  --redis URL        Redis address (see 'execq --help')\n"
 	    "  -h, --help         show this help\n"
+	    "\n"
+	    "A worker runs at most max_sessions sessions at once (half its\n"
+	    "max_procs unless set); past that it refuses a new one with\n"
+	    "ERROR too_many_sessions: end one ('execq ps' shows how long\n"
+	    "each has been idle) and spawn again.\n"
 	    "\n"
 	    "Exit status: 0 once started; 125 if the worker refused it (the\n"
 	    "ERROR is on stderr), no answer came or execq failed; 2 on a\n"
@@ -165,6 +180,9 @@ execq_spawn_set(struct execq_opts *o, const char *cmd, int ch,
 		return (-1);
 	case EXECQ_OPT_REPLY_TO:
 		o->reply_to = arg;
+		return (0);
+	case EXECQ_OPT_KEEP:
+		o->keep = 1;
 		return (0);
 	case EXECQ_OPT_IDLE_TIMEOUT:
 		if (execq_parse_seconds(arg, &o->idle_timeout_s) == 0)
@@ -292,9 +310,11 @@ execq_session_value(const char *field, const redisReply *v)
 
 	if (v->len == 0)
 		return (json_null());
-	if (strcmp(field, "pty") == 0 || strcmp(field, KS_SF_WAITING) == 0)
-		return (json_boolean(strcmp(v->str, "1") == 0 ||
-		    strcmp(v->str, "true") == 0));
+	for (p = execq_bool_fields; *p != NULL; p++) {
+		if (strcmp(field, *p) == 0)
+			return (json_boolean(strcmp(v->str, "1") == 0 ||
+			    strcmp(v->str, "true") == 0));
+	}
 	for (p = execq_int_fields; *p != NULL; p++) {
 		if (strcmp(field, *p) != 0)
 			continue;
@@ -372,7 +392,16 @@ execq_ps_usage(FILE *f)
 	    "  -h, --help      show this help\n"
 	    "\n"
 	    "AGE/DURATION is the age of a running session and the run time\n"
-	    "of an ended one. Exit status: 0; 125 if Redis failed.\n", f);
+	    "of an ended one. IDLE is how long a running session has had\n"
+	    "no output and no input (to within a second: the workers\n"
+	    "mirror it once a second); a worker's session_idle_timeout_s\n"
+	    "or the session's --idle-timeout ends it when IDLE reaches it.\n"
+	    "WAITING is yes when the worker saw the session blocked\n"
+	    "reading its terminal, '-' when it does not say. With --json,\n"
+	    "idle_ms (null once ended) and keep (spawn --keep) are added\n"
+	    "to the mirror's fields.\n"
+	    "\n"
+	    "Exit status: 0; 125 if Redis failed.\n", f);
 }
 
 /* ps's own options. */
@@ -437,10 +466,58 @@ execq_cell_time(const json_t *ses, int ended)
 	return (xstrdup(buf));
 }
 
-static const char *const execq_ps_headers[EXECQ_PS_COLUMNS] = { "SESSION",
-	"STATUS", "EXIT", "PID", "WORKER", "AGE/DURATION", "COMMAND" };
+/* The IDLE cell: how long a running session has been quiet. */
+static char *
+execq_cell_idle(const json_t *ses, int ended)
+{
+	const json_t	*idle = json_object_get(ses, "idle_ms");
+	char		 buf[32];
 
-/* The seven cells of one session's row; allocated. */
+	if (ended || !json_is_integer(idle))
+		return (xstrdup("-"));
+	execq_format_duration(json_integer_value(idle), buf, sizeof buf);
+	return (xstrdup(buf));
+}
+
+/* The WAITING cell: the mirror's waiting_input, where a worker sets it. */
+static char *
+execq_cell_waiting(const json_t *ses, int ended)
+{
+	const json_t	*w = json_object_get(ses, "waiting_input");
+
+	if (ended || !json_is_boolean(w))
+		return (xstrdup("-"));
+	return (xstrdup(json_is_true(w) ? "yes" : "no"));
+}
+
+/*
+ * What ps adds to the mirror's fields: idle_ms, the time since a running
+ * session's last output or input (the mirror has it to within a second;
+ * null when ended or not known), and keep (false when not set).
+ */
+static void
+execq_ps_add_idle(json_t *ses)
+{
+	const json_t	*last = json_object_get(ses, "last_activity_ms");
+	long long	 ms;
+
+	if (json_object_get(ses, "keep") == NULL)
+		json_object_set_new(ses, "keep", json_false());
+	if (!json_is_integer(last) || execq_status_ended(json_string_value(
+	    json_object_get(ses, "status")))) {
+		json_object_set_new(ses, "idle_ms", json_null());
+		return;
+	}
+	if ((ms = clock_wall_ms() - json_integer_value(last)) < 0)
+		ms = 0;
+	json_object_set_new(ses, "idle_ms", json_integer(ms));
+}
+
+static const char *const execq_ps_headers[EXECQ_PS_COLUMNS] = { "SESSION",
+	"STATUS", "EXIT", "PID", "WORKER", "AGE/DURATION", "IDLE", "WAITING",
+	"COMMAND" };
+
+/* The nine cells of one session's row; allocated. */
 static void
 execq_ps_row(const json_t *ses, char **cells)
 {
@@ -456,8 +533,10 @@ execq_ps_row(const json_t *ses, char **cells)
 	cells[3] = execq_cell(json_object_get(ses, "pid"));
 	cells[4] = execq_cell(json_object_get(ses, "worker"));
 	cells[5] = execq_cell_time(ses, ended);
+	cells[6] = execq_cell_idle(ses, ended);
+	cells[7] = execq_cell_waiting(ses, ended);
 	/* One line per session: the table escapes a newline as \n. */
-	cells[6] = execq_cell(json_object_get(ses, "command"));
+	cells[8] = execq_cell(json_object_get(ses, "command"));
 }
 
 /*
@@ -490,6 +569,8 @@ execq_ps_fetch(struct execq_session *s, int all, long limit, size_t *nread)
 		}
 		ses = execq_session_json(ids->element[i]->str, r);
 		freeReplyObject(r);
+		if (ses != NULL)
+			execq_ps_add_idle(ses);
 		if (ses != NULL && (all || !execq_status_ended(
 		    json_string_value(json_object_get(ses, "status")))))
 			json_array_append(list, ses);

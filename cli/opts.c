@@ -243,6 +243,8 @@ execq_item_session_args(const struct execq_opts *o, json_t *args)
 	if (o->idle_timeout_s > 0)
 		json_object_set_new(args, "idle_timeout_s",
 		    execq_json_seconds(o->idle_timeout_s));
+	if (o->keep)
+		json_object_set_new(args, "keep", json_true());
 	if (o->tail_lines >= 0)
 		json_object_set_new(args, "tail_lines",
 		    json_integer(o->tail_lines));

@@ -26,6 +26,7 @@
 #include "exec/outbuf.h"
 #include "exec/cmdenv.h"
 #include "exec/spawn.h"
+#include "logs/clock.h"
 #include "logs/execlog.h"
 #include "logs/log.h"
 #include "logs/spare.h"
@@ -77,6 +78,8 @@ struct exec {
 	int			 in_fd;		/* stdin pipe (sessions), or -1 */
 	int			 background;
 	unsigned		 idle_ms;
+	int64_t			 active_ms;	/* wall clock: the last output
+						   or input */
 	exec_output_cb		 outputcb;
 	struct event		*ev_out, *ev_err;
 	struct event		*ev_timeout, *ev_grace, *ev_drain, *ev_idle;
@@ -416,7 +419,7 @@ exec_kill(struct exec *ex, int sig, enum exec_end why)
 	exec_terminate(ex, sig, why);
 }
 
-/* No output for idle_ms: end it. */
+/* No output or input for idle_ms: end it. */
 static void
 exec_idle_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -429,12 +432,13 @@ exec_idle_cb(evutil_socket_t fd, short what, void *arg)
 	exec_terminate(ex, SIGTERM, EXEC_END_IDLE);
 }
 
-/* Re-arms the idle timer (output arrived). */
+/* Output arrived or input went in: noted, and the idle timer re-armed. */
 static void
 exec_idle_arm(struct exec *ex)
 {
 	struct timeval	tv;
 
+	ex->active_ms = clock_wall_ms();
 	if (ex->idle_ms == 0 || exec_is_reaped(ex))
 		return;
 	tv.tv_sec = ex->idle_ms / 1000;
@@ -457,6 +461,8 @@ exec_write(struct exec *ex, const void *buf, size_t len)
 	while (n == -1 && errno == EINTR);
 	if (n == -1 && errno == EAGAIN)
 		n = 0;
+	if (n > 0)		/* input: the session is not idle */
+		exec_idle_arm(ex);
 	return (n);
 }
 
@@ -471,7 +477,14 @@ exec_close_input(struct exec *ex)
 	}
 	close(ex->in_fd);
 	ex->in_fd = -1;
+	exec_idle_arm(ex);
 	return (0);
+}
+
+int64_t
+exec_active_ms(const struct exec *ex)
+{
+	return (ex->active_ms);
 }
 
 unsigned long long

@@ -69,7 +69,8 @@ struct exec_spec {
 	int		 background;	/* a session: stdin is a pipe (or the
 					   PTY), the log is fsync'd at the end,
 					   leftovers get drain_ms after exit */
-	unsigned	 idle_timeout_ms;	/* 0: none */
+	unsigned	 idle_timeout_ms;	/* 0: none; idle: no output and
+						   no input (exec_write) */
 	exec_output_cb	 outputcb;	/* NULL: none; called with arg */
 	int		 network;	/* confined with the host's network */
 	const char	*proxy_url;	/* else, with the worker's proxy as its
@@ -91,7 +92,7 @@ enum exec_end {
 	EXEC_END_EXIT = 0,	/* it exited or died by itself */
 	EXEC_END_TIMEOUT,
 	EXEC_END_KILLED,	/* exec_kill() by a user */
-	EXEC_END_IDLE,		/* no output for idle_timeout_ms */
+	EXEC_END_IDLE,		/* no output or input for idle_timeout_ms */
 	EXEC_END_SHUTDOWN,	/* the worker is stopping */
 };
 
@@ -157,6 +158,11 @@ void		 exec_kill(struct exec *, int sig, enum exec_end why);
 ssize_t		 exec_write(struct exec *, const void *, size_t);
 /* Closes stdin (EOF for the command); on a PTY sends ^D. 0 or -1. */
 int		 exec_close_input(struct exec *);
+/*
+ * When it last printed or was written to (exec_write, exec_close_input),
+ * wall clock in ms; its start until then.
+ */
+int64_t		 exec_active_ms(const struct exec *);
 /* Bytes of output so far (both streams). */
 unsigned long long exec_output_bytes(const struct exec *);
 const char	*exec_log_path(const struct exec *);

@@ -38,6 +38,7 @@ static const char *const errcode_names[ERR_COUNT] = {
 	[ERR_AUDIT_FAILED] = "audit_failed",
 	[ERR_CANCELLED] = "cancelled",
 	[ERR_SESSION_BUSY] = "session_busy",
+	[ERR_TOO_MANY_SESSIONS] = "too_many_sessions",
 	[ERR_UNKNOWN_SESSION] = "unknown_session",
 	[ERR_SESSION_ENDED] = "session_ended",
 	[ERR_HELD] = "held",

@@ -323,6 +323,7 @@ item_parse_flags(json_t *args, struct item *it, struct item_error *err)
 	    item_get_bool(args, "shell", &it->shell, err) == -1 ||
 	    item_get_bool(args, "pty", &it->pty, err) == -1 ||
 	    item_get_bool(args, "stream", &it->stream, err) == -1 ||
+	    item_get_bool(args, "keep", &it->keep, err) == -1 ||
 	    item_get_int(args, "rows", 1, ITEM_SIZE_MAX, &rows, err) == -1 ||
 	    item_get_int(args, "cols", 1, ITEM_SIZE_MAX, &cols, err) == -1 ||
 	    item_get_int(args, "retries", 0, ITEM_RETRIES_MAX, &retries,

@@ -81,6 +81,8 @@ struct item {
 	long		 delay_ms;	/* args.delay_ms; 0: none */
 	int64_t		 not_before_ms;	/* args.not_before_ms; 0: none */
 	long		 idle_timeout_ms;	/* 0: none (sessions) */
+	int		 keep;		/* sessions: not ended by the queue's
+					   default idle timeout */
 	int		 tail_lines;	/* callback tail; -1: default */
 	char		*tier;		/* args.tier: may only lower the
 					   queue's; NULL: the queue's */
@@ -337,6 +339,9 @@ struct item_session {
 	int64_t		 started_ms;
 	int64_t		 ended_ms;	/* shown once status.ended */
 	int64_t		 output_bytes;
+	int		 keep;		/* args.keep */
+	int64_t		 idle_ms;	/* since output or input; shown while
+					   it runs */
 	struct item_session_status status;
 };
 /*

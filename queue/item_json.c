@@ -412,9 +412,12 @@ item_session_to_json(const struct item_session *e)
 	    "started_ms", (json_int_t)e->started_ms,
 	    "output_bytes", (json_int_t)e->output_bytes,
 	    "log_path", item_json_str(e->log_path)));
+	json_object_set_new(o, "keep", json_boolean(e->keep));
 	item_json_put_status(o, &e->status);
 	if (e->status.ended)
 		json_object_set_new(o, "ended_ms", json_integer(e->ended_ms));
+	else
+		json_object_set_new(o, "idle_ms", json_integer(e->idle_ms));
 	json_object_set_new(o, "waiting_input",
 	    json_boolean(e->status.waiting_input));
 	return (o);

@@ -57,7 +57,9 @@
 /*
  * The fields of execq:session:<id>: a session's (worker, pid, command,
  * status, log_path, started_ms, reply_to, pty, output_bytes,
- * waiting_input, and once it ended exit_code, ended_ms; callback once its EXEC_CALLBACK went out) or
+ * waiting_input, last_activity_ms (its last output or input, written at
+ * most once a second), keep, and once it ended exit_code, ended_ms;
+ * callback once its EXEC_CALLBACK went out) or
  * a held item's (worker, status, command, request, risk, reason,
  * started_ms, expires_ms, reply_to).
  */
@@ -71,6 +73,8 @@
 #define KS_SF_PTY		"pty"
 #define KS_SF_OUTPUT_BYTES	"output_bytes"
 #define KS_SF_WAITING		"waiting_input"	/* "1" or "0" */
+#define KS_SF_ACTIVITY		"last_activity_ms"
+#define KS_SF_KEEP		"keep"
 #define KS_SF_EXIT_CODE		"exit_code"
 #define KS_SF_ENDED		"ended_ms"
 #define KS_SF_CALLBACK		"callback"

@@ -339,6 +339,8 @@ struct queue_session {
 	int			 pty;
 	unsigned long long	 output_bytes;
 	int			 waiting_input;	/* blocked reading its input */
+	long long		 last_activity_ms;	/* output or input */
+	int			 keep;		/* args.keep */
 	int			 ended;		/* then these two as well: */
 	long long		 exit_code;
 	long long		 ended_ms;

@@ -100,6 +100,9 @@ queue_session_mirror(struct queue *q, const struct queue_session *s,
 	queue_arg(&cmd, KS_SF_OUTPUT_BYTES);
 	queue_argf(&cmd, "%llu", s->output_bytes);
 	queue_field(&cmd, KS_SF_WAITING, s->waiting_input ? "1" : "0");
+	queue_arg(&cmd, KS_SF_ACTIVITY);
+	queue_argf(&cmd, "%lld", s->last_activity_ms);
+	queue_field(&cmd, KS_SF_KEEP, s->keep ? "1" : "0");
 	if (s->ended) {
 		queue_arg(&cmd, KS_SF_EXIT_CODE);
 		queue_argf(&cmd, "%lld", s->exit_code);

@@ -140,6 +140,17 @@ const struct config_opt config_opts[] = {
 	{ "session_keep", "session-keep", NULL, "EXECQ_SESSION_KEEP",
 	  CONFIG_UINT, OFF(session_keep), 1, 100000, "100", "N",
 	  "and at most N of them are kept", NULL },
+	{ "max_sessions", "max-sessions", NULL, "EXECQ_MAX_SESSIONS",
+	  CONFIG_UINT, OFF(max_sessions), 0, 4096, "0", "N",
+	  "sessions running at once; past N a new one is\n"
+	  "refused (too_many_sessions); 0: half of\n"
+	  "max_procs, at least 1", NULL },
+	{ "session_idle_timeout_s", "session-idle-timeout", NULL,
+	  "EXECQ_SESSION_IDLE_TIMEOUT_S", CONFIG_MS,
+	  OFF(session_idle_timeout_ms), 0, CONFIG_MAX_MS, "0", "S",
+	  "end a session after S without output or input,\n"
+	  "unless it sets its own idle_timeout_s or keep\n"
+	  "(0: none)", NULL },
 	{ "log_max_age_hours", "log-max-age", NULL, "EXECQ_LOG_MAX_AGE_HOURS",
 	  CONFIG_UINT, OFF(log_max_age_hours), 0, 100000, "24", "H",
 	  "at start-up, finished items' logs older than H hours\n"

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
 #include <jansson.h>
 
 #include "exec/exec.h"
@@ -36,6 +37,7 @@
 #define SESSION_TAIL_LINE	500	/* bytes per callback tail line */
 #define SESSION_TAIL_MEM	8192	/* output kept in memory, per stream */
 #define SESSION_RUNNING_TTL	604800	/* mirror of a running one */
+#define SESSION_TICK_MS		1000	/* activity reaches the mirror */
 
 /*
  * Mirrors the session's state to execq:session:<id>: a running one for
@@ -57,6 +59,10 @@ session_mirror(struct session *s)
 	m.pty = s->pty;
 	m.output_bytes = s->output_bytes;
 	m.waiting_input = s->status.waiting_input;
+	if (s->ex != NULL)
+		s->mirrored_ms = exec_active_ms(s->ex);
+	m.last_activity_ms = (long long)s->mirrored_ms;
+	m.keep = s->keep;
 	if (s->final != NULL) {
 		m.ended = 1;
 		m.status = json_string_value(json_object_get(s->final,
@@ -235,6 +241,7 @@ session_done_cb(struct exec *ex, void *arg)
 	size_t			 len;
 
 	exec_result(ex, &r);
+	s->mirrored_ms = exec_active_ms(ex);
 	s->ex = NULL;
 	if (s->shell != NULL)
 		shell_ended(s->shell);
@@ -295,6 +302,7 @@ session_new(struct sessions *ss, const struct item *it)
 	s->reply_to = xstrdup(it->reply_to != NULL ? it->reply_to :
 	    ss->cfg->reply_default);
 	s->pty = it->pty;
+	s->keep = it->keep;
 	s->tail_lines = it->tail_lines < 0 ? 5 : (unsigned)it->tail_lines;
 	s->live = live_create(ss->base, ss->q, s->id, 0);
 	s->started_ms = clock_wall_ms();
@@ -304,6 +312,48 @@ session_new(struct sessions *ss, const struct item *it)
 	LIST_INIT(&s->waiters);
 	LIST_INSERT_HEAD(&ss->list, s, entry);
 	return (s);
+}
+
+/* How many sessions may run at once: max_sessions, or half of max_procs. */
+static unsigned
+session_max(const struct sessions *ss)
+{
+	unsigned	n = ss->cfg->max_sessions;
+
+	if (n == 0)
+		n = ss->cfg->max_procs / 2;
+	return (n > 0 ? n : 1);
+}
+
+/*
+ * Each second while sessions run: the activity (last output or input) of
+ * those that had some since the last tick reaches their mirror, so a busy
+ * session costs Redis one write a second, a quiet one none.
+ */
+static void
+session_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sessions	*ss = arg;
+	struct session	*s;
+
+	(void)fd;
+	(void)what;
+	if (ss->nrunning == 0) {
+		event_del(ss->ev_tick);
+		return;
+	}
+	LIST_FOREACH(s, &ss->list, entry)
+		if (s->ex != NULL && exec_active_ms(s->ex) != s->mirrored_ms)
+			session_mirror(s);
+}
+
+/* A session's idle timeout: its own, else the queue's unless kept. */
+static unsigned
+session_idle_ms(const struct sessions *ss, const struct item *it)
+{
+	if (it->idle_timeout_ms > 0)
+		return ((unsigned)it->idle_timeout_ms);
+	return (it->keep ? 0 : ss->cfg->session_idle_timeout_ms);
 }
 
 char *
@@ -316,12 +366,20 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 	struct item_started	 st;
 	struct session		*s;
 	struct exec_spec	 spec;
+	struct timeval		 tick = { SESSION_TICK_MS / 1000, 0 };
 	char			*text;
 
 	if (sessions_has(ss, it->id)) {
 		*code = ERR_DUPLICATE_ID;
 		xasprintf(cause, "a session with id %s is known already",
 		    it->id);
+		return (NULL);
+	}
+	if (ss->nrunning >= session_max(ss)) {
+		*code = ERR_TOO_MANY_SESSIONS;
+		xasprintf(cause, "this worker runs %u sessions, its most "
+		    "(max_sessions); end one (execq ps shows how long each "
+		    "has been idle) or send it again later", ss->nrunning);
 		return (NULL);
 	}
 	s = session_new(ss, it);
@@ -338,7 +396,7 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 	spec.rows = it->rows;
 	spec.cols = it->cols;
 	spec.background = 1;
-	spec.idle_timeout_ms = (unsigned)it->idle_timeout_ms;
+	spec.idle_timeout_ms = session_idle_ms(ss, it);
 	spec.outputcb = session_output_cb;
 	spec.network = network;
 	spec.proxy_url = proxy_url;
@@ -352,6 +410,8 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 		return (NULL);
 	}
 	ss->nrunning++;
+	if (!evtimer_pending(ss->ev_tick, NULL))
+		evtimer_add(ss->ev_tick, &tick);
 	/*
 	 * A shell reads its commands from the worker, never from a person:
 	 * between commands it waits on its input by design, and a command
@@ -481,6 +541,9 @@ sessions_create(struct event_base *base, struct queue *q,
 	ss->slotcb = slotcb;
 	ss->arg = arg;
 	LIST_INIT(&ss->list);
+	if ((ss->ev_tick = event_new(base, -1, EV_PERSIST, session_tick_cb,
+	    ss)) == NULL)
+		fatal("out of memory (libevent)");
 	return (ss);
 }
 
@@ -498,6 +561,8 @@ sessions_free(struct sessions *ss)
 		}
 		session_free(s);
 	}
+	if (ss->ev_tick != NULL)
+		event_free(ss->ev_tick);
 	free(ss);
 }
 

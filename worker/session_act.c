@@ -514,6 +514,10 @@ session_act_list(struct sessions *ss, const struct item *it,
 		e.ended_ms = s->ended_ms;
 		e.output_bytes = (int64_t)(s->ex != NULL ?
 		    exec_output_bytes(s->ex) : s->output_bytes);
+		e.keep = s->keep;
+		if (s->ex != NULL && (e.idle_ms = clock_wall_ms() -
+		    exec_active_ms(s->ex)) < 0)
+			e.idle_ms = 0;		/* the clock was set back */
 		e.status = s->status;
 		json_array_append_new(a, item_session_to_json(&e));
 	}

@@ -36,6 +36,7 @@
 #include "worker/session.h"
 
 struct config;
+struct event;
 struct event_base;
 struct exec;
 struct live;
@@ -56,6 +57,9 @@ struct session {
 	int			 pty;
 	unsigned		 tail_lines;
 	int64_t			 started_ms, ended_ms;
+	int			 keep;		/* args.keep */
+	int64_t			 mirrored_ms;	/* last_activity_ms as the
+						   mirror has it */
 	unsigned long long	 output_bytes;
 	json_t			*final;		/* the callback, once ended */
 	struct item_session_status status;	/* running, or how it ended */
@@ -82,6 +86,8 @@ struct sessions {
 	sessions_held_cb	 heldcb;	/* list: held items */
 	void			*heldarg;
 	long long		 serial;	/* the last session's */
+	struct event		*ev_tick;	/* mirrors activity, each
+						   second while any runs */
 	struct syncer		*syncer;	/* reads logs off the loop */
 	struct metrics		*metrics;	/* NULL: none */
 	struct proxy		*proxy;		/* grants end with a session;

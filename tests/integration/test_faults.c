@@ -229,7 +229,9 @@ restart_scenario(struct harness *h, const char *prefix, int aof)
 	snprintf(sessions, sizeof sessions, "%s-s", prefix);
 	if (aof)
 		redis_aof_on(h);
-	pid = harness_worker_start(h, NULL, "--max-procs", FAULTS_SLOTS, NULL);
+	/* More sessions than the default max_sessions (half the slots). */
+	pid = harness_worker_start(h, NULL, "--max-procs", FAULTS_SLOTS,
+	    "--max-sessions", FAULTS_SLOTS, NULL);
 	for (i = 0; i < FAULTS_SESSIONS; i++) {
 		snprintf(name, sizeof name, "%s%d", sessions, i);
 		harness_submit(h, "normal", harness_id(h, name),

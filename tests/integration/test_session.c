@@ -780,7 +780,8 @@ test_session_200_concurrent(void **state)
 	redisReply	*r;
 	int		 i, got, peak;
 
-	harness_worker_start(h, NULL, "--max-procs", "200", NULL);
+	harness_worker_start(h, NULL, "--max-procs", "200", "--max-sessions",
+	    "200", NULL);
 	ids = json_array();
 	for (i = 0; i < MANY; i++) {
 		snprintf(name, sizeof name, "c%03d", i);

@@ -1352,6 +1352,8 @@ test_item_list_json(void **state)
 	e.pty = 1;
 	e.started_ms = 1000;
 	e.ended_ms = 5;		/* not shown: it runs */
+	e.keep = 1;
+	e.idle_ms = 1500;
 	e.status.status = "running";
 	e.status.waiting_input = 1;
 	json_array_append_new(a, item_session_to_json(&e));
@@ -1362,13 +1364,15 @@ test_item_list_json(void **state)
 	    "\"session_id\":null,\"sessions\":["
 	    "{\"session_id\":\"s1\",\"command\":\"false\",\"pid\":42,"
 	    "\"pty\":false,\"started_ms\":900,\"output_bytes\":3,"
-	    "\"log_path\":\"/l/s1.log\",\"status\":\"failed\",\"exit_code\":1,"
+	    "\"log_path\":\"/l/s1.log\",\"keep\":false,"
+	    "\"status\":\"failed\",\"exit_code\":1,"
 	    "\"signal\":null,\"killed_by\":null,\"ended_ms\":2000,"
 	    "\"waiting_input\":false},"
 	    "{\"session_id\":\"s2\",\"command\":\"sleep 9\",\"pid\":43,"
 	    "\"pty\":true,\"started_ms\":1000,\"output_bytes\":0,"
-	    "\"log_path\":\"/l/s2.log\",\"status\":\"running\","
-	    "\"exit_code\":null,\"waiting_input\":true},"
+	    "\"log_path\":\"/l/s2.log\",\"keep\":true,"
+	    "\"status\":\"running\",\"exit_code\":null,\"idle_ms\":1500,"
+	    "\"waiting_input\":true},"
 	    "{\"session_id\":\"job-7\",\"status\":\"held\",\"request\":\""
 	    HELD_REQ "\",\"command\":\"touch made.txt\",\"risk\":\"write\","
 	    "\"rule\":\"write:touch\",\"reason\":\"touch creates or updates "
