@@ -324,6 +324,12 @@ chk_pty(const struct item *it)
 }
 
 static int
+chk_keep(const struct item *it)
+{
+	return (it->keep == 1);
+}
+
+static int
 chk_shell(const struct item *it)
 {
 	return (it->shell == 1 && it->background == 1);
@@ -462,6 +468,8 @@ static const struct field_row {
 	{ "exec", "cols", E("\"command\":\"x\",\"cols\":120"), chk_cols },
 	{ "exec", "idle_timeout_s", E("\"command\":\"x\","
 	    "\"idle_timeout_s\":7"), chk_idle },
+	{ "exec", "keep", E("\"command\":\"x\",\"background\":true,"
+	    "\"keep\":true"), chk_keep },
 	{ "exec", "tail_lines", E("\"command\":\"x\",\"tail_lines\":9"),
 	    chk_tail },
 	{ "exec", "network", E("\"command\":\"x\","
