@@ -1473,8 +1473,8 @@ confine_sock_new(const struct confine *c, unsigned long inode,
 		*now = xreallocarray(*now, *capnow, sizeof **now);
 	}
 	(*now)[(*nnow)++] = inode;
-	return (inode == 0 || bsearch(&inode, c->socks, c->nsocks,
-	    sizeof *c->socks, confine_inode_cmp) == NULL);
+	return (inode == 0 || c->nsocks == 0 || bsearch(&inode, c->socks,
+	    c->nsocks, sizeof *c->socks, confine_inode_cmp) == NULL);
 }
 
 
@@ -1524,7 +1524,9 @@ confine_hide_new_sockets(struct confine *c, char **cause)
 	c->nsocks = nnow;
 	if (rc == -1)
 		c->nsocks = 0;	/* look at every one again */
-	qsort(c->socks, c->nsocks, sizeof *c->socks, confine_inode_cmp);
+	if (c->nsocks > 1)
+		qsort(c->socks, c->nsocks, sizeof *c->socks,
+		    confine_inode_cmp);
 	return (rc);
 }
 
