@@ -1116,7 +1116,28 @@ exec_open_io(struct exec *ex, const struct exec_spec *spec,
 			return (-1);
 		return (0);		/* no stderr: err_fd stays -1 */
 	}
-	if (spec->background) {		/* stdin for write and send-keys */
+	if (spec->background && spec->input_socket) {
+		/*
+		 * A socket, not a pipe: /proc/<pid>/fd/N of a socket cannot
+		 * be opened again, so nothing the session runs can reopen
+		 * its input for writing and slip text in (a shell's saved
+		 * copy of its stdin), and one way: what it writes to its own
+		 * stdin is refused (EPIPE), never read as input.
+		 */
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) ==
+		    -1)
+			return (-1);
+		if (shutdown(p[0], SHUT_WR) == -1 ||
+		    shutdown(p[1], SHUT_RD) == -1) {
+			close(p[0]);
+			close(p[1]);
+			return (-1);
+		}
+		o->stdin_fd = p[0];
+		ex->in_fd = p[1];
+		if (fcntl(ex->in_fd, F_SETFL, O_NONBLOCK) == -1)
+			return (-1);
+	} else if (spec->background) {	/* stdin for write and send-keys */
 		if (pipe2(p, O_CLOEXEC) == -1)
 			return (-1);
 		o->stdin_fd = p[0];

@@ -66,6 +66,8 @@ struct exec_spec {
 	size_t		 output_cap;	/* per stream, head + tail */
 	int		 pty;
 	unsigned	 rows, cols;
+	int		 input_socket;	/* a session's stdin: a one-way
+					   socket, not a pipe (a shell's) */
 	int		 background;	/* a session: stdin is a pipe (or the
 					   PTY), the log is fsync'd at the end,
 					   leftovers get drain_ms after exit */

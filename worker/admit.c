@@ -12,6 +12,7 @@
 #include "worker/config.h"
 #include "worker/metrics.h"
 #include "worker/session.h"
+#include "worker/shell.h"
 #include "worker/worker_int.h"
 
 extern char **environ;
@@ -119,18 +120,19 @@ worker_tier(struct job *j)
 
 /*
  * The policy's decision on j's command (j->item->command, in j->cwd, at
- * j->tier) into j->dec, with the env and network the item asks for
- * (none: NULL, -1, NULL), counted.
+ * j->tier) into j->dec, by policy (the worker's, or a shell session's
+ * dialect of it), with the env and network the item asks for (none:
+ * NULL, -1, NULL), counted.
  */
 static void
-worker_decide(struct job *j, char *const *env, int network,
-    const char *const *domains)
+worker_decide(struct job *j, const struct cls_policy *policy,
+    char *const *env, int network, const char *const *domains)
 {
 	struct worker		*w = j->w;
 	struct cls_verdict	 v;
 	struct decide_input	 in;
 
-	cls_classify(&w->policy, j->item->command, strlen(j->item->command),
+	cls_classify(policy, j->item->command, strlen(j->item->command),
 	    j->cwd, &v);
 	if (env != NULL)
 		cls_classify_env(&w->policy, &v, env);
@@ -180,7 +182,7 @@ worker_classify(struct job *j)
 		free(msg);
 		return (-1);
 	}
-	worker_decide(j, it->env, it->network,
+	worker_decide(j, &j->w->policy, it->env, it->network,
 	    (const char *const *)it->domains);
 	if (j->dec.action != CLS_REFUSE)
 		return (0);
@@ -193,6 +195,7 @@ worker_classify_shell(struct job *j)
 {
 	struct worker		*w = j->w;
 	struct item		*it = j->item;
+	struct cls_policy	 policy;
 	char			*msg;
 	int			 tier;
 
@@ -202,7 +205,10 @@ worker_classify_shell(struct job *j)
 	if (j->cwd == NULL)
 		j->cwd = xstrdup(w->cfg->workspace);
 	j->tier = (enum cls_tier)tier;
-	worker_decide(j, NULL, -1, NULL);
+	/* Read as the session's shell reads it: bash, mostly, not sh. */
+	policy = w->policy;
+	policy.shell = cls_shell_of(shell_program(w->cfg->shell));
+	worker_decide(j, &policy, NULL, -1, NULL);
 	if (j->dec.action == CLS_RUN) {
 		worker_audit(j, "run", NULL, NULL);
 		return (0);

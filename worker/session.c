@@ -387,6 +387,7 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 	spec.id = it->id;
 	spec.command = it->shell ? shell_command(ss->cfg->shell) :
 	    it->command;
+	spec.input_socket = it->shell;	/* no text slipped in: exec.h */
 	spec.cwd = cwd;
 	spec.envp = envp;
 	spec.timeout_ms = (unsigned)it->timeout_ms;	/* 0: none */

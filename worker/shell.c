@@ -77,18 +77,29 @@ struct shell {
 };
 
 const char *
-shell_command(const char *worker_shell)
+shell_program(const char *worker_shell)
 {
-	static char	buf[PATH_MAX + 64];
 	const char	*base = strrchr(worker_shell, '/');
 
 	base = base != NULL ? base + 1 : worker_shell;
-	if (strcmp(base, "bash") == 0 || access(SHELL_BASH, X_OK) == 0) {
+	if (strcmp(base, "bash") == 0)
+		return (worker_shell);
+	return (access(SHELL_BASH, X_OK) == 0 ? SHELL_BASH : worker_shell);
+}
+
+const char *
+shell_command(const char *worker_shell)
+{
+	static char	buf[PATH_MAX + 64];
+	const char	*prog = shell_program(worker_shell);
+	const char	*base = strrchr(prog, '/');
+
+	base = base != NULL ? base + 1 : prog;
+	if (strcmp(base, "bash") == 0)
 		snprintf(buf, sizeof buf, "exec %s --noprofile --norc -s",
-		    strcmp(base, "bash") == 0 ? worker_shell : SHELL_BASH);
-		return (buf);
-	}
-	snprintf(buf, sizeof buf, "exec %s -s", worker_shell);
+		    prog);
+	else
+		snprintf(buf, sizeof buf, "exec %s -s", prog);
 	return (buf);
 }
 

@@ -31,6 +31,8 @@ typedef void (*shell_answer_cb)(enum errcode, const char *json, size_t len,
  * has it, else the worker's shell, reading commands from stdin.
  */
 const char	*shell_command(const char *worker_shell);
+/* The program it runs (static or worker_shell): its commands' dialect. */
+const char	*shell_program(const char *worker_shell);
 /*
  * A shell for the running session ex; its set-up is written in now, then
  * the session's own command (args.command: cd, exports...), unmarked.
