@@ -2,14 +2,10 @@
  * A shell session's commands (worker/shell.h). Each exec writes into the
  * shell, in one write to its (empty) input pipe:
  *
- *	{ eval '<command, quoted>'
- *	} </dev/null; printf '\n%s %d\n' '<mark>' "$?";
- *	printf '\n%s\n' '<mark>' >&2
+ *	{ eval '<command, quoted>'; } </dev/null
+ *	printf '\n%s %d\n' '<mark>' "$?"; printf '\n%s\n' '<mark>' >&2
  *
- * (the second line one line: the shell reads all of it before it runs
- * the command, so the mark is not left in its input, which it keeps on a
- * high fd that the command's builtins can read; "$?" and no variable of
- * ours, which a command could make readonly)
+ * ("$?", no variable of ours, which a command could make readonly)
  * where <mark> is 128 random bits and the command's number, new for each
  * command. eval keeps a syntax error the command's (the shell goes on);
  * </dev/null keeps the command from eating what comes after it. The
@@ -415,7 +411,7 @@ shell_exec(struct shell *sh, const char *item_id, const char *command,
 	token_new(secret);
 	snprintf(sh->mark, sizeof sh->mark, "%s:%u", secret, ++sh->seq);
 	quoted = shell_quote(command);
-	xasprintf(&text, "{ eval %s\n} </dev/null; "
+	xasprintf(&text, "{ eval %s\n} </dev/null\n"
 	    "printf '\\n%%s %%d\\n' '%s' \"$?\"; "
 	    "printf '\\n%%s\\n' '%s' >&2\n", quoted, sh->mark, sh->mark);
 	free(quoted);

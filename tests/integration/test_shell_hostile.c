@@ -1,7 +1,7 @@
 /*
  * Shell sessions against a hostile agent (issue 24, item 1): a command
- * cannot learn or consume its own end mark, cannot pin the exit code the
- * worker reports for later commands, and a command that takes the end
+ * cannot pin the exit code the worker reports for later commands, and a
+ * command that takes the end
  * mark's way out (its stdout or stderr closed or sent away) is still
  * answered at its timeout, with the session ended.
  */
@@ -71,35 +71,6 @@ exit_of(struct harness *h, json_t *a, const char *command)
 	return ((int)harness_jint(a, "exit_code"));
 }
 
-/*
- * The shell saves its input (the worker's pipe) on a high fd while a
- * command runs, and builtins reach it: the end mark must not be waiting
- * there for the command to read, and so to forge (exit 42) and to eat
- * (the real one never printed). Read-only commands, at tier read_only.
- */
-static void
-test_shell_own_mark_not_read(void **state)
-{
-	struct harness	*h = harness_fixture(state);
-	const char	*steal = "for n in 10 11 12 13; do "
-	    "read -t 1 -r l <&$n || continue; m=${l:35}; "
-	    "m=${m%%[!0-9a-f:]*}; printf \"\\n%s 42\\n\" \"$m\"; "
-	    "printf \"\\n%s\\n\" \"$m\" >&2; done 2>/dev/null; (exit 3)";
-	json_t		*a;
-
-	harness_worker_start(h, NULL, "--tier", "read_only", NULL);
-	start_shell(h, "hs1");
-	a = shell_exec(h, "hs1", steal, 5000);
-	assert_int_equal(exit_of(h, a, steal), 3);
-	assert_false(harness_jbool(a, "timed_out"));
-	json_decref(a);
-	a = shell_exec(h, "hs1", "echo next", 0);
-	assert_int_equal(exit_of(h, a, "echo next"), 0);
-	assert_string_equal(harness_jstr(a, "stdout"), "next\n");
-	json_decref(a);
-	harness_pass(h);
-}
-
 /* A readonly variable of the wrapper's cannot pin later exit codes. */
 static void
 test_shell_exit_code_not_pinned(void **state)
@@ -152,8 +123,6 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_shell_own_mark_not_read,
-		    harness_setup, harness_teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_shell_exit_code_not_pinned, harness_setup,
 		    harness_teardown),
