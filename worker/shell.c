@@ -3,9 +3,9 @@
  * shell, in one write to its (empty) input pipe:
  *
  *	{ eval '<command, quoted>'; } </dev/null
- *	__execq_rc=$?; printf '\n%s %d\n' '<mark>' "$__execq_rc";
- *	printf '\n%s\n' '<mark>' >&2
+ *	printf '\n%s %d\n' '<mark>' "$?"; printf '\n%s\n' '<mark>' >&2
  *
+ * ("$?", no variable of ours, which a command could make readonly)
  * where <mark> is 128 random bits and the command's number, new for each
  * command. eval keeps a syntax error the command's (the shell goes on);
  * </dev/null keeps the command from eating what comes after it. The
@@ -71,6 +71,7 @@ struct shell {
 	long long		 started_us;
 	unsigned long long	 log_from;
 	int			 timed_out;
+	int			 killed;	/* its jobs were KILLed */
 	struct event		*ev_timeout;
 	shell_answer_cb		 cb;
 	void			*arg;
@@ -334,7 +335,13 @@ shell_interrupt(struct shell *sh)
 	return (shell_signal_jobs(sh, SIGINT));
 }
 
-/* Past its timeout: interrupted; still there after the grace, killed. */
+/*
+ * Past its timeout: interrupted; still there after the grace, killed;
+ * and if its end mark has still not come a grace later, the command took
+ * the mark's way out (its stdout or stderr closed or sent away: exec
+ * >/dev/null), and nothing the shell prints can be told apart any more:
+ * the command is answered with what it gave, and the shell is ended.
+ */
 static void
 shell_timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -345,17 +352,28 @@ shell_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (sh->item_id == NULL)
 		return;
+	tv.tv_sec = sh->grace_ms / 1000;
+	tv.tv_usec = (sh->grace_ms % 1000) * 1000;
 	if (!sh->timed_out) {
 		sh->timed_out = 1;
 		log_info("shell %s: command %s past its timeout: interrupted",
 		    sh->id, sh->item_id);
 		(void)shell_signal_jobs(sh, SIGINT);
-		tv.tv_sec = sh->grace_ms / 1000;
-		tv.tv_usec = (sh->grace_ms % 1000) * 1000;
 		evtimer_add(sh->ev_timeout, &tv);
 		return;
 	}
-	(void)shell_signal_jobs(sh, SIGKILL);
+	if (!sh->killed) {
+		sh->killed = 1;
+		(void)shell_signal_jobs(sh, SIGKILL);
+		evtimer_add(sh->ev_timeout, &tv);
+		return;
+	}
+	log_warn("shell %s: command %s gave no end mark after it was killed "
+	    "(its stdout or stderr closed or sent away?): the shell is ended",
+	    sh->id, sh->item_id);
+	if (sh->ex != NULL)
+		exec_kill(sh->ex, SIGKILL, EXEC_END_KILLED);
+	shell_finish(sh, ERR_NONE, NULL);
 }
 
 /* command in single quotes, for eval. */
@@ -404,8 +422,8 @@ shell_exec(struct shell *sh, const char *item_id, const char *command,
 	token_new(secret);
 	snprintf(sh->mark, sizeof sh->mark, "%s:%u", secret, ++sh->seq);
 	quoted = shell_quote(command);
-	xasprintf(&text, "{ eval %s\n} </dev/null\n__execq_rc=$?; "
-	    "printf '\\n%%s %%d\\n' '%s' \"$__execq_rc\"; "
+	xasprintf(&text, "{ eval %s\n} </dev/null\n"
+	    "printf '\\n%%s %%d\\n' '%s' \"$?\"; "
 	    "printf '\\n%%s\\n' '%s' >&2\n", quoted, sh->mark, sh->mark);
 	free(quoted);
 	for (i = 0; i < 2; i++) {
@@ -414,7 +432,7 @@ shell_exec(struct shell *sh, const char *item_id, const char *command,
 	}
 	sh->log_from = exec_output_bytes(sh->ex);
 	sh->started_us = clock_mono_us();
-	sh->timed_out = 0;
+	sh->timed_out = sh->killed = 0;
 	sh->item_id = xstrdup(item_id);
 	sh->cb = cb;
 	sh->arg = arg;

@@ -1,0 +1,134 @@
+/*
+ * Shell sessions against a hostile agent (issue 24, item 1): a command
+ * cannot pin the exit code the worker reports for later commands, and a
+ * command that takes the end
+ * mark's way out (its stdout or stderr closed or sent away) is still
+ * answered at its timeout, with the session ended.
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "logs/xmalloc.h"
+#include "tests/integration/harness.h"
+
+#define WAIT_MS		30000
+
+/* Starts shell session id; waits for it. */
+static void
+start_shell(struct harness *h, const char *id)
+{
+	json_t	*a;
+
+	harness_submit(h, "normal", id, ":", "{\"background\": true, "
+	    "\"shell\": true}");
+	a = harness_wait_answer(h, NULL, id, WAIT_MS);
+	if (strcmp(harness_jstr(a, "type"), "EXEC_STARTED") != 0) {
+		char	*s = json_dumps(a, JSON_COMPACT);
+
+		harness_fail(h, "shell %s: %s", id, s);
+	}
+	json_decref(a);
+}
+
+/* exec command in session sid (timeout_ms 0: the default); its answer. */
+static json_t *
+shell_exec(struct harness *h, const char *sid, const char *command,
+    long timeout_ms)
+{
+	json_t	*args, *a;
+	char	*text;
+
+	args = json_pack("{s:s, s:s, s:s}", "action", "exec", "session_id",
+	    sid, "command", command);
+	if (timeout_ms > 0)
+		json_object_set_new(args, "timeout_ms",
+		    json_integer(timeout_ms));
+	text = json_dumps(args, JSON_COMPACT);
+	a = harness_process(h, text, WAIT_MS);
+	free(text);
+	json_decref(args);
+	return (a);
+}
+
+/* The exit code of a PROCESS_RESULT (fails on anything else). */
+static int
+exit_of(struct harness *h, json_t *a, const char *command)
+{
+	char	*s;
+
+	if (strcmp(harness_jstr(a, "type"), "PROCESS_RESULT") != 0) {
+		s = json_dumps(a, JSON_COMPACT);
+		harness_fail(h, "exec %s: %s", command, s);
+	}
+	return ((int)harness_jint(a, "exit_code"));
+}
+
+/* A readonly variable of the wrapper's cannot pin later exit codes. */
+static void
+test_shell_exit_code_not_pinned(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	json_t		*a;
+
+	harness_worker_start(h, NULL, "--tier", "read_only", NULL);
+	start_shell(h, "hs2");
+	a = shell_exec(h, "hs2", "readonly __execq_rc=0", 0);
+	json_decref(a);
+	a = shell_exec(h, "hs2", "false", 0);
+	assert_int_equal(exit_of(h, a, "false"), 1);
+	json_decref(a);
+	harness_pass(h);
+}
+
+/*
+ * A command that sends the shell's stdout (or stderr) away for good:
+ * the end mark can never come. The exec is still answered (timed_out),
+ * and the session, whose answers can no longer be told apart, ends.
+ */
+static void
+test_shell_mark_lost(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*cmds[] = { "exec >/dev/null", "exec 2>&-" };
+	char		 id[16];
+	json_t		*a;
+	size_t		 i;
+
+	harness_worker_start(h, NULL, "--kill-grace", "1", NULL);
+	for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		snprintf(id, sizeof id, "hs3-%zu", i);
+		start_shell(h, id);
+		a = shell_exec(h, id, cmds[i], 300);
+		assert_string_equal(harness_jstr(a, "type"),
+		    "PROCESS_RESULT");
+		assert_true(harness_jbool(a, "timed_out"));
+		json_decref(a);
+		json_decref(harness_wait_callback(h, id, WAIT_MS));
+		a = shell_exec(h, id, "echo again", 0);
+		assert_string_equal(harness_jstr(a, "type"), "ERROR");
+		json_decref(a);
+	}
+	harness_pass(h);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+		    test_shell_exit_code_not_pinned, harness_setup,
+		    harness_teardown),
+		cmocka_unit_test_setup_teardown(test_shell_mark_lost,
+		    harness_setup, harness_teardown),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
