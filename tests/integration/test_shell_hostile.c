@@ -119,6 +119,82 @@ test_shell_mark_lost(void **state)
 	harness_pass(h);
 }
 
+/*
+ * The shell's input cannot be reopened for writing: text written to its
+ * saved copy of stdin (/dev/fd/N, /proc/<pid>/fd/0), which the policy
+ * would never see, never runs. The next command's answer is the barrier.
+ */
+static void
+test_shell_no_injection(void **state)
+{
+	static const char *const tries[] = {
+	    "echo 'touch injected' >/dev/fd/10",
+	    "echo 'touch injected' >/dev/fd/11",
+	    "echo 'touch injected' >/dev/fd/255",
+	    "echo 'touch injected' >/proc/$$/fd/0",
+	    "echo 'touch injected' >&0",
+	};
+	struct harness	*h = harness_fixture(state);
+	json_t		*a;
+	char		*path;
+	size_t		 i;
+
+	harness_worker_start(h, NULL, "--tier", "read_only", NULL);
+	start_shell(h, "inj");
+	for (i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+		a = shell_exec(h, "inj", tries[i], 0);
+		json_decref(a);
+		a = shell_exec(h, "inj", "true", 0);
+		assert_int_equal(exit_of(h, a, "true"), 0);
+		json_decref(a);
+		xasprintf(&path, "%s/injected", h->ws);
+		if (harness_read_file(path, NULL) != NULL)
+			harness_fail(h, "%s ran text the policy never saw",
+			    tries[i]);
+		free(path);
+	}
+	harness_pass(h);
+}
+
+/*
+ * A shell session's commands are read as bash reads them: arithmetic on
+ * a value that hides a command substitution, and a name reference, are
+ * code there (in sh they are not), so at read_only they would wait for a
+ * person: refused held, and nothing made.
+ */
+static void
+test_shell_bash_dialect(void **state)
+{
+	static const char *const tries[] = {
+	    "X='a[$(touch made)]'; echo $((X))",
+	    "declare -n r=PS4; r='$(touch made)'; set -x; ls",
+	};
+	struct harness	*h = harness_fixture(state);
+	json_t		*a;
+	char		*path;
+	size_t		 i;
+
+	harness_worker_start(h, NULL, "--tier", "read_only", NULL);
+	start_shell(h, "dia");
+	for (i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+		a = shell_exec(h, "dia", tries[i], 0);
+		if (strcmp(harness_jstr(a, "type"), "ERROR") != 0 ||
+		    strcmp(harness_jstr(a, "error.code"), "held") != 0) {
+			char	*t = json_dumps(a, JSON_COMPACT);
+
+			harness_fail(h, "%s: not held: %s", tries[i], t);
+		}
+		json_decref(a);
+	}
+	a = shell_exec(h, "dia", "ls", 0);
+	assert_int_equal(exit_of(h, a, "ls"), 0);
+	json_decref(a);
+	xasprintf(&path, "%s/made", h->ws);
+	assert_null(harness_read_file(path, NULL));
+	free(path);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -126,6 +202,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 		    test_shell_exit_code_not_pinned, harness_setup,
 		    harness_teardown),
+		cmocka_unit_test_setup_teardown(test_shell_no_injection,
+		    harness_setup, harness_teardown),
+		cmocka_unit_test_setup_teardown(test_shell_bash_dialect,
+		    harness_setup, harness_teardown),
 		cmocka_unit_test_setup_teardown(test_shell_mark_lost,
 		    harness_setup, harness_teardown),
 	};
