@@ -185,7 +185,7 @@ echo "confinement cost:"
 "$build/execq-bench" confine -n "$n" --dir "$tmp" ||
     echo "(not measured: see above)"
 echo "sessions:"
-bench_worker benchs 1100 --tmp-dir "$tmp/cmdtmp"
+bench_worker benchs 1100 --max-sessions 1100 --tmp-dir "$tmp/cmdtmp"
 wpid=$!
 sleep 1
 "$build/execq-bench" callback -n 200 --redis "$url" --queue benchs
