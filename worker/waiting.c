@@ -35,6 +35,7 @@ struct waiting {
 	int			 told;		/* this prompt was called back */
 	int64_t			 since_ms;
 	pid_t			 pid;		/* the reader */
+	unsigned		 every_ms;	/* the next wait between looks */
 	waiting_change_cb	 cb;
 	void			*arg;
 	struct waiting_task	*tasks;		/* the look's, reused */
@@ -452,7 +453,10 @@ waiting_timer_cb(evutil_socket_t unused, short what, void *arg)
 		found = 0;
 	} else {
 		found = waiting_look(w, fd, &reader);
-		waiting_arm(w, WAITING_EVERY_MS);
+		waiting_arm(w, w->every_ms);
+		if (w->every_ms < WAITING_MAX_MS)
+			w->every_ms = w->every_ms * 2 < WAITING_MAX_MS ?
+			    w->every_ms * 2 : WAITING_MAX_MS;
 	}
 	if (found && !w->waiting) {
 		w->waiting = 1;
@@ -492,6 +496,7 @@ waiting_create(struct event_base *base, struct exec *ex,
 	w->in_ino = sb.st_ino;
 	w->cb = cb;
 	w->arg = arg;
+	w->every_ms = WAITING_EVERY_MS;
 	if ((w->ev = evtimer_new(base, waiting_timer_cb, w)) == NULL)
 		fatal("out of memory (event)");
 	waiting_arm(w, WAITING_QUIET_MS);
@@ -514,6 +519,7 @@ waiting_activity(struct waiting *w)
 	if (w == NULL)
 		return;
 	w->told = 0;
+	w->every_ms = WAITING_EVERY_MS;
 	waiting_arm(w, WAITING_QUIET_MS);
 	if (w->waiting) {
 		w->waiting = 0;

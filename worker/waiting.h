@@ -35,7 +35,10 @@ struct exec;
 struct waiting;
 
 #define WAITING_QUIET_MS	200	/* the first look after output */
-#define WAITING_EVERY_MS	500	/* then, while it stays quiet */
+#define WAITING_EVERY_MS	500	/* then, while it stays quiet, ... */
+#define WAITING_MAX_MS		8000	/* ... each wait twice the last, up
+					   to this: 1000 idle sessions cost
+					   a look each 8 s, not 2000 a second */
 
 /*
  * The watch's finding changed: it waits now (waiting_now() says since
