@@ -11,7 +11,11 @@
 # tunnel); a tool call through execq mcp next to the item it becomes;
 # then classify --batch. Concurrency 1, 2 and 8; around each
 # confined round, the Redis commands and Redis CPU per item (INFO
-# commandstats and INFO cpu). The last line is JSON.
+# commandstats and INFO cpu), the CPU per item of the worker and of its
+# children next to the floor's; at c=1 the system calls by kind (strace -f,
+# when installed) of the worker, of its children before and after execve,
+# and of the floor; the child's CPU before execve (confinement cost); Redis
+# and worker CPU of 8 idle workers. The last line is JSON.
 #
 # BENCH_FLEET=1 (make bench-fleet) measures one Redis serving 8 workers
 # on this host instead: items/s and Redis CPU per item under load, and
@@ -85,6 +89,11 @@ bench_redis_around() {
 	echo "$before $after" | awk -v n="$items" '{
 		printf "%.2f %.2f %.1f\n", ($8 - $2 - 2) / n - 2,
 		    ($10 - $4) / n, ($12 - $6) / n }'
+}
+
+# Redis's commands and CPU so far: "calls cpu_us".
+bench_redis_cpu() {
+	"$build/execq-bench" redis --redis "$url" | awk '{ print $2, $6 }'
 }
 
 # CPU of process $1 so far, in clock ticks: "own children" (utime+stime
@@ -169,6 +178,9 @@ bench_syscalls() {
 
 # The worker's system calls over 200 items at c=1 (strace -f -p $1 on
 # queue $2: it slows every call, so counts only), then the floor's.
+# strace is not one of scripts/install-deps' packages: a debugging tool
+# that needs ptrace (refused in many containers) should not be installed
+# for every build; without it this part says so and the rest runs.
 bench_strace() {
 	if ! command -v strace >/dev/null 2>&1; then
 		echo "syscalls: not counted: strace is not installed (and" \
@@ -323,10 +335,12 @@ echo "confinement cost:"
 cat "$tmp/confine"
 # The child's CPU before execve: confined less bare (the same `sh -c true`).
 setup=$(awk '$1 == "child" && $2 == "cpu" { print $11 }' "$tmp/confine")
-idle_s=${BENCH_IDLE_S:-5}
-r0=$("$build/execq-bench" redis --redis "$url")
+# Redis alone (its own timers) for idle_s before and after, 8 idle
+# workers for idle_s in between: their share, per worker and second.
+idle_s=${BENCH_IDLE_S:-10}
+r0=$(bench_redis_cpu)
 sleep "$idle_s"
-r1=$("$build/execq-bench" redis --redis "$url")
+r1=$(bench_redis_cpu)
 i=0
 while [ $i -lt 8 ]; do
 	bench_worker benchidle 1 --tmp-dir "$tmp/cmdtmp" --consumer "idle-$i"
@@ -335,23 +349,26 @@ done
 sleep 2				# started, first reads sent
 # shellcheck disable=SC2086
 w0=$(bench_sched $wpids)
-r2=$("$build/execq-bench" redis --redis "$url")
+r2=$(bench_redis_cpu)
 sleep "$idle_s"
-r3=$("$build/execq-bench" redis --redis "$url")
+r3=$(bench_redis_cpu)
 # shellcheck disable=SC2086
 w1=$(bench_sched $wpids)
 bench_stop
-# Redis with no worker first (its own timers), then with 8 idle workers:
-# their share, per worker and second; each snapshot is 2 commands.
-echo "$r0 $r1 $r2 $r3 $w0 $w1" | awk -v s="$idle_s" '{
-	base = ($12 - $6) / s
-	per = (($24 - $18) / s - base) / 8
-	cmds = ($20 - $14 - 2) / s / 8
-	wk = ($26 - $25) / 1e3 / s / 8
+r4=$(bench_redis_cpu)
+sleep "$idle_s"
+r5=$(bench_redis_cpu)
+# Each snapshot: "calls cpu_us", its own 2 commands counted in calls.
+echo "$r0 $r1 $r2 $r3 $r4 $r5 $w0 $w1" | awk -v s="$idle_s" '{
+	base = ($4 - $2 + $12 - $10) / 2 / s
+	all = ($8 - $6) / s
+	per = (all - base) / 8
+	cmds = ($7 - $5 - 2) / s / 8
+	wk = ($14 - $13) / 1e3 / s / 8
 	printf "idle   8 workers for %d s: %.1f commands/s and %.0f us/s of " \
-	    "Redis CPU per worker (Redis alone, no worker: %.0f us/s, " \
-	    "taken off), each " \
-	    "worker %.0f us/s of its own CPU\n", s, cmds, per, base, wk
+	    "Redis CPU per worker (Redis %.0f us/s with them, %.0f us/s " \
+	    "alone before and after, taken off); each worker %.0f us/s " \
+	    "of its own CPU\n", s, cmds, per, all, base, wk
 	printf "%.1f %.1f %.1f %.1f\n", per, base, cmds, wk
 }' > "$tmp/idle"
 head -1 "$tmp/idle"
