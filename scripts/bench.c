@@ -870,8 +870,9 @@ bench_conf_prepare(struct bench_conf *b, struct cgroup *cg, const char *id,
 static pid_t
 bench_conf_bare(struct bench_conf *b, char *const envp[])
 {
-	char *const			 argv[] = { (char *)"sh", (char *)"-c",
-					    (char *)"true", NULL };
+	char *const			 argv[] = { (char *)"sh",
+					    (char *)"-c", (char *)"true",
+					    NULL };
 	posix_spawn_file_actions_t	 fa;
 	pid_t				 pid;
 	int				 i, rc;
@@ -1016,7 +1017,7 @@ static int
 bench_confine(int n, const char *dir)
 {
 	struct bench_conf	 b;
-	int64_t			*lat[BENCH_CONF_MODES] = { NULL, NULL, NULL };
+	int64_t			*lat[BENCH_CONF_MODES] = { NULL };
 	int64_t			 total[BENCH_CONF_MODES] = { 0, 0, 0 };
 	int64_t			 child[BENCH_CONF_MODES] = { 0, 0, 0 };
 	int64_t			 t, p50[2], warm = 0;

@@ -273,8 +273,8 @@ for c in 1 2 8; do
 		wo = wo / ko / n * 1e6 / t; fs /= f; fc /= f
 		printf "cpu    c=%d  per item: worker %.0f us confined (%.0f " \
 		    "unconfined), its children %.0f us; floor %.0f us own, " \
-		    "%.0f us children: the child %+.0f us over the floor'"'"'s\n",
-		    c, w, wo, ch, fs, fc, ch - fc
+		    "%.0f us children: the child %+.0f us over the " \
+		    "floor'"'"'s\n", c, w, wo, ch, fs, fc, ch - fc
 		printf "%.1f %.1f %.1f %.1f %.1f\n", w, wo, ch, fs, fc > out
 	}' "$tmp/cpu$c" "$tmp/cpuoff$c" "$tmp/rows"
 	# A backlog, as batch automation sends one: all n at once, so the
