@@ -18,6 +18,7 @@
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -84,19 +85,58 @@ bench_report(const char *mode, int c, int n, int64_t total_ns, int64_t *lat)
 	    lat[(n * 99) / 100] / 1e6);
 }
 
+/* Microseconds of a struct timeval. */
+static int64_t
+bench_tv_us(const struct timeval *tv)
+{
+	return ((int64_t)tv->tv_sec * 1000000 + tv->tv_usec);
+}
+
+/* This process's CPU and that of its reaped children, in microseconds. */
+static void
+bench_rusage(int64_t us[2])
+{
+	struct rusage	ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	us[0] = bench_tv_us(&ru.ru_utime) + bench_tv_us(&ru.ru_stime);
+	getrusage(RUSAGE_CHILDREN, &ru);
+	us[1] = bench_tv_us(&ru.ru_utime) + bench_tv_us(&ru.ru_stime);
+}
+
+/*
+ * The summary line, then the CPU per item since ru0 (bench_rusage): this
+ * process's (posix_spawn, waitpid) and its children's (the whole of
+ * `sh -c CMD`, as the kernel accounts it when they are reaped).
+ */
+static void
+bench_report_cpu(const char *mode, int c, int n, int64_t total_ns,
+    int64_t *lat, const int64_t ru0[2])
+{
+	int64_t	ru1[2];
+
+	bench_rusage(ru1);
+	qsort(lat, n, sizeof *lat, bench_cmp);
+	printf("%-10s c=%d  %8.0f items/s  p50 %6.3f ms  p99 %6.3f ms  "
+	    "cpu/item %.1f us self %.1f us children\n", mode, c,
+	    n / (total_ns / 1e9), lat[n / 2] / 1e6, lat[(n * 99) / 100] / 1e6,
+	    (double)(ru1[0] - ru0[0]) / n, (double)(ru1[1] - ru0[1]) / n);
+}
+
 /* The floor: keep c children of `sh -c CMD` running until n have ended. */
 static int
 bench_floor(int n, int c, const char *cmd)
 {
 	char	*argv[] = { (char *)"sh", (char *)"-c", (char *)cmd, NULL };
 	pid_t	*pids;
-	int64_t	*start, *lat, t0;
+	int64_t	*start, *lat, t0, ru0[2];
 	int	 started = 0, done = 0, i, st;
 	pid_t	 pid;
 
 	pids = calloc(c, sizeof *pids);
 	start = calloc(c, sizeof *start);
 	lat = calloc(n, sizeof *lat);
+	bench_rusage(ru0);
 	t0 = bench_now();
 	for (i = 0; i < c && started < n; i++, started++) {
 		start[i] = bench_now();
@@ -117,7 +157,7 @@ bench_floor(int n, int c, const char *cmd)
 			started++;
 		}
 	}
-	bench_report("floor", c, n, bench_now() - t0, lat);
+	bench_report_cpu("floor", c, n, bench_now() - t0, lat, ru0);
 	return (0);
 }
 
@@ -694,6 +734,12 @@ bench_idle(int n, const char *url, const char *queue, pid_t worker)
 	return (0);
 }
 
+/* The confinement benchmark's three ways to run `sh -c true`. */
+#define BENCH_CONF_OFF	0	/* spawn_start in the leaf, unconfined */
+#define BENCH_CONF_ON	1	/* spawn_start in the leaf, confined */
+#define BENCH_CONF_BARE	2	/* posix_spawn, as the floor */
+#define BENCH_CONF_MODES 3
+
 /* What the confinement benchmark sets up once. */
 struct bench_conf {
 	char			 root[PATH_MAX];	/* removed at the end */
@@ -817,19 +863,53 @@ bench_conf_prepare(struct bench_conf *b, struct cgroup *cg, const char *id,
 }
 
 /*
- * One `sh -c true` in the cgroup leaf, confined or not, from taking the
- * leaf to giving it back; its duration in *lat. 0, or -1 (printed).
+ * The floor's way, for the child's CPU without the worker's spawn: a bare
+ * posix_spawn of `sh -c true` with the same stdio, cwd and environment,
+ * outside the cgroup leaf. Its pid, or -1 (printed).
+ */
+static pid_t
+bench_conf_bare(struct bench_conf *b, char *const envp[])
+{
+	char *const			 argv[] = { (char *)"sh",
+					    (char *)"-c", (char *)"true",
+					    NULL };
+	posix_spawn_file_actions_t	 fa;
+	pid_t				 pid;
+	int				 i, rc;
+
+	posix_spawn_file_actions_init(&fa);
+	for (i = 0; i < 3; i++)
+		posix_spawn_file_actions_adddup2(&fa, b->null_fd, i);
+	posix_spawn_file_actions_addchdir_np(&fa, b->ws);
+	rc = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0) {
+		fprintf(stderr, "execq-bench: posix_spawn: %s\n",
+		    strerror(rc));
+		return (-1);
+	}
+	return (pid);
+}
+
+/*
+ * One `sh -c true`: in the cgroup leaf, confined or not, from taking the
+ * leaf to giving it back, or bare (BENCH_CONF_BARE). Its duration in *lat,
+ * the child's CPU (its rusage when reaped) added to *child_us. 0, or -1
+ * (printed).
  */
 static int
-bench_conf_one(struct bench_conf *b, int confined, int64_t *lat)
+bench_conf_one(struct bench_conf *b, int mode, int64_t *lat,
+    int64_t *child_us)
 {
 	char *const		 envp[] = { (char *)"PATH=/usr/bin:/bin",
 				    NULL };
 	struct spawn_opts	 o;
 	struct spawn_confine	 sc;
-	struct cgroup		*cg;
+	struct rusage		 ru;
+	struct cgroup		*cg = NULL;
 	char			 id[32], *tmp = NULL;
 	int64_t			 t0, t1;
+	int			 confined = mode == BENCH_CONF_ON;
 	pid_t			 pid = -1;
 	int			 st = -1;
 
@@ -845,23 +925,31 @@ bench_conf_one(struct bench_conf *b, int confined, int64_t *lat)
 	o.pty_fd = -1;
 	snprintf(id, sizeof id, "bench-%d", b->seq++);
 	t0 = bench_now();
-	cg = cgroup_take(b->pool, b);
-	o.cgroup_fd = cg != NULL ? cgroup_fd(cg) : -1;
-	if (!confined || bench_conf_prepare(b, cg, id, &sc, &tmp) == 0) {
+	if (mode == BENCH_CONF_BARE)
+		pid = bench_conf_bare(b, envp);
+	else {
+		cg = cgroup_take(b->pool, b);
+		o.cgroup_fd = cg != NULL ? cgroup_fd(cg) : -1;
+	}
+	if (mode != BENCH_CONF_BARE &&
+	    (!confined || bench_conf_prepare(b, cg, id, &sc, &tmp) == 0)) {
 		o.confine = confined ? &sc : NULL;
 		if ((pid = spawn_start(&o, NULL)) == -1)
 			fprintf(stderr, "execq-bench: spawn: %s: %s\n",
 			    spawn_failed_step(), strerror(errno));
 		confine_spawned(&sc);
 	}
-	while (pid != -1 && waitpid(pid, &st, 0) == -1 && errno == EINTR)
+	memset(&ru, 0, sizeof ru);
+	while (pid != -1 && wait4(pid, &st, 0, &ru) == -1 && errno == EINTR)
 		;
+	*child_us += bench_tv_us(&ru.ru_utime) + bench_tv_us(&ru.ru_stime);
 	t1 = bench_now();
 	confine_remove_tmp(b->confine, tmp);
 	free(tmp);
 	if (confined)
 		b->parent_ns += bench_now() - t1;
-	cgroup_put(cg);
+	if (cg != NULL)
+		cgroup_put(cg);
 	*lat = bench_now() - t0;
 	if (pid != -1 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
 		fprintf(stderr, "execq-bench: sh -c true: status %d\n", st);
@@ -902,15 +990,15 @@ bench_conf_row(const char *what, int n, int64_t total, int64_t *lat,
 	    lat[(n * 99) / 100] / 1e3, note);
 }
 
-/* Runs commands [from, to) in mode, adding up their latencies. */
+/* Runs commands [from, to) in mode, adding up latencies and child CPU. */
 static int
 bench_conf_block(struct bench_conf *b, int mode, int from, int to,
-    int64_t *lat, int64_t *total)
+    int64_t *lat, int64_t *total, int64_t *child_us)
 {
 	int	i;
 
 	for (i = from; i < to; i++) {
-		if (bench_conf_one(b, mode, &lat[i]) == -1)
+		if (bench_conf_one(b, mode, &lat[i], child_us) == -1)
 			return (-1);
 		*total += lat[i];
 	}
@@ -919,41 +1007,47 @@ bench_conf_block(struct bench_conf *b, int mode, int from, int to,
 
 /*
  * The per-command cost of confinement, without Redis: n `sh -c true`
- * spawned bare and n confined, in alternating blocks of 50 (each block
- * pair starting with the other mode), all in the cgroup v2 leaf, as the
- * worker runs them with --confine off too.
+ * spawned unconfined, n confined, both in the cgroup v2 leaf as the
+ * worker runs them (with --confine off too), and n bare as the floor
+ * spawns them, in rotating blocks of 50. Then the child's own CPU (its
+ * rusage) in each way: what the leaf and the boundary cost in the child,
+ * before its execve and in the filter on the shell's own calls.
  */
 static int
 bench_confine(int n, const char *dir)
 {
 	struct bench_conf	 b;
-	int64_t			*lat[2] = { NULL, NULL }, total[2] = { 0, 0 };
-	int64_t			 t, p50[2];
+	int64_t			*lat[BENCH_CONF_MODES] = { NULL };
+	int64_t			 total[BENCH_CONF_MODES] = { 0, 0, 0 };
+	int64_t			 child[BENCH_CONF_MODES] = { 0, 0, 0 };
+	int64_t			 t, p50[2], warm = 0;
 	char			 layers[256], note[64];
 	int			 i, k, mode, to, rc = 1, block = 50;
+	double			 cu[BENCH_CONF_MODES];
 
 	if (bench_conf_setup(&b, dir) == -1)
 		goto out;
-	lat[0] = calloc(n, sizeof *lat[0]);
-	lat[1] = calloc(n, sizeof *lat[1]);
-	if (lat[0] == NULL || lat[1] == NULL)
-		goto out;
-	for (i = 0; i < 20; i++)		/* warm the caches */
-		if (bench_conf_one(&b, i % 2, &t) == -1)
+	for (k = 0; k < BENCH_CONF_MODES; k++)
+		if ((lat[k] = calloc(n, sizeof *lat[k])) == NULL)
+			goto out;
+	for (i = 0; i < 30; i++)		/* warm the caches */
+		if (bench_conf_one(&b, i % BENCH_CONF_MODES, &t, &warm) == -1)
 			goto out;
 	b.parent_ns = 0;
 	for (i = 0; i < n; i += block) {
 		to = i + block < n ? i + block : n;
-		for (k = 0; k < 2; k++) {
-			mode = (i / block + k) % 2;
+		for (k = 0; k < BENCH_CONF_MODES; k++) {
+			mode = (i / block + k) % BENCH_CONF_MODES;
 			if (bench_conf_block(&b, mode, i, to, lat[mode],
-			    &total[mode]) == -1)
+			    &total[mode], &child[mode]) == -1)
 				goto out;
 		}
 	}
 	bench_conf_layers(&b, layers, sizeof layers);
 	snprintf(note, sizeof note, "n=%d, /bin/sh -c true, cgroup v2 leaf%s",
 	    n, b.pool != NULL ? "" : " off");
+	bench_conf_row("bare", n, total[BENCH_CONF_BARE], lat[BENCH_CONF_BARE],
+	    "posix_spawn, as the floor, no leaf");
 	bench_conf_row("unconfined", n, total[0], lat[0], note);
 	bench_conf_row("confined", n, total[1], lat[1], layers);
 	p50[0] = lat[0][n / 2];
@@ -962,11 +1056,19 @@ bench_confine(int n, const char *dir)
 	    "of it in the parent: tmp dir, ruleset, removal)\n",
 	    (total[1] - total[0]) / 1e3 / n, (p50[1] - p50[0]) / 1e3,
 	    100.0 * (total[1] - total[0]) / total[0], b.parent_ns / 1e3 / n);
+	for (k = 0; k < BENCH_CONF_MODES; k++)
+		cu[k] = (double)child[k] / n;
+	printf("child cpu  bare %.1f  leaf %.1f  confined %.1f us/command; "
+	    "child_setup %.1f us (confined - bare: %.1f the leaf, %.1f the "
+	    "boundary)\n", cu[BENCH_CONF_BARE], cu[BENCH_CONF_OFF],
+	    cu[BENCH_CONF_ON], cu[BENCH_CONF_ON] - cu[BENCH_CONF_BARE],
+	    cu[BENCH_CONF_OFF] - cu[BENCH_CONF_BARE],
+	    cu[BENCH_CONF_ON] - cu[BENCH_CONF_OFF]);
 	rc = 0;
 out:
 	bench_conf_teardown(&b);
-	free(lat[0]);
-	free(lat[1]);
+	for (k = 0; k < BENCH_CONF_MODES; k++)
+		free(lat[k]);
 	return (rc);
 }
 
