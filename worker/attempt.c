@@ -353,6 +353,16 @@ worker_limit_cancelled(struct job *j)
 	    QUEUE_STORE_ANSWER);
 }
 
+/* An approved job whose ask of the limits was out as the worker stopped. */
+static void
+worker_limit_stopped(struct job *j)
+{
+	worker_fail(j, j->item->reply_to, j->item->id, ERR_WORKER_STOPPING,
+	    "the worker is shutting down while the approved command waited "
+	    "for the queue's limits; it did not run, send it again",
+	    QUEUE_STORE_RELEASE);
+}
+
 /*
  * Cancels an approved job that waits for the limits: now if it sleeps
  * till it asks again; else the limits' reply, on its way with the job as
@@ -381,6 +391,11 @@ worker_limit_cb(long long wait, void *arg)
 	if (j->limit_go == worker_limit_cancelled) {
 		j->limited = wait <= 0;
 		worker_limit_cancelled(j);
+		return;
+	}
+	if (w->stopping && j->state == JOB_PARKED) {	/* approved */
+		j->limited = wait <= 0;
+		worker_limit_stopped(j);
 		return;
 	}
 	if (wait <= 0) {

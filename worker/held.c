@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
 #include <jansson.h>
 
 #include "exec/exec.h"
@@ -219,6 +220,11 @@ worker_held_cancel_all(struct worker *w)
 
 	for (j = LIST_FIRST(&w->jobs); j != NULL; j = next) {
 		next = LIST_NEXT(j, entry);
+		/* Its ask of the limits is out: the reply ends it. */
+		if (j->state == JOB_PARKED && j->approval == NULL &&
+		    (j->ev_limit == NULL || !evtimer_pending(j->ev_limit,
+		    NULL)))
+			continue;
 		if (j->state == JOB_PARKED && j->approval == NULL)
 			worker_fail(j, j->item->reply_to, j->item->id,
 			    ERR_WORKER_STOPPING, "the worker is shutting down "
