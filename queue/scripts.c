@@ -213,8 +213,10 @@ const char queue_release_lua[] =
  * lost-session sweep marks the session hash and the other stays silent.
  * A reply stream nobody reads any more expires ttl after its last answer.
  *
- * ARGV[8] "dead": the entry as it was (its fields but "attempt", and
- * but "id", "lane", "answer" and "requeue", the letter's own) goes to
+ * ARGV[8] "dead": the entry's item (and owner: the fields a worker
+ * reads; any other a writer added is left, so no entry can make the
+ * script unpack thousands of values, and none can pose as the letter's
+ * own "id", "lane" or "answer") goes to
  * the dead letters with its id, lane and this answer as kept (ARGV[7]:
  * a session token is sent once, never kept). "sched": it waits
  * in the delayed set instead (KEYS[6] scored by when it is due, KEYS[7]
@@ -232,8 +234,8 @@ const char queue_release_lua[] =
     "local function after(stream, entry) " \
     " local e = redis.call('XRANGE', stream, entry, entry) " \
     " local f, keep = e[1] and e[1][2] or {}, {} " \
-    " for j = 1, #f - 1, 2 do if f[j] ~= 'attempt' and f[j] ~= 'id' and " \
-    "  f[j] ~= 'lane' and f[j] ~= 'answer' and f[j] ~= 'requeue' then " \
+    " for j = 1, #f - 1, 2 do " \
+    "  if (f[j] == 'item' or f[j] == 'owner') and #keep < 4 then " \
     "  keep[#keep + 1] = f[j] keep[#keep + 1] = f[j + 1] end end " \
     " if ARGV[8] == 'dead' then " \
     "  local kept = ARGV[2] " \

@@ -96,10 +96,65 @@ test_review_stop_while_limits_asked(void **state)
 	harness_pass(h);
 }
 
+/*
+ * An entry with thousands of fields (anyone who writes a lane can add
+ * them) that ends as a dead letter, or waits for a retry, keeps its item
+ * only: the scripts never unpack more than a few values, so its answer
+ * goes out, and later items are answered too.
+ */
+static void
+test_review_many_fields(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	redisReply	*r;
+	json_t		*a;
+	const char	**argv;
+	size_t		*lens, n = 0, i;
+	char		 key[128], names[5000][8];
+
+	harness_worker_start(h, NULL, NULL);
+	argv = calloc(2 * 5000 + 8, sizeof *argv);
+	lens = calloc(2 * 5000 + 8, sizeof *lens);
+	snprintf(key, sizeof key, "q:%s:normal", h->queue);
+	argv[n++] = "XADD";
+	argv[n++] = key;
+	argv[n++] = "*";
+	argv[n++] = "item";
+	argv[n++] = "{\"id\":\"mf1\",\"type\":\"EXEC\",\"args\":{}}";
+	for (i = 0; i < 5000; i++) {
+		snprintf(names[i], sizeof names[i], "f%zu", i);
+		argv[n++] = names[i];
+		argv[n++] = "x";
+	}
+	for (i = 0; i < n; i++)
+		lens[i] = strlen(argv[i]);
+	r = redisCommandArgv(h->rc, (int)n, argv, lens);
+	assert_non_null(r);
+	assert_int_not_equal(r->type, REDIS_REPLY_ERROR);
+	freeReplyObject(r);
+	free(argv);
+	free(lens);
+	/* Its answer: no reply_to, so the default reply queue's. */
+	a = harness_wait_answer(h, "replies", "mf1", WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "ERROR");
+	json_decref(a);
+	r = harness_cmd(h, "XRANGE q:%s:dead - +", h->queue);
+	assert_int_equal(r->elements, 1);
+	assert_int_equal(r->element[0]->element[1]->elements, 8);
+	freeReplyObject(r);
+	harness_submit(h, "normal", "mf2", "true", NULL);
+	a = harness_wait_answer(h, NULL, "mf2", WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+	json_decref(a);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_review_many_fields,
+		    harness_setup, harness_teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_review_stop_while_limits_asked, harness_setup,
 		    harness_teardown),
