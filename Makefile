@@ -44,7 +44,8 @@ WORKER_SRC = worker/config_check.c worker/config_opts.c worker/config_value.c \
             worker/status.c worker/live.c worker/http.c worker/session.c \
             worker/session_act.c worker/shell.c worker/waiting.c \
             worker/job.c worker/admit.c worker/attempt.c worker/held.c worker/boundary.c \
-            worker/publish.c worker/signals.c worker/proxy.c worker/worker.c
+            worker/publish.c worker/signals.c worker/proxy.c worker/direct.c \
+            worker/worker.c
 LIB_SRC   = $(LOGS_SRC) $(POLICY_SRC) $(EXEC_SRC) $(QUEUE_SRC) $(WORKER_SRC)
 LIB_OBJ   = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # The client links no worker object: what it shares with the worker

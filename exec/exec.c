@@ -1280,6 +1280,33 @@ exec_grant_record(const char *path)
 	    path) : NULL);
 }
 
+/*
+ * The environment of a command exec'd without the shell: what dash would
+ * give it, the same with PWD=cwd (dash exports its cwd). -1 when it has a
+ * PWD already (dash would keep or change it: the shell decides).
+ */
+static int
+exec_direct_env(const struct exec_spec *spec, struct spawn_opts *o,
+    char ***envp)
+{
+	char	*pwd, **with;
+	char	*set[2];
+	size_t	 i;
+
+	for (i = 0; o->envp[i] != NULL; i++)
+		if (strncmp(o->envp[i], "PWD=", 4) == 0)
+			return (-1);
+	xasprintf(&pwd, "PWD=%s", spec->cwd);
+	set[0] = pwd;
+	set[1] = NULL;
+	with = cmdenv_env_with(o->envp, set);
+	free(pwd);
+	cmdenv_env_free(*envp);
+	*envp = with;
+	o->envp = with;
+	return (0);
+}
+
 struct exec *
 exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
     enum errcode *code, char **cause)
@@ -1323,6 +1350,8 @@ exec_start(const struct exec_spec *spec, exec_done_cb donecb, void *arg,
 	o.command = spec->command;
 	o.cwd = spec->cwd;
 	o.envp = envp != NULL ? envp : spec->envp;
+	if (spec->argv_direct != NULL && exec_direct_env(spec, &o, &envp) == 0)
+		o.argv = spec->argv_direct;
 	o.cgroup_fd = ex->cg != NULL ? cgroup_fd(ex->cg) : -1;
 	ex->pid = spawn_start(&o, &ex->pidfd);
 	confine_spawned(&sc);

@@ -60,6 +60,10 @@ struct exec_spec {
 	const char	*id;		/* checked: safe as a file name */
 	const char	*log_id;	/* its log is <log_id>.log; NULL: id */
 	const char	*command;
+	char *const	*argv_direct;	/* command's words, exec'd without
+					   the shell (worker/direct.h), as
+					   dash would with PWD=cwd added;
+					   NULL, or PWD set: through it */
 	const char	*cwd;		/* absolute, already checked */
 	char *const	*envp;
 	unsigned	 timeout_ms;	/* 0: none */

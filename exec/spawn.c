@@ -339,6 +339,67 @@ spawn_child_drop(const struct spawn_confine *c)
 		spawn_child_fail(SPAWN_LANDLOCK, rc);
 }
 
+/*
+ * Tries to exec o->argv as dash would find it: a name with a slash as it
+ * is, else in each directory of envp's PATH ("" is the cwd). Returns when
+ * it could not: on anything but a clean miss (the file is not there), a
+ * PATH dash reads otherwise (none, a %option), a name too long, or no
+ * file found at all; the shell then runs the command and fails or
+ * succeeds as it would have (126, 127, its own messages, a script without
+ * #! run as a shell script).
+ */
+static void SPAWN_CHILD_HELPER
+spawn_child_direct(const struct spawn_opts *o)
+{
+	static const char	 key[] = "PATH=";
+	char			 buf[4096];
+	const char		*name = o->argv[0], *path = NULL, *p;
+	size_t			 i, n, dir;
+	long			 rc;
+
+	for (n = 0; name[n] != '\0'; n++)
+		if (name[n] == '/') {
+			spawn_raw3(SYS_execve, (long)name, (long)o->argv,
+			    (long)o->envp);
+			return;
+		}
+	for (i = 0; o->envp[i] != NULL && path == NULL; i++) {
+		for (p = o->envp[i], dir = 0; dir < 5 && p[dir] == key[dir];
+		    dir++)
+			;
+		if (dir == 5)
+			path = p + 5;
+	}
+	if (path == NULL)
+		return;
+	for (p = path; *p != '\0'; p++)
+		if (*p == '%')
+			return;
+	for (p = path;;) {
+		for (dir = 0; p[dir] != '\0' && p[dir] != ':'; dir++)
+			;
+		if (dir + n + 2 > sizeof buf)
+			return;
+		for (i = 0; i < dir; i++)
+			buf[i] = p[i];
+		if (dir > 0)
+			buf[i++] = '/';
+		for (rc = 0; rc <= (long)n; rc++)	/* with its NUL */
+			buf[i + rc] = name[rc];
+		rc = spawn_raw3(SYS_execve, (long)buf, (long)o->argv,
+		    (long)o->envp);
+		if (rc != -ENOENT && rc != -ENOTDIR)
+			return;
+		/* There but not exec'able (a missing interpreter): dash's. */
+		if (spawn_raw4(SYS_faccessat, AT_FDCWD, (long)buf, F_OK, 0) ==
+		    0)
+			return;
+		if (p[dir] == '\0')
+			return;
+		p += dir + 1;
+	}
+}
+
 /* Runs between clone and exec. */
 static void SPAWN_CHILD_ATTR
 spawn_child(const struct spawn_child_args *a)
@@ -382,6 +443,8 @@ spawn_child(const struct spawn_child_args *a)
 	    (rc = spawn_raw3(SYS_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 0,
 	    (long)o->confine->seccomp)) < 0)
 		spawn_child_fail(SPAWN_SECCOMP, rc);
+	if (o->argv != NULL)
+		spawn_child_direct(o);
 	rc = spawn_raw3(SYS_execve, (long)o->shell, (long)a->argv,
 	    (long)o->envp);
 	spawn_child_fail(SPAWN_EXEC, rc);

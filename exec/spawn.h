@@ -2,7 +2,8 @@
 #define EXECQ_SPAWN_H
 
 /*
- * Starting a child: `shell -c command` in a new session, in its cgroup
+ * Starting a child: `shell -c command` (or the command's words, exec'd
+ * directly) in a new session, in its cgroup
  * leaf from the first instruction on. Child side only; no libevent.
  */
 
@@ -41,6 +42,12 @@ struct spawn_confine {
 struct spawn_opts {
 	const char	*shell;		/* absolute path, e.g. /bin/sh */
 	const char	*command;
+	char *const	*argv;		/* NULL: shell -c command; else the
+					   command's words, exec'd directly:
+					   looked up in envp's PATH as dash
+					   does, and when not found or not
+					   exec'd, shell -c command after all
+					   (its messages, its exit codes) */
 	const char	*cwd;		/* absolute */
 	char *const	*envp;
 	int		 stdin_fd;	/* pipe mode: stdin, stdout, stderr */

@@ -241,6 +241,16 @@ for c in 1 2 8; do
 		head -1 "$tmp/out" | tee -a "$tmp/rows"
 		tail -1 "$tmp/out" > "$tmp/redis$c"
 		echo "$st0 $st1 $(head -1 "$tmp/out")" >> "$tmp/stages$c"
+		# /bin/true: plain words, exec'd without the shell (issue
+		# 25, item 3), next to `true` (a builtin: through it).
+		if [ "$c" = 1 ]; then
+			"$build/execq-bench" queue -n "$n" -c 1 --redis "$url" \
+			    --queue "benchon$c" --label direct /bin/true |
+			    tee -a "$tmp/rows"
+			"$build/execq-bench" queue -n "$n" -c 1 --redis "$url" \
+			    --queue "benchon$c" --label shell-bin "'/bin/true'" |
+			    tee -a "$tmp/rows"
+		fi
 	done
 	# Where an item's time goes (confined, means of both rounds): from
 	# delivery to the worker until the command runs, from then until
@@ -311,6 +321,16 @@ for c in 1 2 8; do
 	$1 == "confined" { uc[k[$1]] = $3; pc[k[$1]] = $6 }
 	END {
 		for (l in rate) { rate[l] /= k[l]; p50[l] /= k[l] }
+		if (k["direct"] > 0) {
+			printf "direct c=%d  /bin/true without the shell: " \
+			    "%.2f of the floor, %.2f of '"'"'/bin/true'"'"' " \
+			    "through it, %.2f of `true` (a builtin)\n", c,
+			    rate["direct"] / rate["floor"],
+			    rate["direct"] / rate["shell-bin"],
+			    rate["direct"] / rate["confined"]
+			printf "%.3f\n", rate["direct"] / rate["floor"] > \
+			    "'"$tmp/direct"'"
+		}
 		printf "ratio  c=%d  %.2f of the floor unconfined, %.2f " \
 		    "confined; worker peak RSS %d KiB, %d KiB confined\n", c,
 		    rate["unconfined"] / rate["floor"],
@@ -433,9 +453,12 @@ awk -v n="$lines" -v ns=$((end - start)) -v bad="$bad" -v su="$startup" \
 # default), latency at c=1, Redis's work per item at c=1 (and its CPU at
 # c=2, c=8), CPU per item of the worker and its children next to the
 # floor's, the child's setup from the confinement cost, Redis per idle
-# worker, and the system calls by kind. c1_direct_ratio stays null until
-# issue 25's item 3 (commands exec'd without the shell) fills it.
+# worker, and the system calls by kind. c1_direct_ratio: as c1_ratio, of
+# /bin/true (exec'd without the shell) at c=1: its items/s over the
+# floor's (sh -c true).
+direct=$(cat "$tmp/direct" 2>/dev/null)
 awk -v setup="${setup:-null}" -v ir="$idle_redis" -v ib="$idle_base" \
+    -v direct="${direct:-null}" \
     -v ic="$idle_cmds" -v iw="$idle_worker" -v sys="$tmp/syscalls.json" '
 { r[$1] = $2; u[$1] = $3; p[$1] = $4; f[$1] = $5; cm[$1] = $6;
     us[$1] = $7; w[$1] = $8; wo[$1] = $9; ch[$1] = $10; fs[$1] = $11;
@@ -456,6 +479,6 @@ END {
 	    w[1], w[2], w[8], wo[1], ch[1], fs[1], fc[1], setup
 	printf "\"redis_idle_us_per_s\":%s,\"redis_alone_us_per_s\":%s," \
 	    "\"redis_idle_cmds_per_s\":%s,\"worker_idle_us_per_s\":%s," \
-	    "\"c1_direct_ratio\":null%s}\n", ir, ib, ic, iw,
+	    "\"c1_direct_ratio\":%s%s}\n", ir, ib, ic, iw, direct,
 	    calls != "" ? calls : ",\"syscalls_per_item\":null"
 }' "$tmp/summary"

@@ -36,6 +36,7 @@
 #include "worker/approval.h"
 #include "worker/audit.h"
 #include "worker/config.h"
+#include "worker/direct.h"
 #include "worker/http.h"
 #include "worker/live.h"
 #include "worker/metrics.h"
@@ -178,6 +179,7 @@ worker_start(struct job *j)
 	struct exec_spec	 spec;
 	enum errcode		 code;
 	char			*cause, *json, *kept, *log_id = NULL;
+	char			**argv;
 	size_t			 len, kept_len;
 
 	worker_job_move(j, JOB_RUNNING);
@@ -233,7 +235,11 @@ worker_start(struct job *j)
 	if (j->attempt > 1)	/* each attempt its own log */
 		xasprintf(&log_id, "%s.attempt-%u", j->item->id, j->attempt);
 	spec.log_id = log_id;
+	/* Plain words: exec'd without the shell (worker/direct.h). */
+	argv = direct_argv(j->item->command, w->cfg->shell);
+	spec.argv_direct = argv;
 	j->ex = exec_start(&spec, worker_exec_done, j, &code, &cause);
+	direct_free(argv);
 	free(log_id);
 	if (j->ex == NULL && code == ERR_SPAWN_FAILED &&
 	    worker_attempt_policy(j) != NULL) {
