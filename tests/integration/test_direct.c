@@ -160,6 +160,64 @@ test_direct_still_confined(void **state)
 	harness_pass(h);
 }
 
+/* Runs command as item name with the item's PATH set to path; its answer. */
+static json_t *
+run_path(struct harness *h, const char *name, const char *command,
+    const char *path)
+{
+	const char	*id = harness_id(h, name);
+	char		*extra;
+	json_t		*a;
+
+	xasprintf(&extra, "{\"env\": {\"PATH\": \"%s\"}}", path);
+	harness_submit(h, "normal", id, command, extra);
+	free(extra);
+	a = harness_wait_answer(h, NULL, id, WAIT_MS);
+	if (strcmp(harness_jstr(a, "id"), id) != 0)
+		harness_fail(h, "answer to %s is not its own", id);
+	return (a);
+}
+
+/*
+ * sh -c takes a command text that starts with '-' or '+' for its own
+ * options and runs nothing (exit 2): a program of that name in the PATH
+ * is not run directly either.
+ */
+static void
+test_direct_dash_first(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	static const char *const cmds[] = { "--", "-- x", "- x", "-x",
+	    "-x y", "+x", "-" };
+	char		 marker[PATH_MAX], *path, *name, *script;
+	json_t		*a;
+	size_t		 i;
+
+	snprintf(marker, sizeof marker, "%s/ran-marker", h->ws);
+	xasprintf(&script, "#!/bin/sh\ntouch %s\n", marker);
+	put_file(h, h->ws, "--", script, 0755);
+	put_file(h, h->ws, "-", script, 0755);
+	put_file(h, h->ws, "-x", script, 0755);
+	put_file(h, h->ws, "+x", script, 0755);
+	free(script);
+	xasprintf(&path, "%s:/usr/bin:/bin", h->ws);
+	harness_worker_start(h, NULL, NULL);
+	for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		xasprintf(&name, "dash-first-%zu", i);
+		a = run_path(h, name, cmds[i], path);
+		free(name);
+		if (harness_jint(a, "exit_code") != 2 ||
+		    access(marker, F_OK) == 0) {
+			char	*t = json_dumps(a, JSON_COMPACT);
+
+			harness_fail(h, "'%s' ran a program: %s", cmds[i], t);
+		}
+		json_decref(a);
+	}
+	free(path);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -168,6 +226,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_direct_same_answers),
 		T(test_direct_still_confined),
+		T(test_direct_dash_first),
 	};
 #undef T
 
