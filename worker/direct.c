@@ -85,6 +85,9 @@ direct_parse(const char *command, struct sh_parse *p)
 	len = strlen(command);
 	if (len == 0 || len > DIRECT_MAX)
 		return (-1);
+	/* sh -c takes such a text for its options and runs nothing. */
+	if (command[0] == '-' || command[0] == '+')
+		return (-1);
 	for (i = 0; i < len; i++)
 		if (!direct_plain((unsigned char)command[i]) &&
 		    command[i] != ' ' && command[i] != '\t')
