@@ -22,6 +22,13 @@ struct row {
 
 static const struct row rows[] = {
 	{ "ls", 1 },
+	/* sh -c reads a leading - or + as its own options: runs nothing. */
+	{ "--", 0 },
+	{ "-x", 0 },
+	{ "+x", 0 },
+	{ "- ls", 0 },
+	{ "-- ls", 0 },
+	{ "  -x", 1 },	/* after blanks: a program, for dash too */
 	{ "ls -la /tmp", 1 },
 	{ "ls\t-la", 1 },
 	{ "  ls  ", 1 },
