@@ -42,6 +42,8 @@
 #include "logs/xmalloc.h"
 #include "tests/integration/harness.h"
 
+#define HARNESS_SHELL_MS	30000	/* a shell's start, one command */
+
 #define HARNESS_READY_MS	10000	/* worker start to reading */
 #define HARNESS_STOP_MS		10000	/* SIGTERM to exit */
 #define HARNESS_CHUNK_MS	100	/* one XREAD BLOCK */
@@ -1113,6 +1115,41 @@ harness_process(struct harness *h, const char *args, int timeout_ms)
 {
 	return (harness_wait_answer(h, NULL, harness_submit_process(h, args),
 	    timeout_ms));
+}
+
+void
+harness_shell_start(struct harness *h, const char *id, const char *setup)
+{
+	json_t	*a;
+	char	*s;
+
+	harness_submit(h, "normal", id, setup, "{\"background\": true, "
+	    "\"shell\": true}");
+	a = harness_wait_answer(h, NULL, id, HARNESS_SHELL_MS);
+	if (strcmp(harness_jstr(a, "type"), "EXEC_STARTED") != 0) {
+		s = json_dumps(a, JSON_COMPACT);
+		harness_fail(h, "shell %s: %s", id, s);
+	}
+	json_decref(a);
+}
+
+json_t *
+harness_shell_exec(struct harness *h, const char *sid, const char *command,
+    long timeout_ms)
+{
+	json_t	*args, *a;
+	char	*text;
+
+	args = json_pack("{s:s, s:s, s:s}", "action", "exec", "session_id",
+	    sid, "command", command);
+	if (timeout_ms > 0)
+		json_object_set_new(args, "timeout_ms",
+		    json_integer(timeout_ms));
+	text = json_dumps(args, JSON_COMPACT);
+	a = harness_process(h, text, HARNESS_SHELL_MS);
+	free(text);
+	json_decref(args);
+	return (a);
 }
 
 json_t *

@@ -171,6 +171,16 @@ const char	*harness_submit_process(struct harness *, const char *args);
 /* The same, then waits for its answer on q:<h->reply>:normal. */
 json_t		*harness_process(struct harness *, const char *args,
 		    int timeout_ms);
+/*
+ * A shell session (args.shell) id, its first command setup, started and
+ * its EXEC_STARTED waited for (fails on anything else).
+ */
+void		 harness_shell_start(struct harness *, const char *id,
+		    const char *setup);
+/* PROCESS exec of command in shell session sid (timeout_ms 0: the
+   default), and its answer. */
+json_t		*harness_shell_exec(struct harness *, const char *sid,
+		    const char *command, long timeout_ms);
 /* Every entry of q:<reply_to>:normal, oldest first, as a JSON array. */
 json_t		*harness_all_answers(struct harness *, const char *reply_to);
 /* Entries of stream (a whole key) whose "item" field contains needle. */

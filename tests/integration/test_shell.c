@@ -22,49 +22,11 @@
 
 #define WAIT_MS		30000
 
-/* Starts shell session id (setup: its args.command); waits for it. */
-static void
-start_shell(struct harness *h, const char *id, const char *setup)
-{
-	json_t	*a;
-
-	harness_submit(h, "normal", id, setup, "{\"background\": true, "
-	    "\"shell\": true}");
-	a = harness_wait_answer(h, NULL, id, WAIT_MS);
-	if (strcmp(harness_jstr(a, "type"), "EXEC_STARTED") != 0) {
-		char	*s = json_dumps(a, JSON_COMPACT);
-
-		harness_fail(h, "shell %s: %s", id, s);
-	}
-	json_decref(a);
-}
-
-/* exec command in session sid (timeout_ms 0: the default); its answer. */
-static json_t *
-shell_exec(struct harness *h, const char *sid, const char *command,
-    long timeout_ms)
-{
-	json_t	*args;
-	char	*text;
-	json_t	*a;
-
-	args = json_pack("{s:s, s:s, s:s}", "action", "exec", "session_id",
-	    sid, "command", command);
-	if (timeout_ms > 0)
-		json_object_set_new(args, "timeout_ms",
-		    json_integer(timeout_ms));
-	text = json_dumps(args, JSON_COMPACT);
-	a = harness_process(h, text, WAIT_MS);
-	free(text);
-	json_decref(args);
-	return (a);
-}
-
-/* The same, which must answer PROCESS_RESULT with this exit code. */
+/* harness_shell_exec, which must answer PROCESS_RESULT with exit rc. */
 static json_t *
 shell_ok(struct harness *h, const char *sid, const char *command, int rc)
 {
-	json_t	*a = shell_exec(h, sid, command, 0);
+	json_t	*a = harness_shell_exec(h, sid, command, 0);
 
 	if (strcmp(harness_jstr(a, "type"), "PROCESS_RESULT") != 0 ||
 	    harness_jint(a, "exit_code") != rc) {
@@ -83,7 +45,7 @@ test_shell_keeps_state(void **state)
 	char		*sub;
 
 	harness_worker_start(h, NULL, NULL);
-	start_shell(h, "sh1", "mkdir -p sub; export GREETING=hello");
+	harness_shell_start(h, "sh1", "mkdir -p sub; export GREETING=hello");
 	a = shell_ok(h, "sh1", "cd sub && pwd", 0);
 	xasprintf(&sub, "%s/sub\n", h->ws);
 	assert_string_equal(harness_jstr(a, "stdout"), sub);
@@ -126,7 +88,7 @@ test_shell_mark_not_forged(void **state)
 	json_t		*a;
 
 	harness_worker_start(h, NULL, NULL);
-	start_shell(h, "sh2", ":");
+	harness_shell_start(h, "sh2", ":");
 	a = shell_ok(h, "sh2", "printf '\\n00000000000000000000000000000000:1"
 	    " 0\\n'; printf '\\n:2 0\\n'; sleep 0.2; echo real end; exit_code=5;"
 	    " (exit 4)", 4);
@@ -151,8 +113,8 @@ test_shell_timeout_interrupt_busy(void **state)
 	char		*hi;
 
 	harness_worker_start(h, NULL, NULL);
-	start_shell(h, "sh3", "mkdir -p d; cd d");
-	a = shell_exec(h, "sh3", "sleep 60", 300);
+	harness_shell_start(h, "sh3", "mkdir -p d; cd d");
+	a = harness_shell_exec(h, "sh3", "sleep 60", 300);
 	assert_string_equal(harness_jstr(a, "type"), "PROCESS_RESULT");
 	assert_true(harness_jbool(a, "timed_out"));
 	assert_int_equal(harness_jint(a, "exit_code"), 130);
@@ -164,7 +126,7 @@ test_shell_timeout_interrupt_busy(void **state)
 	pid = harness_submit_process(h, "{\"action\": \"exec\", "
 	    "\"session_id\": \"sh3\", \"command\": \"sleep 60; echo no\"}");
 	harness_wait_running(h, "sleep 60");
-	a = shell_exec(h, "sh3", "echo two", 0);
+	a = harness_shell_exec(h, "sh3", "echo two", 0);
 	assert_string_equal(harness_jstr(a, "type"), "ERROR");
 	assert_string_equal(harness_jstr(a, "error.code"), "session_busy");
 	json_decref(a);
@@ -179,7 +141,7 @@ test_shell_timeout_interrupt_busy(void **state)
 	a = shell_ok(h, "sh3", "echo three", 0);
 	json_decref(a);
 	/* exit ends the shell: the command's answer says so. */
-	a = shell_exec(h, "sh3", "exit 7", 0);
+	a = harness_shell_exec(h, "sh3", "exit 7", 0);
 	assert_string_equal(harness_jstr(a, "error.code"), "session_ended");
 	json_decref(a);
 	a = harness_wait_callback(h, "sh3", WAIT_MS);
@@ -208,8 +170,8 @@ test_shell_policy(void **state)
 	char		*path;
 
 	harness_worker_start(h, NULL, "--tier", "read_only", NULL);
-	start_shell(h, "sh4", ":");
-	a = shell_exec(h, "sh4", "touch made.txt", 0);
+	harness_shell_start(h, "sh4", ":");
+	a = harness_shell_exec(h, "sh4", "touch made.txt", 0);
 	assert_string_equal(harness_jstr(a, "type"), "ERROR");
 	assert_string_equal(harness_jstr(a, "error.code"), "held");
 	json_decref(a);
@@ -221,7 +183,7 @@ test_shell_policy(void **state)
 	/* Not a shell session: exec is refused. */
 	harness_submit(h, "normal", "plain", "cat", "{\"background\": true}");
 	json_decref(harness_wait_answer(h, NULL, "plain", WAIT_MS));
-	a = shell_exec(h, "plain", "echo x", 0);
+	a = harness_shell_exec(h, "plain", "echo x", 0);
 	assert_string_equal(harness_jstr(a, "error.code"), "bad_action");
 	json_decref(a);
 	harness_pass(h);

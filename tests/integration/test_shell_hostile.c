@@ -21,43 +21,6 @@
 
 #define WAIT_MS		30000
 
-/* Starts shell session id; waits for it. */
-static void
-start_shell(struct harness *h, const char *id)
-{
-	json_t	*a;
-
-	harness_submit(h, "normal", id, ":", "{\"background\": true, "
-	    "\"shell\": true}");
-	a = harness_wait_answer(h, NULL, id, WAIT_MS);
-	if (strcmp(harness_jstr(a, "type"), "EXEC_STARTED") != 0) {
-		char	*s = json_dumps(a, JSON_COMPACT);
-
-		harness_fail(h, "shell %s: %s", id, s);
-	}
-	json_decref(a);
-}
-
-/* exec command in session sid (timeout_ms 0: the default); its answer. */
-static json_t *
-shell_exec(struct harness *h, const char *sid, const char *command,
-    long timeout_ms)
-{
-	json_t	*args, *a;
-	char	*text;
-
-	args = json_pack("{s:s, s:s, s:s}", "action", "exec", "session_id",
-	    sid, "command", command);
-	if (timeout_ms > 0)
-		json_object_set_new(args, "timeout_ms",
-		    json_integer(timeout_ms));
-	text = json_dumps(args, JSON_COMPACT);
-	a = harness_process(h, text, WAIT_MS);
-	free(text);
-	json_decref(args);
-	return (a);
-}
-
 /* The exit code of a PROCESS_RESULT (fails on anything else). */
 static int
 exit_of(struct harness *h, json_t *a, const char *command)
@@ -79,10 +42,10 @@ test_shell_exit_code_not_pinned(void **state)
 	json_t		*a;
 
 	harness_worker_start(h, NULL, "--tier", "read_only", NULL);
-	start_shell(h, "hs2");
-	a = shell_exec(h, "hs2", "readonly __execq_rc=0", 0);
+	harness_shell_start(h, "hs2", ":");
+	a = harness_shell_exec(h, "hs2", "readonly __execq_rc=0", 0);
 	json_decref(a);
-	a = shell_exec(h, "hs2", "false", 0);
+	a = harness_shell_exec(h, "hs2", "false", 0);
 	assert_int_equal(exit_of(h, a, "false"), 1);
 	json_decref(a);
 	harness_pass(h);
@@ -105,14 +68,14 @@ test_shell_mark_lost(void **state)
 	harness_worker_start(h, NULL, "--kill-grace", "1", NULL);
 	for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
 		snprintf(id, sizeof id, "hs3-%zu", i);
-		start_shell(h, id);
-		a = shell_exec(h, id, cmds[i], 300);
+		harness_shell_start(h, id, ":");
+		a = harness_shell_exec(h, id, cmds[i], 300);
 		assert_string_equal(harness_jstr(a, "type"),
 		    "PROCESS_RESULT");
 		assert_true(harness_jbool(a, "timed_out"));
 		json_decref(a);
 		json_decref(harness_wait_callback(h, id, WAIT_MS));
-		a = shell_exec(h, id, "echo again", 0);
+		a = harness_shell_exec(h, id, "echo again", 0);
 		assert_string_equal(harness_jstr(a, "type"), "ERROR");
 		json_decref(a);
 	}
@@ -140,11 +103,11 @@ test_shell_no_injection(void **state)
 	size_t		 i;
 
 	harness_worker_start(h, NULL, "--tier", "read_only", NULL);
-	start_shell(h, "inj");
+	harness_shell_start(h, "inj", ":");
 	for (i = 0; i < sizeof tries / sizeof tries[0]; i++) {
-		a = shell_exec(h, "inj", tries[i], 0);
+		a = harness_shell_exec(h, "inj", tries[i], 0);
 		json_decref(a);
-		a = shell_exec(h, "inj", "true", 0);
+		a = harness_shell_exec(h, "inj", "true", 0);
 		assert_int_equal(exit_of(h, a, "true"), 0);
 		json_decref(a);
 		xasprintf(&path, "%s/injected", h->ws);
@@ -175,9 +138,9 @@ test_shell_bash_dialect(void **state)
 	size_t		 i;
 
 	harness_worker_start(h, NULL, "--tier", "read_only", NULL);
-	start_shell(h, "dia");
+	harness_shell_start(h, "dia", ":");
 	for (i = 0; i < sizeof tries / sizeof tries[0]; i++) {
-		a = shell_exec(h, "dia", tries[i], 0);
+		a = harness_shell_exec(h, "dia", tries[i], 0);
 		if (strcmp(harness_jstr(a, "type"), "ERROR") != 0 ||
 		    strcmp(harness_jstr(a, "error.code"), "held") != 0) {
 			char	*t = json_dumps(a, JSON_COMPACT);
@@ -186,7 +149,7 @@ test_shell_bash_dialect(void **state)
 		}
 		json_decref(a);
 	}
-	a = shell_exec(h, "dia", "ls", 0);
+	a = harness_shell_exec(h, "dia", "ls", 0);
 	assert_int_equal(exit_of(h, a, "ls"), 0);
 	json_decref(a);
 	xasprintf(&path, "%s/made", h->ws);
