@@ -42,7 +42,7 @@ WORKER_SRC = worker/config_check.c worker/config_opts.c worker/config_value.c \
             worker/config_finish.c \
             worker/config.c worker/audit.c worker/approval.c worker/metrics.c \
             worker/status.c worker/live.c worker/http.c worker/session.c \
-            worker/session_act.c worker/shell.c worker/waiting.c \
+            worker/session_act.c worker/shell.c worker/waiting.c worker/holder.c \
             worker/job.c worker/admit.c worker/attempt.c worker/held.c worker/boundary.c \
             worker/publish.c worker/signals.c worker/proxy.c worker/direct.c \
             worker/worker.c

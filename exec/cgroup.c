@@ -35,6 +35,8 @@ struct cgroup {
 	int			 wd;		/* inotify watch, or -1 */
 	char			*events_path;	/* for inotify */
 	int			 killed;	/* cgroup.kill was written */
+	int			 kept;		/* its session was handed to
+						   the holder: left as it is */
 	void			*owner;		/* NULL: free */
 	int			 v1_procs[CGROUP_V1_N];	/* cgroup.procs */
 	int			 v1_events[CGROUP_V1_N]; /* pids.events,
@@ -51,6 +53,8 @@ struct cgroup_pool {
 	size_t		 evlen, evpos;
 	char		*v1_path[CGROUP_V1_N]; /* execq-<pid> */
 	int		 probe;		/* sweeps no dead worker's folders */
+	long		 name_pid;	/* execq-<name_pid>: ours, or our
+					   holder's (worker/holder.h) */
 	int		 limited;	/* every leaf has its v1 groups */
 	unsigned long long max_memory;	/* a v1 memory group's limit */
 };
@@ -179,7 +183,7 @@ cgroup_worker_alive(long pid)
  * are, the rest at a later sweep). Returns how many were killed.
  */
 static unsigned
-cgroup_sweep_stale(const char *base, int wait)
+cgroup_sweep_stale(const char *base, long name_pid, int wait)
 {
 	DIR		*d;
 	struct dirent	*de;
@@ -191,7 +195,8 @@ cgroup_sweep_stale(const char *base, int wait)
 		return (0);
 	while ((de = readdir(d)) != NULL) {
 		if (sscanf(de->d_name, "execq-%ld", &pid) != 1 ||
-		    pid == (long)getpid() || cgroup_worker_alive(pid))
+		    pid == (long)getpid() || pid == name_pid ||
+		    cgroup_worker_alive(pid))
 			continue;
 		snprintf(path, sizeof path, "%s/%s", base, de->d_name);
 		log_info("cgroup: killing what is left in %s of a dead worker",
@@ -214,7 +219,7 @@ cgroup_pool_sweep(struct cgroup_pool *pool)
 	base = xstrdup(pool->path);
 	if ((slash = strrchr(base, '/')) != NULL)
 		*slash = '\0';
-	n = cgroup_sweep_stale(base, 0);
+	n = cgroup_sweep_stale(base, pool->name_pid, 0);
 	free(base);
 	return (n);
 }
@@ -398,10 +403,12 @@ cgroup_v1_leaf(struct cgroup_pool *pool, unsigned i, enum cgroup_v1 k,
 	snprintf(dir, sizeof dir, "%s/%u", pool->v1_path[k], i);
 	if (mkdir(dir, 0755) == -1 && errno != EEXIST)
 		return (-1);
-	if (k == CGROUP_V1_PIDS && cgroup_v1_set(dir, "pids.max", limit) ==
-	    -1)
+	if (cg->dirfd != -1 && cgroup_populated(cg) == 1)
+		;	/* a held session's (worker/holder.h): as it was set */
+	else if (k == CGROUP_V1_PIDS && cgroup_v1_set(dir, "pids.max",
+	    limit) == -1)
 		return (-1);
-	if (k == CGROUP_V1_MEMORY) {
+	else if (k == CGROUP_V1_MEMORY) {
 		if (cgroup_v1_set(dir, "memory.limit_in_bytes", limit) == -1)
 			return (-1);
 		/* With swap accounting, swap counts against the limit too. */
@@ -482,9 +489,9 @@ cgroup_pool_limit(struct cgroup_pool *pool, unsigned max_pids,
 			return (-1);
 		}
 		if (!pool->probe)
-			cgroup_sweep_stale(base, 1);
+			cgroup_sweep_stale(base, pool->name_pid, 1);
 		xasprintf(&pool->v1_path[k], "%s/execq-%ld", base,
-		    (long)getpid());
+		    pool->name_pid);
 		free(base);
 		if (mkdir(pool->v1_path[k], 0755) == -1 && errno != EEXIST)
 			goto fail;
@@ -540,9 +547,14 @@ cgroup_limit_events(const struct cgroup *cg, unsigned long long *pids_hit,
 	    "oom_kill");
 }
 
-/* The pool; probe: without sweeping dead workers' folders. */
+/*
+ * The pool; probe: without sweeping dead workers' folders. name_pid is
+ * ours, or our holder's: then the folder may be there already, with the
+ * leaves of sessions an earlier worker handed over.
+ */
 static struct cgroup_pool *
-cgroup_pool_make(const char *spec, unsigned n, int probe, char **cause)
+cgroup_pool_make(const char *spec, unsigned n, long name_pid, int probe,
+    char **cause)
 {
 	struct cgroup_pool	*pool;
 	char			*base;
@@ -555,9 +567,10 @@ cgroup_pool_make(const char *spec, unsigned n, int probe, char **cause)
 	if ((base = cgroup_base(spec, cause)) == NULL)
 		return (NULL);
 	if (!probe)
-		cgroup_sweep_stale(base, 1);
+		cgroup_sweep_stale(base, name_pid, 1);
 	pool = xcalloc(1, sizeof *pool);
 	pool->probe = probe;
+	pool->name_pid = name_pid;
 	pool->n = n;
 	pool->leaves = xcalloc(n, sizeof *pool->leaves);
 	for (i = 0; i < n; i++) {
@@ -568,10 +581,11 @@ cgroup_pool_make(const char *spec, unsigned n, int probe, char **cause)
 			    pool->leaves[i].v1_events[k] = -1;
 		pool->leaves[i].v1_usage = -1;
 	}
-	xasprintf(&pool->path, "%s/execq-%ld", base, (long)getpid());
+	xasprintf(&pool->path, "%s/execq-%ld", base, name_pid);
 	free(base);
 	pool->inotify_fd = inotify_init1(IN_NONBLOCK|IN_CLOEXEC);
-	if (pool->inotify_fd == -1 || mkdir(pool->path, 0755) == -1)
+	if (pool->inotify_fd == -1 || (mkdir(pool->path, 0755) == -1 &&
+	    (errno != EEXIST || name_pid == (long)getpid())))
 		goto fail;
 	for (i = 0; i < n; i++) {
 		if (cgroup_leaf_open(pool, &pool->leaves[i], i) == -1)
@@ -586,15 +600,104 @@ fail:
 }
 
 struct cgroup_pool *
-cgroup_pool_create(const char *spec, unsigned n, char **cause)
+cgroup_pool_create(const char *spec, unsigned n, long name_pid, char **cause)
 {
-	return (cgroup_pool_make(spec, n, 0, cause));
+	return (cgroup_pool_make(spec, n, name_pid > 0 ? name_pid :
+	    (long)getpid(), 0, cause));
 }
 
 struct cgroup_pool *
 cgroup_pool_probe(const char *spec, unsigned n, char **cause)
 {
-	return (cgroup_pool_make(spec, n, 1, cause));
+	return (cgroup_pool_make(spec, n, (long)getpid(), 1, cause));
+}
+
+struct cgroup *
+cgroup_adopt(struct cgroup_pool *pool, unsigned index, void *owner)
+{
+	struct cgroup	*cg;
+
+	if (pool == NULL || index >= pool->n)
+		return (NULL);
+	cg = &pool->leaves[index];
+	if (cg->owner != NULL || cg->dirfd == -1)
+		return (NULL);
+	cg->owner = owner;
+	return (cg);
+}
+
+unsigned
+cgroup_pool_reclaim(struct cgroup_pool *pool)
+{
+	struct cgroup	*cg;
+	unsigned	 i, n = 0;
+
+	for (i = 0; pool != NULL && i < pool->n; i++) {
+		cg = &pool->leaves[i];
+		if (cg->owner == NULL && cg->dirfd != -1 &&
+		    cgroup_populated(cg) == 1) {
+			log_info("cgroup %s/%u: killing what an earlier worker "
+			    "left running", pool->path, i);
+			cgroup_kill(cg);
+			n++;
+		}
+	}
+	return (n);
+}
+
+unsigned
+cgroup_index(const struct cgroup *cg)
+{
+	return (cg->index);
+}
+
+void
+cgroup_keep(struct cgroup *cg)
+{
+	if (cg == NULL)
+		return;
+	cg->kept = 1;
+	cg->owner = NULL;
+}
+
+/*
+ * Frees a pool some of whose leaves were kept for the holder: those stay
+ * as they are (the next worker adopts them), the others and their v1
+ * groups are removed, and so is nothing else.
+ */
+static void
+cgroup_pool_free_kept(struct cgroup_pool *pool)
+{
+	struct cgroup	*cg;
+	char		 path[PATH_MAX];
+	unsigned	 i;
+	int		 k;
+
+	for (i = 0; i < pool->n; i++) {
+		cg = &pool->leaves[i];
+		if (cg->pool != NULL)
+			cgroup_leaf_close(cg);
+		free(cg->events_path);
+		cgroup_v1_close(cg);
+		if (cg->kept)
+			continue;
+		snprintf(path, sizeof path, "%s/%u", pool->path, i);
+		cgroup_remove_tree(path, 1);
+		for (k = 0; k < CGROUP_V1_N; k++) {
+			if (pool->v1_path[k] == NULL)
+				continue;
+			snprintf(path, sizeof path, "%s/%u", pool->v1_path[k],
+			    i);
+			cgroup_remove_tree(path, 1);
+		}
+	}
+	if (pool->inotify_fd != -1)
+		close(pool->inotify_fd);
+	for (k = 0; k < CGROUP_V1_N; k++)
+		free(pool->v1_path[k]);
+	free(pool->leaves);
+	free(pool->path);
+	free(pool);
 }
 
 void
@@ -605,6 +708,12 @@ cgroup_pool_free(struct cgroup_pool *pool)
 
 	if (pool == NULL)
 		return;
+	for (i = 0; i < pool->n; i++) {
+		if (pool->leaves[i].kept) {
+			cgroup_pool_free_kept(pool);
+			return;
+		}
+	}
 	for (i = 0; i < pool->n; i++) {
 		cg = &pool->leaves[i];
 		if (cg->pool != NULL)

@@ -14,12 +14,31 @@ struct cgroup_pool;
 
 /*
  * Makes n leaves under <spec>/execq-<pid> ("auto": this process's own
- * cgroup on the cgroup2 mount). Returns NULL with an allocated *cause when
- * cgroups cannot be used; with spec "off", NULL and *cause NULL.
- * Leftover execq-<pid> folders of dead workers are killed and removed.
+ * cgroup on the cgroup2 mount), pid being name_pid (0: our own). Returns
+ * NULL with an allocated *cause when cgroups cannot be used; with spec
+ * "off", NULL and *cause NULL. Leftover execq-<pid> folders of dead
+ * workers are killed and removed.
+ *
+ * Under a holder (worker/holder.h) name_pid is the holder's: the folder
+ * outlives each worker, and the leaves of the sessions handed over are
+ * found there still running. The new worker takes them (cgroup_adopt),
+ * then kills what the others still hold (cgroup_pool_reclaim): the
+ * commands of a worker that died mid-item.
  */
 struct cgroup_pool	*cgroup_pool_create(const char *spec, unsigned n,
-			    char **cause);
+			    long name_pid, char **cause);
+/* Leaf index of the pool for owner, as it is (running); NULL if none. */
+struct cgroup		*cgroup_adopt(struct cgroup_pool *, unsigned index,
+			    void *owner);
+/* Kills what runs in the leaves nobody took; how many. NULL ok. */
+unsigned		 cgroup_pool_reclaim(struct cgroup_pool *);
+/* The leaf's index in its pool (what cgroup_adopt takes). */
+unsigned		 cgroup_index(const struct cgroup *);
+/*
+ * The leaf's session goes on under the holder: it is left as it is, and
+ * cgroup_pool_free then removes only the other leaves. NULL ok.
+ */
+void			 cgroup_keep(struct cgroup *);
 /*
  * The same for a probe (--check-confinement): no dead worker's folder is
  * swept, here, in cgroup_pool_limit or in cgroup_pool_sweep; its own

@@ -95,6 +95,8 @@ struct exec {
 	struct rusage		 ru;
 	struct timespec		 t_start, t_end;
 	int64_t			 started_ms;
+	int64_t			 deadline_ms;	/* of its timeout, monotonic;
+						   0: none */
 	exec_done_cb		 donecb;
 	void			*arg;
 };
@@ -1205,6 +1207,7 @@ exec_arm(struct exec *ex, const struct exec_spec *spec)
 		tv.tv_usec = (spec->timeout_ms % 1000) * 1000;
 		if (evtimer_add(ex->ev_timeout, &tv) == -1)
 			return (-1);
+		ex->deadline_ms = clock_mono_ms() + spec->timeout_ms;
 	}
 	return (0);
 }
@@ -1382,4 +1385,127 @@ fail:
 	exec_close_child_io(&o);
 	exec_free(ex);
 	return (NULL);
+}
+
+void
+exec_hold_fds(const struct exec *ex, int fds[3])
+{
+	fds[0] = ex->out_fd;
+	fds[1] = ex->pty ? -1 : ex->err_fd;
+	fds[2] = ex->pty ? -1 : ex->in_fd;
+}
+
+int
+exec_leaf(const struct exec *ex)
+{
+	return (ex->cg != NULL ? (int)cgroup_index(ex->cg) : -1);
+}
+
+int64_t
+exec_timeout_left_ms(const struct exec *ex)
+{
+	int64_t	left;
+
+	if (ex->deadline_ms == 0 || !evtimer_pending(ex->ev_timeout, NULL))
+		return (0);
+	left = ex->deadline_ms - clock_mono_ms();
+	return (left > 0 ? left : 1);
+}
+
+void
+exec_leave(struct exec *ex)
+{
+	/* Nothing is signalled: its tree, tmp and leaf go on as they are. */
+	ex->pid = -1;
+	free(ex->tmp);
+	ex->tmp = NULL;
+	cgroup_keep(ex->cg);
+	ex->cg = NULL;
+	exec_free(ex);
+}
+
+struct exec *
+exec_adopt(const struct exec_adopted *a, exec_done_cb donecb, void *arg,
+    char **cause)
+{
+	struct exec		*ex;
+	struct exec_spec	 spec;
+	struct timespec		 now;
+	struct timeval		 tv;
+	int64_t			 ago;
+
+	*cause = NULL;
+	memset(&spec, 0, sizeof spec);
+	spec.id = a->id;
+	spec.command = a->command;
+	spec.cwd = a->cwd;
+	spec.token = a->token;
+	spec.pty = a->pty;
+	spec.background = 1;
+	spec.idle_timeout_ms = a->idle_timeout_ms;
+	spec.output_cap = a->output_cap;
+	spec.outputcb = a->outputcb;
+	ex = exec_create(&spec, donecb, arg);
+	ex->pid = a->pid;
+	ex->out_fd = a->out_fd;
+	ex->err_fd = a->err_fd;
+	ex->in_fd = a->in_fd;
+	ex->tmp = a->tmp != NULL ? xstrdup(a->tmp) : NULL;
+	ex->conf = a->conf;
+	ex->conf.limits = 0;	/* its v1 counters are the last worker's */
+	ex->out.total = a->output_bytes;	/* the count goes on */
+	ex->started_ms = a->started_ms;
+	/* Its duration counts from its start, not from this worker's. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	ago = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 -
+	    a->started_ms;
+	if (ago > 0) {
+		ex->t_start.tv_sec -= ago / 1000;
+		ex->t_start.tv_nsec -= (ago % 1000) * 1000000;
+		if (ex->t_start.tv_nsec < 0) {
+			ex->t_start.tv_sec--;
+			ex->t_start.tv_nsec += 1000000000;
+		}
+	}
+	if (a->leaf >= 0 && exec_pool != NULL &&
+	    (ex->cg = cgroup_adopt(exec_pool, (unsigned)a->leaf, ex)) == NULL)
+		log_warn("exec %s: its cgroup leaf %d is gone; its tree is "
+		    "found by its process group now", a->id, a->leaf);
+	ex->log = execlog_open(exec_cfg->log_dir, a->id, -1);
+	if (ex->log == NULL) {
+		xasprintf(cause, "cannot open the log %s/%s.log again: %s",
+		    exec_cfg->log_dir, a->id, execlog_strerror(errno));
+		goto fail;
+	}
+	if (fcntl(ex->out_fd, F_SETFL, O_NONBLOCK) == -1 ||
+	    (ex->err_fd != -1 && fcntl(ex->err_fd, F_SETFL, O_NONBLOCK) ==
+	    -1) || (ex->in_fd != -1 && fcntl(ex->in_fd, F_SETFL,
+	    O_NONBLOCK) == -1)) {
+		xasprintf(cause, "its output: %s", strerror(errno));
+		goto fail;
+	}
+	spec.timeout_ms = 0;
+	if (exec_arm(ex, &spec) == -1) {
+		xasprintf(cause, "cannot watch it: %s", strerror(errno));
+		goto fail;
+	}
+	if (a->timeout_left_ms > 0) {
+		tv.tv_sec = a->timeout_left_ms / 1000;
+		tv.tv_usec = (a->timeout_left_ms % 1000) * 1000;
+		evtimer_add(ex->ev_timeout, &tv);
+		ex->deadline_ms = clock_mono_ms() + a->timeout_left_ms;
+	}
+	log_info("exec %s: pid %ld adopted", ex->id, (long)ex->pid);
+	return (ex);
+
+fail:
+	log_warn("exec %s: %s", a->id, *cause);
+	exec_leave(ex);		/* its fds close; the holder has its own */
+	return (NULL);
+}
+
+const char *
+exec_tmp(const struct exec *ex)
+{
+	return (ex->tmp);
 }

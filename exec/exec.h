@@ -198,6 +198,48 @@ void		 exec_confinement(const struct exec *,
 struct json_t	*exec_confinement_json(const struct exec_confinement *,
 		    int at_end);
 pid_t		 exec_pid(const struct exec *);
+
+/*
+ * Sessions that outlive the worker (worker/holder.h). The fds the holder
+ * keeps a copy of: the output (or the PTY), stderr and stdin (-1: none).
+ */
+void		 exec_hold_fds(const struct exec *, int fds[3]);
+/* Its tmp dir (TMPDIR), or NULL. */
+const char	*exec_tmp(const struct exec *);
+/* Its cgroup leaf's index (what exec_adopted.leaf takes), or -1. */
+int		 exec_leaf(const struct exec *);
+/* What is left of its timeout, in ms; 0: none. */
+int64_t		 exec_timeout_left_ms(const struct exec *);
+/*
+ * Frees ex without a signal or a callback: its processes, tmp and leaf
+ * go on (the holder has them now); this worker's copies of its fds close.
+ */
+void		 exec_leave(struct exec *);
+
+/* A running session an earlier worker handed over, as exec_adopt takes. */
+struct exec_adopted {
+	const char	*id, *command, *cwd, *token;
+	const char	*tmp;		/* its tmp dir, or NULL */
+	pid_t		 pid;		/* not our child: the holder reaps it
+					   and tells exec_reaped */
+	int		 pty;
+	int		 out_fd, err_fd, in_fd;	/* taken, -1: none */
+	int		 leaf;		/* cgroup leaf index, -1: none */
+	int64_t		 started_ms;
+	int64_t		 timeout_left_ms;	/* 0: none */
+	unsigned	 idle_timeout_ms;
+	unsigned long long output_bytes;	/* counted so far */
+	size_t		 output_cap;
+	exec_output_cb	 outputcb;
+	struct exec_confinement conf;
+};
+/*
+ * Takes over a running session: its log is appended to from where it
+ * stopped, its timers go on from what was left. NULL with an allocated
+ * *cause (the fds are closed then).
+ */
+struct exec	*exec_adopt(const struct exec_adopted *, exec_done_cb,
+		    void *arg, char **cause);
 /*
  * The worker's end of the command's input, borrowed, for a look at who
  * reads it: the PTY master (*pty set to 1) or the write end of a

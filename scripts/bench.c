@@ -783,7 +783,7 @@ bench_conf_setup(struct bench_conf *b, const char *dir)
 		    strerror(errno));
 		return (-1);
 	}
-	if ((b->pool = cgroup_pool_create("auto", 1, &cause)) == NULL) {
+	if ((b->pool = cgroup_pool_create("auto", 1, 0, &cause)) == NULL) {
 		fprintf(stderr, "execq-bench: no cgroup leaf, both run "
 		    "without one: %s\n", cause != NULL ? cause : "off");
 		free(cause);

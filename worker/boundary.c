@@ -66,7 +66,7 @@ static const char *const worker_secrets[] = {
 /* Prepares the boundary: confinement, cgroup v2 leaves, v1 limits. */
 int
 worker_boundary(const struct config *cfg, const struct rurl *url, int probe,
-    struct worker_boundary *b)
+    long name_pid, unsigned leaves, struct worker_boundary *b)
 {
 	struct confine_config	 cc;
 	struct confine_layer	*l;
@@ -139,7 +139,8 @@ worker_boundary(const struct config *cfg, const struct rurl *url, int probe,
 	}
 	/* A probe sweeps no dead worker's cgroups: it changes nothing. */
 	b->pool = probe ? cgroup_pool_probe(cfg->cgroup, cfg->max_procs,
-	    &cause) : cgroup_pool_create(cfg->cgroup, cfg->max_procs, &cause);
+	    &cause) : cgroup_pool_create(cfg->cgroup, leaves > cfg->max_procs ?
+	    leaves : cfg->max_procs, name_pid, &cause);
 	l = &b->layers[b->n++];
 	l->name = "cgroup v2";
 	if (b->pool != NULL) {
@@ -230,7 +231,7 @@ worker_check_confinement(const struct config *cfg, FILE *f)
 	probe.tmp_dir = tmp;
 	if (rurl_parse(cfg->redis_url, &url, &cause) == -1)
 		free(cause);
-	if (worker_boundary(&probe, &url, 1, &b) == -1)
+	if (worker_boundary(&probe, &url, 1, 0, 0, &b) == -1)
 		goto out;
 	if (b.confine == NULL)
 		fprintf(f, "%-18s %-4s %s\n", "confinement", "off",

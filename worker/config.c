@@ -30,16 +30,25 @@ config_getenv(char **envp, const char *name)
 	return (NULL);
 }
 
-/* "<hostname>-<pid>", squeezed into the name rules. */
+/*
+ * "<hostname>-<pid>", squeezed into the name rules. Under a holder
+ * (worker/holder.h) the holder's pid: every worker it starts is the
+ * same consumer, whose sessions and lease go on.
+ */
 static char *
 config_default_consumer(void)
 {
 	char	 host[65], *s, *p;
+	const char *hold = getenv("EXECQ_HOLDER");	/* "<fd>:<pid>" */
+	long	 pid = (long)getpid();
 
 	if (gethostname(host, sizeof host) != 0 || *host == '\0')
 		snprintf(host, sizeof host, "worker");
 	host[sizeof host - 1] = '\0';
-	xasprintf(&s, "%s-%ld", host, (long)getpid());
+	if (hold != NULL && (p = strchr(hold, ':')) != NULL &&
+	    strtol(p + 1, NULL, 10) == (long)getppid())
+		pid = strtol(p + 1, NULL, 10);
+	xasprintf(&s, "%s-%ld", host, pid);
 	for (p = s; *p != '\0'; p++) {
 		if (!isalnum((unsigned char)*p) && strchr("_.:-", *p) == NULL)
 			*p = '_';

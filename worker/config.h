@@ -61,6 +61,8 @@ struct config {
 	unsigned	 session_keep;		/* 100 */
 	unsigned	 max_sessions;		/* 0: max_procs / 2, at least 1 */
 	unsigned	 session_idle_timeout_ms; /* 0: none */
+	int		 hold_sessions;		/* run under a holder
+						   (worker/holder.h) */
 	unsigned	 log_max_age_hours;	/* 24; 0: never */
 	int		 log_fsync;		/* 0: fsync foreground logs too */
 	char		*tier;			/* "read_only": the queue's tier

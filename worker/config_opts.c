@@ -151,6 +151,12 @@ const struct config_opt config_opts[] = {
 	  "end a session after S without output or input,\n"
 	  "unless it sets its own idle_timeout_s or keep\n"
 	  "(0: none)", NULL },
+	{ "hold_sessions", "hold-sessions", "no-hold-sessions",
+	  "EXECQ_HOLD_SESSIONS", CONFIG_BOOL, OFF(hold_sessions), 0, 0, "on",
+	  NULL,
+	  "run under a holder process that keeps sessions\n"
+	  "through a worker restart (SIGUSR2, a crash): the\n"
+	  "next worker adopts them; off: they end with it", NULL },
 	{ "log_max_age_hours", "log-max-age", NULL, "EXECQ_LOG_MAX_AGE_HOURS",
 	  CONFIG_UINT, OFF(log_max_age_hours), 0, 100000, "24", "H",
 	  "at start-up, finished items' logs older than H hours\n"

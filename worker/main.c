@@ -10,6 +10,7 @@
 
 #include "logs/log.h"
 #include "worker/config.h"
+#include "worker/holder.h"
 #include "worker/worker.h"
 
 /* execq-worker: config, event loop, exit code; nothing else. */
@@ -45,6 +46,11 @@ main(int argc, char **argv, char **envp)
 		    strerror(errno));
 		config_release(&cfg);
 		return (1);
+	}
+	/* The process started becomes the holder; its child, the worker. */
+	if (cfg.hold_sessions && getenv("EXECQ_HOLDER") == NULL) {
+		config_release(&cfg);
+		return (holder_main(argv));
 	}
 	signal(SIGPIPE, SIG_IGN);
 	/* Coalesce epoll_ctl calls: events come and go on every command. */

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 
 #include "exec/exec.h"
 #include "logs/clock.h"
+#include "logs/execlog.h"
 #include "logs/log.h"
 #include "logs/token.h"
 #include "logs/tail.h"
@@ -26,6 +28,7 @@
 #include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "worker/config.h"
+#include "worker/holder.h"
 #include "worker/live.h"
 #include "worker/metrics.h"
 #include "worker/proxy.h"
@@ -283,9 +286,56 @@ session_done_cb(struct exec *ex, void *arg)
 	free(text);
 	session_mirror(s);
 	queue_session_ended(ss->q, s->id);
+	holder_link_drop(ss->holder, s->id);
 	session_wake(s);
 	session_prune(ss);
 	ss->slotcb(ss->arg);
+}
+
+/* The longest command text a holder's record keeps (<id>.json has all). */
+#define SESSION_HOLD_COMMAND	16384
+
+/*
+ * The holder's record of a new session (worker/holder.h): what the next
+ * worker needs to take it over, and copies of its fds.
+ */
+static void
+session_hold(struct session *s, int shell, unsigned idle_ms, const char *cwd)
+{
+	struct exec_confinement	 c;
+	json_t			*o;
+	char			*cmd;
+	int			 fds[3];
+	int64_t			 left;
+
+	if (s->ss->holder == NULL)
+		return;
+	exec_confinement(s->ex, &c);
+	cmd = xstrdup(s->command);
+	if (strlen(cmd) > SESSION_HOLD_COMMAND)
+		cmd[SESSION_HOLD_COMMAND] = '\0';
+	left = exec_timeout_left_ms(s->ex);
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:b, s:b, s:i,"
+	    " s:I, s:s, s:i, s:s, s:I, s:I}",
+	    "item_id", s->item_id, "command", cmd, "reply_to", s->reply_to,
+	    "token", s->token, "log_path", s->log_path,
+	    "pid", (json_int_t)s->pid, "pty", s->pty, "keep", s->keep,
+	    "shell", shell, "tail_lines", (int)s->tail_lines,
+	    "started_ms", (json_int_t)s->started_ms, "cwd", cwd,
+	    "leaf", exec_leaf(s->ex), "tmp", exec_tmp(s->ex) != NULL ?
+	    exec_tmp(s->ex) : "", "idle_ms", (json_int_t)idle_ms,
+	    "deadline_ms", (json_int_t)(left > 0 ? clock_mono_ms() + left :
+	    0));
+	free(cmd);
+	if (o == NULL)
+		fatal("out of memory (json)");
+	json_object_set_new(o, "conf", json_pack("{s:i, s:b, s:b, s:b, s:b}",
+	    "landlock", c.landlock, "seccomp", c.seccomp != 0,
+	    "namespaces", c.namespaces != 0, "network", c.network != 0,
+	    "privileges", c.privileges != 0));
+	exec_hold_fds(s->ex, fds);
+	holder_link_hold(s->ss->holder, s->id, o, fds);
+	json_decref(o);
 }
 
 /* A new session, linked; not started yet. */
@@ -427,6 +477,7 @@ sessions_start(struct sessions *ss, const struct item *it, const char *cwd,
 		    s);
 	s->pid = exec_pid(s->ex);
 	s->log_path = xstrdup(exec_log_path(s->ex));
+	session_hold(s, it->shell, spec.idle_timeout_ms, cwd);
 	session_mirror(s);
 	session_index(s);
 	exec_confinement(s->ex, &conf);
@@ -467,6 +518,183 @@ void
 sessions_set_metrics(struct sessions *ss, struct metrics *m)
 {
 	ss->metrics = m;
+}
+
+void
+sessions_set_holder(struct sessions *ss, struct holder_link *hl)
+{
+	ss->holder = hl;
+}
+
+unsigned
+sessions_shells_busy(const struct sessions *ss)
+{
+	const struct session	*s;
+	unsigned		 n = 0;
+
+	LIST_FOREACH(s, &ss->list, entry)
+		if (s->ex != NULL && s->shell != NULL && shell_busy(s->shell))
+			n++;
+	return (n);
+}
+
+void
+sessions_leave(struct sessions *ss)
+{
+	struct session	*s, *next;
+	json_t		*o;
+	int64_t		 left;
+
+	for (s = LIST_FIRST(&ss->list); s != NULL; s = next) {
+		next = LIST_NEXT(s, entry);
+		if (s->ex == NULL)
+			continue;
+		left = exec_timeout_left_ms(s->ex);
+		o = json_pack("{s:I, s:I, s:i}", "output_bytes",
+		    (json_int_t)exec_output_bytes(s->ex), "deadline_ms",
+		    (json_int_t)(left > 0 ? clock_mono_ms() + left : 0),
+		    "tier", s->tier);
+		holder_link_state(ss->holder, s->id, o);
+		json_decref(o);
+		log_info("session %s: handed over (pid %ld)", s->id,
+		    (long)s->pid);
+		exec_leave(s->ex);
+		s->ex = NULL;
+		ss->nrunning--;
+		ss->nended++;		/* session_free counts it out */
+		session_free(s);
+	}
+	holder_link_leave(ss->holder);
+}
+
+/* Its json field as a string ("" if none). */
+static const char *
+session_rec_str(json_t *o, const char *key)
+{
+	const char	*v = json_string_value(json_object_get(o, key));
+
+	return (v != NULL ? v : "");
+}
+
+/* Takes over one session the holder kept; 0, or -1 (logged). */
+static int
+session_adopt(struct sessions *ss, struct holder_record *r)
+{
+	struct exec_adopted	 a;
+	struct session		*s;
+	json_t			*o = r->state, *c = json_object_get(o, "conf");
+	const char		*id = session_rec_str(o, "id");
+	char			*cause;
+	int64_t			 deadline;
+
+	if (!execlog_id_ok(id) || sessions_has(ss, id) ||
+	    r->fds[0] == -1) {
+		log_warn("holder: a record with no usable id or output (%s); "
+		    "not adopted", id);
+		return (-1);
+	}
+	s = xcalloc(1, sizeof *s);
+	s->ss = ss;
+	s->id = xstrdup(id);
+	s->item_id = xstrdup(session_rec_str(o, "item_id"));
+	s->command = xstrdup(session_rec_str(o, "command"));
+	s->reply_to = xstrdup(*session_rec_str(o, "reply_to") != '\0' ?
+	    session_rec_str(o, "reply_to") : ss->cfg->reply_default);
+	s->log_path = xstrdup(session_rec_str(o, "log_path"));
+	s->pid = (pid_t)json_integer_value(json_object_get(o, "pid"));
+	s->pty = json_is_true(json_object_get(o, "pty"));
+	s->keep = json_is_true(json_object_get(o, "keep"));
+	s->tail_lines = (unsigned)json_integer_value(json_object_get(o,
+	    "tail_lines"));
+	s->started_ms = json_integer_value(json_object_get(o, "started_ms"));
+	s->tier = (int)json_integer_value(json_object_get(o, "tier"));
+	s->output_bytes = json_integer_value(json_object_get(o,
+	    "output_bytes"));
+	snprintf(s->token, sizeof s->token, "%s", session_rec_str(o, "token"));
+	s->status.status = "running";
+	s->serial = ++ss->serial;
+	LIST_INIT(&s->waiters);
+	memset(&a, 0, sizeof a);
+	a.id = s->id;
+	a.command = s->command;
+	a.cwd = session_rec_str(o, "cwd");
+	a.token = s->token;
+	a.tmp = *session_rec_str(o, "tmp") != '\0' ? session_rec_str(o,
+	    "tmp") : NULL;
+	a.pid = s->pid;
+	a.pty = s->pty;
+	a.out_fd = r->fds[0];
+	a.err_fd = r->fds[1];
+	a.in_fd = r->fds[2];
+	r->fds[0] = r->fds[1] = r->fds[2] = -1;	/* exec_adopt's now */
+	a.leaf = json_is_integer(json_object_get(o, "leaf")) ?
+	    (int)json_integer_value(json_object_get(o, "leaf")) : -1;
+	a.started_ms = s->started_ms;
+	deadline = json_integer_value(json_object_get(o, "deadline_ms"));
+	a.timeout_left_ms = deadline > 0 ? (deadline > clock_mono_ms() ?
+	    deadline - clock_mono_ms() : 1) : 0;
+	a.idle_timeout_ms = (unsigned)json_integer_value(json_object_get(o,
+	    "idle_ms"));
+	a.output_bytes = s->output_bytes;
+	a.output_cap = SESSION_TAIL_MEM;
+	a.outputcb = session_output_cb;
+	a.conf.landlock = (int)json_integer_value(json_object_get(c,
+	    "landlock"));
+	a.conf.seccomp = json_is_true(json_object_get(c, "seccomp"));
+	a.conf.namespaces = json_is_true(json_object_get(c, "namespaces"));
+	a.conf.network = json_is_true(json_object_get(c, "network"));
+	a.conf.privileges = json_is_true(json_object_get(c, "privileges"));
+	if ((s->ex = exec_adopt(&a, session_done_cb, s, &cause)) == NULL) {
+		log_warn("session %s: not adopted: %s", s->id, cause);
+		free(cause);
+		free(s->id);
+		free(s->item_id);
+		free(s->command);
+		free(s->reply_to);
+		free(s->log_path);
+		free(s);
+		return (-1);
+	}
+	LIST_INSERT_HEAD(&ss->list, s, entry);
+	ss->nrunning++;
+	s->live = live_create(ss->base, ss->q, s->id, 0);
+	if (json_is_true(json_object_get(o, "shell")))
+		s->shell = shell_create(ss->base, s->ex, s->id,
+		    ss->cfg->output_cap, ss->cfg->default_timeout_ms,
+		    ss->cfg->kill_grace_ms, NULL);
+	else
+		s->wait = waiting_create(ss->base, s->ex, session_waiting_cb,
+		    s);
+	session_mirror(s);
+	session_index(s);
+	log_info("session %s: adopted (pid %ld, %llu bytes of output so far)",
+	    s->id, (long)s->pid, s->output_bytes);
+	return (0);
+}
+
+unsigned
+sessions_adopt(struct sessions *ss)
+{
+	struct holder_record	*r;
+	struct timeval		 tick = { SESSION_TICK_MS / 1000, 0 };
+	size_t			 n, i;
+	unsigned		 got = 0;
+
+	r = holder_link_records(ss->holder, &n);
+	for (i = 0; i < n; i++) {
+		if (session_adopt(ss, &r[i]) == -1)
+			continue;
+		got++;
+		/* It ended while no worker ran: reaped by the holder. */
+		if (r[i].exited && !exec_reaped((pid_t)json_integer_value(
+		    json_object_get(r[i].state, "pid")), r[i].status,
+		    &r[i].ru))
+			log_warn("holder: an adopted session's end went "
+			    "nowhere");
+	}
+	if (got > 0 && !evtimer_pending(ss->ev_tick, NULL))
+		evtimer_add(ss->ev_tick, &tick);
+	return (got);
 }
 
 void

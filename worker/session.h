@@ -50,6 +50,25 @@ unsigned	 sessions_ended(const struct sessions *);
 /* Where ended sessions and their callbacks are counted (borrowed). */
 struct metrics;
 void		 sessions_set_metrics(struct sessions *, struct metrics *);
+/*
+ * Sessions that outlive the worker (worker/holder.h): each one started
+ * from now on is held by hl (borrowed; NULL: none).
+ */
+struct holder_link;
+void		 sessions_set_holder(struct sessions *, struct holder_link *);
+/*
+ * Takes over the sessions the holder kept from an earlier worker: how
+ * many (each failure is logged, and that session is ended by the holder
+ * once this worker is up... or left to it).
+ */
+unsigned	 sessions_adopt(struct sessions *);
+/* Shell sessions running a command now (a hand-over waits for them). */
+unsigned	 sessions_shells_busy(const struct sessions *);
+/*
+ * SIGUSR2: the running sessions go on under the holder, for the next
+ * worker; this one forgets them (nothing signalled, no callback).
+ */
+void		 sessions_leave(struct sessions *);
 /* Ends every running session (killed_by shutdown). */
 void		 sessions_kill_all(struct sessions *);
 /*

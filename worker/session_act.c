@@ -33,6 +33,7 @@
 #include "logs/xmalloc.h"
 #include "queue/item.h"
 #include "worker/config.h"
+#include "worker/holder.h"
 #include "worker/session.h"
 #include "worker/session_int.h"
 #include "worker/shell.h"
@@ -578,6 +579,8 @@ session_act_write(struct session *s, const struct item *it,
 	if (it->eof && exec_close_input(s->ex) == -1)
 		log_debug("session %s: close input: %s", s->id,
 		    strerror(errno));
+	else if (it->eof && !s->pty)	/* its copy too: EOF for it */
+		holder_link_input_closed(s->ss->holder, s->id);
 	if (n > 0 || it->eof)	/* answered: a wait after is a new one */
 		waiting_activity(s->wait);
 	session_answer(it->id, it->action_name, s->id,

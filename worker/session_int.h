@@ -38,6 +38,7 @@
 struct config;
 struct event;
 struct event_base;
+struct holder_link;
 struct exec;
 struct live;
 struct metrics;
@@ -92,6 +93,8 @@ struct sessions {
 	struct metrics		*metrics;	/* NULL: none */
 	struct proxy		*proxy;		/* grants end with a session;
 						   NULL: none */
+	struct holder_link	*holder;	/* keeps them through a
+						   restart; NULL: none */
 };
 
 /*

@@ -125,6 +125,8 @@ shell_create(struct event_base *base, struct exec *ex, const char *session_id,
 	sh->grace_ms = kill_grace_ms;
 	if ((sh->ev_timeout = evtimer_new(base, shell_timeout_cb, sh)) == NULL)
 		fatal("out of memory (libevent)");
+	if (command == NULL)		/* adopted: set up long ago */
+		return (sh);
 	quoted = shell_quote(command);
 	xasprintf(&text, "%s{ eval %s\n} </dev/null\n", SHELL_SETUP, quoted);
 	if (exec_write(ex, text, strlen(text)) != (ssize_t)strlen(text))

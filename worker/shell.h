@@ -36,6 +36,7 @@ const char	*shell_program(const char *worker_shell);
 /*
  * A shell for the running session ex; its set-up is written in now, then
  * the session's own command (args.command: cd, exports...), unmarked.
+ * command NULL: a shell an earlier worker set up (worker/holder.h), idle.
  */
 struct shell	*shell_create(struct event_base *, struct exec *ex,
 		    const char *session_id, size_t output_cap,

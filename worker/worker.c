@@ -37,6 +37,7 @@
 #include "worker/audit.h"
 #include "worker/config.h"
 #include "worker/direct.h"
+#include "worker/holder.h"
 #include "worker/http.h"
 #include "worker/live.h"
 #include "worker/metrics.h"
@@ -800,6 +801,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 	struct queue_config	 qc;
 	SSL_CTX			*tls = NULL;
 	char			*cause, *shown;
+	unsigned		 n;
 
 	w = xcalloc(1, sizeof *w);
 	w->base = base;
@@ -809,6 +811,7 @@ worker_create(struct event_base *base, const struct config *cfg)
 	w->started_ms = clock_wall_ms();
 	if (gethostname(w->host, sizeof w->host - 1) != 0)
 		strcpy(w->host, "unknown");
+	w->holder = holder_link_open();	/* the sessions to adopt */
 	if (worker_dirs(cfg) == -1)
 		goto fail;
 	worker_cleanup_logs(cfg);
@@ -826,7 +829,8 @@ worker_create(struct event_base *base, const struct config *cfg)
 	if (worker_tls(cfg, &w->url, &tls) == -1)
 		goto fail;
 	/* Before any thread starts: it forks the namespace helper. */
-	if (worker_boundary(cfg, &w->url, 0, &b) == -1)
+	if (worker_boundary(cfg, &w->url, 0, holder_link_pid(w->holder),
+	    holder_link_leaves(w->holder), &b) == -1)
 		goto fail;
 	if (worker_confine_decide(w, &b) == -1) {
 		confine_free(b.confine);
@@ -887,6 +891,18 @@ worker_create(struct event_base *base, const struct config *cfg)
 	    worker_slot_cb, w);
 	sessions_on_held(w->sessions, worker_held_list_cb, w);
 	sessions_set_metrics(w->sessions, w->metrics);
+	sessions_set_holder(w->sessions, w->holder);
+	if (w->holder != NULL) {
+		n = sessions_adopt(w->sessions);
+		/* What else runs in our leaves was a dead worker's item. */
+		cgroup_pool_reclaim(w->pool);
+		if (holder_link_up(w->holder, base) == -1) {
+			log_warn("holder: %s", strerror(errno));
+			goto fail;
+		}
+		log_info("holder %ld: %u session(s) adopted",
+		    holder_link_pid(w->holder), n);
+	}
 	w->approvals = approvals_create(base, w->q, cfg);
 	w->net_domains = worker_names(cfg->network_domains);
 	w->agents = worker_names(cfg->agents);
@@ -951,6 +967,7 @@ worker_free(struct worker *w)
 	approvals_free(w->approvals);
 	syncer_free(w->syncer);	/* finishes its fsyncs, calls nobody back */
 	exec_shutdown();	/* kills what still runs, no callbacks */
+	holder_link_free(w->holder);
 	while ((j = LIST_FIRST(&w->jobs)) != NULL) {
 		LIST_REMOVE(j, entry);
 		worker_job_free(j);
@@ -969,6 +986,8 @@ worker_free(struct worker *w)
 		event_free(w->ev_limit);
 	if (w->ev_hup != NULL)
 		event_free(w->ev_hup);
+	if (w->ev_usr2 != NULL)
+		event_free(w->ev_usr2);
 	rurl_release(&w->url);
 	audit_close(w->audit);
 	for (i = 0; w->allow != NULL && w->allow[i] != NULL; i++)

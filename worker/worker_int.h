@@ -46,6 +46,7 @@ struct audit;
 struct cgroup_pool;
 struct config;
 struct event;
+struct holder_link;
 struct event_base;
 struct http;
 struct item;
@@ -176,6 +177,10 @@ struct worker {
 	struct metrics		*metrics;
 	struct http		*http;		/* NULL: no side door */
 	struct event		*ev_hup;	/* reopen the logs */
+	struct event		*ev_usr2;	/* hand over to the holder */
+	struct holder_link	*holder;	/* NULL: no holder */
+	int			 handover;	/* SIGUSR2: stopping for the
+						   next worker */
 	long long		 started_ms;	/* wall clock */
 	char			 host[256];
 	struct status_layer	 layers[STATUS_MAX_LAYERS];
@@ -345,11 +350,15 @@ int		 worker_dirs(const struct config *);
 void		 worker_cleanup_logs(const struct config *);
 /*
  * Prepares the boundary: confinement, cgroup v2 leaves, v1 limits. probe:
- * as --check-confinement, which sweeps no dead worker's cgroups. 0, or -1
- * (logged) when the worker must not start.
+ * as --check-confinement, which sweeps no dead worker's cgroups.
+ * name_pid names the cgroup folder (0: this process; under a holder the
+ * holder's), with at least leaves leaves (those of the sessions handed
+ * over may lie past max_procs). 0, or -1 (logged) when the worker must
+ * not start.
  */
 int		 worker_boundary(const struct config *, const struct rurl *,
-		    int probe, struct worker_boundary *);
+		    int probe, long name_pid, unsigned leaves,
+		    struct worker_boundary *);
 /*
  * The self-check at start-up: one line per layer; tier auto resolved,
  * the policy the worker classifies with set. 0, or -1 (logged): do not
