@@ -799,12 +799,66 @@ void
 harness_worker_kill(struct harness *h, pid_t pid)
 {
 	struct harness_worker	*w = harness_worker_find(h, pid);
-	int			 status;
+	struct pollfd		 pfd[8];
+	char			 path[64], *kids, *comm, *p, *end;
+	long			 kid;
+	int			 status, n = 0, i;
 
+	/*
+	 * Under a holder (worker/holder.h) the worker is its child and dies
+	 * by PR_SET_PDEATHSIG, an instant later: killed too, and waited for
+	 * (its pidfd), so that it reads nothing once this returns.
+	 */
+	snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)pid,
+	    (long)pid);
+	if ((kids = harness_read_file(path, NULL)) != NULL) {
+		for (p = kids; n < 8 && (kid = strtol(p, &end, 10)) > 0;
+		    p = end) {
+			snprintf(path, sizeof path, "/proc/%ld/comm", kid);
+			comm = harness_read_file(path, NULL);
+			if (comm != NULL && strcmp(comm, "execq-worker\n") == 0 &&
+			    (pfd[n].fd = (int)syscall(SYS_pidfd_open,
+			    (pid_t)kid, 0)) != -1) {
+				pfd[n].events = POLLIN;
+				kill((pid_t)kid, SIGKILL);
+				n++;
+			}
+			free(comm);
+		}
+		free(kids);
+	}
 	kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 		/* nothing */;
+	for (i = 0; i < n; i++) {
+		while (poll(&pfd[i], 1, -1) == -1 && errno == EINTR)
+			/* nothing */;
+		close(pfd[i].fd);
+	}
 	w->pid = -1;
+}
+
+pid_t
+harness_worker_proc(struct harness *h, pid_t pid)
+{
+	char	 path[64], *kids, *comm, *p, *end;
+	long	 kid;
+	pid_t	 found = pid;
+
+	(void)h;
+	snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)pid,
+	    (long)pid);
+	if ((kids = harness_read_file(path, NULL)) == NULL)
+		return (pid);
+	for (p = kids; (kid = strtol(p, &end, 10)) > 0; p = end) {
+		snprintf(path, sizeof path, "/proc/%ld/comm", kid);
+		comm = harness_read_file(path, NULL);
+		if (comm != NULL && strcmp(comm, "execq-worker\n") == 0)
+			found = (pid_t)kid;
+		free(comm);
+	}
+	free(kids);
+	return (found);
 }
 
 int

@@ -102,6 +102,12 @@ long		 harness_outer_limit(struct harness *, pid_t pid);
 int		 harness_worker_stop(struct harness *, pid_t);
 /* SIGKILL and reap. */
 void		 harness_worker_kill(struct harness *, pid_t);
+/*
+ * The process that is the worker: under a holder (hold_sessions, the
+ * default; worker/holder.h) the holder's execq-worker child, else pid.
+ * What SIGSTOP must reach to freeze it.
+ */
+pid_t		 harness_worker_proc(struct harness *, pid_t);
 /* 1 if the worker has not exited. */
 int		 harness_worker_alive(struct harness *, pid_t);
 

@@ -378,14 +378,14 @@ test_bh_cancel_held_elsewhere(void **state)
 	 * is pending for it (or two went to the second: it had none).
 	 */
 	w2 = harness_worker_start(h, NULL, "--tier", "read_only", NULL);
-	kill(w1, SIGSTOP);
+	kill(harness_worker_proc(h, w1), SIGSTOP);
 	for (i = 0; i < 2 && !(mine = soaked(h, w1, i)); i++)
 		;
 	harness_submit_json(h, "ctl", "{\"id\": \"c2\", \"type\": "
 	    "\"PROCESS\", \"reply_to\": \"x\", \"args\": {\"action\": "
 	    "\"cancel\", \"session_id\": \"h2\"}}");
 	wait_ctl_read(h, mine);
-	kill(w1, SIGCONT);
+	kill(harness_worker_proc(h, w1), SIGCONT);
 	a = harness_wait_answer(h, "x", "c2", WAIT_MS);
 	if (harness_jbool(a, "cancelled") != 1) {
 		out = json_dumps(a, JSON_COMPACT);

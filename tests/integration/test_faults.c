@@ -691,12 +691,12 @@ test_faults_partitioned_worker_is_fenced(void **state)
 	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
 	json_decref(a);
 	second = harness_worker_start(h, NULL, "--claim-idle", "1", NULL);
-	assert_int_equal(kill(first, SIGSTOP), 0);
+	assert_int_equal(kill(harness_worker_proc(h, first), SIGSTOP), 0);
 	a = harness_wait_callback(h, sid, HARNESS_WAIT_MS * 2);
 	assert_string_equal(harness_jstr(a, "status"), "lost");
 	json_decref(a);
 	assert_true(harness_count_procs("sleep 7783") >= 1);
-	assert_int_equal(kill(first, SIGCONT), 0);
+	assert_int_equal(kill(harness_worker_proc(h, first), SIGCONT), 0);
 	assert_int_equal(harness_wait_procs_gone("sleep 7783",
 	    HARNESS_WAIT_MS), 0);
 	/* Both workers are through: the first's answers went out. */
