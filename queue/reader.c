@@ -369,9 +369,11 @@ queue_block_cb(struct rconn *rc, redisReply *reply, void *arg)
 	struct queue	*q = arg;
 	size_t		 i, j;
 	unsigned	 lane, *at;
+	int		 was_ctl;
 
 	(void)rc;
 	q->reading = q->fetch_queued;	/* a fetch waits behind it */
+	was_ctl = q->ctl_only;
 	q->ctl_only = 0;
 	if (reply == NULL || q->freeing)
 		return;
@@ -385,14 +387,14 @@ queue_block_cb(struct rconn *rc, redisReply *reply, void *arg)
 	q->read_backoff_ms = 0;
 	if (reply->type != REDIS_REPLY_ARRAY || reply->elements == 0) {
 		/*
-		 * The BLOCK ran out and nothing came: block again at once.
-		 * No fetch: what came meanwhile the new read returns, so
-		 * an idle worker costs Redis one read a period.
+		 * The BLOCK ran out and nothing came: the same read again
+		 * at once. No fetch: what came meanwhile the new read
+		 * returns, so an idle worker costs Redis one read a period.
 		 */
-		if (!q->reading && q->rd.up && !q->let_go && !q->freeing) {
-			queue_offer_held(q);
+		if (!q->reading && q->rd.up && !q->let_go && !q->freeing &&
+		    TAILQ_EMPTY(&q->held) && was_ctl == (q->want == 0))
 			queue_block(q);
-		} else
+		else
 			queue_read_next(q);
 		return;
 	}
