@@ -612,6 +612,8 @@ queue_answer_send(struct queue *q, const struct queue_answer *a)
 	queue_argf(&cmd, "%ld", a->delay_ms);
 	queue_argf(&cmd, "%u", a->attempt);
 	queue_arg(&cmd, id);
+	if (a->sched && a->entry_id != NULL)
+		q->sched_sent++;	/* the promote tick looks each second */
 	req = queue_cmd_req(&cmd);
 	if (a->store == QUEUE_STORE_CALLBACK)	/* the lost-session sweep's */
 		xasprintf(&req->answers, "%s (a session's callback)", id);

@@ -295,25 +295,39 @@ queue_redis_ms(const struct queue *q)
 static void	queue_promote(struct queue *);
 
 /*
- * What the promote script said: a full batch means more may be due, so
- * another goes at once, up to QUEUE_PROMOTE_ROUNDS a second (each about
- * a millisecond of Redis's time).
+ * What the promote script said, {moved, still delayed}: a full batch
+ * means more may be due, so another goes at once, up to
+ * QUEUE_PROMOTE_ROUNDS a second (each about a millisecond of Redis's
+ * time). None delayed, and none delayed by us since it went out (and
+ * nothing of ours on its way): quiet, the next look is a beat away.
  */
 static void
 queue_promote_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
 	struct queue	*q = arg;
+	long long	 moved;
 
 	(void)rc;
-	if (reply != NULL && reply->type == REDIS_REPLY_INTEGER &&
-	    reply->integer > 0) {
+	if (reply == NULL || q->freeing)
+		return;
+	if (reply->type == REDIS_REPLY_ERROR) {
+		log_warn("queue: delayed items: %s", reply->str);
+		return;
+	}
+	if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 ||
+	    reply->element[0]->type != REDIS_REPLY_INTEGER ||
+	    reply->element[1]->type != REDIS_REPLY_INTEGER)
+		return;
+	moved = reply->element[0]->integer;
+	q->promote_quiet = reply->element[1]->integer == 0 &&
+	    q->sched_seen == q->sched_sent && q->nout == 0;
+	if (moved > 0) {
 		log_debug("queue: %lld delayed item(s) due: back in their "
-		    "lanes", reply->integer);
-		if (reply->integer >= QUEUE_PROMOTE_BATCH &&
+		    "lanes", moved);
+		if (moved >= QUEUE_PROMOTE_BATCH &&
 		    ++q->promote_rounds < QUEUE_PROMOTE_ROUNDS)
 			queue_promote(q);
-	} else if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
-		log_warn("queue: delayed items: %s", reply->str);
+	}
 }
 
 /* One run of the promote script. */
@@ -322,6 +336,7 @@ queue_promote(struct queue *q)
 {
 	if (!q->wr.up || q->stopped || q->retired || q->freeing)
 		return;
+	q->sched_seen = q->sched_sent;
 	rconn_command(q->wr.rc, queue_promote_cb, q, "EVAL %s 2 %sdelayed "
 	    "%s" KS_DELAYED_ITEMS " " KS_CLAIM " %d %u", queue_promote_lua,
 	    q->lane_prefix, q->lane_prefix, QUEUE_PROMOTE_BATCH,
@@ -330,7 +345,10 @@ queue_promote(struct queue *q)
 
 /*
  * Every second: delayed items that are due go back to their lanes. Any
- * worker of the queue may move them; the script moves each once.
+ * worker of the queue may move them; the script moves each once. While
+ * none is delayed (quiet), every claim_idle/3 only: the worker that
+ * delays an item looks each second again (queue_answer_send), so only
+ * the items of a worker that died since wait up to that much longer.
  */
 static void
 queue_promote_tick_cb(evutil_socket_t fd, short what, void *arg)
@@ -340,6 +358,10 @@ queue_promote_tick_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	q->promote_rounds = 0;
+	if (q->promote_quiet && q->sched_seen == q->sched_sent &&
+	    ++q->promote_skipped < q->promote_every)
+		return;
+	q->promote_skipped = 0;
 	queue_promote(q);
 }
 
@@ -474,17 +496,19 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	q->ev_read_retry = evtimer_new(base, queue_read_retry_cb, q);
 	q->ev_flush = evtimer_new(base, queue_flush_retry_cb, q);
 	q->ev_unblock = evtimer_new(base, queue_unblock_retry_cb, q);
+	q->ev_ctl = evtimer_new(base, queue_ctl_grace_cb, q);
 	q->ev_beat = event_new(base, -1, EV_PERSIST, queue_beat_cb, q);
 	q->ev_promote = event_new(base, -1, EV_PERSIST, queue_promote_tick_cb,
 	    q);
 	if (q->ev_read_retry == NULL || q->ev_flush == NULL ||
-	    q->ev_unblock == NULL || q->ev_beat == NULL ||
+	    q->ev_unblock == NULL || q->ev_ctl == NULL || q->ev_beat == NULL ||
 	    q->ev_promote == NULL)
 		fatal("out of memory (libevent)");
 	tv.tv_sec = 1;
 	tv.tv_usec = 0;
 	event_add(q->ev_promote, &tv);
 	beat_ms = q->claim_idle_ms / 3 < 1000 ? 1000 : q->claim_idle_ms / 3;
+	q->promote_every = beat_ms / 1000;
 	tv.tv_sec = beat_ms / 1000;
 	tv.tv_usec = (beat_ms % 1000) * 1000;
 	event_add(q->ev_beat, &tv);
@@ -538,6 +562,7 @@ queue_free(struct queue *q)
 	event_free(q->ev_read_retry);
 	event_free(q->ev_flush);
 	event_free(q->ev_unblock);
+	event_free(q->ev_ctl);
 	event_free(q->ev_beat);
 	event_free(q->ev_promote);
 	free(q->status);

@@ -59,7 +59,14 @@ struct syncer;
 #define QUEUE_NCLASS		3	/* work lane classes: high, normal, low */
 #define QUEUE_INBOX		1	/* lanes[1]: q:<queue>:ctl:<consumer> */
 #define QUEUE_CTL_COUNT		64
-#define QUEUE_BLOCK_MS		"2000"
+#define QUEUE_BLOCK_MS		"10000"	/* a blocking read's BLOCK: what an
+					   idle worker costs Redis (a read,
+					   no fetch, each period); new work
+					   and control items end it at once */
+#define QUEUE_CTL_GRACE_MS	20	/* no room: the control-only read
+					   waits this long, so a slot that
+					   frees soon costs no read and no
+					   CLIENT UNBLOCK */
 #define QUEUE_REPLY_MAXLEN	"10000"
 #define QUEUE_APPROVALS_MAXLEN	"10000"	/* the execq:approvals stream */
 #define QUEUE_SESSIONS_KEEP_MS	(7LL * 86400 * 1000)	/* execq:sessions */
@@ -223,6 +230,9 @@ struct queue {
 	int			 ctl_only;	/* ... blocking on ctl lanes only */
 	int			 fetch_queued;	/* ... and a fetch sent behind it */
 	long long		 rd_client_id;	/* for CLIENT UNBLOCK */
+	struct event		*ev_ctl;	/* the control-only read's
+						   grace (QUEUE_CTL_GRACE_MS) */
+	int			 ctl_due;	/* ... over: block now */
 	int			 stopped;	/* no more work items */
 	int			 retired;	/* worker key deleted */
 	int			 freeing;
@@ -248,6 +258,14 @@ struct queue {
 	struct event		*ev_beat;
 	struct event		*ev_promote;	/* due delayed items, 1 s */
 	unsigned		 promote_rounds;	/* this second's */
+	int			 promote_quiet;	/* none delayed at the last
+						   look: look every beat */
+	unsigned		 promote_skipped;	/* ... ticks since */
+	unsigned		 promote_every;	/* ... a beat's ticks */
+	unsigned long long	 sched_sent;	/* answers that delayed an
+						   item, sent */
+	unsigned long long	 sched_seen;	/* ... as the last promote
+						   went out */
 	char			*status;	/* for execq:workers; NULL */
 	char			*lost_cb;	/* item_lost_template() */
 	unsigned long long	 reconnects;
@@ -329,6 +347,8 @@ void	queue_spool_open(struct queue *q, const struct queue_config *cfg);
 
 /* reader.c */
 void	queue_read_retry_cb(evutil_socket_t fd, short what, void *arg);
+/* The control-only read's grace is over (ev_ctl). */
+void	queue_ctl_grace_cb(evutil_socket_t fd, short what, void *arg);
 void	queue_read_next(struct queue *q);
 void	queue_unblock_retry_cb(evutil_socket_t fd, short what, void *arg);
 void	queue_autoclaim_cb(struct rconn *rc, redisReply *reply, void *arg);

@@ -369,9 +369,11 @@ queue_block_cb(struct rconn *rc, redisReply *reply, void *arg)
 	struct queue	*q = arg;
 	size_t		 i, j;
 	unsigned	 lane, *at;
+	int		 was_ctl;
 
 	(void)rc;
 	q->reading = q->fetch_queued;	/* a fetch waits behind it */
+	was_ctl = q->ctl_only;
 	q->ctl_only = 0;
 	if (reply == NULL || q->freeing)
 		return;
@@ -384,7 +386,16 @@ queue_block_cb(struct rconn *rc, redisReply *reply, void *arg)
 	}
 	q->read_backoff_ms = 0;
 	if (reply->type != REDIS_REPLY_ARRAY || reply->elements == 0) {
-		queue_read_next(q);
+		/*
+		 * The BLOCK ran out and nothing came: the same read again
+		 * at once. No fetch: what came meanwhile the new read
+		 * returns, so an idle worker costs Redis one read a period.
+		 */
+		if (!q->reading && q->rd.up && !q->let_go && !q->freeing &&
+		    TAILQ_EMPTY(&q->held) && was_ctl == (q->want == 0))
+			queue_block(q);
+		else
+			queue_read_next(q);
 		return;
 	}
 	/* Several lanes may answer at once: control first, then high. */
@@ -487,13 +498,39 @@ queue_read_next(struct queue *q)
 	/*
 	 * No room: only control items can be taken, and their order does
 	 * not matter, so the blocking read alone does (it returns at once
-	 * with what is there): one script less per item.
+	 * with what is there): one script less per item. It waits a grace
+	 * first: a slot that frees within it (a short command) fetches at
+	 * once, with no control-only read to end (a read and a CLIENT
+	 * UNBLOCK less an item); a control item waits that much longer.
 	 */
 	if ((n = queue_fetch_count(q)) == 0) {
+		if (!q->ctl_due) {
+			if (!evtimer_pending(q->ev_ctl, NULL)) {
+				struct timeval	tv = { 0,
+				    QUEUE_CTL_GRACE_MS * 1000 };
+
+				evtimer_add(q->ev_ctl, &tv);
+			}
+			return;
+		}
+		q->ctl_due = 0;
 		queue_block(q);
 		return;
 	}
+	evtimer_del(q->ev_ctl);
+	q->ctl_due = 0;
 	queue_fetch(q, n);
+}
+
+void
+queue_ctl_grace_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct queue	*q = arg;
+
+	(void)fd;
+	(void)what;
+	q->ctl_due = 1;
+	queue_read_next(q);
 }
 
 /*

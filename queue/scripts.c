@@ -287,7 +287,8 @@ const char queue_answer_lua[] =
  * Items of the delayed set that are due go back to their lanes, at most
  * ARGV[2] of them, with their attempt (an entry field), in one step:
  * whichever worker's beat runs it, each moves once. Their claims are let
- * go of, so they run. Returns how many moved.
+ * go of, so they run. Returns {how many moved, how many are still
+ * delayed}: none, and the worker looks less often.
  *   KEYS: 1 delayed set, 2 delayed items
  *   ARGV: 1 the claim keys' prefix, 2 count, 3 ttl
  */
@@ -306,7 +307,7 @@ const char queue_promote_lua[] =
     "   redis.call('SET', ARGV[1] .. id, '-', 'EX', ARGV[3]) end "
     "  redis.call('XADD', d.s, '*', unpack(f)) end "
     " redis.call('ZREM', KEYS[1], id) redis.call('HDEL', KEYS[2], id) "
-    "end return #ids";
+    "end return {#ids, redis.call('ZCARD', KEYS[1])}";
 
 /*
  * The queue's limits, for one item about to start: a place among the
