@@ -199,6 +199,7 @@ session_free(struct session *s)
 	live_free(s->live);
 	shell_free(s->shell);
 	json_decref(s->final);
+	free(s->exec_before);
 	free(s->id);
 	free(s->item_id);
 	free(s->command);
@@ -611,6 +612,8 @@ session_adopt(struct sessions *ss, struct holder_record *r)
 	s->output_bytes = json_integer_value(json_object_get(o,
 	    "output_bytes"));
 	snprintf(s->token, sizeof s->token, "%s", session_rec_str(o, "token"));
+	if (*session_rec_str(o, "exec") != '\0')
+		s->exec_before = xstrdup(session_rec_str(o, "exec"));
 	s->status.status = "running";
 	s->serial = ++ss->serial;
 	LIST_INIT(&s->waiters);
@@ -647,6 +650,7 @@ session_adopt(struct sessions *ss, struct holder_record *r)
 	if ((s->ex = exec_adopt(&a, session_done_cb, s, &cause)) == NULL) {
 		log_warn("session %s: not adopted: %s", s->id, cause);
 		free(cause);
+		free(s->exec_before);
 		free(s->id);
 		free(s->item_id);
 		free(s->command);

@@ -600,10 +600,25 @@ session_act_exec(struct session *s, const struct item *it,
 		    "shell session (start one with args.shell)", s->id);
 		return;
 	}
+	/* Sent again after the crash of the worker it ran under: not rerun. */
+	if (s->exec_before != NULL && strcmp(s->exec_before, it->id) == 0) {
+		session_error(ERR_DUPLICATE_ID, cb, arg, "exec %s was running in "
+		    "shell session %s when the worker running it died; it is not "
+		    "run again: what it printed is in the session's log (poll, "
+		    "log)", it->id, s->id);
+		return;
+	}
 	if (shell_exec(s->shell, it->id, it->command, it->timeout_ms, cb, arg,
 	    &code, &cause) == -1) {
 		session_error(code, cb, arg, "%s", cause);
 		free(cause);
+		return;
+	}
+	if (s->ss->holder != NULL) {	/* a crash must not run it twice */
+		json_t	*o = json_pack("{s:s}", "exec", it->id);
+
+		holder_link_state(s->ss->holder, s->id, o);
+		json_decref(o);
 	}
 }
 
@@ -637,9 +652,16 @@ void
 sessions_shell_set_tier(struct sessions *ss, const char *id, int tier)
 {
 	struct session	*s = session_find(ss, id);
+	json_t		*o;
 
-	if (s != NULL)
-		s->tier = tier;
+	if (s == NULL)
+		return;
+	s->tier = tier;
+	if (ss->holder != NULL) {	/* the next worker classifies alike */
+		o = json_pack("{s:i}", "tier", tier);
+		holder_link_state(ss->holder, s->id, o);
+		json_decref(o);
+	}
 }
 
 int

@@ -73,6 +73,8 @@ struct session {
 	struct shell		*shell;		/* args.shell; NULL: none */
 	int			 tier;		/* ... the policy tier its
 						   commands are classified at */
+	char			*exec_before;	/* adopted: the last exec an
+						   earlier worker started */
 };
 
 /* The registry: this worker's sessions. */

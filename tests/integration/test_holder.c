@@ -221,6 +221,32 @@ kill_session(struct harness *h, const char *sid)
 	free(args);
 }
 
+/*
+ * Waits until the shell's log shows the command that ran through the
+ * crash printed "done" and its mark after it.
+ */
+static void
+wait_orphan_done(struct harness *h, const char *sid)
+{
+	int64_t		 deadline = harness_now_ms() + WAIT_MS;
+	const char	*done;
+	char		*path, *log;
+
+	xasprintf(&path, "%s/%s.log", h->log_dir, sid);
+	for (;;) {
+		log = harness_read_file(path, NULL);
+		if (log != NULL && (done = strstr(log, "done\n")) != NULL &&
+		    strstr(done, " 0\n") != NULL)
+			break;
+		free(log);
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "the command of the crash did not end");
+		harness_sleep_ms(20);
+	}
+	free(log);
+	free(path);
+}
+
 /* The number of EXEC_CALLBACKs on the reply stream for session id. */
 static int
 callbacks_of(struct harness *h, const char *id)
@@ -277,6 +303,7 @@ test_holder_crash(void **state)
 	struct harness	*h = harness_fixture(state);
 	json_t		*cb;
 	char		*want, *out, *path, *text;
+	const char	*orphan;
 	pid_t		 holder, w1;
 	long		 fg;
 	int		 ticks;
@@ -303,8 +330,26 @@ test_holder_crash(void **state)
 	out = poll_ticks(h, ticker, 3);
 	ticks = last_tick(out);
 	free(out);
+	/* A shell command mid-way: never run twice, even if sent again. */
+	xasprintf(&text, "{\"action\": \"exec\", \"session_id\": \"%s\", "
+	    "\"command\": \"echo run >> ../ran.txt; sleep 0.5; echo done\"}", sh);
+	orphan = harness_submit_process(h, text);
+	free(text);
+	harness_wait_ws_lines(h, "ran.txt", 1, WAIT_MS);
 	assert_int_equal(kill(w1, SIGKILL), 0);
 	(void)wait_next_worker(h, holder, w1);
+	wait_orphan_done(h, sh);
+	xasprintf(&text, "{\"id\": \"%s\", \"type\": \"PROCESS\", "
+	    "\"reply_to\": \"%s\", \"args\": {\"action\": \"exec\", "
+	    "\"session_id\": \"%s\", \"command\": \"echo run >> ../ran.txt\", "
+	    "\"token\": \"%s\"}}", orphan, h->reply, sh,
+	    json_string_value(json_object_get(h->tokens, sh)));
+	harness_submit_json(h, "ctl", text);
+	free(text);
+	cb = harness_wait_answer(h, NULL, orphan, WAIT_MS);
+	assert_string_equal(harness_jstr(cb, "error.code"), "duplicate_id");
+	json_decref(cb);
+	assert_int_equal(harness_ws_lines(h, "ran.txt"), 1);
 	check_both(h, want, ticks);
 	free(want);
 	/* The dead worker's item: killed by the next one, not adopted. */
