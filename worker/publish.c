@@ -30,6 +30,7 @@
 #include "queue/queue.h"
 #include "worker/audit.h"
 #include "worker/config.h"
+#include "worker/holder.h"
 #include "worker/http.h"
 #include "worker/metrics.h"
 #include "worker/session.h"
@@ -156,7 +157,9 @@ worker_status(struct worker *w, struct worker_status *st)
 	st->queue = w->cfg->queue;
 	st->host = w->host;
 	st->version = EXECQ_VERSION;
-	st->pid = (long)getpid();
+	/* The process to signal: under a holder, the holder (its MainPID). */
+	st->pid = w->holder != NULL ? holder_link_pid(w->holder) :
+	    (long)getpid();
 	st->started_ms = w->started_ms;
 	st->now_ms = clock_wall_ms();
 	st->slots_total = w->cfg->max_procs;
