@@ -650,13 +650,9 @@ session_adopt(struct sessions *ss, struct holder_record *r)
 	if ((s->ex = exec_adopt(&a, session_done_cb, s, &cause)) == NULL) {
 		log_warn("session %s: not adopted: %s", s->id, cause);
 		free(cause);
-		free(s->exec_before);
-		free(s->id);
-		free(s->item_id);
-		free(s->command);
-		free(s->reply_to);
-		free(s->log_path);
-		free(s);
+		LIST_INSERT_HEAD(&ss->list, s, entry);
+		ss->nended++;		/* session_free counts it out */
+		session_free(s);
 		return (-1);
 	}
 	LIST_INSERT_HEAD(&ss->list, s, entry);

@@ -40,31 +40,6 @@ name_sessions(struct harness *h)
 	sh = harness_id(h, "sh");
 }
 
-/* The holder's child that is the worker (not a session it reaped), or -1. */
-static pid_t
-worker_child(pid_t holder)
-{
-	char	 path[64], *kids, *comm, *p, *end;
-	pid_t	 found = -1;
-	long	 pid;
-	size_t	 len;
-
-	snprintf(path, sizeof path, "/proc/%ld/task/%ld/children",
-	    (long)holder, (long)holder);
-	if ((kids = harness_read_file(path, &len)) == NULL)
-		return (-1);
-	for (p = kids; (pid = strtol(p, &end, 10)) > 0; p = end) {
-		snprintf(path, sizeof path, "/proc/%ld/comm", pid);
-		if ((comm = harness_read_file(path, &len)) == NULL)
-			continue;
-		if (strcmp(comm, "execq-worker\n") == 0)
-			found = (pid_t)pid;
-		free(comm);
-	}
-	free(kids);
-	return (found);
-}
-
 /* Waits until the holder's worker is another than old; its pid. */
 static pid_t
 wait_next_worker(struct harness *h, pid_t holder, pid_t old)
@@ -72,7 +47,8 @@ wait_next_worker(struct harness *h, pid_t holder, pid_t old)
 	int64_t	deadline = harness_now_ms() + WAIT_MS;
 	pid_t	pid;
 
-	while ((pid = worker_child(holder)) == old || pid == -1) {
+	while ((pid = harness_worker_proc(h, holder)) == old ||
+	    pid == holder) {
 		if (harness_now_ms() > deadline)
 			harness_fail(h, "holder %ld started no worker after "
 			    "%ld", (long)holder, (long)old);
