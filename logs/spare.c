@@ -116,16 +116,20 @@ spare_create(struct event_base *base, const char *dir, unsigned n)
 int
 spare_take(struct spare *s)
 {
-	int	fd = -1, none;
+	int	fd = -1, low;
 
 	if (s == NULL || s->n == 0)
 		return (-1);
 	pthread_mutex_lock(&s->lock);
 	if (s->have > 0)
 		fd = s->fds[--s->have];
-	none = s->none;
+	/*
+	 * A refill wakes the thread (a futex call, a switch): once the
+	 * stock is down to half, not at every take.
+	 */
+	low = !s->none && s->have <= s->n / 2;
 	pthread_mutex_unlock(&s->lock);
-	if (!none)
+	if (low)
 		spare_refill(s);
 	return (fd);
 }
