@@ -123,6 +123,9 @@ struct confine {
 	unsigned long		*socks;		/* /proc/net/unix inodes seen
 						   at the last start, sorted */
 	size_t			 nsocks;
+	int			 unix_fd;	/* /proc/net/unix, kept open */
+	char			*unix_buf;	/* its text, read at once */
+	size_t			 unix_cap;
 };
 
 enum {
@@ -706,7 +709,7 @@ confine_create(const struct confine_config *cfg, char **cause)
 	c = xcalloc(1, sizeof *c);
 	c->cfg = *cfg;
 	c->mntns_fd = c->netns_fd = c->tmp_fd = c->ws_fd = -1;
-	c->nsroot_fd = -1;
+	c->nsroot_fd = c->unix_fd = -1;
 	c->tmp_dir = xstrdup(cfg->tmp_dir);
 	confine_hide_paths(c);
 	/* Grants are resolved from these (a probe may lack the workspace). */
@@ -761,6 +764,9 @@ confine_free(struct confine *c)
 		close(c->paths[i].fd);
 	free(c->paths);
 	free(c->socks);
+	free(c->unix_buf);
+	if (c->unix_fd != -1)
+		close(c->unix_fd);
 	if (c->mntns_fd != -1)
 		close(c->mntns_fd);
 	if (c->netns_fd != -1)
@@ -1478,22 +1484,61 @@ confine_sock_new(const struct confine *c, unsigned long inode,
 }
 
 
+/*
+ * The whole of /proc/net/unix in c->unix_buf, NUL-terminated: the file
+ * stays open and is read again from 0 (the kernel makes the text anew
+ * at every read from 0), in as few reads as the buffer allows. 0, or -1
+ * with errno.
+ */
+static int
+confine_unix_read(struct confine *c)
+{
+	size_t	len = 0;
+	ssize_t	r;
+
+	if (c->unix_fd == -1 && (c->unix_fd = open(CONFINE_NET_UNIX,
+	    O_RDONLY|O_CLOEXEC)) == -1)
+		return (-1);
+	for (;;) {
+		if (c->unix_cap - len < 2) {
+			c->unix_cap = c->unix_cap == 0 ? 16384 :
+			    c->unix_cap * 2;
+			c->unix_buf = xrealloc(c->unix_buf, c->unix_cap);
+		}
+		r = pread(c->unix_fd, c->unix_buf + len, c->unix_cap - len - 1,
+		    (off_t)len);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1)
+			return (-1);
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	c->unix_buf[len] = '\0';
+	return (0);
+}
+
 static int
 confine_hide_new_sockets(struct confine *c, char **cause)
 {
-	FILE		*f;
-	char		*line = NULL, *name, first[PATH_MAX] = "";
-	size_t		 cap = 0, n = 0, i, nnow = 0, capnow = 0;
+	char		*line, *next, *name, first[PATH_MAX] = "";
+	size_t		 n = 0, i, nnow = 0, capnow = 0;
 	unsigned long	 inode, *now = NULL;
 	int		 fds[CONFINE_SOCKS_MAX], fd, rc = 0, done;
 
-	if ((f = fopen(CONFINE_NET_UNIX, "re")) == NULL) {
+	if (confine_unix_read(c) == -1) {
 		xasprintf(cause, "cannot list the host's unix sockets (%s): "
 		    "%s", CONFINE_NET_UNIX, strerror(errno));
 		return (-1);
 	}
-	for (done = 0; rc == 0 && !done;) {
-		if (getline(&line, &cap, f) == -1)
+	for (done = 0, line = c->unix_buf; rc == 0 && !done; line = next) {
+		/* One line at a time, its newline kept (as getline's). */
+		if ((next = strchr(line, '\n')) != NULL)
+			next++;
+		else
+			next = line + strlen(line);
+		if (*line == '\0')
 			done = 1;
 		else if ((name = confine_sock_name(line, &inode)) != NULL &&
 		    confine_sock_new(c, inode, &now, &nnow, &capnow) &&
@@ -1516,8 +1561,6 @@ confine_hide_new_sockets(struct confine *c, char **cause)
 			n = 0;
 		}
 	}
-	free(line);
-	fclose(f);
 	/* What this pass saw is what the next one need not look at again. */
 	free(c->socks);
 	c->socks = now;
