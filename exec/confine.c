@@ -1,7 +1,8 @@
 /*
  * The kernel-enforced boundary of every command: prepared once here
  * (namespaces, seccomp programs, path fds), one Landlock ruleset built per
- * command, applied by the child in exec/spawn.c.
+ * command (kept with its tmp dir for the next: confine_slot), applied
+ * by the child in exec/spawn.c.
  */
 
 #include <sys/ioctl.h>
@@ -15,6 +16,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -93,6 +95,23 @@ struct ll_path_beneath {
 	int32_t		parent_fd;
 } __attribute__((packed));
 
+/*
+ * A tmp dir kept for reuse, with its Landlock ruleset: rules hold the
+ * inode, not the name, so a command gets a kept dir renamed to its own
+ * name (<tmp_dir>/<id>) and the ruleset built for it before, instead of
+ * a new dir and 25 system calls of rules. At the end it is renamed back
+ * to .slot-<n>, emptied, its mode and times reset; a dir that cannot be
+ * made as new (something left that will not go, an extended attribute
+ * or ACL) is removed instead, and the slot made anew next time.
+ */
+struct confine_slot {
+	char		*id;		/* the command's using it; NULL: free */
+	int		 fd;		/* the dir (O_RDONLY), -1: none made */
+	int		 ruleset;	/* -1: none yet */
+	int		 network;	/* what the ruleset was built for */
+	int		 proxy_port;
+};
+
 /* A path a command may use, opened once (O_PATH). */
 struct confine_path {
 	int		fd;
@@ -123,6 +142,11 @@ struct confine {
 	unsigned long		*socks;		/* /proc/net/unix inodes seen
 						   at the last start, sorted */
 	size_t			 nsocks;
+	struct confine_slot	*slots;		/* tmp dirs kept for reuse */
+	size_t			 nslots;
+	int			 unix_fd;	/* /proc/net/unix, kept open */
+	char			*unix_buf;	/* its text, read at once */
+	size_t			 unix_cap;
 };
 
 enum {
@@ -695,6 +719,150 @@ confine_hide_paths(struct confine *c)
 	c->cfg.hide = NULL;	/* the caller's, freed after */
 }
 
+#define CONFINE_SLOT_NAME	".slot-%zu"
+
+static int	confine_ruleset(struct confine *, int, int, int, int, int);
+
+/* Forgets slot i: its ruleset closed, its dir (kept or named) removed. */
+static void
+confine_slot_drop(struct confine *c, struct confine_slot *sl, size_t i)
+{
+	char	name[32];
+
+	snprintf(name, sizeof name, CONFINE_SLOT_NAME, i);
+	if (sl->ruleset != -1)
+		close(sl->ruleset);
+	if (sl->fd != -1) {
+		close(sl->fd);
+		if (rmtree_at(c->tmp_fd, sl->id != NULL ? sl->id : name) == -1)
+			log_warn("tmp %s/%s: cannot remove all of it: %s",
+			    c->tmp_dir, sl->id != NULL ? sl->id : name,
+			    strerror(errno));
+	}
+	free(sl->id);
+	sl->id = NULL;
+	sl->fd = sl->ruleset = -1;
+}
+
+/*
+ * Makes slot i's dir (anything of that name left by an earlier worker
+ * removed first: it would not be new). 0 or -1 with errno.
+ */
+static int
+confine_slot_make(struct confine *c, struct confine_slot *sl, size_t i)
+{
+	char	name[32];
+
+	snprintf(name, sizeof name, CONFINE_SLOT_NAME, i);
+	if (rmtree_at(c->tmp_fd, name) == -1 ||
+	    mkdirat(c->tmp_fd, name, 0700) == -1)
+		return (-1);
+	sl->fd = openat(c->tmp_fd, name, O_RDONLY|O_DIRECTORY|O_NOFOLLOW|
+	    O_CLOEXEC);
+	if (sl->fd == -1 || (c->cfg.run_as &&
+	    fchown(sl->fd, c->cfg.uid, c->cfg.gid) == -1) ||
+	    flistxattr(sl->fd, NULL, 0) != 0) {
+		/* Labels or ACLs from the tmp root: not kept, not checked. */
+		if (sl->fd != -1)
+			close(sl->fd);
+		sl->fd = -1;
+		(void)rmtree_at(c->tmp_fd, name);
+		errno = ENOTSUP;
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * A free slot renamed to id with its ruleset for (network, proxy_port),
+ * made if need be; its index, or -1 (errno EEXIST: id is taken; else
+ * no slot: the caller makes a dir of its own).
+ */
+static ssize_t
+confine_slot_take(struct confine *c, const char *id, int network,
+    int proxy_port)
+{
+	struct confine_slot	*sl = NULL;
+	char			 name[32];
+	size_t			 i;
+
+	for (i = 0; i < c->nslots && sl == NULL; i++)
+		if (c->slots[i].id == NULL)
+			sl = &c->slots[i];
+	if (sl == NULL) {
+		c->slots = xreallocarray(c->slots, c->nslots + 1,
+		    sizeof *c->slots);
+		i = c->nslots++;
+		sl = &c->slots[i];
+		sl->id = NULL;
+		sl->fd = sl->ruleset = -1;
+	} else
+		i--;
+	if (sl->fd == -1 && confine_slot_make(c, sl, i) == -1)
+		return (-1);
+	if (sl->ruleset != -1 && (sl->network != network ||
+	    sl->proxy_port != proxy_port)) {
+		close(sl->ruleset);
+		sl->ruleset = -1;
+	}
+	if (sl->ruleset == -1) {
+		sl->ruleset = confine_ruleset(c, network, proxy_port, sl->fd,
+		    -1, -1);
+		if (sl->ruleset == -1)
+			return (-1);
+		sl->network = network;
+		sl->proxy_port = proxy_port;
+	}
+	snprintf(name, sizeof name, CONFINE_SLOT_NAME, i);
+	/* Never over one that is there: it would not be the command's. */
+	if (renameat2(c->tmp_fd, name, c->tmp_fd, id, RENAME_NOREPLACE) == -1)
+		return (-1);
+	sl->id = xstrdup(id);
+	return ((ssize_t)i);
+}
+
+/*
+ * Slot i back under its own name, emptied and as it was made: 0, or -1
+ * when it is not (then it is dropped).
+ */
+static int
+confine_slot_clean(struct confine *c, struct confine_slot *sl, size_t i)
+{
+	char			 name[32], buf[4096];
+	struct dirent64		*d;
+	ssize_t			 n, off;
+	int			 round, left = 1;
+
+	snprintf(name, sizeof name, CONFINE_SLOT_NAME, i);
+	if (renameat2(c->tmp_fd, sl->id, c->tmp_fd, name,
+	    RENAME_NOREPLACE) == -1)
+		return (-1);
+	free(sl->id);
+	sl->id = NULL;
+	/* Most commands leave it empty: one look. */
+	for (round = 0; round < 4 && left; round++) {
+		if (lseek(sl->fd, 0, SEEK_SET) == -1)
+			return (-1);
+		left = 0;
+		while ((n = getdents64(sl->fd, buf, sizeof buf)) > 0)
+			for (off = 0; off < n; off += d->d_reclen) {
+				d = (struct dirent64 *)(buf + off);
+				if (strcmp(d->d_name, ".") == 0 ||
+				    strcmp(d->d_name, "..") == 0)
+					continue;
+				left = 1;
+				if (rmtree_at(sl->fd, d->d_name) == -1)
+					return (-1);
+			}
+		if (n == -1)
+			return (-1);
+	}
+	if (left || fchmod(sl->fd, 0700) == -1 ||
+	    futimens(sl->fd, NULL) == -1 || flistxattr(sl->fd, NULL, 0) != 0)
+		return (-1);
+	return (0);
+}
+
 struct confine *
 confine_create(const struct confine_config *cfg, char **cause)
 {
@@ -706,7 +874,7 @@ confine_create(const struct confine_config *cfg, char **cause)
 	c = xcalloc(1, sizeof *c);
 	c->cfg = *cfg;
 	c->mntns_fd = c->netns_fd = c->tmp_fd = c->ws_fd = -1;
-	c->nsroot_fd = -1;
+	c->nsroot_fd = c->unix_fd = -1;
 	c->tmp_dir = xstrdup(cfg->tmp_dir);
 	confine_hide_paths(c);
 	/* Grants are resolved from these (a probe may lack the workspace). */
@@ -760,7 +928,13 @@ confine_free(struct confine *c)
 	for (i = 0; i < c->npaths; i++)
 		close(c->paths[i].fd);
 	free(c->paths);
+	for (i = 0; i < c->nslots; i++)
+		confine_slot_drop(c, &c->slots[i], i);
+	free(c->slots);
 	free(c->socks);
+	free(c->unix_buf);
+	if (c->unix_fd != -1)
+		close(c->unix_fd);
 	if (c->mntns_fd != -1)
 		close(c->mntns_fd);
 	if (c->netns_fd != -1)
@@ -1478,22 +1652,61 @@ confine_sock_new(const struct confine *c, unsigned long inode,
 }
 
 
+/*
+ * The whole of /proc/net/unix in c->unix_buf, NUL-terminated: the file
+ * stays open and is read again from 0 (the kernel makes the text anew
+ * at every read from 0), in as few reads as the buffer allows. 0, or -1
+ * with errno.
+ */
+static int
+confine_unix_read(struct confine *c)
+{
+	size_t	len = 0;
+	ssize_t	r;
+
+	if (c->unix_fd == -1 && (c->unix_fd = open(CONFINE_NET_UNIX,
+	    O_RDONLY|O_CLOEXEC)) == -1)
+		return (-1);
+	for (;;) {
+		if (c->unix_cap - len < 2) {
+			c->unix_cap = c->unix_cap == 0 ? 16384 :
+			    c->unix_cap * 2;
+			c->unix_buf = xrealloc(c->unix_buf, c->unix_cap);
+		}
+		r = pread(c->unix_fd, c->unix_buf + len, c->unix_cap - len - 1,
+		    (off_t)len);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1)
+			return (-1);
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	c->unix_buf[len] = '\0';
+	return (0);
+}
+
 static int
 confine_hide_new_sockets(struct confine *c, char **cause)
 {
-	FILE		*f;
-	char		*line = NULL, *name, first[PATH_MAX] = "";
-	size_t		 cap = 0, n = 0, i, nnow = 0, capnow = 0;
+	char		*line, *next, *name, first[PATH_MAX] = "";
+	size_t		 n = 0, i, nnow = 0, capnow = 0;
 	unsigned long	 inode, *now = NULL;
 	int		 fds[CONFINE_SOCKS_MAX], fd, rc = 0, done;
 
-	if ((f = fopen(CONFINE_NET_UNIX, "re")) == NULL) {
+	if (confine_unix_read(c) == -1) {
 		xasprintf(cause, "cannot list the host's unix sockets (%s): "
 		    "%s", CONFINE_NET_UNIX, strerror(errno));
 		return (-1);
 	}
-	for (done = 0; rc == 0 && !done;) {
-		if (getline(&line, &cap, f) == -1)
+	for (done = 0, line = c->unix_buf; rc == 0 && !done; line = next) {
+		/* One line at a time, its newline kept (as getline's). */
+		if ((next = strchr(line, '\n')) != NULL)
+			next++;
+		else
+			next = line + strlen(line);
+		if (*line == '\0')
 			done = 1;
 		else if ((name = confine_sock_name(line, &inode)) != NULL &&
 		    confine_sock_new(c, inode, &now, &nnow, &capnow) &&
@@ -1516,8 +1729,6 @@ confine_hide_new_sockets(struct confine *c, char **cause)
 			n = 0;
 		}
 	}
-	free(line);
-	fclose(f);
 	/* What this pass saw is what the next one need not look at again. */
 	free(c->socks);
 	c->socks = now;
@@ -1535,10 +1746,12 @@ confine_prepare(struct confine *c, const char *id, int network,
     int proxy_port, int pty_fd, const char *grant, struct spawn_confine *sc,
     char **tmp, char **cause)
 {
+	ssize_t	slot = -1;
 	int	tmp_fd, grant_fd = -1, saved_errno;
 
 	*cause = NULL;
 	sc->ruleset_fd = sc->mntns_fd = sc->netns_fd = -1;
+	sc->ruleset_kept = 0;
 	sc->seccomp = NULL;
 	sc->grant_path = NULL;
 	sc->grant_tree = -1;
@@ -1549,6 +1762,13 @@ confine_prepare(struct confine *c, const char *id, int network,
 	    confine_hide_new_sockets(c, cause) == -1)
 		return (-1);
 	xasprintf(tmp, "%s/%s", c->tmp_dir, id);
+	/* The common case: a kept dir and its ruleset (confine_slot). */
+	if (c->abi > 0 && pty_fd == -1 && grant == NULL &&
+	    (slot = confine_slot_take(c, id, network, proxy_port)) != -1) {
+		sc->ruleset_fd = c->slots[slot].ruleset;
+		sc->ruleset_kept = 1;
+		goto rest;
+	}
 	/* Never one that was there: it would not be the command's own. */
 	if (mkdirat(c->tmp_fd, id, 0700) == -1) {
 		xasprintf(cause, "cannot make its tmp dir %s: %s", *tmp,
@@ -1583,6 +1803,7 @@ confine_prepare(struct confine *c, const char *id, int network,
 	errno = saved_errno;
 	if (c->abi > 0 && sc->ruleset_fd == -1)
 		goto ruleset_fail;
+rest:
 	sc->mntns_fd = c->mntns_fd;
 	sc->netns_fd = network ? -1 : c->netns_fd;
 	if (c->layers[CONFINE_L_SECCOMP].ok)
@@ -1601,7 +1822,7 @@ ruleset_fail:
 	    strerror(errno));
 fail:
 	confine_grant_release(sc);
-	confine_remove_tmp(c, *tmp);
+	confine_release_tmp(c, *tmp, 0);
 	free(*tmp);
 	*tmp = NULL;
 	return (-1);
@@ -1610,7 +1831,7 @@ fail:
 void
 confine_spawned(struct spawn_confine *sc)
 {
-	if (sc->ruleset_fd != -1)
+	if (sc->ruleset_fd != -1 && !sc->ruleset_kept)
 		close(sc->ruleset_fd);
 	sc->ruleset_fd = -1;
 	confine_grant_release(sc);
@@ -1619,11 +1840,25 @@ confine_spawned(struct spawn_confine *sc)
 void
 confine_remove_tmp(struct confine *c, const char *tmp)
 {
+	confine_release_tmp(c, tmp, 1);
+}
+
+void
+confine_release_tmp(struct confine *c, const char *tmp, int reuse)
+{
 	const char	*id;
+	size_t		 i;
 
 	if (c == NULL || tmp == NULL)
 		return;
 	id = strrchr(tmp, '/') != NULL ? strrchr(tmp, '/') + 1 : tmp;
+	for (i = 0; i < c->nslots; i++) {
+		if (c->slots[i].id == NULL || strcmp(c->slots[i].id, id) != 0)
+			continue;
+		if (!reuse || confine_slot_clean(c, &c->slots[i], i) == -1)
+			confine_slot_drop(c, &c->slots[i], i);
+		return;
+	}
 	/* Most commands leave it empty: one rmdir, not a tree walk. */
 	if (unlinkat(c->tmp_fd, id, AT_REMOVEDIR) == 0 || errno == ENOENT)
 		return;

@@ -115,7 +115,15 @@ int		 confine_netns_fd(const struct confine *);
 char		*confine_grant_record(struct confine *, const char *path);
 /* After the spawn: closes what the child needed (the ruleset). */
 void		 confine_spawned(struct spawn_confine *);
-/* Removes a command's tmp dir and everything in it. NULL ok. */
+/*
+ * Removes everything in a command's tmp dir, and the dir; one of the
+ * dirs kept for reuse (confine_prepare) is kept, emptied, when reuse
+ * says nothing of the command can still write there (its cgroup is
+ * empty), else removed too. NULL ok.
+ */
+void		 confine_release_tmp(struct confine *, const char *tmp,
+		    int reuse);
+/* The same, reuse 1: the caller knows the command is gone. */
 void		 confine_remove_tmp(struct confine *, const char *tmp);
 
 #endif

@@ -1034,7 +1034,8 @@ exec_free(struct exec *ex)
 	if (ex->pidfd != -1)
 		close(ex->pidfd);
 	/* Its tree is gone; then its tmp's pages, before its leaf goes back. */
-	confine_remove_tmp(exec_confine, ex->tmp);
+	confine_release_tmp(exec_confine, ex->tmp, ex->cg != NULL &&
+	    cgroup_populated(ex->cg) == 0);
 	cgroup_put(ex->cg);
 	free(ex->tmp);
 	exec_close_stream(ex, 0);

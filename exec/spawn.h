@@ -36,6 +36,7 @@ struct spawn_confine {
 	uid_t		 uid;
 	gid_t		 gid;
 	int		 ruleset_fd;		/* landlock_restrict_self, or -1 */
+	int		 ruleset_kept;		/* its tmp slot's: not closed */
 	const void	*seccomp;		/* struct sock_fprog *, or NULL */
 };
 

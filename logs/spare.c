@@ -116,16 +116,20 @@ spare_create(struct event_base *base, const char *dir, unsigned n)
 int
 spare_take(struct spare *s)
 {
-	int	fd = -1, none;
+	int	fd = -1, low;
 
 	if (s == NULL || s->n == 0)
 		return (-1);
 	pthread_mutex_lock(&s->lock);
 	if (s->have > 0)
 		fd = s->fds[--s->have];
-	none = s->none;
+	/*
+	 * A refill wakes the thread (a futex call, a switch): once the
+	 * stock is down to half, not at every take.
+	 */
+	low = !s->none && s->have <= s->n / 2;
 	pthread_mutex_unlock(&s->lock);
-	if (!none)
+	if (low)
 		spare_refill(s);
 	return (fd);
 }
@@ -133,15 +137,26 @@ spare_take(struct spare *s)
 int
 spare_link(int fd, const char *path)
 {
-	char	proc[64];
+	static int	no_empty_path;
+	char		proc[64];
 
+	(void)futimens(fd, NULL);
 	/*
 	 * linkat(fd, "", ..., AT_EMPTY_PATH) wants CAP_DAC_READ_SEARCH
-	 * before Linux 6.10; the /proc name of the fd works for anyone.
+	 * before Linux 6.10 (ENOENT without it); the /proc name of the fd
+	 * works for anyone, at the price of a walk through /proc.
 	 */
-	(void)futimens(fd, NULL);
+	if (!no_empty_path) {
+		if (linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0)
+			return (0);
+		if (errno != ENOENT && errno != EPERM && errno != EINVAL)
+			return (-1);
+	}
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	return (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW));
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == -1)
+		return (-1);
+	no_empty_path = 1;	/* the /proc name works where "" did not */
+	return (0);
 }
 
 unsigned

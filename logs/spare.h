@@ -28,7 +28,7 @@ struct spare	*spare_create(struct event_base *, const char *dir,
 /*
  * A spare file (O_WRONLY|O_APPEND, mode 0644 less the umask, no name),
  * or -1: none left, or the filesystem has none. The caller owns it; a
- * refill is started. NULL ok.
+ * refill is started once the stock is down to half. NULL ok.
  */
 int		 spare_take(struct spare *);
 /*

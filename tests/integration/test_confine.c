@@ -692,6 +692,42 @@ test_confine_answers_say_how(void **state)
 	harness_pass(h);
 }
 
+/*
+ * A command's tmp dir is kept for the next command of its slot (its
+ * Landlock ruleset with it): what the first leaves there, files, a
+ * tree, its mode, is gone when the second starts in the same dir.
+ */
+static void
+test_confine_tmp_kept_empty_for_the_next(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	json_t		*a;
+	char		*first, *second, *nl;
+
+	confined_worker(h, NULL, "--max-procs", "1", NULL, NULL);
+	a = run(h, "leave", "cd $TMPDIR && echo x > left && mkdir -p d/e && "
+	    "echo y > d/e/f && ln -s /etc/passwd l && chmod 755 . && "
+	    "stat -c %i .", NULL);
+	assert_int_equal(harness_jint(a, "exit_code"), 0);
+	first = xstrdup(harness_jstr(a, "stdout"));
+	json_decref(a);
+	a = run(h, "find", "cd $TMPDIR && ls -A | wc -l && stat -c %a . && "
+	    "stat -c %i .", NULL);
+	assert_int_equal(harness_jint(a, "exit_code"), 0);
+	second = xstrdup(harness_jstr(a, "stdout"));
+	json_decref(a);
+	/* "0", "700", then the inode: the same dir, and nothing in it. */
+	if ((nl = strchr(second, '\n')) == NULL || strncmp(second, "0\n700\n",
+	    6) != 0)
+		harness_fail(h, "the next command found: %s", second);
+	if (strcmp(second + 6, first) != 0)
+		print_message("not the same dir (%s, %s): a slot was made "
+		    "anew\n", first, second + 6);
+	free(first);
+	free(second);
+	harness_pass(h);
+}
+
 /* A bounded forker meets pids.max; the worker does not notice. */
 static void
 test_confine_forker_meets_pids_max(void **state)
@@ -1405,6 +1441,7 @@ main(void)
 		T(test_confine_forker_meets_pids_max),
 		T(test_confine_memory_hog_killed_alone),
 		T(test_confine_nothing_left_for_the_next),
+		T(test_confine_tmp_kept_empty_for_the_next),
 		T(test_confine_no_tiocsti),
 		T(test_confine_check_changes_nothing),
 		T(test_confine_default_policy_runs_ordinary_work),

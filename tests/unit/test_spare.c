@@ -101,7 +101,10 @@ read_file(const char *path, char *buf, size_t size)
 	close(fd);
 }
 
-/* The stock fills off the loop, holds no names, and refills after a take. */
+/*
+ * The stock fills off the loop, holds no names, and refills once it is
+ * down to half.
+ */
 static void
 test_spare_stock(void **state)
 {
@@ -121,6 +124,9 @@ test_spare_stock(void **state)
 	assert_int_equal(st.st_size, 0);
 	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	assert_true(fcntl(fd, F_GETFL) & O_APPEND);
+	close(fd);
+	fd = spare_take(s);		/* 1 of 3 left: a refill */
+	assert_true(fd >= 0);
 	close(fd);
 	wait_stock(fx, s, 3);
 	spare_free(s);
