@@ -1844,6 +1844,30 @@ confine_remove_tmp(struct confine *c, const char *tmp)
 }
 
 void
+confine_keep_tmp(struct confine *c, const char *tmp)
+{
+	const char	*id;
+	size_t		 i;
+
+	if (c == NULL || tmp == NULL)
+		return;
+	id = strrchr(tmp, '/') != NULL ? strrchr(tmp, '/') + 1 : tmp;
+	for (i = 0; i < c->nslots; i++) {
+		if (c->slots[i].id == NULL || strcmp(c->slots[i].id, id) != 0)
+			continue;
+		/* Forgotten, not removed: the dir is the session's now. */
+		if (c->slots[i].ruleset != -1)
+			close(c->slots[i].ruleset);
+		if (c->slots[i].fd != -1)
+			close(c->slots[i].fd);
+		c->slots[i].fd = c->slots[i].ruleset = -1;
+		free(c->slots[i].id);
+		c->slots[i].id = NULL;
+		return;
+	}
+}
+
+void
 confine_release_tmp(struct confine *c, const char *tmp, int reuse)
 {
 	const char	*id;

@@ -125,5 +125,10 @@ void		 confine_release_tmp(struct confine *, const char *tmp,
 		    int reuse);
 /* The same, reuse 1: the caller knows the command is gone. */
 void		 confine_remove_tmp(struct confine *, const char *tmp);
+/*
+ * A running session's tmp goes on without this worker (worker/holder.h):
+ * its slot, if it had one, forgets it; nothing is removed. NULL ok.
+ */
+void		 confine_keep_tmp(struct confine *, const char *tmp);
 
 #endif

@@ -1418,6 +1418,7 @@ exec_leave(struct exec *ex)
 {
 	/* Nothing is signalled: its tree, tmp and leaf go on as they are. */
 	ex->pid = -1;
+	confine_keep_tmp(exec_confine, ex->tmp);
 	free(ex->tmp);
 	ex->tmp = NULL;
 	cgroup_keep(ex->cg);

@@ -152,11 +152,12 @@ start_both(struct harness *h, char **cwd_out)
 	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
 	json_decref(a);
 	harness_shell_start(h, sh, "mkdir -p kept; cd kept; export "
-	    "KEPT=yes");
-	a = harness_shell_exec(h, sh, "echo $KEPT $$; pwd", 0);
+	    "KEPT=yes; echo tmp-kept > $TMPDIR/mark");
+	a = harness_shell_exec(h, sh, "echo $KEPT $$; pwd; cat $TMPDIR/mark",
+	    0);
 	assert_string_equal(harness_jstr(a, "type"), "PROCESS_RESULT");
 	pid = atol(harness_jstr(a, "stdout") + 4);
-	xasprintf(&want, "yes %ld\n%s/kept\n", pid, h->ws);
+	xasprintf(&want, "yes %ld\n%s/kept\ntmp-kept\n", pid, h->ws);
 	assert_string_equal(harness_jstr(a, "stdout"), want);
 	json_decref(a);
 	*cwd_out = want;
@@ -171,7 +172,8 @@ check_both(struct harness *h, const char *want, int ticks_before)
 	char	*out;
 	int	 n;
 
-	a = harness_shell_exec(h, sh, "echo $KEPT $$; pwd", 0);
+	a = harness_shell_exec(h, sh, "echo $KEPT $$; pwd; cat $TMPDIR/mark",
+	    0);
 	if (strcmp(harness_jstr(a, "type"), "PROCESS_RESULT") != 0 ||
 	    strcmp(harness_jstr(a, "stdout"), want) != 0) {
 		out = json_dumps(a, JSON_COMPACT);
