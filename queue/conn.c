@@ -82,8 +82,15 @@ queue_retry_later(struct qconn *c)
 	    c->backoff_ms * 2;
 	if (c->backoff_ms > QUEUE_BACKOFF_MAX_MS)
 		c->backoff_ms = QUEUE_BACKOFF_MAX_MS;
-	tv.tv_sec = (c->auth_ms != 0 ? c->auth_ms : c->backoff_ms) / 1000;
-	tv.tv_usec = (c->auth_ms != 0 ? 0 : c->backoff_ms % 1000) * 1000;
+	if (c->cluster_ms > c->auth_ms) {
+		tv.tv_sec = c->cluster_ms / 1000;
+		tv.tv_usec = 0;
+	} else {
+		tv.tv_sec = (c->auth_ms != 0 ? c->auth_ms : c->backoff_ms) /
+		    1000;
+		tv.tv_usec = (c->auth_ms != 0 ? 0 : c->backoff_ms % 1000) *
+		    1000;
+	}
 	evtimer_add(c->ev_retry, &tv);
 }
 
@@ -340,6 +347,7 @@ queue_role_name(const redisReply *reply)
 }
 
 static void	queue_conn_ready(struct qconn *);
+static void	queue_cluster_cb(struct rconn *, redisReply *, void *);
 
 /*
  * ROLE (at connect, and every beat) counted n replicas of the primary:
@@ -401,7 +409,7 @@ queue_role_cb(struct rconn *rc, redisReply *reply, void *arg)
 		    reply->element[2]->type == REDIS_REPLY_ARRAY)
 			queue_replicas_seen(c->q,
 			    (long long)reply->element[2]->elements);
-		queue_conn_ready(c);
+		rconn_command(rc, queue_cluster_cb, c, "INFO cluster");
 		return;
 	}
 	c->q->replica = 1;		/* /healthz: redis_replica */
@@ -411,6 +419,46 @@ queue_role_cb(struct rconn *rc, redisReply *reply, void *arg)
 		    "(unknown role)");
 	c->refused = 1;
 	rconn_disconnect(rc, "not the primary");
+}
+
+/*
+ * INFO cluster's answer, on a primary: a node of a Redis Cluster is not
+ * used. execq's scripts touch keys of several hash slots (a queue's
+ * lanes, the items' claims and answers, the reply streams), which a
+ * cluster refuses (CROSSSLOT, MOVED): said once, then the connection is
+ * tried again as a refused login is (1 s doubling to 60 s), in case the
+ * URL is pointed elsewhere by then. A user without +info is let in.
+ */
+static void
+queue_cluster_cb(struct rconn *rc, redisReply *reply, void *arg)
+{
+	struct qconn	*c = arg;
+	struct rurl	*u = &c->q->url;
+
+	if (reply == NULL || c->q->freeing || c->rc != rc)
+		return;
+	if (reply->type != REDIS_REPLY_STRING ||
+	    strstr(reply->str, "cluster_enabled:1") == NULL) {
+		c->cluster_ms = 0;
+		queue_conn_ready(c);
+		return;
+	}
+	if (c->cluster_ms == 0)
+		log_warn("queue: redis %s%s%s is a node of a Redis Cluster, "
+		    "which execq does not run on yet: its scripts touch keys "
+		    "of several hash slots (lanes, claims, answers, reply "
+		    "streams). Give the workers one Redis (with Sentinel for "
+		    "failover), or one per group of queues (docs/SCALING.md, "
+		    "\"Past one Redis\"); trying again in %d s, then "
+		    "doubling up to %d s, quietly", c->name,
+		    u->host != NULL ? " at " : "", u->host != NULL ? u->host :
+		    "", QUEUE_AUTH_BACKOFF_MIN_MS / 1000,
+		    QUEUE_AUTH_BACKOFF_MAX_MS / 1000);
+	c->cluster_ms = c->cluster_ms == 0 ? QUEUE_AUTH_BACKOFF_MIN_MS :
+	    c->cluster_ms * 2;
+	if (c->cluster_ms > QUEUE_AUTH_BACKOFF_MAX_MS)
+		c->cluster_ms = QUEUE_AUTH_BACKOFF_MAX_MS;
+	rconn_disconnect(rc, "a Redis Cluster node");
 }
 
 /* Asks the node its role; queue_role_cb decides. */

@@ -119,6 +119,8 @@ struct qconn {
 						   not heard from since */
 	unsigned		 auth_ms;	/* login refused: the next
 						   try's delay; 0: not */
+	unsigned		 cluster_ms;	/* a Redis Cluster node: the
+						   same; 0: not */
 	struct rconn		*probe;		/* the open-door probe: a
 						   second rconn to rc's
 						   peer, same TLS; NULL */
