@@ -305,6 +305,23 @@ execq_sentinel_open(struct execq_session *s, const struct rurl *u)
  * in; 0, or an exit code (said). Never in the clear what was asked over
  * TLS: rediss:// without its settings right is an error, not a fallback.
  */
+/*
+ * 0 unless the server is a node of a Redis Cluster, which execq does not
+ * run on yet (the worker says the same and waits): -1, said. A user
+ * without +info is let through.
+ */
+static int
+execq_not_cluster(struct execq_session *s)
+{
+	if (!client_cluster_node(s->c))
+		return (0);
+	execq_error("Redis at %s is a node of a Redis Cluster, which execq "
+	    "does not run on yet: an item's keys lie in several hash slots; "
+	    "point the client at the Redis its workers use (docs/SCALING.md, "
+	    "\"Redis Cluster\")", s->display);
+	return (-1);
+}
+
 int
 execq_session_open(struct execq_session *s, const struct execq_opts *o)
 {
@@ -360,7 +377,7 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 		free(cause);
 		goto out;
 	}
-	if (execq_login(s, &u) == 0)
+	if (execq_login(s, &u) == 0 && execq_not_cluster(s) == 0)
 		rc = 0;
 out:
 	free(from);

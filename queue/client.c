@@ -39,6 +39,19 @@ client_role(struct rconn *c)
 	return (rconn_call(c, "ROLE"));
 }
 
+int
+client_cluster_node(struct rconn *c)
+{
+	redisReply	*r = rconn_call(c, "INFO cluster");
+	int		 yes;
+
+	yes = r != NULL && r->type == REDIS_REPLY_STRING &&
+	    strstr(r->str, "cluster_enabled:1") != NULL;
+	if (r != NULL)
+		freeReplyObject(r);
+	return (yes);
+}
+
 redisReply *
 client_sentinel_master(struct rconn *c, const char *master)
 {

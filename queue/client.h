@@ -25,6 +25,8 @@ struct redisReply *client_auth(struct rconn *, const char *user,
 struct redisReply *client_select(struct rconn *, int db);
 /* ROLE: ["master", ...] on the primary. */
 struct redisReply *client_role(struct rconn *);
+/* 1 if the server is a node of a Redis Cluster (INFO cluster), else 0. */
+int		 client_cluster_node(struct rconn *);
 /* SENTINEL GET-MASTER-ADDR-BY-NAME master, on a sentinel: [ip, port]. */
 struct redisReply *client_sentinel_master(struct rconn *,
 	    const char *master);
