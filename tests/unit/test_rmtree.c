@@ -251,7 +251,7 @@ test_rmtree_mount_point(void **state)
 	char		 m[PATH_MAX + 16];
 
 	if (unshare(CLONE_NEWNS) == -1 ||
-	    mount(NULL, "/", NULL, MS_REC|MS_PRIVATE, NULL) == -1) {
+	    mount("none", "/", "none", MS_REC|MS_PRIVATE, NULL) == -1) {
 		print_message("no mount namespace here: skipped\n");
 		skip();
 	}
