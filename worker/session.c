@@ -7,6 +7,7 @@
  */
 
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <signal.h>
@@ -543,8 +544,10 @@ void
 sessions_leave(struct sessions *ss)
 {
 	struct session	*s, *next;
+	struct rusage	 ru;
 	json_t		*o;
 	int64_t		 left;
+	int		 status;
 
 	for (s = LIST_FIRST(&ss->list); s != NULL; s = next) {
 		next = LIST_NEXT(s, entry);
@@ -557,6 +560,9 @@ sessions_leave(struct sessions *ss)
 		    "tier", s->tier);
 		holder_link_state(ss->holder, s->id, o);
 		json_decref(o);
+		/* Reaped here, still draining: the next worker ends it. */
+		if (exec_exit_status(s->ex, &status, &ru))
+			holder_link_exited(ss->holder, s->id, status, &ru);
 		log_info("session %s: handed over (pid %ld)", s->id,
 		    (long)s->pid);
 		exec_leave(s->ex);
