@@ -368,8 +368,6 @@ holder_signal_all(struct holder *h, int sig)
 	int		 fd;
 
 	LIST_FOREACH(s, &h->held, entry) {
-		if (s->exited)
-			continue;
 		cg = json_string_value(json_object_get(s->state, "cgroup"));
 		if (cg != NULL && sig == SIGKILL) {
 			snprintf(path, sizeof path, "%s/cgroup.kill", cg);
@@ -380,6 +378,8 @@ holder_signal_all(struct holder *h, int sig)
 				close(fd);
 			}
 		}
+		if (s->exited)
+			continue;	/* its pid may be another's now */
 		kill(-s->pid, sig);
 		kill(s->pid, sig);
 	}

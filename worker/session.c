@@ -10,10 +10,12 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 #include <jansson.h>
@@ -306,9 +308,10 @@ session_hold(struct session *s, int shell, unsigned idle_ms, const char *cwd)
 {
 	struct exec_confinement	 c;
 	json_t			*o;
-	char			*cmd;
+	char			*cmd, link[64], path[PATH_MAX];
 	int			 fds[3];
 	int64_t			 left;
+	ssize_t			 n;
 
 	if (s->ss->holder == NULL)
 		return;
@@ -335,6 +338,13 @@ session_hold(struct session *s, int shell, unsigned idle_ms, const char *cwd)
 	    "landlock", c.landlock, "seccomp", c.seccomp != 0,
 	    "namespaces", c.namespaces != 0, "network", c.network != 0,
 	    "privileges", c.privileges != 0));
+	/* The holder ends its whole tree through it, should no worker. */
+	snprintf(link, sizeof link, "/proc/self/fd/%d", exec_cgroup_fd(s->ex));
+	if (exec_cgroup_fd(s->ex) != -1 &&
+	    (n = readlink(link, path, sizeof path - 1)) > 0) {
+		path[n] = '\0';
+		json_object_set_new(o, "cgroup", json_string(path));
+	}
 	exec_hold_fds(s->ex, fds);
 	holder_link_hold(s->ss->holder, s->id, o, fds);
 	json_decref(o);

@@ -10,6 +10,7 @@
  */
 
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -389,6 +390,42 @@ test_holder_shell_busy(void **state)
 	harness_pass(h);
 }
 
+/*
+ * SIGTERM to the holder while no worker runs (the backoff after a crash):
+ * the holder ends the sessions itself, their whole trees (cgroup.kill),
+ * not only their process groups: a setsid'd child does not outlive it.
+ */
+static void
+test_holder_term_no_worker(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "tree");
+	int64_t		 deadline;
+	pid_t		 holder, w1;
+	long		 esc;
+	int		 status;
+
+	holder = harness_worker_start(h, NULL, NULL);
+	assert_true(harness_outer_limit(h, holder) > 0);
+	w1 = wait_next_worker(h, holder, -1);
+	start_session(h, id, "setsid sleep 300 & echo $! > esc.pid; "
+	    "exec sleep 300", 0);
+	esc = ws_number(h, "esc.pid");
+	assert_int_equal(kill(w1, SIGKILL), 0);
+	status = harness_worker_stop(h, holder);	/* its SIGTERM */
+	assert_true(WIFEXITED(status) || WIFSIGNALED(status));
+	deadline = harness_now_ms() + WAIT_MS;
+	while (kill((pid_t)esc, 0) == 0) {
+		if (harness_now_ms() > deadline) {
+			kill((pid_t)esc, SIGKILL);
+			harness_fail(h, "the session's setsid child %ld "
+			    "outlived the holder", esc);
+		}
+		harness_sleep_ms(20);
+	}
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -402,6 +439,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_holder_fds,
 		    harness_setup, harness_teardown),
 		cmocka_unit_test_setup_teardown(test_holder_shell_busy,
+		    harness_setup, harness_teardown),
+		cmocka_unit_test_setup_teardown(test_holder_term_no_worker,
 		    harness_setup, harness_teardown),
 	};
 
