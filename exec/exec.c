@@ -1413,6 +1413,16 @@ exec_timeout_left_ms(const struct exec *ex)
 	return (left > 0 ? left : 1);
 }
 
+int
+exec_exit_status(const struct exec *ex, int *status, struct rusage *ru)
+{
+	if (!exec_is_reaped(ex))
+		return (0);
+	*status = ex->status;
+	*ru = ex->ru;
+	return (1);
+}
+
 void
 exec_leave(struct exec *ex)
 {

@@ -211,6 +211,12 @@ int		 exec_leaf(const struct exec *);
 /* What is left of its timeout, in ms; 0: none. */
 int64_t		 exec_timeout_left_ms(const struct exec *);
 /*
+ * 1 with its wait status and resource use if its main process was reaped
+ * already (it may still be draining its output), else 0.
+ */
+int		 exec_exit_status(const struct exec *, int *status,
+		    struct rusage *);
+/*
  * Frees ex without a signal or a callback: its processes, tmp and leaf
  * go on (the holder has them now); this worker's copies of its fds close.
  */

@@ -270,6 +270,10 @@ holder_message(struct holder *h, json_t *msg, int fds[3])
 		if (s->fds[2] != -1)
 			close(s->fds[2]);
 		s->fds[2] = -1;
+	} else if (strcmp(t, "exited") == 0 && s != NULL) {
+		/* Its pid may be another's now: never signalled, matched. */
+		s->exited = 1;
+		holder_status_get(msg, &s->status, &s->ru);
 	} else if (strcmp(t, "drop") == 0 && s != NULL)
 		holder_forget(s);
 	else if (strcmp(t, "up") == 0) {
@@ -288,7 +292,7 @@ holder_start(struct holder *h)
 {
 	struct held	*s;
 	json_t		*msg;
-	sigset_t	 none;
+	sigset_t	 mask;
 	char		 env[64];
 	int		 sp[2], fd;
 	pid_t		 pid;
@@ -306,9 +310,19 @@ holder_start(struct holder *h)
 		return;
 	}
 	if (pid == 0) {
-		/* The worker: dies with its holder, starts afresh. */
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		/*
+		 * The worker: dies with its holder, starts afresh. The
+		 * signals the holder passes on stay blocked (pending) until
+		 * the worker has its handlers (worker_signals): a SIGUSR2
+		 * that came the moment it was started must be a hand-over,
+		 * not its death by the default action.
+		 */
+		sigemptyset(&mask);
+		sigaddset(&mask, SIGTERM);
+		sigaddset(&mask, SIGINT);
+		sigaddset(&mask, SIGHUP);
+		sigaddset(&mask, SIGUSR2);
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() == 1)
 			_exit(1);
@@ -354,8 +368,6 @@ holder_signal_all(struct holder *h, int sig)
 	int		 fd;
 
 	LIST_FOREACH(s, &h->held, entry) {
-		if (s->exited)
-			continue;
 		cg = json_string_value(json_object_get(s->state, "cgroup"));
 		if (cg != NULL && sig == SIGKILL) {
 			snprintf(path, sizeof path, "%s/cgroup.kill", cg);
@@ -366,6 +378,8 @@ holder_signal_all(struct holder *h, int sig)
 				close(fd);
 			}
 		}
+		if (s->exited)
+			continue;	/* its pid may be another's now */
 		kill(-s->pid, sig);
 		kill(s->pid, sig);
 	}
@@ -792,6 +806,17 @@ void
 holder_link_input_closed(struct holder_link *hl, const char *id)
 {
 	holder_link_say(hl, "input_closed", id, NULL, NULL);
+}
+
+void
+holder_link_exited(struct holder_link *hl, const char *id, int status,
+    const struct rusage *ru)
+{
+	json_t	*o = json_object();
+
+	holder_status_set(o, status, ru);
+	holder_link_say(hl, "exited", id, o, NULL);
+	json_decref(o);
 }
 
 void

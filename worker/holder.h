@@ -21,8 +21,9 @@
  *
  * The two talk over a SOCK_SEQPACKET pair: one JSON object a message,
  * with its fds. Worker to holder: hold (a new session: its record and
- * fds), state (the record's fields that changed), input_closed, drop (it
- * ended: forget it), up, leave (about to exit for the next worker).
+ * fds), state (the record's fields that changed), input_closed, exited
+ * (reaped by the worker before a hand-over), drop (it ended: forget it),
+ * up, leave (about to exit for the next worker).
  * Holder to worker: adopt (a record with its fds, and how it ended if it
  * did meanwhile) for each one held, then end; later exited (an adopted
  * session's main process, reaped by the holder).
@@ -78,6 +79,13 @@ void		 holder_link_state(struct holder_link *, const char *id,
 /* Its input was closed: the holder closes its copy (EOF for it). */
 void		 holder_link_input_closed(struct holder_link *,
 		    const char *id);
+/*
+ * Its main process was reaped by this worker, but it is handed over
+ * unfinished (its output still open): the holder keeps it as exited
+ * (its pid is no session's any more), and the next worker is told.
+ */
+void		 holder_link_exited(struct holder_link *, const char *id,
+		    int status, const struct rusage *);
 /* It ended and was collected: the holder forgets it. */
 void		 holder_link_drop(struct holder_link *, const char *id);
 /* About to exit for the next worker, which the holder starts at once. */

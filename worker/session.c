@@ -7,12 +7,15 @@
  */
 
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 #include <jansson.h>
@@ -305,9 +308,10 @@ session_hold(struct session *s, int shell, unsigned idle_ms, const char *cwd)
 {
 	struct exec_confinement	 c;
 	json_t			*o;
-	char			*cmd;
+	char			*cmd, link[64], path[PATH_MAX];
 	int			 fds[3];
 	int64_t			 left;
+	ssize_t			 n;
 
 	if (s->ss->holder == NULL)
 		return;
@@ -334,6 +338,13 @@ session_hold(struct session *s, int shell, unsigned idle_ms, const char *cwd)
 	    "landlock", c.landlock, "seccomp", c.seccomp != 0,
 	    "namespaces", c.namespaces != 0, "network", c.network != 0,
 	    "privileges", c.privileges != 0));
+	/* The holder ends its whole tree through it, should no worker. */
+	snprintf(link, sizeof link, "/proc/self/fd/%d", exec_cgroup_fd(s->ex));
+	if (exec_cgroup_fd(s->ex) != -1 &&
+	    (n = readlink(link, path, sizeof path - 1)) > 0) {
+		path[n] = '\0';
+		json_object_set_new(o, "cgroup", json_string(path));
+	}
 	exec_hold_fds(s->ex, fds);
 	holder_link_hold(s->ss->holder, s->id, o, fds);
 	json_decref(o);
@@ -543,8 +554,10 @@ void
 sessions_leave(struct sessions *ss)
 {
 	struct session	*s, *next;
+	struct rusage	 ru;
 	json_t		*o;
 	int64_t		 left;
+	int		 status;
 
 	for (s = LIST_FIRST(&ss->list); s != NULL; s = next) {
 		next = LIST_NEXT(s, entry);
@@ -557,6 +570,9 @@ sessions_leave(struct sessions *ss)
 		    "tier", s->tier);
 		holder_link_state(ss->holder, s->id, o);
 		json_decref(o);
+		/* Reaped here, still draining: the next worker ends it. */
+		if (exec_exit_status(s->ex, &status, &ru))
+			holder_link_exited(ss->holder, s->id, status, &ru);
 		log_info("session %s: handed over (pid %ld)", s->id,
 		    (long)s->pid);
 		exec_leave(s->ex);

@@ -225,6 +225,8 @@ worker_sigterm_cb(evutil_socket_t sig, short what, void *arg)
 int
 worker_signals(struct worker *w)
 {
+	sigset_t	set;
+
 	w->ev_chld = evsignal_new(w->base, SIGCHLD, worker_sigchld_cb, w);
 	w->ev_term = evsignal_new(w->base, SIGTERM, worker_sigterm_cb, w);
 	w->ev_int = evsignal_new(w->base, SIGINT, worker_sigterm_cb, w);
@@ -242,6 +244,13 @@ worker_signals(struct worker *w)
 	    event_add(w->ev_term, NULL) == -1 ||
 	    event_add(w->ev_int, NULL) == -1)
 		return (-1);
+	/* Under a holder they came blocked (holder.c): handled from here. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	return (0);
 }
 
