@@ -698,8 +698,12 @@ sessions_adopt(struct sessions *ss)
 
 	r = holder_link_records(ss->holder, &n);
 	for (i = 0; i < n; i++) {
-		if (session_adopt(ss, &r[i]) == -1)
+		if (session_adopt(ss, &r[i]) == -1) {
+			/* The holder lets go; its leaf is reclaimed (killed). */
+			holder_link_drop(ss->holder, json_string_value(
+			    json_object_get(r[i].state, "id")));
 			continue;
+		}
 		got++;
 		/* It ended while no worker ran: reaped by the holder. */
 		if (r[i].exited && !exec_reaped((pid_t)json_integer_value(
