@@ -210,6 +210,8 @@ struct holder {
 	int			 ever_up;
 	int			 leaving;	/* it said leave */
 	int			 stopping;	/* TERM or INT came */
+	int			 last;		/* a last worker was started to
+						   end the sessions held */
 	int			 sfd;		/* signalfd */
 	int64_t			 restart_ms;	/* start the next then */
 	int64_t			 life_ms;	/* this life started */
@@ -420,6 +422,19 @@ holder_reap(struct holder *h)
 	}
 }
 
+/*
+ * Stopping with sessions held and no worker to end them (SIGTERM in a
+ * crash's backoff, or just after a hand-over): one last worker is started
+ * with SIGTERM waiting for it. It adopts them and ends them as a stop
+ * always does, callbacks and all; the holder ends only what that one
+ * could not (it failed to start: a config broken meanwhile).
+ */
+static int
+holder_wants_last(const struct holder *h)
+{
+	return (!h->last && h->ever_up && !LIST_EMPTY(&h->held));
+}
+
 /* The worker ended: what next (start another, or exit: return 1). */
 static int
 holder_worker_ended(struct holder *h)
@@ -435,6 +450,8 @@ holder_worker_ended(struct holder *h)
 		h->restart_ms = now;
 		return (0);
 	}
+	if (h->stopping && holder_wants_last(h))
+		return (0);		/* the loop starts it */
 	if (h->stopping || !h->ever_up || h->rc == 0) {
 		/* Stopped (or could not start): so are the sessions. */
 		if (!h->ever_up && h->rc != 0)
@@ -543,8 +560,17 @@ holder_main(char **argv)
 	    (long)getpid());
 	for (;;) {
 		if (h.worker == -1) {
-			if (h.stopping)
+			if (h.stopping && !holder_wants_last(&h))
 				break;
+			if (h.stopping) {
+				log_info("holder: stopping; a last worker ends "
+				    "the sessions held");
+				h.last = 1;
+				holder_start(&h);
+				if (h.worker != -1)	/* waits, blocked */
+					kill(h.worker, SIGTERM);
+				continue;
+			}
 			wait = h.restart_ms - clock_mono_ms();
 			if (wait <= 0) {
 				holder_start(&h);

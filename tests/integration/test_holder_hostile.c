@@ -392,14 +392,15 @@ test_holder_shell_busy(void **state)
 
 /*
  * SIGTERM to the holder while no worker runs (the backoff after a crash):
- * the holder ends the sessions itself, their whole trees (cgroup.kill),
- * not only their process groups: a setsid'd child does not outlive it.
+ * a last worker adopts the sessions and ends them, their whole trees (a
+ * setsid'd child does not outlive them), with their callback, once.
  */
 static void
 test_holder_term_no_worker(void **state)
 {
 	struct harness	*h = harness_fixture(state);
 	const char	*id = harness_id(h, "tree");
+	json_t		*cb;
 	int64_t		 deadline;
 	pid_t		 holder, w1;
 	long		 esc;
@@ -423,6 +424,10 @@ test_holder_term_no_worker(void **state)
 		}
 		harness_sleep_ms(20);
 	}
+	cb = harness_wait_callback(h, id, WAIT_MS);
+	assert_string_equal(harness_jstr(cb, "killed_by"), "shutdown");
+	json_decref(cb);
+	assert_int_equal(callbacks_of(h, id), 1);
 	harness_pass(h);
 }
 
