@@ -87,7 +87,12 @@ waiting_call_select(const struct waiting_call *c, struct waiting_where *w)
  * with a timeout has work of its own on a clock (a TUI that redraws, a
  * progress loop), and one that also waits on another fd is a relay (ssh,
  * script, a multiplexer) whose other side may be busy: neither counts.
- * epoll is left out: its set is not in the call's arguments.
+ * An event loop (Node's REPL, libuv, asyncio) waits in epoll, its set in
+ * /proc/<pid>/fdinfo, often with a timer of its own armed: it counts
+ * when the set holds the input and otherwise only the loop's own
+ * wake-ups (eventfd, signalfd, timerfd, a pipe to itself), whatever its
+ * timeout; a socket or another terminal in the set is a relay or a
+ * server, and does not (waiting_task_reads).
  */
 enum waiting_kind
 waiting_call_kind(const struct waiting_call *c, struct waiting_where *w)
@@ -124,7 +129,45 @@ waiting_call_kind(const struct waiting_call *c, struct waiting_where *w)
 #endif
 	if (c->nr == SYS_pselect6)
 		return (waiting_call_select(c, w));
+#ifdef SYS_epoll_wait
+	if (c->nr == SYS_epoll_wait)
+		goto epoll;
+#endif
+#ifndef SYS_epoll_pwait2
+#define SYS_epoll_pwait2	441	/* Linux 5.11, on every arch */
+#endif
+	if (c->nr == SYS_epoll_pwait || c->nr == SYS_epoll_pwait2)
+		goto epoll;
 	return (WAITING_OTHER);
+
+epoll:
+	if ((long long)c->arg[0] < 0 || c->arg[0] > 65535)
+		return (WAITING_OTHER);
+	w->fd = (int)c->arg[0];
+	return (WAITING_EPOLL);
+}
+
+int
+waiting_epoll_fds(const char *fdinfo, int *fds, size_t max)
+{
+	const char	*p = fdinfo;
+	size_t		 k = 0;
+	long		 fd;
+
+	while ((p = strstr(p, "tfd:")) != NULL) {
+		if (p != fdinfo && p[-1] != '\n') {
+			p += 4;
+			continue;
+		}
+		fd = strtol(p + 4, NULL, 10);
+		p += 4;
+		if (fd < 0 || fd > 65535)
+			continue;
+		if (k == max)
+			return (-1);
+		fds[k++] = (int)fd;
+	}
+	return ((int)k);
 }
 
 int
@@ -234,6 +277,70 @@ waiting_is_input(const struct waiting *w, pid_t pid, pid_t tid, int fd)
 }
 
 /*
+ * 1 if fd of process pid is one of its event loop's own wake-ups: an
+ * eventfd, signalfd or timerfd, or a pipe whose other end it holds too
+ * (libuv's signal pipe), not a pipe from another process.
+ */
+static int
+waiting_loop_fd(pid_t pid, int fd)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 path[320], link[128], other[128];
+	ssize_t		 n;
+	int		 found = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+	if ((n = readlink(path, link, sizeof link - 1)) <= 0)
+		return (0);
+	link[n] = '\0';
+	if (strcmp(link, "anon_inode:[eventfd]") == 0 ||
+	    strcmp(link, "anon_inode:[signalfd]") == 0 ||
+	    strcmp(link, "anon_inode:[timerfd]") == 0)
+		return (1);
+	if (strncmp(link, "pipe:", 5) != 0)
+		return (0);
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return (0);
+	while (!found && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || atoi(de->d_name) == fd)
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/fd/%s", (int)pid,
+		    de->d_name);
+		if ((n = readlink(path, other, sizeof other - 1)) <= 0)
+			continue;
+		other[n] = '\0';
+		found = strcmp(other, link) == 0;
+	}
+	closedir(d);
+	return (found);
+}
+
+/*
+ * An epoll of thread tid on epfd: 1 if its set holds the input and
+ * otherwise only the loop's own wake-ups.
+ */
+static int
+waiting_epoll_reads(const struct waiting *w, pid_t pid, pid_t tid, int epfd)
+{
+	char	path[96], text[8192];
+	int	fds[WAITING_MAX_FDS], n, i, input = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, epfd);
+	if (waiting_read(path, text, sizeof text) == -1 ||
+	    (n = waiting_epoll_fds(text, fds, WAITING_MAX_FDS)) <= 0)
+		return (0);
+	for (i = 0; i < n; i++) {
+		if (waiting_is_input(w, pid, tid, fds[i]))
+			input = 1;
+		else if (!waiting_loop_fd(pid, fds[i]))
+			return (0);
+	}
+	return (input);
+}
+
+/*
  * The fds a poll or select of thread tid waits on, read from its memory
  * (the kernel writes the results back only when the call returns): their
  * number, or -1.
@@ -288,11 +395,16 @@ waiting_task_reads(const struct waiting *w, pid_t pid, pid_t tid)
 		return (0);
 	if (kind == WAITING_READ)
 		return (waiting_is_input(w, pid, tid, where.fd));
-	if ((n = waiting_wait_fds(pid, kind, &where, fds)) <= 0)
-		return (0);
-	for (i = 0; i < n; i++)
-		if (!waiting_is_input(w, pid, tid, fds[i]))
+	if (kind == WAITING_EPOLL) {
+		if (!waiting_epoll_reads(w, pid, tid, where.fd))
 			return (0);
+	} else {
+		if ((n = waiting_wait_fds(pid, kind, &where, fds)) <= 0)
+			return (0);
+		for (i = 0; i < n; i++)
+			if (!waiting_is_input(w, pid, tid, fds[i]))
+				return (0);
+	}
 	/* Still in the same call: what was read was its set. */
 	if (waiting_read(path, again, sizeof again) == -1)
 		return (0);

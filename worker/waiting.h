@@ -94,9 +94,11 @@ enum waiting_kind {
 	WAITING_POLL,		/* poll/ppoll, no timeout: addr, n pollfds */
 	WAITING_SELECT,		/* select/pselect6, no timeout, read set
 				   only: addr of a set of n fds */
+	WAITING_EPOLL,		/* epoll_wait/_pwait/_pwait2 on fd, any
+				   timeout: its set is in fdinfo */
 };
 struct waiting_where {
-	int			 fd;		/* WAITING_READ */
+	int			 fd;		/* WAITING_READ; the epoll fd */
 	unsigned long long	 addr;		/* WAITING_POLL, _SELECT */
 	size_t			 n;
 };
@@ -114,6 +116,12 @@ enum waiting_kind waiting_call_kind(const struct waiting_call *,
  */
 int		 waiting_poll_fds(const void *buf, size_t n, int *fds,
 		    size_t max);
+/*
+ * The fds an epoll instance watches, from its /proc/<pid>/fdinfo text
+ * ("tfd: N events: ..." lines), into fds (at most max): their number,
+ * or -1 if there are more.
+ */
+int		 waiting_epoll_fds(const char *fdinfo, int *fds, size_t max);
 int		 waiting_select_fds(const void *buf, size_t n, int *fds,
 		    size_t max);
 /*

@@ -263,6 +263,63 @@ test_waiting_python_repl(void **state)
 	harness_pass(h);
 }
 
+/* 1 if node runs here (inside the worker's boundary as well). */
+static int
+have_node(struct harness *h)
+{
+	const char	*probe[] = { "node", "-e", "0", NULL };
+
+	return (harness_run(h, probe, 20000) == 0);
+}
+
+/*
+ * Node's REPL: libuv waits in epoll, with a timer of its own armed, on
+ * the terminal and its own wake-ups: a prompt, and a new one after an
+ * answer.
+ */
+static void
+test_waiting_node_repl(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "node");
+
+	if (!have_node(h))
+		skip();
+	harness_worker_start(h, NULL, NULL);
+	start(h, id, "NODE_REPL_HISTORY= node", 1);
+	expect_waiting(h, id, "> ");
+	write_to(h, id, "\"6*7\\n\"");
+	expect_waiting(h, id, "42");
+	write_to(h, id, "\".exit\\n\"");
+	expect_end(h, id, NULL);
+	harness_pass(h);
+}
+
+/*
+ * Node with timers and no reader of its input (epoll, the terminal not
+ * in its set), and Node serving a socket while it reads the terminal
+ * (a server, not a prompt): neither is waiting for input.
+ */
+static void
+test_waiting_node_not_waiting(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*timers = harness_id(h, "node-timers");
+	const char	*server = harness_id(h, "node-server");
+
+	if (!have_node(h))
+		skip();
+	harness_worker_start(h, NULL, NULL);
+	start(h, timers, "node -e \"let n = 0; const t = setInterval(() => "
+	    "{ if (++n === 30) clearInterval(t); }, 100)\"; echo done", 1);
+	start(h, server, "node -e \"const s = require('net').createServer();"
+	    " s.listen(0, '127.0.0.1'); process.stdin.on('data', () => {});"
+	    " setTimeout(() => process.exit(0), 3000)\"; echo done", 1);
+	expect_never_waited(h, timers);
+	expect_never_waited(h, server);
+	harness_pass(h);
+}
+
 /* An interactive sh (its own line reader) waits at its prompt. */
 static void
 test_waiting_shell_prompt(void **state)
@@ -336,6 +393,8 @@ main(void)
 		T(test_waiting_read_prompt),
 		T(test_waiting_python_input),
 		T(test_waiting_python_repl),
+		T(test_waiting_node_repl),
+		T(test_waiting_node_not_waiting),
 		T(test_waiting_shell_prompt),
 		T(test_waiting_stdin_pipe),
 		T(test_waiting_not_sleep),

@@ -82,6 +82,43 @@ test_waiting_kind_read(void **state)
 	assert_int_equal(waiting_call_kind(&c, &w), WAITING_OTHER);
 }
 
+/*
+ * epoll_pwait, with or without a timeout: its epoll fd, the set is read
+ * from fdinfo (waiting_epoll_fds).
+ */
+static void
+test_waiting_kind_epoll(void **state)
+{
+	struct waiting_call	c;
+	struct waiting_where	w;
+	char			buf[256];
+	int			fds[4];
+	const char		*info = "pos:\t0\nflags:\t02000002\n"
+				    "mnt_id:\t17\nino:\t1038\n"
+				    "tfd:       21 events:       19 data: 15 "
+				    "pos:0 ino:3 sdev:1a\n"
+				    "tfd:       17 events:       19 data: 11 "
+				    "pos:0 ino:40e sdev:10\n"
+				    "tfd:       15 events:       19 data: f "
+				    "pos:0 ino:d7d5b7 sdev:f\n";
+
+	(void)state;
+	line(buf, sizeof buf, SYS_epoll_pwait, 14, 0x7ffd, 0x400, 8095, 0);
+	assert_int_equal(waiting_call_parse(buf, &c), 0);
+	assert_int_equal(waiting_call_kind(&c, &w), WAITING_EPOLL);
+	assert_int_equal(w.fd, 14);
+	line(buf, sizeof buf, SYS_epoll_pwait, 9, 0x7ffd, 0x400,
+	    0xffffffff, 0);
+	assert_int_equal(waiting_call_parse(buf, &c), 0);
+	assert_int_equal(waiting_call_kind(&c, &w), WAITING_EPOLL);
+	assert_int_equal(waiting_epoll_fds(info, fds, 4), 3);
+	assert_int_equal(fds[0], 21);
+	assert_int_equal(fds[1], 17);
+	assert_int_equal(fds[2], 15);
+	assert_int_equal(waiting_epoll_fds(info, fds, 2), -1);
+	assert_int_equal(waiting_epoll_fds("pos:\t0\n", fds, 4), 0);
+}
+
 /* readline's pselect6 counts; with a timeout or a write set it does not. */
 static void
 test_waiting_kind_select(void **state)
@@ -243,6 +280,7 @@ main(void)
 		cmocka_unit_test(test_waiting_kind_read),
 		cmocka_unit_test(test_waiting_kind_select),
 		cmocka_unit_test(test_waiting_kind_poll),
+		cmocka_unit_test(test_waiting_kind_epoll),
 		cmocka_unit_test(test_waiting_poll_fds),
 		cmocka_unit_test(test_waiting_select_fds),
 		cmocka_unit_test(test_waiting_stat_parse),
