@@ -701,6 +701,23 @@ exec_exited(struct exec *ex, int status, const struct rusage *ru)
 }
 
 int
+exec_reaped_id(const char *id, pid_t pid, int status,
+    const struct rusage *ru)
+{
+	struct exec	*ex;
+
+	LIST_FOREACH(ex, &exec_all, entry) {
+		if (ex->pid == pid && !exec_is_reaped(ex) && id != NULL &&
+		    strcmp(ex->id, id) == 0)
+			break;
+	}
+	if (ex == NULL)
+		return (0);
+	exec_exited(ex, status, ru);
+	return (1);
+}
+
+int
 exec_reaped(pid_t pid, int status, const struct rusage *ru)
 {
 	struct exec	*ex;

@@ -174,6 +174,12 @@ unsigned long long exec_output_bytes(const struct exec *);
 const char	*exec_log_path(const struct exec *);
 /* Routes a reaped child; 0 if the pid is not one of ours. */
 int		 exec_reaped(pid_t, int status, const struct rusage *);
+/*
+ * The same for an exec reaped by another process (worker/holder.h): it
+ * must be exec id's pid, so a pid used again is never taken for it.
+ */
+int		 exec_reaped_id(const char *id, pid_t, int status,
+		    const struct rusage *);
 /* "completed", "failed", "timed_out" or "killed". */
 const char	*exec_status_name(const struct exec_result *);
 /*

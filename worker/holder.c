@@ -760,7 +760,8 @@ holder_link_cb(evutil_socket_t fd, short what, void *arg)
 	t = json_string_value(json_object_get(msg, "t"));
 	if (t != NULL && strcmp(t, "exited") == 0) {
 		holder_status_get(msg, &status, &ru);
-		if (!exec_reaped((pid_t)json_integer_value(json_object_get(msg,
+		if (!exec_reaped_id(json_string_value(json_object_get(msg,
+		    "id")), (pid_t)json_integer_value(json_object_get(msg,
 		    "pid")), status, &ru))
 			log_debug("holder: exit of a pid not ours any more");
 	}

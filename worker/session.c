@@ -706,9 +706,10 @@ sessions_adopt(struct sessions *ss)
 		}
 		got++;
 		/* It ended while no worker ran: reaped by the holder. */
-		if (r[i].exited && !exec_reaped((pid_t)json_integer_value(
-		    json_object_get(r[i].state, "pid")), r[i].status,
-		    &r[i].ru))
+		if (r[i].exited && !exec_reaped_id(json_string_value(
+		    json_object_get(r[i].state, "id")), (pid_t)
+		    json_integer_value(json_object_get(r[i].state, "pid")),
+		    r[i].status, &r[i].ru))
 			log_warn("holder: an adopted session's end went "
 			    "nowhere");
 	}
