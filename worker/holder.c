@@ -328,6 +328,11 @@ holder_start(struct holder *h)
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() == 1)
 			_exit(1);
+		/*
+		 * A group of its own: a Ctrl-C at a terminal reaches the
+		 * holder, which passes it on once, not the worker twice.
+		 */
+		(void)setpgid(0, 0);
 		if ((fd = dup(sp[1])) == -1)	/* without CLOEXEC */
 			_exit(1);
 		snprintf(env, sizeof env, "%d:%ld", fd, (long)getppid());
