@@ -513,10 +513,10 @@ queue_fetch_new(struct queue *q, unsigned n)
 
 /*
  * Sends the fetch script for n entries: with the answer the worker just
- * queued when it may (ride 1; one round trip for both), else alone on
- * the read connection.
+ * queued when it may (ride 1; one round trip for both; returns 1), else
+ * alone on the read connection (0).
  */
-static void
+static int
 queue_fetch(struct queue *q, unsigned n, int ride)
 {
 	struct qfetch	 *f = queue_fetch_new(q, n);
@@ -526,7 +526,7 @@ queue_fetch(struct queue *q, unsigned n, int ride)
 
 	if (ride && q->read_backoff_ms == 0 && queue_ride(q, f) == 0) {
 		q->riding = 1;
-		return;
+		return (1);
 	}
 	snprintf(nkeys, sizeof nkeys, "%u", f->nkeys);
 	argv = xcalloc(3 + (size_t)f->nkeys + QUEUE_FETCH_NARGS,
@@ -544,6 +544,7 @@ queue_fetch(struct queue *q, unsigned n, int ride)
 	free(argv);
 	free(f);
 	queue_kick(&q->rd);
+	return (0);
 }
 
 /* Reads more if there is room and no read outstanding. */
@@ -579,7 +580,7 @@ queue_read_next(struct queue *q)
 	}
 	evtimer_del(q->ev_ctl);
 	q->ctl_due = 0;
-	queue_fetch(q, n, 1);
+	(void)queue_fetch(q, n, 1);
 }
 
 void
@@ -597,9 +598,12 @@ queue_ctl_grace_cb(evutil_socket_t fd, short what, void *arg)
  * Ends a read blocked on the control lanes only: there is room for work
  * now. The blocking command may not have reached Redis yet (it travels
  * on the other connection), so when nothing was unblocked, try again.
- * The fetch goes out at once, behind the blocked read on its own
- * connection: Redis runs it as soon as the read ends, a round trip
- * sooner than after the read's answer.
+ * The fetch goes out at once: with the answer that freed the slot when
+ * it may (queue_fetch), else behind the blocked read on its own
+ * connection, where Redis runs it as soon as the read ends, a round trip
+ * sooner than after the read's answer. Either reply may come first: the
+ * read's end clears reading, the fetch's riding, and each reads on only
+ * once the other is done.
  */
 static void
 queue_unblock(struct queue *q)
@@ -611,11 +615,10 @@ queue_unblock(struct queue *q)
 		rconn_command(q->wr.rc, queue_unblock_cb, q, "CLIENT UNBLOCK "
 		    "%lld ERROR", q->rd_client_id);
 		queue_kick(&q->wr);
-		if (!q->fetch_queued && q->rd.up && !q->freeing &&
-		    (n = queue_fetch_count(q)) > 0) {
+		if (!q->fetch_queued && !q->riding && q->rd.up &&
+		    !q->freeing && (n = queue_fetch_count(q)) > 0 &&
+		    queue_fetch(q, n, 1) == 0)
 			q->fetch_queued = 1;
-			queue_fetch(q, n, 0);
-		}
 	}
 }
 
