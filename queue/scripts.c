@@ -297,9 +297,13 @@ const char queue_answer_lua[] =
  * queue_ride); a resend, a spool replay or an answer of another life is
  * the answer script alone, so no entry is ever taken for a reader that
  * no longer waits. The answer goes first: when it fails (a replica's
- * READONLY) nothing is fetched. Flagged like the fetch script: refused
- * whole while Redis is out of memory, and the answer then goes alone.
- * Returns {the answer script's reply, the fetch script's}, or the
+ * READONLY) nothing is fetched. A fetch that fails after the answer
+ * wrote (NOGROUP: Redis restarted empty) leaves the answer done: its
+ * error comes back in the fetch's place, and the answer is not sent
+ * again (a second copy of an answer whose claim Redis lost would be
+ * published twice). Flagged like the fetch script: refused whole while
+ * Redis is out of memory, and the answer then goes alone. Returns {the
+ * answer script's reply, the fetch script's or its error}, or the
  * answer's error.
  *   KEYS: the answer script's 7, then the fetch script's lanes
  *   ARGV: the answer script's 12, then the fetch script's 9
@@ -317,7 +321,10 @@ const char queue_answer_fetch_lua[] =
     " else fa[i - " QUEUE_ANSWER_NARGS_S "] = v end end "
     "local r = answer(ak, aa) "
     "if type(r) == 'table' then return r end "
-    "return {r, fetch(fk, fa)}";
+    "local ok, f = pcall(fetch, fk, fa) "
+    "if ok then return {r, f} end "
+    "if type(f) ~= 'table' or not f.err then f = {err = tostring(f)} end "
+    "return {r, f}";
 
 
 /*
