@@ -315,7 +315,7 @@ queue_req_cb(struct rconn *rc, redisReply *reply, void *arg)
 	const redisReply	*fetched = reply;
 
 	req->sent = 0;
-	req->ride = NULL;	/* whatever came, a resend is the answer alone */
+	req->ride = NULL;	/* whatever came, it goes again alone */
 	if (ride != NULL && reply != NULL &&
 	    reply->type == REDIS_REPLY_ARRAY && reply->elements == 2) {
 		fetched = reply->element[1];
@@ -841,8 +841,9 @@ queue_answering(const struct queue *q, const char *stream,
 	const unsigned		 at = 3 + QUEUE_ANSWER_NKEYS;	/* ARGV[1] */
 
 	TAILQ_FOREACH(r, &q->out, entry)
-		if (r->answers != NULL && r->argc == (int)at +
-		    QUEUE_ANSWER_NARGS && strcmp(r->argv[at + 4], entry_id) == 0 &&
+		if (r->answers != NULL &&
+		    r->argc == (int)at + QUEUE_ANSWER_NARGS &&
+		    strcmp(r->argv[at + 4], entry_id) == 0 &&
 		    strcmp(r->argv[5], stream) == 0)
 			return (1);
 	return (0);

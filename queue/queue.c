@@ -502,8 +502,8 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	q->ev_promote = event_new(base, -1, EV_PERSIST, queue_promote_tick_cb,
 	    q);
 	if (q->ev_read_retry == NULL || q->ev_flush == NULL ||
-	    q->ev_soon == NULL || q->ev_unblock == NULL || q->ev_ctl == NULL || q->ev_beat == NULL ||
-	    q->ev_promote == NULL)
+	    q->ev_soon == NULL || q->ev_unblock == NULL || q->ev_ctl == NULL ||
+	    q->ev_beat == NULL || q->ev_promote == NULL)
 		fatal("out of memory (libevent)");
 	tv.tv_sec = 1;
 	tv.tv_usec = 0;

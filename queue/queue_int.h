@@ -9,11 +9,14 @@
  *              session mirror, approvals and decisions, live output
  *   queue.c    the driver: the object, create, free, heartbeat, lease,
  *              registry, stats; told of connections by conn.c's callback
- *   reader.c   the lanes: fetch, blocking read, held and tracked entries,
- *              takeover (XAUTOCLAIM), one-shot reads
+ *   reader.c   the lanes: fetch (alone, or riding an answer), blocking
+ *              read, held and tracked entries, takeover (XAUTOCLAIM),
+ *              one-shot reads
  *   outbox.c   what must reach Redis: commands built by appending
  *              (struct qcmd), claims, answers, their retry and backoff,
- *              the spool hand-off
+ *              the spool hand-off; an answer's first send may carry the
+ *              reader's fetch (struct qfetch, queue_ride), never a resend
+ *              or a replay
  *   conn.c     the two Redis connections (queue/rconn.c: unix, TCP or
  *              TLS): connect, resolve, the login (AUTH; refused: again
  *              after 1 s to 60 s), SELECT, the open-door probe (a third
@@ -26,8 +29,10 @@
  *              connection of ours) where the primary is
  *   scripts.c  the Lua scripts, each with its KEYS and ARGV in order
  *
- * reader.c lets go of claims through outbox.c; nothing calls up: conn.c
- * says "up" and "down" through the callback queue.c gives it. Every
+ * reader.c lets go of claims and hands fetches to answers through
+ * outbox.c; nothing calls up: a fetch's reply reaches reader.c through
+ * the callback in its struct qfetch, and conn.c says "up" and "down"
+ * through the callback queue.c gives it. Every
  * function keeps the module's prefix, queue_.
  */
 
@@ -258,8 +263,9 @@ struct queue {
 	int			 reading;	/* a read is outstanding */
 	int			 ctl_only;	/* ... blocking on ctl lanes only */
 	int			 fetch_queued;	/* ... and a fetch sent behind it */
-	int			 riding;	/* a fetch is out with an answer,
-						   on the write connection */
+	int			 riding;	/* a fetch is out with an
+						   answer, on the write
+						   connection */
 	struct qreq		*rider;		/* the answer last queued, held
 						   back till the loop comes
 						   round (ev_soon), so a fetch

@@ -276,7 +276,8 @@ const char queue_release_lua[] =
     " if redis.call('TTL', KEYS[2]) < 0 then " \
     "  redis.call('EXPIRE', KEYS[2], ARGV[4]) end " \
     "end " \
-    "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[2]) " \
+    "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', " \
+    " ARGV[2]) " \
     "redis.call('EXPIRE', KEYS[1], ARGV[4]) " \
     "if ARGV[3] == '1' then local keep = ARGV[2] " \
     " if ARGV[7] and ARGV[7] ~= '' then keep = ARGV[7] end " \
