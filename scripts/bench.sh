@@ -30,10 +30,15 @@ url=$EXECQ_TEST_REDIS_URL
 tmp=$(mktemp -d)
 mkdir "$tmp/ws"		# tmp_dir must be outside the workspace
 wpids=
+wprocs=
+wlast=
 trap 'for p in $wpids; do kill "$p" 2>/dev/null || :; done; rm -rf "$tmp"' \
     EXIT
 
 # Starts a worker on queue $1 with $2 slots and the rest as options.
+# The process started is the holder (hold_sessions, the default): wpids
+# gets it, to stop; wprocs and wlast get the worker, its child, whose
+# CPU, memory and system calls are measured.
 bench_worker() {
 	q=$1
 	slots=$2
@@ -42,6 +47,25 @@ bench_worker() {
 	    --max-procs "$slots" --workspace "$tmp/ws" --log-dir "$tmp/logs" \
 	    --state-dir "$tmp/state" "$@" 2>"$tmp/worker-$q.log" &
 	wpids="$wpids $!"
+	wlast=$(bench_child "$!")
+	wprocs="$wprocs $wlast"
+}
+
+# The holder $1's worker child (within 10 s), else $1 itself.
+bench_child() {
+	k=0
+	while [ $k -lt 200 ]; do
+		for c in $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
+			if [ "$(cat "/proc/$c/comm" 2>/dev/null)" = \
+			    execq-worker ]; then
+				echo "$c"
+				return
+			fi
+		done
+		sleep 0.05
+		k=$((k + 1))
+	done
+	echo "$1"
 }
 
 # Stops every worker started so far.
@@ -51,6 +75,7 @@ bench_stop() {
 		wait "$p" || true
 	done
 	wpids=
+	wprocs=
 }
 
 # A free TCP port on the loopback, for a worker's side door.
@@ -218,11 +243,11 @@ echo "execq bench: N=$n foreground \`true\`, $(nproc) cores, $(uname -r)"
 tck=$(getconf CLK_TCK)
 for c in 1 2 8; do
 	bench_worker "benchoff$c" "$c" --confine off
-	off=$!
+	off=$wlast
 	port=$(bench_port)
 	bench_worker "benchon$c" "$c" --tmp-dir "$tmp/cmdtmp" \
 	    --http "127.0.0.1:$port"
-	on=$!
+	on=$wlast
 	sleep 0.5
 	bench_queue "benchoff$c" 200 unconfined >/dev/null
 	bench_queue "benchon$c" 200 confined >/dev/null
@@ -368,12 +393,12 @@ while [ $i -lt 8 ]; do
 done
 sleep 2				# started, first reads sent
 # shellcheck disable=SC2086
-w0=$(bench_sched $wpids)
+w0=$(bench_sched $wprocs)
 r2=$(bench_redis_cpu)
 sleep "$idle_s"
 r3=$(bench_redis_cpu)
 # shellcheck disable=SC2086
-w1=$(bench_sched $wpids)
+w1=$(bench_sched $wprocs)
 bench_stop
 r4=$(bench_redis_cpu)
 sleep "$idle_s"
@@ -397,7 +422,7 @@ $(tail -1 "$tmp/idle")
 EOF
 echo "sessions:"
 bench_worker benchs 1100 --max-sessions 1100 --tmp-dir "$tmp/cmdtmp"
-wpid=$!
+wpid=$wlast
 sleep 1
 "$build/execq-bench" callback -n 200 --redis "$url" --queue benchs
 "$build/execq-bench" waiting -n 50 --redis "$url" --queue benchs
