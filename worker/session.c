@@ -202,7 +202,7 @@ session_free(struct session *s)
 	live_free(s->live);
 	shell_free(s->shell);
 	json_decref(s->final);
-	free(s->exec_before);
+	free(s->acted_before);
 	free(s->id);
 	free(s->item_id);
 	free(s->command);
@@ -628,8 +628,8 @@ session_adopt(struct sessions *ss, struct holder_record *r)
 	s->output_bytes = json_integer_value(json_object_get(o,
 	    "output_bytes"));
 	snprintf(s->token, sizeof s->token, "%s", session_rec_str(o, "token"));
-	if (*session_rec_str(o, "exec") != '\0')
-		s->exec_before = xstrdup(session_rec_str(o, "exec"));
+	if (*session_rec_str(o, "acted") != '\0')
+		s->acted_before = xstrdup(session_rec_str(o, "acted"));
 	s->status.status = "running";
 	s->serial = ++ss->serial;
 	LIST_INIT(&s->waiters);

@@ -544,6 +544,37 @@ session_act_log(struct session *s, const struct item *it,
 	session_read_start(s, r);
 }
 
+/*
+ * 1 (answered duplicate_id) if it is what an earlier worker of this
+ * session carried out last before it died: a takeover delivers such an
+ * item again, and what it writes or runs must not go in twice.
+ */
+static int
+session_acted_before(struct session *s, const struct item *it,
+    sessions_answer_cb cb, void *arg)
+{
+	if (s->acted_before == NULL || strcmp(s->acted_before, it->id) != 0)
+		return (0);
+	session_error(ERR_DUPLICATE_ID, cb, arg, "%s %s went into session %s "
+	    "just before the worker running it died; it is not done again: "
+	    "what followed is in the session's log (poll, log)",
+	    it->action_name, it->id, s->id);
+	return (1);
+}
+
+/* What went in: the holder's record says so, for the next worker. */
+static void
+session_acted(struct session *s, const struct item *it)
+{
+	json_t	*o;
+
+	if (s->ss->holder == NULL)
+		return;
+	o = json_pack("{s:s}", "acted", it->id);
+	holder_link_state(s->ss->holder, s->id, o);
+	json_decref(o);
+}
+
 /* write and send-keys: bytes to stdin or the PTY. */
 static void
 session_act_write(struct session *s, const struct item *it,
@@ -571,6 +602,8 @@ session_act_write(struct session *s, const struct item *it,
 		}
 		buf = keys;
 	}
+	if (session_acted_before(s, it, cb, arg))
+		return;
 	if (len > 0 && (n = exec_write(s->ex, buf, len)) == -1) {
 		session_error(ERR_SESSION_ENDED, cb, arg, "session %s does not "
 		    "read its input any more: %s", s->id, strerror(errno));
@@ -581,8 +614,10 @@ session_act_write(struct session *s, const struct item *it,
 		    strerror(errno));
 	else if (it->eof && !s->pty)	/* its copy too: EOF for it */
 		holder_link_input_closed(s->ss->holder, s->id);
-	if (n > 0 || it->eof)	/* answered: a wait after is a new one */
+	if (n > 0 || it->eof) {	/* answered: a wait after is a new one */
 		waiting_activity(s->wait);
+		session_acted(s, it);
+	}
 	session_answer(it->id, it->action_name, s->id,
 	    item_write_to_json((long long)n), cb, arg);
 }
@@ -600,26 +635,15 @@ session_act_exec(struct session *s, const struct item *it,
 		    "shell session (start one with args.shell)", s->id);
 		return;
 	}
-	/* Sent again after the crash of the worker it ran under: not rerun. */
-	if (s->exec_before != NULL && strcmp(s->exec_before, it->id) == 0) {
-		session_error(ERR_DUPLICATE_ID, cb, arg, "exec %s was running in "
-		    "shell session %s when the worker running it died; it is not "
-		    "run again: what it printed is in the session's log (poll, "
-		    "log)", it->id, s->id);
+	if (session_acted_before(s, it, cb, arg))
 		return;
-	}
 	if (shell_exec(s->shell, it->id, it->command, it->timeout_ms, cb, arg,
 	    &code, &cause) == -1) {
 		session_error(code, cb, arg, "%s", cause);
 		free(cause);
 		return;
 	}
-	if (s->ss->holder != NULL) {	/* a crash must not run it twice */
-		json_t	*o = json_pack("{s:s}", "exec", it->id);
-
-		holder_link_state(s->ss->holder, s->id, o);
-		json_decref(o);
-	}
+	session_acted(s, it);
 }
 
 /*

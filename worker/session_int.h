@@ -73,8 +73,9 @@ struct session {
 	struct shell		*shell;		/* args.shell; NULL: none */
 	int			 tier;		/* ... the policy tier its
 						   commands are classified at */
-	char			*exec_before;	/* adopted: the last exec an
-						   earlier worker started */
+	char			*acted_before;	/* adopted: the last exec,
+						   write or send-keys an
+						   earlier worker carried out */
 };
 
 /* The registry: this worker's sessions. */
