@@ -42,6 +42,17 @@ struct cgroup {
 	int			 v1_events[CGROUP_V1_N]; /* pids.events,
 						   memory.oom_control */
 	int			 v1_usage;	/* memory.usage_in_bytes */
+	/*
+	 * What is known of the leaf without reading its files again: once
+	 * cgroup.events says it is empty, nothing can enter it but through
+	 * cgroup_fd() (a child cloned into it), which forgets all this.
+	 */
+	int			 idle;		/* read empty since cgroup_fd() */
+	int			 counted;	/* idle, and the v1 counters
+						   below read since */
+	unsigned long long	 pids_hit, oom_kills;
+	int			 ready;		/* idle, made fit by cgroup_put
+						   (cgroup_leaf_ready) */
 };
 
 struct cgroup_pool {
@@ -260,6 +271,7 @@ cgroup_leaf_close(struct cgroup *cg)
 	if (cg->kill_fd != -1)
 		close(cg->kill_fd);
 	cg->wd = cg->dirfd = cg->events_fd = cg->kill_fd = -1;
+	cg->idle = cg->counted = cg->ready = 0;
 }
 
 int
@@ -330,6 +342,7 @@ cgroup_v1_close(struct cgroup *cg)
 	if (cg->v1_usage != -1)
 		close(cg->v1_usage);
 	cg->v1_usage = -1;
+	cg->counted = cg->ready = 0;
 }
 
 /* Where the v1 controller name is mounted, and this process's group in it. */
@@ -464,6 +477,7 @@ cgroup_v1_renew(struct cgroup *cg)
 	if (cg->v1_usage != -1)
 		close(cg->v1_usage);
 	cg->v1_procs[k] = cg->v1_events[k] = cg->v1_usage = -1;
+	cg->counted = 0;		/* a new group counts from 0 */
 	snprintf(dir, sizeof dir, "%s/%u", pool->v1_path[k], cg->index);
 	if ((rmdir(dir) == -1 && errno != ENOENT) ||
 	    cgroup_v1_leaf(pool, cg->index, k, pool->max_memory) == -1) {
@@ -539,12 +553,19 @@ cgroup_v1_count(int fd, const char *key)
 }
 
 void
-cgroup_limit_events(const struct cgroup *cg, unsigned long long *pids_hit,
+cgroup_limit_events(struct cgroup *cg, unsigned long long *pids_hit,
     unsigned long long *oom_kills)
 {
-	*pids_hit = cgroup_v1_count(cg->v1_events[CGROUP_V1_PIDS], "max");
-	*oom_kills = cgroup_v1_count(cg->v1_events[CGROUP_V1_MEMORY],
-	    "oom_kill");
+	/* An empty leaf's counters stay as they are: read them once. */
+	if (!cg->counted) {
+		cg->pids_hit = cgroup_v1_count(cg->v1_events[CGROUP_V1_PIDS],
+		    "max");
+		cg->oom_kills = cgroup_v1_count(
+		    cg->v1_events[CGROUP_V1_MEMORY], "oom_kill");
+		cg->counted = cg->idle;
+	}
+	*pids_hit = cg->pids_hit;
+	*oom_kills = cg->oom_kills;
 }
 
 /*
@@ -623,6 +644,7 @@ cgroup_adopt(struct cgroup_pool *pool, unsigned index, void *owner)
 	if (cg->owner != NULL || cg->dirfd == -1)
 		return (NULL);
 	cg->owner = owner;
+	cg->idle = cg->counted = cg->ready = 0;	/* it runs */
 	return (cg);
 }
 
@@ -802,8 +824,12 @@ cgroup_take(struct cgroup_pool *pool, void *owner)
 		return (NULL);
 	for (i = 0; i < pool->n; i++) {
 		cg = &pool->leaves[i];
-		if (cg->owner != NULL || !cgroup_leaf_ready(cg))
+		if (cg->owner != NULL)
 			continue;
+		/* Made fit by cgroup_put, and nothing ran since: it is. */
+		if (!(cg->ready && cg->idle) && !cgroup_leaf_ready(cg))
+			continue;
+		cg->ready = 0;
 		cg->owner = owner;
 		return (cg);
 	}
@@ -821,13 +847,14 @@ cgroup_put(struct cgroup *cg)
 	if (cg->wd != -1)
 		inotify_rm_watch(cg->pool->inotify_fd, cg->wd);
 	cg->wd = -1;
-	if (cgroup_populated(cg) == 0)
-		(void)cgroup_leaf_ready(cg);	/* else cgroup_take() does */
+	if (cgroup_populated(cg) == 0)	/* else cgroup_take() makes it fit */
+		cg->ready = cgroup_leaf_ready(cg) && cg->idle;
 }
 
 int
-cgroup_fd(const struct cgroup *cg)
+cgroup_fd(struct cgroup *cg)
 {
+	cg->idle = cg->counted = cg->ready = 0;	/* a child may enter now */
 	return (cg->dirfd);
 }
 
@@ -837,11 +864,16 @@ cgroup_populated(struct cgroup *cg)
 	char	buf[256];
 	ssize_t	n;
 
+	if (cg->idle)
+		return (0);
 	n = pread(cg->events_fd, buf, sizeof buf - 1, 0);
 	if (n == -1)
 		return (-1);
 	buf[n] = '\0';
-	return (strstr(buf, "populated 1") != NULL);
+	if (strstr(buf, "populated 1") != NULL)
+		return (1);
+	cg->idle = 1;		/* nothing inside can start anything now */
+	return (0);
 }
 
 int

@@ -94,18 +94,29 @@ void			 cgroup_put(struct cgroup *);
  * join). 0, or -1 (fds -1) without limits.
  */
 int			 cgroup_v1_fds(const struct cgroup *, int fds[2]);
-/* Counters of the v1 groups so far: forks refused, OOM kills. */
-void			 cgroup_limit_events(const struct cgroup *,
+/*
+ * Counters of the v1 groups so far: forks refused, OOM kills (read once
+ * while the leaf is empty: they stay as they are).
+ */
+void			 cgroup_limit_events(struct cgroup *,
 			    unsigned long long *pids_hit,
 			    unsigned long long *oom_kills);
-/* O_DIRECTORY fd of the leaf, for CLONE_INTO_CGROUP. */
-int			 cgroup_fd(const struct cgroup *);
+/*
+ * O_DIRECTORY fd of the leaf, for CLONE_INTO_CGROUP: a child may enter
+ * it now, so the leaf is no longer known to be empty (cgroup_populated
+ * and cgroup_limit_events read its files again).
+ */
+int			 cgroup_fd(struct cgroup *);
 /*
  * Watches the leaf until it goes back to the pool: a watch costs syscalls,
  * so it is only set when someone waits for the leaf to empty. 0 or -1.
  */
 int			 cgroup_watch(struct cgroup *);
-/* 1 if a process is inside, 0 if empty, -1 with errno. */
+/*
+ * 1 if a process is inside, 0 if empty, -1 with errno. Once it reads
+ * empty, it stays so without a read until the next cgroup_fd(): nothing
+ * can enter an empty leaf but a child cloned into it.
+ */
 int			 cgroup_populated(struct cgroup *);
 /* SIGKILL to everything inside, atomically (cgroup.kill). 0 or -1. */
 int			 cgroup_kill(struct cgroup *);

@@ -271,14 +271,30 @@ execlog_free(struct execlog *lg)
 	free(lg);
 }
 
+/* All of buf into fd. 0, or -1 with errno. */
+static int
+execlog_write_all(int fd, const char *p, size_t len)
+{
+	ssize_t	n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return (-1);
+		p += n;
+		len -= n;
+	}
+	return (0);
+}
+
 int
 execlog_write_meta(const char *dir, const char *id, const char *json,
     size_t len, int spare)
 {
 	char		 tmp[PATH_MAX], path[PATH_MAX];
-	const char	*p = json;
-	ssize_t		 n;
-	int		 fd = -1, saved_errno;
+	int		 fd = -1, written = 0, saved_errno;
 
 	if (!execlog_id_ok(id) ||
 	    (size_t)snprintf(path, sizeof path, "%s/%s.json", dir, id) >=
@@ -290,16 +306,32 @@ execlog_write_meta(const char *dir, const char *id, const char *json,
 		return (-1);
 	}
 	/*
-	 * The worker's alone: a session's token is in it. A file already
-	 * at tmp is a leftover, or something planted: it goes first (with
-	 * a spare, only when the link finds it there).
+	 * The worker's alone: a session's token is in it. A spare is
+	 * written before it has a name, so it is never seen part-written:
+	 * it is named <id>.json at once when there is none yet (one link,
+	 * no rename); else (a session's "running" file, an earlier
+	 * attempt's, something planted) it goes through tmp and a rename,
+	 * which replaces it. A file already at tmp is a leftover, or
+	 * something planted: it goes first (with a spare, only when the
+	 * link finds it there).
 	 */
 	if (spare != -1) {
-		if (fchmod(spare, 0600) == 0 &&
-		    (spare_link(spare, tmp) == 0 || (errno == EEXIST &&
-		    unlink(tmp) == 0 && spare_link(spare, tmp) == 0)))
+		if (fchmod(spare, 0600) == -1 ||
+		    execlog_write_all(spare, json, len) == -1)
+			close(spare);
+		else if (spare_link(spare, path) == 0) {
+			if (close(spare) == 0)
+				return (0);
+			saved_errno = errno;
+			unlink(path);
+			errno = saved_errno;
+			return (-1);
+		} else if (errno == EEXIST && (spare_link(spare, tmp) == 0 ||
+		    (errno == EEXIST && unlink(tmp) == 0 &&
+		    spare_link(spare, tmp) == 0))) {
 			fd = spare;
-		else
+			written = 1;
+		} else
 			close(spare);
 	}
 	if (fd == -1) {
@@ -309,15 +341,8 @@ execlog_write_meta(const char *dir, const char *id, const char *json,
 	}
 	if (fd == -1)
 		return (-1);
-	while (len > 0) {
-		n = write(fd, p, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			goto fail;
-		p += n;
-		len -= n;
-	}
+	if (!written && execlog_write_all(fd, json, len) == -1)
+		goto fail;
 	if (close(fd) == -1) {
 		fd = -1;
 		goto fail;

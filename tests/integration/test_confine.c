@@ -728,22 +728,34 @@ test_confine_tmp_kept_empty_for_the_next(void **state)
 	harness_pass(h);
 }
 
-/* A bounded forker meets pids.max; the worker does not notice. */
+/*
+ * A bounded forker meets pids.max; the worker does not notice. Its
+ * <id>.json counts what its answer counts, and the next command in the
+ * same slot (max_procs 1) counts from 0.
+ */
 static void
 test_confine_forker_meets_pids_max(void **state)
 {
 	struct harness	*h = harness_fixture(state);
-	json_t		*a;
+	json_t		*a, *meta;
 
-	confined_worker(h, NULL, NULL, NULL, NULL, NULL);
+	confined_worker(h, NULL, "--max-procs", "1", NULL, NULL);
 	a = run(h, "forker", "n=0; for i in $(seq 600); do sleep 3 & "
 	    "done 2>/dev/null; wait; echo forked", "{\"timeout_s\": 60}");
 	if (harness_jint(a, "confinement.pids_limit_hit") <= 0)
 		harness_fail(h, "600 forks were not limited: %s",
 		    json_dumps(a, JSON_COMPACT));
+	meta = harness_load_meta(h, harness_jstr(a, "id"));
+	assert_int_equal(harness_jint(meta, "confinement.pids_limit_hit"),
+	    harness_jint(a, "confinement.pids_limit_hit"));
+	json_decref(meta);
 	json_decref(a);
 	a = run(h, "after", "echo alive", NULL);
 	assert_string_equal(harness_jstr(a, "stdout"), "alive\n");
+	assert_int_equal(harness_jint(a, "confinement.pids_limit_hit"), 0);
+	json_decref(a);
+	a = run(h, "again", "echo alive", NULL);
+	assert_int_equal(harness_jint(a, "confinement.pids_limit_hit"), 0);
 	json_decref(a);
 	harness_pass(h);
 }

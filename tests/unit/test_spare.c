@@ -223,6 +223,8 @@ test_spare_meta(void **state)
 /*
  * A file or a symlink already where the temporary file goes (a leftover,
  * or planted) is removed, never written through: with a spare or not.
+ * (With a spare, the temporary file is only used to replace an
+ * <id>.json already there: p0.json is made first.)
  */
 static void
 test_spare_meta_planted_tmp(void **state)
@@ -239,6 +241,7 @@ test_spare_meta_planted_tmp(void **state)
 	assert_true(fd != -1);
 	assert_int_equal(write(fd, "keep", 4), 4);
 	close(fd);
+	assert_int_equal(execlog_write_meta(fx->dir, "p0", "{}", 2, -1), 0);
 	for (i = 0; i < 2; i++) {
 		snprintf(tmp, sizeof tmp, "%s/.p%d.json.tmp", fx->dir, i);
 		assert_int_equal(symlink(target, tmp), 0);
@@ -252,6 +255,42 @@ test_spare_meta_planted_tmp(void **state)
 	read_file(target, buf, sizeof buf);
 	assert_string_equal(buf, "keep");
 	assert_int_equal(entries(fx->dir), 3);
+	spare_free(s);
+}
+
+/*
+ * With a spare and no <id>.json yet, the spare, written first, is named
+ * <id>.json at once: a file planted where the temporary file goes is
+ * neither used nor written through.
+ */
+static void
+test_spare_meta_new_name(void **state)
+{
+	struct fixture	*fx = *state;
+	struct spare	*s;
+	struct stat	 st;
+	char		 tmp[128], target[128], path[128], buf[64];
+	int		 fd;
+
+	s = spare_create(fx->base, fx->dir, 1);
+	wait_stock(fx, s, 1);
+	snprintf(target, sizeof target, "%s/target", fx->dir);
+	fd = open(target, O_WRONLY|O_CREAT|O_EXCL|O_CLOEXEC, 0600);
+	assert_true(fd != -1);
+	assert_int_equal(write(fd, "keep", 4), 4);
+	close(fd);
+	snprintf(tmp, sizeof tmp, "%s/.n.json.tmp", fx->dir);
+	assert_int_equal(symlink(target, tmp), 0);
+	assert_int_equal(execlog_write_meta(fx->dir, "n", "{\"n\":2}", 7,
+	    spare_take(s)), 0);
+	snprintf(path, sizeof path, "%s/n.json", fx->dir);
+	read_file(path, buf, sizeof buf);
+	assert_string_equal(buf, "{\"n\":2}");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_nlink, 1);
+	read_file(target, buf, sizeof buf);
+	assert_string_equal(buf, "keep");
 	spare_free(s);
 }
 
@@ -318,6 +357,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_spare_meta, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_spare_meta_planted_tmp,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spare_meta_new_name,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spare_link_exists, setup,
 		    teardown),
