@@ -61,8 +61,10 @@ int		 execlog_detach_fd(struct execlog *);
 /* Closes the fd if still attached (no fsync) and frees. NULL ok. */
 void		 execlog_free(struct execlog *);
 /*
- * Writes <dir>/<id>.json atomically (temporary file, rename), mode 0600.
- * spare (logs/spare.h, or -1) is taken and used as the temporary file.
+ * Writes <dir>/<id>.json atomically, mode 0600: a new one is written
+ * whole and then linked under its name; one that is there already (a
+ * session's "running" file) is replaced by a temporary file and a
+ * rename. spare (logs/spare.h, or -1) is taken and used as the file.
  * 0 or -1 with errno; nothing is left behind on failure.
  */
 int		 execlog_write_meta(const char *dir, const char *id,
