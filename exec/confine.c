@@ -554,7 +554,7 @@ confine_ns_child(const struct confine *c, int fd)
 	nc.read_paths = c->cfg.read_paths;
 	nc.hidden = (const char *const *)c->hidden;
 	if (unshare(CLONE_NEWNS|CLONE_NEWNET) == -1 ||
-	    mount(NULL, "/", NULL, MS_REC|MS_PRIVATE, NULL) == -1)
+	    mount("none", "/", "none", MS_REC|MS_PRIVATE, NULL) == -1)
 		err = -errno;
 	if (err == 0)
 		err = nsroot_build(&nc, &n);
@@ -1597,7 +1597,7 @@ confine_sock_mask(const struct confine *c, const int *fds, size_t n)
 		if (setns(c->mntns_fd, CLONE_NEWNS) == -1)
 			_exit(1);
 		for (i = 0; i < n; i++)
-			if (mount("/dev/null", targets[i], NULL, MS_BIND,
+			if (mount("/dev/null", targets[i], "none", MS_BIND,
 			    NULL) == -1)
 				_exit(2);
 		_exit(0);

@@ -42,7 +42,7 @@ nsroot_mask(const char *path)
 			return (-errno);
 		return (1);
 	}
-	if (mount("/dev/null", path, NULL, MS_BIND, NULL) == -1)
+	if (mount("/dev/null", path, "none", MS_BIND, NULL) == -1)
 		return (-errno);
 	return (1);
 }
@@ -259,7 +259,7 @@ nsroot_bind(const char *from, const char *to)
 		return (-errno);
 	else
 		close(fd);
-	if (mount(from, to, NULL, MS_BIND|MS_REC, NULL) == -1)
+	if (mount(from, to, "none", MS_BIND|MS_REC, NULL) == -1)
 		return (-errno);
 	return (0);
 }
@@ -575,7 +575,7 @@ nsroot_ns_readonly(void)
 	if (mountinfo_open(&mi, NULL) == -1)
 		return (-errno);
 	while ((e = mountinfo_next(&mi)) != NULL)
-		if (mount(NULL, e->mount_point, NULL, MS_REMOUNT|MS_BIND|
+		if (mount("none", e->mount_point, "none", MS_REMOUNT|MS_BIND|
 		    MS_RDONLY|nsroot_mount_flags(e->opts), NULL) == -1 &&
 		    strcmp(e->mount_point, "/") == 0)
 			err = -errno;	/* others may be gone or special */
@@ -587,8 +587,8 @@ nsroot_ns_readonly(void)
 static int
 nsroot_ns_writable(const char *path)
 {
-	if (mount(path, path, NULL, MS_BIND|MS_REC, NULL) == -1 ||
-	    mount(NULL, path, NULL, MS_REMOUNT|MS_BIND|MS_NOSUID|MS_NODEV,
+	if (mount(path, path, "none", MS_BIND|MS_REC, NULL) == -1 ||
+	    mount("none", path, "none", MS_REMOUNT|MS_BIND|MS_NOSUID|MS_NODEV,
 	    NULL) == -1)
 		return (-errno);
 	return (0);
