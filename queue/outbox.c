@@ -419,9 +419,8 @@ queue_unack_all(struct queue *q)
 /*
  * Sends an answer and the fetch that rides it as one script: the
  * answer's keys, the fetch's, the answer's arguments, the fetch's.
- * -1 when the connection takes no command (it is going down).
  */
-static int
+static void
 queue_send_ride(struct queue *q, struct qreq *req)
 {
 	const struct qfetch	*f = req->ride;
@@ -452,23 +451,16 @@ queue_send_ride(struct queue *q, struct qreq *req)
 	for (i = 0; i < argc; i++)	/* the answer's own have theirs */
 		if (len[i] == 0)
 			len[i] = strlen(argv[i]);
-	n = rconn_command_argv(q->wr.rc, queue_req_cb, req, argc, argv, len);
+	rconn_command_argv(q->wr.rc, queue_req_cb, req, argc, argv, len);
 	free(argv);
 	free(len);
-	return (n);
 }
 
-/*
- * Sends every request that is not on its way. A connection going down
- * says so to its pending commands (NULL replies) before it says it is
- * down, and what they do may flush: what it refuses then is not sent,
- * and goes when the connection is back.
- */
+/* Sends every request that is not on its way. */
 void
 queue_flush(struct queue *q)
 {
 	struct qreq	*req;
-	int		 rc;
 
 	if (!q->wr.up || q->freeing || q->err_wait)
 		return;
@@ -476,14 +468,12 @@ queue_flush(struct queue *q)
 	TAILQ_FOREACH(req, &q->out, entry) {
 		if (req->sent || req->acked)
 			continue;
-		if (req->ride != NULL)
-			rc = queue_send_ride(q, req);
-		else
-			rc = rconn_command_argv(q->wr.rc, queue_req_cb, req,
-			    req->argc, (const char **)req->argv, req->argvlen);
-		if (rc == -1)
-			break;	/* in order: the rest waits too */
 		req->sent = 1;
+		if (req->ride != NULL)
+			queue_send_ride(q, req);
+		else
+			rconn_command_argv(q->wr.rc, queue_req_cb, req,
+			    req->argc, (const char **)req->argv, req->argvlen);
 	}
 	queue_kick(&q->wr);
 }
@@ -546,10 +536,6 @@ queue_ride(struct queue *q, struct qfetch *f)
 		return (-1);
 	r->ride = f;
 	queue_flush(q);
-	if (!r->sent) {		/* the connection is going down */
-		r->ride = NULL;
-		return (-1);
-	}
 	return (0);
 }
 
