@@ -127,7 +127,6 @@ queue_req_free(struct qreq *r)
 	free(r->argvlen);
 	free(r->answers);
 	free(r->got_answer);
-	free(r->ride);
 	free(r);
 }
 
@@ -241,14 +240,18 @@ static void	queue_req_done(struct queue *, struct qreq *, const char *,
 static void	queue_wait(struct queue *);
 static void	queue_req_unack(struct qreq *);
 
-/* The reply to an answer or a claim (NULL: resent when we are back). */
+/* The reply to an answer or a claim. */
 static void
-queue_req_reply(struct queue *q, struct qreq *req, const redisReply *reply)
+queue_req_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
+	struct qreq	*req = arg;
+	struct qconn	*c = rconn_arg(rc);
+	struct queue	*q = c->q;
 	enum queue_claim what;
 	const char	*answer = NULL;
 	size_t		 len = 0;
 
+	req->sent = 0;
 	if (reply == NULL || q->freeing)
 		return;		/* resent when the connection is back */
 	if (reply->type == REDIS_REPLY_ERROR) {
@@ -297,34 +300,6 @@ queue_req_reply(struct queue *q, struct qreq *req, const redisReply *reply)
 		req->got_len = len;
 	}
 	queue_wait(q);
-}
-
-/*
- * A request's reply. One that carried a fetch gets {the answer's reply,
- * the fetch's}: the answer is dealt with first (done, or kept to go
- * again, alone), then the fetch's reply goes to its reader, or the news
- * that there is none (an error, or the connection went down first).
- */
-static void
-queue_req_cb(struct rconn *rc, redisReply *reply, void *arg)
-{
-	struct qreq		*req = arg;
-	struct qconn		*c = rconn_arg(rc);
-	struct queue		*q = c->q;
-	struct qfetch		*ride = req->ride;
-	const redisReply	*fetched = reply;
-
-	req->sent = 0;
-	req->ride = NULL;	/* whatever came, it goes again alone */
-	if (ride != NULL && reply != NULL &&
-	    reply->type == REDIS_REPLY_ARRAY && reply->elements == 2) {
-		fetched = reply->element[1];
-		reply = reply->element[0];
-	}
-	queue_req_reply(q, req, reply);		/* req may be gone now */
-	if (ride != NULL && !q->freeing)
-		ride->cb(q, fetched);
-	free(ride);
 }
 
 /* A request Redis (and its replicas) have: its callback, and it goes. */
@@ -416,46 +391,6 @@ queue_unack_all(struct queue *q)
 		queue_req_unack(req);
 }
 
-/*
- * Sends an answer and the fetch that rides it as one script: the
- * answer's keys, the fetch's, the answer's arguments, the fetch's.
- */
-static void
-queue_send_ride(struct queue *q, struct qreq *req)
-{
-	const struct qfetch	*f = req->ride;
-	const char		**argv;
-	size_t			 *len;
-	char			  nkeys[16];
-	int			  i, argc = 0, n;
-
-	n = req->argc + (int)f->nkeys + QUEUE_FETCH_NARGS;
-	argv = xcalloc(n, sizeof *argv);
-	len = xcalloc(n, sizeof *len);
-	snprintf(nkeys, sizeof nkeys, "%u", QUEUE_ANSWER_NKEYS + f->nkeys);
-	argv[argc++] = "EVAL";
-	argv[argc++] = queue_answer_fetch_lua;
-	argv[argc++] = nkeys;
-	for (i = 3; i < 3 + QUEUE_ANSWER_NKEYS; i++) {
-		len[argc] = req->argvlen[i];
-		argv[argc++] = req->argv[i];
-	}
-	for (i = 0; i < (int)f->nkeys; i++)
-		argv[argc++] = f->keys[i];
-	for (i = 3 + QUEUE_ANSWER_NKEYS; i < req->argc; i++) {
-		len[argc] = req->argvlen[i];
-		argv[argc++] = req->argv[i];
-	}
-	for (i = 0; i < QUEUE_FETCH_NARGS; i++)
-		argv[argc++] = f->argv[i];
-	for (i = 0; i < argc; i++)	/* the answer's own have theirs */
-		if (len[i] == 0)
-			len[i] = strlen(argv[i]);
-	rconn_command_argv(q->wr.rc, queue_req_cb, req, argc, argv, len);
-	free(argv);
-	free(len);
-}
-
 /* Sends every request that is not on its way. */
 void
 queue_flush(struct queue *q)
@@ -464,24 +399,17 @@ queue_flush(struct queue *q)
 
 	if (!q->wr.up || q->freeing || q->err_wait)
 		return;
-	q->rider = NULL;	/* it goes now, with what came before it */
 	TAILQ_FOREACH(req, &q->out, entry) {
 		if (req->sent || req->acked)
 			continue;
 		req->sent = 1;
-		if (req->ride != NULL)
-			queue_send_ride(q, req);
-		else
-			rconn_command_argv(q->wr.rc, queue_req_cb, req,
-			    req->argc, (const char **)req->argv, req->argvlen);
+		rconn_command_argv(q->wr.rc, queue_req_cb, req, req->argc,
+		    (const char **)req->argv, req->argvlen);
 	}
 	queue_kick(&q->wr);
 }
 
-/*
- * Queues a request and sends it if the connection is up, unless an
- * answer is held back (q->rider): it goes behind that one, in order.
- */
+/* Queues a request and sends it if the connection is up. */
 void
 queue_push(struct queue *q, struct qreq *req)
 {
@@ -492,51 +420,7 @@ queue_push(struct queue *q, struct qreq *req)
 		    (const char *const *)req->argv, req->argvlen, &req->spool);
 		spool_sync(q->spool);
 	}
-	if (q->rider == NULL)
-		queue_flush(q);
-}
-
-/*
- * Queues an answer, held back till the loop comes round (ev_soon): the
- * worker frees the answered item's slot in the same turn, and the fetch
- * that follows may go with it (queue_ride), one round trip for both.
- * Held only while it could go at once; else queued as any request.
- */
-static void
-queue_push_answer(struct queue *q, struct qreq *req)
-{
-	if (!q->wr.up || q->err_wait || q->freeing) {
-		queue_push(q, req);
-		return;
-	}
-	q->rider = req;		/* what is held already goes with it */
-	queue_push(q, req);
-	event_active(q->ev_soon, EV_TIMEOUT, 0);
-}
-
-void
-queue_soon_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct queue	*q = arg;
-
-	(void)fd;
-	(void)what;
-	q->rider = NULL;
 	queue_flush(q);
-}
-
-int
-queue_ride(struct queue *q, struct qfetch *f)
-{
-	struct qreq	*r = q->rider;
-
-	if (r == NULL || r->sent || r->acked || r->ride != NULL ||
-	    !q->wr.up || q->err_wait || q->freeing ||
-	    r->argc != 3 + QUEUE_ANSWER_NKEYS + QUEUE_ANSWER_NARGS)
-		return (-1);
-	r->ride = f;
-	queue_flush(q);
-	return (0);
 }
 
 /* FNV-1a of "<id> <entry>", never 0 (0 marks an empty slot). */
@@ -738,7 +622,7 @@ queue_answer_send(struct queue *q, const struct queue_answer *a)
 	else if (a->entry_id != NULL)
 		xasprintf(&req->answers, "(no id: entry %s of %s)",
 		    a->entry_id, a->stream != NULL ? a->stream : reply);
-	queue_push_answer(q, req);
+	queue_push(q, req);
 	free(reply);
 }
 
@@ -831,22 +715,6 @@ queue_forward(struct queue *q, const char *session_id, const char *stream,
 	queue_arg(&cmd, q->name);
 	queue_arg(&cmd, owner != NULL ? owner : "");
 	queue_send(q, &cmd, cb, arg);
-}
-
-int
-queue_answering(const struct queue *q, const char *stream,
-    const char *entry_id)
-{
-	const struct qreq	*r;
-	const unsigned		 at = 3 + QUEUE_ANSWER_NKEYS;	/* ARGV[1] */
-
-	TAILQ_FOREACH(r, &q->out, entry)
-		if (r->answers != NULL &&
-		    r->argc == (int)at + QUEUE_ANSWER_NARGS &&
-		    strcmp(r->argv[at + 4], entry_id) == 0 &&
-		    strcmp(r->argv[5], stream) == 0)
-			return (1);
-	return (0);
 }
 
 unsigned

@@ -495,15 +495,14 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	queue_conn_init(q, &q->wr, "write", queue_conn_state_cb);
 	q->ev_read_retry = evtimer_new(base, queue_read_retry_cb, q);
 	q->ev_flush = evtimer_new(base, queue_flush_retry_cb, q);
-	q->ev_soon = evtimer_new(base, queue_soon_cb, q);
 	q->ev_unblock = evtimer_new(base, queue_unblock_retry_cb, q);
 	q->ev_ctl = evtimer_new(base, queue_ctl_grace_cb, q);
 	q->ev_beat = event_new(base, -1, EV_PERSIST, queue_beat_cb, q);
 	q->ev_promote = event_new(base, -1, EV_PERSIST, queue_promote_tick_cb,
 	    q);
 	if (q->ev_read_retry == NULL || q->ev_flush == NULL ||
-	    q->ev_soon == NULL || q->ev_unblock == NULL || q->ev_ctl == NULL ||
-	    q->ev_beat == NULL || q->ev_promote == NULL)
+	    q->ev_unblock == NULL || q->ev_ctl == NULL || q->ev_beat == NULL ||
+	    q->ev_promote == NULL)
 		fatal("out of memory (libevent)");
 	tv.tv_sec = 1;
 	tv.tv_usec = 0;
@@ -562,7 +561,6 @@ queue_free(struct queue *q)
 	}
 	event_free(q->ev_read_retry);
 	event_free(q->ev_flush);
-	event_free(q->ev_soon);
 	event_free(q->ev_unblock);
 	event_free(q->ev_ctl);
 	event_free(q->ev_beat);

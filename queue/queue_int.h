@@ -9,14 +9,11 @@
  *              session mirror, approvals and decisions, live output
  *   queue.c    the driver: the object, create, free, heartbeat, lease,
  *              registry, stats; told of connections by conn.c's callback
- *   reader.c   the lanes: fetch (alone, or riding an answer), blocking
- *              read, held and tracked entries, takeover (XAUTOCLAIM),
- *              one-shot reads
+ *   reader.c   the lanes: fetch, blocking read, held and tracked entries,
+ *              takeover (XAUTOCLAIM), one-shot reads
  *   outbox.c   what must reach Redis: commands built by appending
  *              (struct qcmd), claims, answers, their retry and backoff,
- *              the spool hand-off; an answer's first send may carry the
- *              reader's fetch (struct qfetch, queue_ride), never a resend
- *              or a replay
+ *              the spool hand-off
  *   conn.c     the two Redis connections (queue/rconn.c: unix, TCP or
  *              TLS): connect, resolve, the login (AUTH; refused: again
  *              after 1 s to 60 s), SELECT, the open-door probe (a third
@@ -29,10 +26,8 @@
  *              connection of ours) where the primary is
  *   scripts.c  the Lua scripts, each with its KEYS and ARGV in order
  *
- * reader.c lets go of claims and hands fetches to answers through
- * outbox.c; nothing calls up: a fetch's reply reaches reader.c through
- * the callback in its struct qfetch, and conn.c says "up" and "down"
- * through the callback queue.c gives it. Every
+ * reader.c lets go of claims through outbox.c; nothing calls up: conn.c
+ * says "up" and "down" through the callback queue.c gives it. Every
  * function keeps the module's prefix, queue_.
  */
 
@@ -86,11 +81,6 @@ struct syncer;
 #define QUEUE_RAN_KEEP		4096	/* started items remembered */
 #define QUEUE_WAIT_MS		2000	/* WAIT for replicas this long */
 #define QUEUE_TIMEOUT_MS	10000	/* no answer that long: a stall */
-#define QUEUE_ANSWER_NKEYS	7	/* the answer script's KEYS ... */
-#define QUEUE_ANSWER_NKEYS_S	"7"
-#define QUEUE_ANSWER_NARGS	12	/* ... and ARGV (queue_answer_send) */
-#define QUEUE_ANSWER_NARGS_S	"12"
-#define QUEUE_FETCH_NARGS	9	/* the fetch script's ARGV */
 
 
 /* scripts.c */
@@ -136,26 +126,6 @@ struct qconn {
 						   peer, same TLS; NULL */
 };
 
-/*
- * The fetch script's reply (reader.c's), borrowed: its entries; or an
- * error reply, or NULL when the connection went down first.
- */
-typedef void (*queue_fetched_cb)(struct queue *, const redisReply *);
-
-/*
- * A fetch, ready to send (queue/scripts.c's fetch script): its keys and
- * arguments, borrowed from the queue (or num, its own numbers), and where
- * its reply goes. Made by reader.c; sent by it on the read connection, or
- * by the outbox together with an answer (queue_ride). One free().
- */
-struct qfetch {
-	queue_fetched_cb	 cb;
-	const char		*argv[QUEUE_FETCH_NARGS];
-	char			 num[4][24];
-	unsigned		 nkeys;
-	const char		*keys[];	/* the lanes, in its order */
-};
-
 /* A command that must reach Redis: kept until it has a reply. */
 struct qreq {
 	TAILQ_ENTRY(qreq)	 entry;
@@ -170,10 +140,6 @@ struct qreq {
 	char			*answers;	/* the item (or entry) an answer
 						   answers, for the log; NULL */
 	struct spool_ref	 spool;		/* where it is kept on disk */
-	struct qfetch		*ride;		/* an answer's first send only:
-						   the fetch that goes with it
-						   (queue_answer_fetch_lua);
-						   NULL: the answer alone */
 	/* Redis replied; it counts once replicas have it (WAIT): */
 	int			 acked;
 	long long		 got_int;	/* ... the reply, kept for then */
@@ -265,14 +231,6 @@ struct queue {
 	int			 reading;	/* a read is outstanding */
 	int			 ctl_only;	/* ... blocking on ctl lanes only */
 	int			 fetch_queued;	/* ... and a fetch sent behind it */
-	int			 riding;	/* a fetch is out with an
-						   answer, on the write
-						   connection */
-	struct qreq		*rider;		/* the answer last queued, held
-						   back till the loop comes
-						   round (ev_soon), so a fetch
-						   may go with it; NULL */
-	struct event		*ev_soon;	/* ... sends it then */
 	long long		 rd_client_id;	/* for CLIENT UNBLOCK */
 	struct event		*ev_ctl;	/* the control-only read's
 						   grace (QUEUE_CTL_GRACE_MS) */
@@ -380,15 +338,6 @@ void	queue_log_unsaved(struct queue *q);
 void	queue_flush_retry_cb(evutil_socket_t fd, short what, void *arg);
 void	queue_flush(struct queue *q);
 void	queue_push(struct queue *q, struct qreq *req);
-/* ev_soon: what the outbox held back goes (queue_answer_send). */
-void	queue_soon_cb(evutil_socket_t fd, short what, void *arg);
-/*
- * Sends fetch f (owned from now on) with the answer held back to go
- * (q->rider), in one script: f's callback gets the fetch's reply. -1
- * when no answer can take it now (none held, the write connection down
- * or waiting out a refusal): f is still the caller's.
- */
-int	queue_ride(struct queue *q, struct qfetch *f);
 /*
  * Any command, kept until Redis has it like an answer; cb (may be NULL)
  * gets its integer reply. cmd is copied and released.
@@ -396,12 +345,6 @@ int	queue_ride(struct queue *q, struct qfetch *f);
 void	queue_send(struct queue *q, struct qcmd *cmd, queue_reply_cb cb,
 	    void *arg);
 unsigned	queue_backlog(const struct queue *q);
-/*
- * 1 if an answer to entry_id of stream waits in the outbox: a read of
- * our own pending entries (let_go) skips it, the answer acknowledges it.
- */
-int	queue_answering(const struct queue *q, const char *stream,
-	    const char *entry_id);
 void	queue_spool_open(struct queue *q, const struct queue_config *cfg);
 
 /* reader.c */

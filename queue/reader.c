@@ -318,12 +318,22 @@ queue_block(struct queue *q)
  * answer, item id} in lane order; claim 0 when it claimed nothing.
  */
 static void
-queue_fetched(struct queue *q, const redisReply *reply)
+queue_fetch_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
-	const redisReply	*e;
-	size_t			 i, n = 0;
-	int			 claimed;
+	redisReply	*e;
+	struct queue	*q = arg;
+	size_t		 i, n = 0;
+	int		 claimed;
 
+	(void)rc;
+	q->reading = 0;
+	q->fetch_queued = 0;
+	if (reply == NULL || q->freeing)
+		return;
+	if (reply->type == REDIS_REPLY_ERROR) {
+		queue_read_failed(q, "fetch", reply);
+		return;
+	}
 	q->read_backoff_ms = 0;
 	if (q->fetch_own)
 		q->let_go = 0;
@@ -335,62 +345,20 @@ queue_fetched(struct queue *q, const redisReply *reply)
 		    e->element[5]->type != REDIS_REPLY_STRING ||
 		    e->element[6]->type != REDIS_REPLY_STRING)
 			continue;
-		if (q->fetch_own && (queue_is_tracked(q, e->element[0]->str,
-		    e->element[1]->str) || queue_answering(q,
-		    e->element[0]->str, e->element[1]->str)))
-			continue;	/* being worked on, held, or answered */
+		if (q->fetch_own && queue_is_tracked(q, e->element[0]->str,
+		    e->element[1]->str))
+			continue;	/* being worked on, or held */
 		claimed = e->element[4]->integer != 0;
 		queue_offer(q, e->element[0]->str, e->element[1]->str,
 		    e->element[2], 0, (size_t)e->element[3]->integer,
 		    claimed ? (const redisReply *const *)e->element + 4 : NULL);
 		n++;
 	}
-	if (n > 0 || !q->rd.up || q->reading || q->riding) {
+	if (n > 0 || !q->rd.up) {
 		queue_read_next(q);
 		return;
 	}
 	queue_block(q);
-}
-
-/* The reply of a fetch sent on the read connection. */
-static void
-queue_fetch_cb(struct rconn *rc, redisReply *reply, void *arg)
-{
-	struct queue	*q = arg;
-
-	(void)rc;
-	q->reading = 0;
-	q->fetch_queued = 0;
-	if (reply == NULL || q->freeing)
-		return;
-	if (reply->type == REDIS_REPLY_ERROR) {
-		queue_read_failed(q, "fetch", reply);
-		return;
-	}
-	queue_fetched(q, reply);
-}
-
-/*
- * The reply of a fetch that went with an answer. None (the write
- * connection went down first) or an error: what it may have taken is
- * ours, pending, and claimed in this life, so the next fetch reads our
- * own pending entries again (let_go), as after refused claims; an error
- * (READONLY: the answer's side follows the primary) waits a backoff.
- */
-static void
-queue_ride_cb(struct queue *q, const redisReply *reply)
-{
-	q->riding = 0;
-	if (reply != NULL && reply->type != REDIS_REPLY_ERROR) {
-		queue_fetched(q, reply);
-		return;
-	}
-	q->let_go = 1;
-	if (reply == NULL)
-		queue_read_next(q);
-	else if (strstr(reply->str, "READONLY") == NULL)
-		queue_read_failed(q, "fetch", reply);
-	/* READONLY: both connections are made again; the read side reads */
 }
 
 /* The blocking read: [[stream, [[id, fields], ...]], ...]. */
@@ -423,8 +391,7 @@ queue_block_cb(struct rconn *rc, redisReply *reply, void *arg)
 		 * at once. No fetch: what came meanwhile the new read
 		 * returns, so an idle worker costs Redis one read a period.
 		 */
-		if (!q->reading && !q->riding && q->rd.up && !q->let_go &&
-		    !q->freeing &&
+		if (!q->reading && q->rd.up && !q->let_go && !q->freeing &&
 		    TAILQ_EMPTY(&q->held) && was_ctl == (q->want == 0))
 			queue_block(q);
 		else
@@ -477,74 +444,46 @@ queue_fetch_count(struct queue *q)
 }
 
 /*
- * The fetch script for n entries. Within a class the lanes take turns at
- * going first, so no agent's backlog starves another's.
+ * Sends the fetch script for n entries. Within a class the lanes take
+ * turns at going first, so no agent's backlog starves another's.
  */
-static struct qfetch *
-queue_fetch_new(struct queue *q, unsigned n)
+static void
+queue_fetch(struct queue *q, unsigned n)
 {
-	struct qfetch	*f;
-	unsigned	 c, i, per = q->nagents + 1, turn, argc = 0;
-
-	f = xcalloc(1, sizeof *f + q->nlanes * sizeof f->keys[0]);
-	f->cb = queue_ride_cb;
-	for (i = 0; i < q->nctl; i++)
-		f->keys[f->nkeys++] = q->lanes[i].key;
-	turn = q->turn++ % per;
-	for (c = 0; c < QUEUE_NCLASS; c++)
-		for (i = 0; i < per; i++)
-			f->keys[f->nkeys++] = q->lanes[q->nctl + c * per +
-			    (turn + i) % per].key;
-	snprintf(f->num[0], sizeof f->num[0], "%u", n);
-	snprintf(f->num[1], sizeof f->num[1], "%u", q->nctl);
-	snprintf(f->num[2], sizeof f->num[2], "%zu", q->max_item_bytes);
-	snprintf(f->num[3], sizeof f->num[3], "%u", q->answer_ttl_s);
-	f->argv[argc++] = QUEUE_GROUP;
-	f->argv[argc++] = q->consumer;
-	f->argv[argc++] = f->num[0];
-	f->argv[argc++] = f->num[1];
-	f->argv[argc++] = q->fetch_own ? "0" : ">";
-	f->argv[argc++] = f->num[2];
-	f->argv[argc++] = f->num[3];
-	f->argv[argc++] = q->life;
-	f->argv[argc++] = q->lane_prefix;
-	return (f);
-}
-
-/*
- * Sends the fetch script for n entries: with the answer the worker just
- * queued when it may (ride 1; one round trip for both; returns 1), else
- * alone on the read connection (0).
- */
-static int
-queue_fetch(struct queue *q, unsigned n, int ride)
-{
-	struct qfetch	 *f = queue_fetch_new(q, n);
 	const char	**argv;
-	char		  nkeys[16];
-	unsigned	  i, argc = 0;
+	char		  nkeys[16], count[16], nctl[16], max[32], ttl[16];
+	unsigned	  c, i, per = q->nagents + 1, turn, argc = 0;
 
-	if (ride && q->read_backoff_ms == 0 && queue_ride(q, f) == 0) {
-		q->riding = 1;
-		return (1);
-	}
-	snprintf(nkeys, sizeof nkeys, "%u", f->nkeys);
-	argv = xcalloc(3 + (size_t)f->nkeys + QUEUE_FETCH_NARGS,
-	    sizeof *argv);
+	snprintf(nkeys, sizeof nkeys, "%u", q->nlanes);
+	snprintf(count, sizeof count, "%u", n);
+	snprintf(nctl, sizeof nctl, "%u", q->nctl);
+	snprintf(max, sizeof max, "%zu", q->max_item_bytes);
+	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
+	argv = xcalloc(12 + (size_t)q->nlanes, sizeof *argv);
 	argv[argc++] = "EVAL";
 	argv[argc++] = queue_fetch_lua;
 	argv[argc++] = nkeys;
-	for (i = 0; i < f->nkeys; i++)
-		argv[argc++] = f->keys[i];
-	for (i = 0; i < QUEUE_FETCH_NARGS; i++)
-		argv[argc++] = f->argv[i];
+	for (i = 0; i < q->nctl; i++)
+		argv[argc++] = q->lanes[i].key;
+	turn = q->turn++ % per;
+	for (c = 0; c < QUEUE_NCLASS; c++)
+		for (i = 0; i < per; i++)
+			argv[argc++] = q->lanes[q->nctl + c * per +
+			    (turn + i) % per].key;
+	argv[argc++] = QUEUE_GROUP;
+	argv[argc++] = q->consumer;
+	argv[argc++] = count;
+	argv[argc++] = nctl;
+	argv[argc++] = q->fetch_own ? "0" : ">";
+	argv[argc++] = max;
+	argv[argc++] = ttl;
+	argv[argc++] = q->life;
+	argv[argc++] = q->lane_prefix;
 	q->reading = 1;
 	rconn_command_argv(q->rd.rc, queue_fetch_cb, q, (int)argc, argv,
 	    NULL);
 	free(argv);
-	free(f);
 	queue_kick(&q->rd);
-	return (0);
 }
 
 /* Reads more if there is room and no read outstanding. */
@@ -554,7 +493,7 @@ queue_read_next(struct queue *q)
 	unsigned	n;
 
 	queue_offer_held(q);
-	if (q->reading || q->riding || !q->rd.up || q->freeing)
+	if (q->reading || !q->rd.up || q->freeing)
 		return;
 	/*
 	 * No room: only control items can be taken, and their order does
@@ -580,7 +519,7 @@ queue_read_next(struct queue *q)
 	}
 	evtimer_del(q->ev_ctl);
 	q->ctl_due = 0;
-	(void)queue_fetch(q, n, 1);
+	queue_fetch(q, n);
 }
 
 void
@@ -598,12 +537,9 @@ queue_ctl_grace_cb(evutil_socket_t fd, short what, void *arg)
  * Ends a read blocked on the control lanes only: there is room for work
  * now. The blocking command may not have reached Redis yet (it travels
  * on the other connection), so when nothing was unblocked, try again.
- * The fetch goes out at once: with the answer that freed the slot when
- * it may (queue_fetch), else behind the blocked read on its own
- * connection, where Redis runs it as soon as the read ends, a round trip
- * sooner than after the read's answer. Either reply may come first: the
- * read's end clears reading, the fetch's riding, and each reads on only
- * once the other is done.
+ * The fetch goes out at once, behind the blocked read on its own
+ * connection: Redis runs it as soon as the read ends, a round trip
+ * sooner than after the read's answer.
  */
 static void
 queue_unblock(struct queue *q)
@@ -615,10 +551,11 @@ queue_unblock(struct queue *q)
 		rconn_command(q->wr.rc, queue_unblock_cb, q, "CLIENT UNBLOCK "
 		    "%lld ERROR", q->rd_client_id);
 		queue_kick(&q->wr);
-		if (!q->fetch_queued && !q->riding && q->rd.up &&
-		    !q->freeing && (n = queue_fetch_count(q)) > 0 &&
-		    queue_fetch(q, n, 1) == 0)
+		if (!q->fetch_queued && q->rd.up && !q->freeing &&
+		    (n = queue_fetch_count(q)) > 0) {
 			q->fetch_queued = 1;
+			queue_fetch(q, n);
+		}
 	}
 }
 

@@ -86,48 +86,45 @@
  *         "0"), 6 max item bytes, 7 answer ttl, 8 life, 9 the lanes'
  *         prefix, q:<queue>:
  */
-#define QUEUE_FETCH_BODY \
-    QUEUE_CLAIM_FN \
-    "local function take(id, f, k) " \
-    " local body, requeued for j = 1, #f - 1, 2 do " \
-    "  if f[j] == 'item' then body = f[j + 1] end " \
-    "  if f[j] == 'requeue' then requeued = true end end " \
-    " if not body then return 0, '', '' end " \
-    " local ok, it = pcall(cjson.decode, body) " \
-    " if not ok or type(it) ~= 'table' or it.type ~= 'EXEC' or " \
-    "  type(it.id) ~= 'string' or #it.id > " ITEM_ID_MAX_S " or " \
-    "  not string.find(it.id, '^[%w_:%-][%w_.:%-]*$') then " \
-    "  return 0, '', '' end " \
-    " local o = string.match(string.sub(k, #ARGV[9] + 1), '^([^.]+)%.') " \
-    " if o and string.sub(it.id, 1, #o + 1) ~= o .. '.' then " \
-    "  return 0, '', '' end " \
-    " if requeued and redis.call('HDEL', ARGV[9] .. '" KS_REQUEUED "', " \
-    "  it.id) == 1 then " \
-    "  forget('" KS_CLAIM "' .. it.id, '" KS_ANSWER "' .. it.id) end " \
-    " local r = claim('" KS_CLAIM "' .. it.id, '" KS_ANSWER "' .. it.id, " \
-    "  ARGV[2], ARGV[7], '0', nil, id, ARGV[8]) " \
-    " return r[1], r[2] or '', it.id end " \
-    "local out = {} local want = tonumber(ARGV[3]) " \
-    "local nctl = tonumber(ARGV[4]) " \
-    "for i, k in ipairs(KEYS) do " \
-    " local n, id = want, ARGV[5] " \
-    " if i <= nctl then n, id = 64, '>' end " \
-    " if n > 0 then " \
-    "  local r = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], " \
-    "   'COUNT', n, 'STREAMS', k, id) " \
-    "  if r then for _, e in ipairs(r[1][2]) do " \
-    "   local f, size, c, a, cid = e[2] or {}, 0, 0, '', '' " \
-    "   for j = 2, #f, 2 do if #f[j] > tonumber(ARGV[6]) then " \
-    "    size = #f[j] f[j] = string.sub(f[j], 1, 65536) end end " \
-    "   if i > nctl and size == 0 then c, a, cid = take(e[1], f, k) end " \
-    "   out[#out + 1] = {k, e[1], f, size, c, a, cid} " \
-    "   if i > nctl then want = want - 1 end end end " \
-    " end " \
-    "end return out "
-
 const char queue_fetch_lua[] =
     "#!lua\n"	/* flagged: refused whole while Redis is out of memory */
-    QUEUE_FETCH_BODY;
+    QUEUE_CLAIM_FN
+    "local function take(id, f, k) "
+    " local body, requeued for j = 1, #f - 1, 2 do "
+    "  if f[j] == 'item' then body = f[j + 1] end "
+    "  if f[j] == 'requeue' then requeued = true end end "
+    " if not body then return 0, '', '' end "
+    " local ok, it = pcall(cjson.decode, body) "
+    " if not ok or type(it) ~= 'table' or it.type ~= 'EXEC' or "
+    "  type(it.id) ~= 'string' or #it.id > " ITEM_ID_MAX_S " or "
+    "  not string.find(it.id, '^[%w_:%-][%w_.:%-]*$') then "
+    "  return 0, '', '' end "
+    " local o = string.match(string.sub(k, #ARGV[9] + 1), '^([^.]+)%.') "
+    " if o and string.sub(it.id, 1, #o + 1) ~= o .. '.' then "
+    "  return 0, '', '' end "
+    " if requeued and redis.call('HDEL', ARGV[9] .. '" KS_REQUEUED "', "
+    "  it.id) == 1 then "
+    "  forget('" KS_CLAIM "' .. it.id, '" KS_ANSWER "' .. it.id) end "
+    " local r = claim('" KS_CLAIM "' .. it.id, '" KS_ANSWER "' .. it.id, "
+    "  ARGV[2], ARGV[7], '0', nil, id, ARGV[8]) "
+    " return r[1], r[2] or '', it.id end "
+    "local out = {} local want = tonumber(ARGV[3]) "
+    "local nctl = tonumber(ARGV[4]) "
+    "for i, k in ipairs(KEYS) do "
+    " local n, id = want, ARGV[5] "
+    " if i <= nctl then n, id = 64, '>' end "
+    " if n > 0 then "
+    "  local r = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], "
+    "   'COUNT', n, 'STREAMS', k, id) "
+    "  if r then for _, e in ipairs(r[1][2]) do "
+    "   local f, size, c, a, cid = e[2] or {}, 0, 0, '', '' "
+    "   for j = 2, #f, 2 do if #f[j] > tonumber(ARGV[6]) then "
+    "    size = #f[j] f[j] = string.sub(f[j], 1, 65536) end end "
+    "   if i > nctl and size == 0 then c, a, cid = take(e[1], f, k) end "
+    "   out[#out + 1] = {k, e[1], f, size, c, a, cid} "
+    "   if i > nctl then want = want - 1 end end end "
+    " end "
+    "end return out";
 
 /*
  * Hands a PROCESS item to the worker that owns its session: the one its
@@ -257,76 +254,34 @@ const char queue_release_lua[] =
     " return (string.gsub(ARGV[2], '\"due_ms\":%-1', " \
     "  '\"due_ms\":' .. string.format('%d', due), 1)) end "
 
-#define QUEUE_ANSWER_BODY \
-    QUEUE_ANSWER_AFTER \
-    "if ARGV[5] ~= '' then " \
-    " local n = redis.pcall('XACK', KEYS[3], ARGV[6], ARGV[5]) " \
-    " if type(n) == 'table' and n.err then " \
-    "  if string.sub(n.err, 1, 7) ~= 'NOGROUP' then " \
-    "   return redis.error_reply(n.err) end " \
-    "  n = 0 end " \
-    " if n == 1 and ARGV[8] ~= '' then ARGV[2] = after(KEYS[3], ARGV[5]) end " \
-    " if n == 1 then redis.call('XDEL', KEYS[3], ARGV[5]) " \
-    " elseif ARGV[3] ~= '3' and (redis.call('EXISTS', KEYS[4]) == 1 or " \
-    "  redis.call('EXISTS', KEYS[2]) == 1) then return 0 end " \
-    "end " \
-    "if ARGV[3] == '3' then " \
-    " if redis.call('HSETNX', KEYS[2], '" KS_SF_CALLBACK "', '1') == 0 then " \
-    "  return 0 end " \
-    " if redis.call('TTL', KEYS[2]) < 0 then " \
-    "  redis.call('EXPIRE', KEYS[2], ARGV[4]) end " \
-    "end " \
-    "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', " \
-    " ARGV[2]) " \
-    "redis.call('EXPIRE', KEYS[1], ARGV[4]) " \
-    "if ARGV[3] == '1' then local keep = ARGV[2] " \
-    " if ARGV[7] and ARGV[7] ~= '' then keep = ARGV[7] end " \
-    " redis.call('SET', KEYS[2], keep, 'EX', ARGV[4]) " \
-    " redis.call('EXPIRE', KEYS[4], ARGV[4]) " \
-    "elseif ARGV[3] == '2' then redis.call('SET', KEYS[4], '-', 'EX', " \
-    " ARGV[4]) end " \
-    "return 1 "
-
 const char queue_answer_lua[] =
-    QUEUE_ANSWER_BODY;
-
-/*
- * An answer and the next fetch in one round trip: the answer script
- * above, then the fetch script, each in a function of its own that sees
- * only its own KEYS and ARGV. Sent only as an answer's first send, by a
- * worker with room and both connections up (queue/outbox.c,
- * queue_ride); a resend, a spool replay or an answer of another life is
- * the answer script alone, so no entry is ever taken for a reader that
- * no longer waits. The answer goes first: when it fails (a replica's
- * READONLY) nothing is fetched. A fetch that fails after the answer
- * wrote (NOGROUP: Redis restarted empty) leaves the answer done: its
- * error comes back in the fetch's place, and the answer is not sent
- * again (a second copy of an answer whose claim Redis lost would be
- * published twice). Flagged like the fetch script: refused whole while
- * Redis is out of memory, and the answer then goes alone. Returns {the
- * answer script's reply, the fetch script's or its error}, or the
- * answer's error.
- *   KEYS: the answer script's 7, then the fetch script's lanes
- *   ARGV: the answer script's 12, then the fetch script's 9
- */
-const char queue_answer_fetch_lua[] =
-    "#!lua\n"
-    "local function answer(KEYS, ARGV) " QUEUE_ANSWER_BODY " end "
-    "local function fetch(KEYS, ARGV) " QUEUE_FETCH_BODY " end "
-    "local ak, aa, fk, fa = {}, {}, {}, {} "
-    "for i, k in ipairs(KEYS) do "
-    " if i <= " QUEUE_ANSWER_NKEYS_S " then ak[i] = k "
-    " else fk[i - " QUEUE_ANSWER_NKEYS_S "] = k end end "
-    "for i, v in ipairs(ARGV) do "
-    " if i <= " QUEUE_ANSWER_NARGS_S " then aa[i] = v "
-    " else fa[i - " QUEUE_ANSWER_NARGS_S "] = v end end "
-    "local r = answer(ak, aa) "
-    "if type(r) == 'table' then return r end "
-    "local ok, f = pcall(fetch, fk, fa) "
-    "if ok then return {r, f} end "
-    "if type(f) ~= 'table' or not f.err then f = {err = tostring(f)} end "
-    "return {r, f}";
-
+    QUEUE_ANSWER_AFTER
+    "if ARGV[5] ~= '' then "
+    " local n = redis.pcall('XACK', KEYS[3], ARGV[6], ARGV[5]) "
+    " if type(n) == 'table' and n.err then "
+    "  if string.sub(n.err, 1, 7) ~= 'NOGROUP' then "
+    "   return redis.error_reply(n.err) end "
+    "  n = 0 end "
+    " if n == 1 and ARGV[8] ~= '' then ARGV[2] = after(KEYS[3], ARGV[5]) end "
+    " if n == 1 then redis.call('XDEL', KEYS[3], ARGV[5]) "
+    " elseif ARGV[3] ~= '3' and (redis.call('EXISTS', KEYS[4]) == 1 or "
+    "  redis.call('EXISTS', KEYS[2]) == 1) then return 0 end "
+    "end "
+    "if ARGV[3] == '3' then "
+    " if redis.call('HSETNX', KEYS[2], '" KS_SF_CALLBACK "', '1') == 0 then "
+    "  return 0 end "
+    " if redis.call('TTL', KEYS[2]) < 0 then "
+    "  redis.call('EXPIRE', KEYS[2], ARGV[4]) end "
+    "end "
+    "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[2]) "
+    "redis.call('EXPIRE', KEYS[1], ARGV[4]) "
+    "if ARGV[3] == '1' then local keep = ARGV[2] "
+    " if ARGV[7] and ARGV[7] ~= '' then keep = ARGV[7] end "
+    " redis.call('SET', KEYS[2], keep, 'EX', ARGV[4]) "
+    " redis.call('EXPIRE', KEYS[4], ARGV[4]) "
+    "elseif ARGV[3] == '2' then redis.call('SET', KEYS[4], '-', 'EX', "
+    " ARGV[4]) end "
+    "return 1";
 
 /*
  * Items of the delayed set that are due go back to their lanes, at most

@@ -12,7 +12,6 @@ extern const char queue_forward_lua[];
 extern const char queue_claim_lua[];
 extern const char queue_release_lua[];
 extern const char queue_answer_lua[];
-extern const char queue_answer_fetch_lua[];
 extern const char queue_lost_lua[];
 extern const char queue_promote_lua[];
 extern const char queue_requeue_lua[];
