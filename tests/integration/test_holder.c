@@ -347,6 +347,62 @@ test_holder_crash(void **state)
 	harness_pass(h);
 }
 
+/*
+ * The last write that went into a session before its worker crashed,
+ * delivered again (as a takeover would), is answered duplicate_id and
+ * never written twice.
+ */
+static void
+test_holder_write_once(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*cat = harness_id(h, "cat"), *wid = harness_id(h, "w1");
+	char		*item, *log, *path;
+	const char	*p;
+	json_t		*a;
+	pid_t		 holder, w1;
+	int		 n;
+
+	holder = harness_worker_start(h, NULL, NULL);
+	w1 = wait_next_worker(h, holder, -1);
+	harness_submit(h, "normal", cat, "cat", "{\"background\": true}");
+	a = harness_wait_answer(h, NULL, cat, WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
+	json_decref(a);
+	xasprintf(&item, "{\"id\": \"%s\", \"type\": \"PROCESS\", "
+	    "\"reply_to\": \"%s\", \"args\": {\"action\": \"write\", "
+	    "\"session_id\": \"%s\", \"data\": \"once-only\\n\", "
+	    "\"token\": \"%s\"}}", wid, h->reply, cat,
+	    json_string_value(json_object_get(h->tokens, cat)));
+	harness_submit_json(h, "ctl", item);
+	a = harness_wait_answer(h, NULL, wid, WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "PROCESS_RESULT");
+	json_decref(a);
+	assert_int_equal(kill(w1, SIGKILL), 0);
+	(void)wait_next_worker(h, holder, w1);
+	harness_submit_json(h, "ctl", item);
+	a = harness_wait_answer(h, NULL, wid, WAIT_MS);
+	if (harness_jstr(a, "error.code") == NULL ||
+	    strcmp(harness_jstr(a, "error.code"), "duplicate_id") != 0)
+		harness_fail(h, "the write sent again was done again: %s",
+		    json_dumps(a, JSON_COMPACT));
+	json_decref(a);
+	free(item);
+	/* Its callback comes once its log is on disk: all of it. */
+	xasprintf(&path, "%s/%s.log", h->log_dir, cat);
+	kill_session(h, cat);
+	json_decref(harness_wait_callback(h, cat, WAIT_MS));
+	log = harness_read_file(path, NULL);
+	assert_non_null(log);
+	for (n = 0, p = log; (p = strstr(p, "once-only")) != NULL; p++)
+		n++;
+	assert_int_equal(n, 1);
+	free(log);
+	free(path);
+	harness_stop_clean(h, holder);
+	harness_pass(h);
+}
+
 /* hold_sessions off: no holder; SIGUSR2 is logged and ignored. */
 static void
 test_holder_off(void **state)
@@ -374,6 +430,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_holder_handover,
 		    harness_setup, harness_teardown),
 		cmocka_unit_test_setup_teardown(test_holder_crash,
+		    harness_setup, harness_teardown),
+		cmocka_unit_test_setup_teardown(test_holder_write_once,
 		    harness_setup, harness_teardown),
 		cmocka_unit_test_setup_teardown(test_holder_off,
 		    harness_setup, harness_teardown),
