@@ -707,8 +707,8 @@ exec_reaped_id(const char *id, pid_t pid, int status,
 	struct exec	*ex;
 
 	LIST_FOREACH(ex, &exec_all, entry) {
-		if (ex->pid == pid && !exec_is_reaped(ex) && id != NULL &&
-		    strcmp(ex->id, id) == 0)
+		if (ex->pid == pid && !exec_is_reaped(ex) &&
+		    (id == NULL || strcmp(ex->id, id) == 0))
 			break;
 	}
 	if (ex == NULL)
@@ -720,16 +720,7 @@ exec_reaped_id(const char *id, pid_t pid, int status,
 int
 exec_reaped(pid_t pid, int status, const struct rusage *ru)
 {
-	struct exec	*ex;
-
-	LIST_FOREACH(ex, &exec_all, entry) {
-		if (ex->pid == pid && !exec_is_reaped(ex))
-			break;
-	}
-	if (ex == NULL)
-		return (0);
-	exec_exited(ex, status, ru);
-	return (1);
+	return (exec_reaped_id(NULL, pid, status, ru));
 }
 
 /*

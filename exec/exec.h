@@ -176,7 +176,8 @@ const char	*exec_log_path(const struct exec *);
 int		 exec_reaped(pid_t, int status, const struct rusage *);
 /*
  * The same for an exec reaped by another process (worker/holder.h): it
- * must be exec id's pid, so a pid used again is never taken for it.
+ * must be exec id's pid, so a pid used again is never taken for it (id
+ * NULL: any exec of that pid, as exec_reaped).
  */
 int		 exec_reaped_id(const char *id, pid_t, int status,
 		    const struct rusage *);

@@ -12,6 +12,7 @@
 
 #include "logs/xmalloc.h"
 #include "queue/client.h"
+#include "queue/cluster.h"
 #include "queue/keyspace.h"
 #include "queue/rconn.h"
 #include "queue/scripts.h"
@@ -45,8 +46,7 @@ client_cluster_node(struct rconn *c)
 	redisReply	*r = rconn_call(c, "INFO cluster");
 	int		 yes;
 
-	yes = r != NULL && r->type == REDIS_REPLY_STRING &&
-	    strstr(r->str, "cluster_enabled:1") != NULL;
+	yes = cluster_info_enabled(r);
 	if (r != NULL)
 		freeReplyObject(r);
 	return (yes);

@@ -158,3 +158,10 @@ cluster_redirect(const char *err, int *ask, unsigned *slot,
 	*slot = (unsigned)s;
 	return (1);
 }
+
+int
+cluster_info_enabled(const redisReply *r)
+{
+	return (r != NULL && r->type == REDIS_REPLY_STRING &&
+	    strstr(r->str, "cluster_enabled:1") != NULL);
+}

@@ -51,4 +51,7 @@ const struct cluster_node *cluster_map_node(const struct cluster_map *,
 int		 cluster_redirect(const char *err, int *ask, unsigned *slot,
 		    struct cluster_node *node);
 
+/* 1 if an INFO cluster reply says the server is a cluster node. */
+int		 cluster_info_enabled(const struct redisReply *);
+
 #endif

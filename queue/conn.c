@@ -50,6 +50,7 @@
 #include "logs/log.h"
 #include "logs/syncer.h"
 #include "logs/xmalloc.h"
+#include "queue/cluster.h"
 #include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "queue/queue_int.h"
@@ -437,8 +438,7 @@ queue_cluster_cb(struct rconn *rc, redisReply *reply, void *arg)
 
 	if (reply == NULL || c->q->freeing || c->rc != rc)
 		return;
-	if (reply->type != REDIS_REPLY_STRING ||
-	    strstr(reply->str, "cluster_enabled:1") == NULL) {
+	if (!cluster_info_enabled(reply)) {
 		c->cluster_ms = 0;
 		queue_conn_ready(c);
 		return;

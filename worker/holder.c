@@ -689,14 +689,13 @@ holder_link_open(void)
 	return (hl);
 }
 
-void
-holder_link_free(struct holder_link *hl)
+/* Closes what the records still hold (the holder has its own copies). */
+static void
+holder_link_forget_records(struct holder_link *hl)
 {
 	size_t	i;
 	int	k;
 
-	if (hl == NULL)
-		return;
 	for (i = 0; i < hl->nrecords; i++) {
 		for (k = 0; k < 3; k++)
 			if (hl->records[i].fds[k] != -1)
@@ -704,6 +703,16 @@ holder_link_free(struct holder_link *hl)
 		json_decref(hl->records[i].state);
 	}
 	free(hl->records);
+	hl->records = NULL;
+	hl->nrecords = 0;
+}
+
+void
+holder_link_free(struct holder_link *hl)
+{
+	if (hl == NULL)
+		return;
+	holder_link_forget_records(hl);
 	if (hl->ev != NULL)
 		event_free(hl->ev);
 	close(hl->sock);
@@ -777,21 +786,12 @@ int
 holder_link_up(struct holder_link *hl, struct event_base *base)
 {
 	json_t	*msg;
-	size_t	 i;
 	int	 k;
 
 	if (hl == NULL)
 		return (0);
 	/* What was not adopted is closed now (the holder has its copy). */
-	for (i = 0; i < hl->nrecords; i++) {
-		for (k = 0; k < 3; k++)
-			if (hl->records[i].fds[k] != -1)
-				close(hl->records[i].fds[k]);
-		json_decref(hl->records[i].state);
-	}
-	free(hl->records);
-	hl->records = NULL;
-	hl->nrecords = 0;
+	holder_link_forget_records(hl);
 	hl->ev = event_new(base, hl->sock, EV_READ|EV_PERSIST, holder_link_cb,
 	    hl);
 	if (hl->ev == NULL || event_add(hl->ev, NULL) == -1)
