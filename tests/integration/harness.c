@@ -799,41 +799,27 @@ void
 harness_worker_kill(struct harness *h, pid_t pid)
 {
 	struct harness_worker	*w = harness_worker_find(h, pid);
-	struct pollfd		 pfd[8];
-	char			 path[64], *kids, *comm, *p, *end;
-	long			 kid;
-	int			 status, n = 0, i;
+	struct pollfd		 pfd;
+	pid_t			 child = harness_worker_proc(h, pid);
+	int			 status;
 
 	/*
 	 * Under a holder (worker/holder.h) the worker is its child and dies
 	 * by PR_SET_PDEATHSIG, an instant later: killed too, and waited for
 	 * (its pidfd), so that it reads nothing once this returns.
 	 */
-	snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)pid,
-	    (long)pid);
-	if ((kids = harness_read_file(path, NULL)) != NULL) {
-		for (p = kids; n < 8 && (kid = strtol(p, &end, 10)) > 0;
-		    p = end) {
-			snprintf(path, sizeof path, "/proc/%ld/comm", kid);
-			comm = harness_read_file(path, NULL);
-			if (comm != NULL && strcmp(comm, "execq-worker\n") == 0 &&
-			    (pfd[n].fd = (int)syscall(SYS_pidfd_open,
-			    (pid_t)kid, 0)) != -1) {
-				pfd[n].events = POLLIN;
-				kill((pid_t)kid, SIGKILL);
-				n++;
-			}
-			free(comm);
-		}
-		free(kids);
-	}
+	pfd.fd = -1;
+	pfd.events = POLLIN;
+	if (child != pid &&
+	    (pfd.fd = (int)syscall(SYS_pidfd_open, child, 0)) != -1)
+		kill(child, SIGKILL);
 	kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 		/* nothing */;
-	for (i = 0; i < n; i++) {
-		while (poll(&pfd[i], 1, -1) == -1 && errno == EINTR)
+	if (pfd.fd != -1) {
+		while (poll(&pfd, 1, -1) == -1 && errno == EINTR)
 			/* nothing */;
-		close(pfd[i].fd);
+		close(pfd.fd);
 	}
 	w->pid = -1;
 }
@@ -859,6 +845,39 @@ harness_worker_proc(struct harness *h, pid_t pid)
 	}
 	free(kids);
 	return (found);
+}
+
+pid_t
+harness_wait_worker_proc(struct harness *h, pid_t holder, pid_t old,
+    int timeout_ms)
+{
+	int64_t	deadline = harness_now_ms() + timeout_ms;
+	pid_t	pid;
+
+	while ((pid = harness_worker_proc(h, holder)) == old ||
+	    pid == holder) {
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "holder %ld started no worker after "
+			    "%ld", (long)holder, (long)old);
+		if (!harness_worker_alive(h, holder))
+			harness_fail(h, "holder %ld exited", (long)holder);
+		harness_sleep_ms(5);
+	}
+	return (pid);
+}
+
+int
+harness_count_callbacks(struct harness *h, const char *id)
+{
+	char	*stream, *needle;
+	int	 n;
+
+	xasprintf(&stream, "q:%s:high", h->reply);
+	xasprintf(&needle, "\"session_id\":\"%s\"", id);
+	n = harness_count_entries(h, stream, needle);
+	free(stream);
+	free(needle);
+	return (n);
 }
 
 int

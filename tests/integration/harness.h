@@ -108,6 +108,14 @@ void		 harness_worker_kill(struct harness *, pid_t);
  * What SIGSTOP must reach to freeze it.
  */
 pid_t		 harness_worker_proc(struct harness *, pid_t);
+/*
+ * Waits until holder's worker is a process other than old (-1: any),
+ * failing after timeout_ms or if the holder exits; its pid.
+ */
+pid_t		 harness_wait_worker_proc(struct harness *, pid_t holder,
+		    pid_t old, int timeout_ms);
+/* The entries on q:<h->reply>:high for session id (its callbacks). */
+int		 harness_count_callbacks(struct harness *, const char *id);
 /* 1 if the worker has not exited. */
 int		 harness_worker_alive(struct harness *, pid_t);
 

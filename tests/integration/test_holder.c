@@ -40,23 +40,6 @@ name_sessions(struct harness *h)
 	sh = harness_id(h, "sh");
 }
 
-/* Waits until the holder's worker is another than old; its pid. */
-static pid_t
-wait_next_worker(struct harness *h, pid_t holder, pid_t old)
-{
-	int64_t	deadline = harness_now_ms() + WAIT_MS;
-	pid_t	pid;
-
-	while ((pid = harness_worker_proc(h, holder)) == old ||
-	    pid == holder) {
-		if (harness_now_ms() > deadline)
-			harness_fail(h, "holder %ld started no worker after "
-			    "%ld", (long)holder, (long)old);
-		harness_sleep_ms(20);
-	}
-	return (pid);
-}
-
 /* PROCESS poll of sid from offset; the answer. */
 static json_t *
 poll_at(struct harness *h, const char *sid, long long offset)
@@ -225,21 +208,6 @@ wait_orphan_done(struct harness *h, const char *sid)
 	free(path);
 }
 
-/* The number of EXEC_CALLBACKs on the reply stream for session id. */
-static int
-callbacks_of(struct harness *h, const char *id)
-{
-	char	*stream, *needle;
-	int	 n;
-
-	xasprintf(&stream, "q:%s:high", h->reply);
-	xasprintf(&needle, "\"session_id\":\"%s\"", id);
-	n = harness_count_entries(h, stream, needle);
-	free(stream);
-	free(needle);
-	return (n);
-}
-
 static void
 test_holder_handover(void **state)
 {
@@ -251,13 +219,13 @@ test_holder_handover(void **state)
 
 	name_sessions(h);
 	holder = harness_worker_start(h, NULL, NULL);
-	w1 = wait_next_worker(h, holder, -1);
+	w1 = harness_wait_worker_proc(h, holder, -1, WAIT_MS);
 	start_both(h, &want);
 	out = poll_ticks(h, ticker, 3);
 	ticks = last_tick(out);
 	free(out);
 	assert_int_equal(kill(holder, SIGUSR2), 0);
-	w2 = wait_next_worker(h, holder, w1);
+	w2 = harness_wait_worker_proc(h, holder, w1, WAIT_MS);
 	assert_true(w2 != w1);
 	check_both(h, want, ticks);
 	free(want);
@@ -269,8 +237,8 @@ test_holder_handover(void **state)
 	json_decref(cb);
 	kill_session(h, sh);
 	json_decref(harness_wait_callback(h, sh, WAIT_MS));
-	assert_int_equal(callbacks_of(h, ticker), 1);
-	assert_int_equal(callbacks_of(h, sh), 1);
+	assert_int_equal(harness_count_callbacks(h, ticker), 1);
+	assert_int_equal(harness_count_callbacks(h, sh), 1);
 	harness_stop_clean(h, holder);
 	harness_pass(h);
 }
@@ -289,7 +257,7 @@ test_holder_crash(void **state)
 	name_sessions(h);
 	holder = harness_worker_start(h, NULL, NULL);
 	assert_true(harness_outer_limit(h, holder) > 0);
-	w1 = wait_next_worker(h, holder, -1);
+	w1 = harness_wait_worker_proc(h, holder, -1, WAIT_MS);
 	start_both(h, &want);
 	/* A foreground item mid-way when the worker dies. */
 	harness_submit(h, "normal", harness_id(h, "fg"), "echo $$ > fg.pid; exec sleep 1000",
@@ -315,7 +283,7 @@ test_holder_crash(void **state)
 	free(text);
 	harness_wait_ws_lines(h, "ran.txt", 1, WAIT_MS);
 	assert_int_equal(kill(w1, SIGKILL), 0);
-	(void)wait_next_worker(h, holder, w1);
+	(void)harness_wait_worker_proc(h, holder, w1, WAIT_MS);
 	wait_orphan_done(h, sh);
 	xasprintf(&text, "{\"id\": \"%s\", \"type\": \"PROCESS\", "
 	    "\"reply_to\": \"%s\", \"args\": {\"action\": \"exec\", "
@@ -342,8 +310,8 @@ test_holder_crash(void **state)
 	assert_string_equal(harness_jstr(cb, "killed_by"), "shutdown");
 	json_decref(cb);
 	json_decref(harness_wait_callback(h, sh, WAIT_MS));
-	assert_int_equal(callbacks_of(h, ticker), 1);
-	assert_int_equal(callbacks_of(h, sh), 1);
+	assert_int_equal(harness_count_callbacks(h, ticker), 1);
+	assert_int_equal(harness_count_callbacks(h, sh), 1);
 	harness_pass(h);
 }
 
@@ -364,7 +332,7 @@ test_holder_write_once(void **state)
 	int		 n;
 
 	holder = harness_worker_start(h, NULL, NULL);
-	w1 = wait_next_worker(h, holder, -1);
+	w1 = harness_wait_worker_proc(h, holder, -1, WAIT_MS);
 	harness_submit(h, "normal", cat, "cat", "{\"background\": true}");
 	a = harness_wait_answer(h, NULL, cat, WAIT_MS);
 	assert_string_equal(harness_jstr(a, "type"), "EXEC_STARTED");
@@ -379,7 +347,7 @@ test_holder_write_once(void **state)
 	assert_string_equal(harness_jstr(a, "type"), "PROCESS_RESULT");
 	json_decref(a);
 	assert_int_equal(kill(w1, SIGKILL), 0);
-	(void)wait_next_worker(h, holder, w1);
+	(void)harness_wait_worker_proc(h, holder, w1, WAIT_MS);
 	harness_submit_json(h, "ctl", item);
 	a = harness_wait_answer(h, NULL, wid, WAIT_MS);
 	if (harness_jstr(a, "error.code") == NULL ||

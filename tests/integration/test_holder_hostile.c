@@ -31,40 +31,6 @@
 
 #define WAIT_MS		30000
 
-/* Waits until the holder's worker is another than old; its pid. */
-static pid_t
-wait_next_worker(struct harness *h, pid_t holder, pid_t old)
-{
-	int64_t	deadline = harness_now_ms() + WAIT_MS;
-	pid_t	pid;
-
-	while ((pid = harness_worker_proc(h, holder)) == old ||
-	    pid == holder) {
-		if (harness_now_ms() > deadline)
-			harness_fail(h, "holder %ld started no worker after "
-			    "%ld", (long)holder, (long)old);
-		if (!harness_worker_alive(h, holder))
-			harness_fail(h, "holder %ld exited", (long)holder);
-		harness_sleep_ms(5);
-	}
-	return (pid);
-}
-
-/* The number of EXEC_CALLBACKs on the reply stream for session id. */
-static int
-callbacks_of(struct harness *h, const char *id)
-{
-	char	*stream, *needle;
-	int	 n;
-
-	xasprintf(&stream, "q:%s:high", h->reply);
-	xasprintf(&needle, "\"session_id\":\"%s\"", id);
-	n = harness_count_entries(h, stream, needle);
-	free(stream);
-	free(needle);
-	return (n);
-}
-
 /* Starts a background session (pty or not); its main pid. */
 static long
 start_session(struct harness *h, const char *id, const char *cmd, int pty)
@@ -226,18 +192,18 @@ test_holder_reaped_handover(void **state)
 	long		 main_pid, bg;
 
 	holder = harness_worker_start(h, NULL, "--drain", "60", NULL);
-	w1 = wait_next_worker(h, holder, -1);
+	w1 = harness_wait_worker_proc(h, holder, -1, WAIT_MS);
 	main_pid = start_session(h, id, "sleep 300 & echo $! > bg.pid; "
 	    "exit 3", 0);
 	bg = ws_number(h, "bg.pid");
 	wait_pid_gone(h, main_pid);	/* reaped; its output still open */
 	assert_int_equal(kill(holder, SIGUSR2), 0);
-	(void)wait_next_worker(h, holder, w1);
+	(void)harness_wait_worker_proc(h, holder, w1, WAIT_MS);
 	assert_int_equal(kill((pid_t)bg, SIGKILL), 0);	/* the output ends */
 	cb = harness_wait_callback(h, id, WAIT_MS);
 	assert_int_equal(harness_jint(cb, "exit_code"), 3);
 	json_decref(cb);
-	assert_int_equal(callbacks_of(h, id), 1);
+	assert_int_equal(harness_count_callbacks(h, id), 1);
 	harness_stop_clean(h, holder);
 	harness_pass(h);
 }
@@ -258,12 +224,12 @@ test_holder_usr2_early(void **state)
 	int		 i;
 
 	holder = harness_worker_launch(h, NULL, NULL);
-	w = wait_next_worker(h, holder, -1);
+	w = harness_wait_worker_proc(h, holder, -1, WAIT_MS);
 	assert_int_equal(kill(holder, SIGUSR2), 0);
 	assert_true(harness_outer_limit(h, holder) > 0);
 	harness_shell_start(h, sh, "cd /; export KEPT=yes");
 	for (i = 0; i < 3; i++) {
-		w = wait_next_worker(h, holder, w);
+		w = harness_wait_worker_proc(h, holder, w, WAIT_MS);
 		assert_int_equal(kill(holder, SIGUSR2), 0);
 	}
 	a = harness_shell_exec(h, sh, "echo $KEPT; pwd", 0);
@@ -274,7 +240,7 @@ test_holder_usr2_early(void **state)
 	    "without handing over"), 0);
 	harness_stop_clean(h, holder);
 	json_decref(harness_wait_callback(h, sh, WAIT_MS));
-	assert_int_equal(callbacks_of(h, sh), 1);
+	assert_int_equal(harness_count_callbacks(h, sh), 1);
 	harness_pass(h);
 }
 
@@ -292,7 +258,7 @@ test_holder_eof(void **state)
 	pid_t		 holder, w1;
 
 	holder = harness_worker_start(h, NULL, NULL);
-	w1 = wait_next_worker(h, holder, -1);
+	w1 = harness_wait_worker_proc(h, holder, -1, WAIT_MS);
 	start_session(h, c1, "cat", 0);
 	start_session(h, c2, "cat; echo after", 0);
 	json_decref(act(h, c1, "write", "\"data\": \"one\\n\", \"eof\": true"));
@@ -301,14 +267,14 @@ test_holder_eof(void **state)
 	json_decref(cb);
 	json_decref(act(h, c2, "write", "\"data\": \"two\\n\""));
 	assert_int_equal(kill(holder, SIGUSR2), 0);
-	(void)wait_next_worker(h, holder, w1);
+	(void)harness_wait_worker_proc(h, holder, w1, WAIT_MS);
 	json_decref(act(h, c2, "write", "\"eof\": true"));
 	cb = harness_wait_callback(h, c2, WAIT_MS);
 	assert_int_equal(harness_jint(cb, "exit_code"), 0);
 	assert_string_equal(harness_jstr(cb, "status"), "completed");
 	json_decref(cb);
-	assert_int_equal(callbacks_of(h, c1), 1);
-	assert_int_equal(callbacks_of(h, c2), 1);
+	assert_int_equal(harness_count_callbacks(h, c1), 1);
+	assert_int_equal(harness_count_callbacks(h, c2), 1);
 	harness_stop_clean(h, holder);
 	harness_pass(h);
 }
@@ -327,7 +293,7 @@ test_holder_fds(void **state)
 	int		 base, i;
 
 	holder = harness_worker_start(h, NULL, NULL);
-	w1 = wait_next_worker(h, holder, -1);
+	w1 = harness_wait_worker_proc(h, holder, -1, WAIT_MS);
 	ids[0] = harness_id(h, "a");
 	ids[1] = harness_id(h, "b");
 	ids[2] = harness_id(h, "c");
@@ -340,14 +306,14 @@ test_holder_fds(void **state)
 	json_decref(harness_wait_callback(h, ids[0], WAIT_MS));
 	assert_true(fd_count(holder) > base);	/* the others' copies */
 	assert_int_equal(kill(holder, SIGUSR2), 0);
-	(void)wait_next_worker(h, holder, w1);
+	(void)harness_wait_worker_proc(h, holder, w1, WAIT_MS);
 	for (i = 1; i < 3; i++) {
 		json_decref(act(h, ids[i], "kill", NULL));
 		json_decref(harness_wait_callback(h, ids[i], WAIT_MS));
 	}
 	wait_holder_baseline(h, holder, base);
 	for (i = 0; i < 3; i++)
-		assert_int_equal(callbacks_of(h, ids[i]), 1);
+		assert_int_equal(harness_count_callbacks(h, ids[i]), 1);
 	harness_stop_clean(h, holder);
 	harness_pass(h);
 }
@@ -366,7 +332,7 @@ test_holder_shell_busy(void **state)
 	pid_t		 holder, w1;
 
 	holder = harness_worker_start(h, NULL, NULL);
-	w1 = wait_next_worker(h, holder, -1);
+	w1 = harness_wait_worker_proc(h, holder, -1, WAIT_MS);
 	harness_shell_start(h, sh, "X=1");
 	xasprintf(&args, "{\"action\": \"exec\", \"session_id\": \"%s\", "
 	    "\"command\": \"echo go > go.txt; sleep 1; echo done $X\"}", sh);
@@ -378,7 +344,7 @@ test_holder_shell_busy(void **state)
 	a = harness_wait_answer(h, NULL, ex, WAIT_MS);
 	assert_string_equal(harness_jstr(a, "stdout"), "done 1\n");
 	json_decref(a);
-	(void)wait_next_worker(h, holder, w1);
+	(void)harness_wait_worker_proc(h, holder, w1, WAIT_MS);
 	a = harness_shell_exec(h, sh, "echo again $X", 0);
 	assert_string_equal(harness_jstr(a, "stdout"), "again 1\n");
 	json_decref(a);
@@ -386,7 +352,7 @@ test_holder_shell_busy(void **state)
 	    "without handing over"), 0);
 	harness_stop_clean(h, holder);
 	json_decref(harness_wait_callback(h, sh, WAIT_MS));
-	assert_int_equal(callbacks_of(h, sh), 1);
+	assert_int_equal(harness_count_callbacks(h, sh), 1);
 	harness_pass(h);
 }
 
@@ -408,7 +374,7 @@ test_holder_term_no_worker(void **state)
 
 	holder = harness_worker_start(h, NULL, NULL);
 	assert_true(harness_outer_limit(h, holder) > 0);
-	w1 = wait_next_worker(h, holder, -1);
+	w1 = harness_wait_worker_proc(h, holder, -1, WAIT_MS);
 	start_session(h, id, "setsid sleep 300 & echo $! > esc.pid; "
 	    "exec sleep 300", 0);
 	esc = ws_number(h, "esc.pid");
@@ -427,7 +393,7 @@ test_holder_term_no_worker(void **state)
 	cb = harness_wait_callback(h, id, WAIT_MS);
 	assert_string_equal(harness_jstr(cb, "killed_by"), "shutdown");
 	json_decref(cb);
-	assert_int_equal(callbacks_of(h, id), 1);
+	assert_int_equal(harness_count_callbacks(h, id), 1);
 	harness_pass(h);
 }
 
