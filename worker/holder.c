@@ -101,12 +101,12 @@ holder_recv(int sock, int fds[3], int flags)
 		struct cmsghdr	align;
 	} u;
 	json_t		*msg, *roles;
-	char		*buf;
+	/* One thread of each process reads its link: one buffer, kept. */
+	static char	 buf[HOLDER_MSG_MAX];
 	int		 got[3], ngot = 0, i, k;
 	ssize_t		 n;
 
 	fds[0] = fds[1] = fds[2] = -1;
-	buf = xmalloc(HOLDER_MSG_MAX);
 	memset(&mh, 0, sizeof mh);
 	iov.iov_base = buf;
 	iov.iov_len = HOLDER_MSG_MAX;
@@ -120,7 +120,6 @@ holder_recv(int sock, int fds[3], int flags)
 	if (n <= 0) {
 		if (n == 0)
 			errno = 0;
-		free(buf);
 		return (NULL);
 	}
 	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
@@ -132,7 +131,6 @@ holder_recv(int sock, int fds[3], int flags)
 		memcpy(got, CMSG_DATA(cm), ngot * sizeof (int));
 	}
 	msg = json_loadb(buf, n, 0, NULL);
-	free(buf);
 	roles = json_object_get(msg, "fds");
 	for (i = 0; i < ngot; i++) {
 		const char *r = json_string_value(json_array_get(roles, i));
