@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 #include <hiredis/hiredis.h>
@@ -293,6 +294,46 @@ test_delayed_by_another(void **state)
 	harness_pass(h);
 }
 
+/*
+ * A Redis user that may not run INFO (-info): the cluster check after
+ * ROLE must let it in, and it serves.
+ */
+static void
+test_user_without_info(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*id = harness_id(h, "noinfo");
+	const char	*env[3];
+	char		*pwfile, *e, *log;
+	json_t		*a;
+	pid_t		 pid;
+
+	freeReplyObject(harness_cmd(h, "ACL SETUSER noinfo reset on "
+	    ">pw-noinfo-5e1 ~* &* +@all -info"));
+	if (asprintf(&pwfile, "%s/noinfo.pass", h->dir) == -1 ||
+	    asprintf(&e, "EXECQ_REDIS_PASSWORD_FILE=%s", pwfile) == -1)
+		harness_fail(h, "out of memory");
+	harness_write_file(pwfile, "pw-noinfo-5e1");
+	chmod(pwfile, 0600);
+	env[0] = "EXECQ_REDIS_USER=noinfo";
+	env[1] = e;
+	env[2] = NULL;
+	pid = harness_worker_start(h, env, NULL);
+	harness_submit(h, "normal", id, "echo served", NULL);
+	a = harness_wait_answer(h, NULL, id, WAIT_MS);
+	assert_string_equal(harness_jstr(a, "type"), "EXEC_RESULT");
+	json_decref(a);
+	log = harness_read_file(h->w[0].err_path, NULL);
+	if (log != NULL && strstr(log, "Redis Cluster") != NULL)
+		harness_fail(h, "a user without +info taken for a cluster");
+	free(log);
+	free(e);
+	free(pwfile);
+	harness_stop_clean(h, pid);
+	freeReplyObject(harness_cmd(h, "ACL DELUSER noinfo"));
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    harness_teardown)
 
@@ -304,6 +345,7 @@ main(void)
 		T(test_items_at_block_timeout),
 		T(test_restart_during_block),
 		T(test_delayed_by_another),
+		T(test_user_without_info),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
