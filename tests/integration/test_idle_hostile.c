@@ -334,6 +334,49 @@ test_user_without_info(void **state)
 	harness_pass(h);
 }
 
+/*
+ * One slot, short commands back to back with control items between
+ * them: slots free within the 20 ms grace as control items arrive.
+ * Each answered once.
+ */
+static void
+test_grace_churn(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	const char	*ids[40];
+	char		 name[32];
+	int64_t		 t0, t1;
+	json_t		*a;
+	int		 i;
+
+	harness_worker_start(h, NULL, "--max-procs", "1", NULL);
+	t0 = harness_now_ms();
+	for (i = 0; i < 40; i++) {
+		snprintf(name, sizeof name, "churn%d", i);
+		if (i % 2 == 0) {
+			ids[i] = harness_id(h, name);
+			harness_submit(h, "normal", ids[i], "sleep 0.01",
+			    NULL);
+		} else
+			ids[i] = harness_submit_process(h,
+			    "{\"action\": \"list\"}");
+		harness_sleep_ms(7 * (i % 4));
+	}
+	for (i = 0; i < 40; i++) {
+		a = harness_wait_answer(h, NULL, ids[i], WAIT_MS);
+		assert_string_equal(harness_jstr(a, "type"), i % 2 == 0 ?
+		    "EXEC_RESULT" : "PROCESS_RESULT");
+		json_decref(a);
+	}
+	t1 = harness_now_ms();
+	for (i = 0; i < 40; i++)
+		hostile_once(h, ids[i], i % 2 == 0 ? "EXEC_RESULT" :
+		    "PROCESS_RESULT");
+	fprintf(stderr, "# grace churn: 20 commands and 20 control items "
+	    "on one slot, all answered in %lld ms\n", (long long)(t1 - t0));
+	harness_pass(h);
+}
+
 #define T(f)	cmocka_unit_test_setup_teardown(f, harness_setup, \
 		    harness_teardown)
 
@@ -346,6 +389,7 @@ main(void)
 		T(test_restart_during_block),
 		T(test_delayed_by_another),
 		T(test_user_without_info),
+		T(test_grace_churn),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
