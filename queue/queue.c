@@ -266,6 +266,11 @@ queue_conn_state_cb(struct qconn *c, int up)
 		q->eventcb(QUEUE_EV_RECONNECTED, q->eventarg);
 	q->was_up = 1;
 	queue_flush(q);
+	/*
+	 * A slot that freed while it was down could not end the
+	 * control-only read: it would wait for its BLOCK (10 s) to run out.
+	 */
+	queue_unblock(q);
 }
 
 /* Sessions found lost (logged) */

@@ -352,6 +352,8 @@ void	queue_read_retry_cb(evutil_socket_t fd, short what, void *arg);
 /* The control-only read's grace is over (ev_ctl). */
 void	queue_ctl_grace_cb(evutil_socket_t fd, short what, void *arg);
 void	queue_read_next(struct queue *q);
+/* Ends a control-only read now there is room (CLIENT UNBLOCK on wr). */
+void	queue_unblock(struct queue *q);
 void	queue_unblock_retry_cb(evutil_socket_t fd, short what, void *arg);
 void	queue_autoclaim_cb(struct rconn *rc, redisReply *reply, void *arg);
 /*

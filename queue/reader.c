@@ -541,7 +541,7 @@ queue_ctl_grace_cb(evutil_socket_t fd, short what, void *arg)
  * connection: Redis runs it as soon as the read ends, a round trip
  * sooner than after the read's answer.
  */
-static void
+void
 queue_unblock(struct queue *q)
 {
 	unsigned	n;
