@@ -159,6 +159,22 @@ cluster_redirect(const char *err, int *ask, unsigned *slot,
 	return (1);
 }
 
+char *
+cluster_tag(const char *key, const char *queue)
+{
+	size_t	 qlen = strlen(queue);
+	char	*out;
+
+	if (strncmp(key, "q:", 2) == 0 && strncmp(key + 2, queue, qlen) == 0 &&
+	    key[2 + qlen] == ':')
+		xasprintf(&out, "q:{%s}%s", queue, key + 2 + qlen);
+	else if (strncmp(key, "execq:", 6) == 0 && key[6] != '{')
+		xasprintf(&out, "execq:{%s}:%s", queue, key + 6);
+	else
+		out = xstrdup(key);
+	return (out);
+}
+
 int
 cluster_info_enabled(const redisReply *r)
 {

@@ -51,6 +51,16 @@ const struct cluster_node *cluster_map_node(const struct cluster_map *,
 int		 cluster_redirect(const char *err, int *ask, unsigned *slot,
 		    struct cluster_node *node);
 
+/*
+ * A key's name in cluster mode, where every key of a queue carries the
+ * queue's name as its hash tag, so that one queue lives in one slot:
+ * "q:<queue>:<rest>" becomes "q:{<queue>}:<rest>" and "execq:<rest>"
+ * becomes "execq:{<queue>}:<rest>" (queue: the one the key belongs to;
+ * for execq: keys, the worker's own). Anything else, or a key tagged
+ * already, is copied as it is. The caller frees the result.
+ */
+char		*cluster_tag(const char *key, const char *queue);
+
 /* 1 if an INFO cluster reply says the server is a cluster node. */
 int		 cluster_info_enabled(const struct redisReply *);
 

@@ -157,6 +157,39 @@ test_cluster_redirect(void **state)
 	assert_int_equal(cluster_redirect("CROSSSLOT Keys", &ask, &s, &n), 0);
 }
 
+static void
+tag_is(const char *key, const char *queue, const char *want)
+{
+	char	*got = cluster_tag(key, queue);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void
+test_cluster_tag(void **state)
+{
+	(void)state;
+	tag_is("q:exec:normal", "exec", "q:{exec}:normal");
+	tag_is("q:exec:ctl:w1", "exec", "q:{exec}:ctl:w1");
+	tag_is("q:exec:alice.high", "exec", "q:{exec}:alice.high");
+	/* A queue name may hold ':' and '.': the owner says where it ends. */
+	tag_is("q:a:b:normal", "a:b", "q:{a:b}:normal");
+	tag_is("q:exec:", "exec", "q:{exec}:");
+	/* Another queue's key is not this one's to tag. */
+	tag_is("q:execx:normal", "exec", "q:execx:normal");
+	tag_is("q:ex:normal", "exec", "q:ex:normal");
+	tag_is("execq:claim:job-1", "exec", "execq:{exec}:claim:job-1");
+	tag_is("execq:workers", "w.2", "execq:{w.2}:workers");
+	/* Tagged already: as it is (the rename is done once). */
+	tag_is("q:{exec}:normal", "exec", "q:{exec}:normal");
+	tag_is("execq:{exec}:claim:x", "exec", "execq:{exec}:claim:x");
+	tag_is("other", "exec", "other");
+	/* Every key of a queue lands in the queue's slot. */
+	assert_int_equal(slot("q:{exec}:normal"),
+	    slot("execq:{exec}:claim:job-1"));
+}
+
 int
 main(void)
 {
@@ -164,6 +197,7 @@ main(void)
 		cmocka_unit_test(test_cluster_keyslot),
 		cmocka_unit_test(test_cluster_map),
 		cmocka_unit_test(test_cluster_redirect),
+		cmocka_unit_test(test_cluster_tag),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
