@@ -37,7 +37,7 @@ QUEUE_SRC = queue/item_field.c queue/item.c queue/item_process.c queue/item_json
             queue/item_retry.c queue/rurl.c queue/spool.c queue/scripts.c queue/rconn.c \
             queue/sentinel.c queue/conn.c queue/reader.c queue/outbox.c \
             queue/queue.c queue/store.c queue/client.c queue/backlog.c \
-            queue/cluster.c
+            queue/cluster.c queue/shard.c
 WORKER_SRC = worker/config_check.c worker/config_opts.c worker/config_value.c \
             worker/config_help.c worker/config_file.c worker/config_flags.c \
             worker/config_finish.c \

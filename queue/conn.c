@@ -422,43 +422,119 @@ queue_role_cb(struct rconn *rc, redisReply *reply, void *arg)
 	rconn_disconnect(rc, "not the primary");
 }
 
+/* Renames one key of ours for cluster mode (cluster_tag). */
+static void
+queue_tag_field(struct queue *q, char **key)
+{
+	char	*tagged = cluster_tag(*key, q->name);
+
+	free(*key);
+	*key = tagged;
+}
+
 /*
- * INFO cluster's answer, on a primary: a node of a Redis Cluster is not
- * used. execq's scripts touch keys of several hash slots (a queue's
- * lanes, the items' claims and answers, the reply streams), which a
- * cluster refuses (CROSSSLOT, MOVED): said once, then the connection is
- * tried again as a refused login is (1 s doubling to 60 s), in case the
- * URL is pointed elsewhere by then. A user without +info is let in.
+ * The first node that says it is a cluster's: from now every key of ours
+ * carries the queue's name as its hash tag (cluster_tag). Nothing was
+ * sent yet on either connection (this runs before the first one comes
+ * up), so no callback holds an old name; the outbox renames what waits
+ * in it as it sends (queue_req_tag).
+ */
+static void
+queue_cluster_on(struct queue *q)
+{
+	unsigned	i;
+
+	q->cluster = 1;
+	q->slot = cluster_keyslot(q->name, strlen(q->name));
+	queue_tag_field(q, &q->lane_prefix);
+	for (i = 0; i < q->nlanes; i++)
+		queue_tag_field(q, &q->lanes[i].key);
+	queue_tag_field(q, &q->k_claim);
+	queue_tag_field(q, &q->k_worker);
+	queue_tag_field(q, &q->k_workers);
+	queue_tag_field(q, &q->k_beat);
+	queue_tag_field(q, &q->k_running);
+	queue_tag_field(q, &q->k_replies);
+	log_info("queue: redis is a Redis Cluster: every key of queue %s "
+	    "carries the hash tag {%s} (slot %u): %sNAME", q->name, q->name,
+	    q->slot, q->lane_prefix);
+}
+
+/* 1 if node is the one c is connected to. */
+static int
+queue_conn_at(const struct qconn *c, const struct cluster_node *node)
+{
+	return (node->port == c->at_port && strcmp(node->host, c->at) == 0);
+}
+
+/*
+ * CLUSTER SLOTS's answer: the map, kept (shard.c routes replies with
+ * it). The node that serves the queue's slot is the one both connections
+ * use: this one is ready, or left for that one.
+ */
+static void
+queue_slots_cb(struct rconn *rc, redisReply *reply, void *arg)
+{
+	struct qconn			*c = arg;
+	struct queue			*q = c->q;
+	struct cluster_map		 map;
+	const struct cluster_node	*node;
+
+	if (reply == NULL || q->freeing || c->rc != rc)
+		return;
+	memset(&map, 0, sizeof map);
+	if (cluster_map_parse(&map, reply, c->at) == -1) {
+		log_warn("queue: redis %s: CLUSTER SLOTS: %s", c->name,
+		    reply->type == REDIS_REPLY_ERROR ? reply->str :
+		    "not a slot map");
+		rconn_disconnect(rc, "no slot map");
+		return;
+	}
+	cluster_map_release(&q->map);
+	q->map = map;
+	if ((node = cluster_map_node(&q->map, q->slot)) == NULL) {
+		log_warn("queue: redis %s: no node serves slot %u of queue "
+		    "%s (the cluster is down?): asking again", c->name,
+		    q->slot, q->name);
+		rconn_disconnect(rc, "slot not served");
+		return;
+	}
+	if (queue_conn_at(c, node)) {
+		c->cluster_ms = 0;
+		queue_conn_ready(c);
+		return;
+	}
+	log_info("queue: redis %s: slot %u of queue %s is served by %s:%d: "
+	    "moving there", c->name, q->slot, q->name, node->host, node->port);
+	snprintf(c->primary, sizeof c->primary, "%s", node->host);
+	c->primary_port = node->port;
+	c->backoff_ms = 0;
+	rconn_disconnect(rc, "not the slot's node");
+}
+
+/*
+ * INFO cluster's answer, on a primary: a node of a Redis Cluster turns
+ * cluster mode on (queue_cluster_on) and asks where the queue's slot is
+ * (queue_slots_cb). A user without +info is let in as on one Redis.
  */
 static void
 queue_cluster_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
 	struct qconn	*c = arg;
-	struct rurl	*u = &c->q->url;
 
 	if (reply == NULL || c->q->freeing || c->rc != rc)
 		return;
 	if (!cluster_info_enabled(reply)) {
-		c->cluster_ms = 0;
+		if (c->q->cluster)
+			log_warn("queue: redis %s: this node is not a "
+			    "cluster's, but an earlier one was: the keys keep "
+			    "their cluster names", c->name);
 		queue_conn_ready(c);
 		return;
 	}
-	if (c->cluster_ms == 0)
-		log_warn("queue: redis %s%s%s is a node of a Redis Cluster, "
-		    "which execq does not run on yet: its scripts touch keys "
-		    "of several hash slots (lanes, claims, answers, reply "
-		    "streams). Give the workers one Redis (with Sentinel for "
-		    "failover), or one per group of queues (docs/SCALING.md, "
-		    "\"Past one Redis\"); trying again in %d s, then "
-		    "doubling up to %d s, quietly", c->name,
-		    u->host != NULL ? " at " : "", u->host != NULL ? u->host :
-		    "", QUEUE_AUTH_BACKOFF_MIN_MS / 1000,
-		    QUEUE_AUTH_BACKOFF_MAX_MS / 1000);
-	c->cluster_ms = c->cluster_ms == 0 ? QUEUE_AUTH_BACKOFF_MIN_MS :
-	    c->cluster_ms * 2;
-	if (c->cluster_ms > QUEUE_AUTH_BACKOFF_MAX_MS)
-		c->cluster_ms = QUEUE_AUTH_BACKOFF_MAX_MS;
-	rconn_disconnect(rc, "a Redis Cluster node");
+	if (!c->q->cluster)
+		queue_cluster_on(c->q);
+	rconn_command(rc, queue_slots_cb, c, "CLUSTER SLOTS");
 }
 
 /* Asks the node its role; queue_role_cb decides. */
@@ -539,9 +615,27 @@ int
 queue_readonly(struct queue *q, const void *r)
 {
 	const redisReply	*reply = r;
+	struct cluster_node	 node;
+	unsigned		 slot;
+	int			 ask;
 
-	if (reply == NULL || reply->type != REDIS_REPLY_ERROR ||
-	    strstr(reply->str, "READONLY") == NULL)
+	if (reply == NULL || reply->type != REDIS_REPLY_ERROR)
+		return (0);
+	if (q->cluster && cluster_redirect(reply->str, &ask, &slot, &node) &&
+	    !ask) {
+		/* The queue's slot moved (a failover, resharding). */
+		if (q->freeing)
+			return (1);
+		log_warn("queue: redis: %s: following the queue's slot there",
+		    reply->str);
+		snprintf(q->rd.primary, sizeof q->rd.primary, "%s", node.host);
+		snprintf(q->wr.primary, sizeof q->wr.primary, "%s", node.host);
+		q->rd.primary_port = q->wr.primary_port = node.port;
+		event_active(q->rd.ev_drop, EV_TIMEOUT, 1);
+		event_active(q->wr.ev_drop, EV_TIMEOUT, 1);
+		return (1);
+	}
+	if (strstr(reply->str, "READONLY") == NULL)
 		return (0);
 	queue_conn_switch(q, reply->str);
 	return (1);
@@ -640,9 +734,13 @@ queue_link_cb(struct rconn *rc, int up, void *arg)
 		c->linked = 1;	/* the login's answer goes on */
 		return;
 	}
+	c->missed = !linked;
 	if (!linked)
 		log_warn("queue: redis %s: connect: %s", c->name,
 		    rconn_errstr(rc));
+	else if (c->primary_port != 0 && c->q->cluster)
+		log_debug("queue: redis %s: left for the slot's node",
+		    c->name);	/* queue_slots_cb said where */
 	else if (was_up || c->auth_ms == 0)	/* a refused login said so */
 		log_warn("queue: redis %s connection lost%s%s", c->name,
 		    rconn_errstr(rc)[0] != '\0' ? ": " : "",
@@ -807,7 +905,8 @@ queue_conn_watch(struct qconn *c)
 void
 queue_connect(struct qconn *c)
 {
-	struct queue	*q = c->q;
+	struct queue			*q = c->q;
+	const struct cluster_node	*node;
 
 	if (q->url.master != NULL && c->primary_port == 0) {
 		/* Sentinel: where is the primary now? */
@@ -823,18 +922,33 @@ queue_connect(struct qconn *c)
 		    c);
 		return;
 	}
+	if (q->cluster && c->primary_port == 0 && c->missed &&
+	    q->map.nnodes > 0) {
+		/* The node we knew failed: ask the next one of the map. */
+		node = &q->map.nodes[q->map_next++ % q->map.nnodes];
+		snprintf(c->primary, sizeof c->primary, "%s", node->host);
+		c->primary_port = node->port;
+	}
 	c->linked = 0;
-	if (q->url.path != NULL)
+	if (q->url.path != NULL) {
 		c->rc = rconn_connect_unix(q->base, q->url.path, queue_link_cb,
 		    c);
-	else if (q->url.master != NULL)
+		snprintf(c->at, sizeof c->at, "%s", q->url.path);
+		c->at_port = 0;
+	} else if (c->primary_port != 0) {
+		/* The sentinels' primary, or the node of our slot. */
 		c->rc = rconn_connect_host(q->base, c->primary,
 		    c->primary_port, q->tls_ctx, queue_conn_tls_name(c),
 		    queue_link_cb, c);
-	else
-		c->rc = rconn_connect_host(q->base, c->addr[0] != '\0' ?
-		    c->addr : q->url.host, q->url.port, q->tls_ctx,
-		    queue_conn_tls_name(c), queue_link_cb, c);
+		snprintf(c->at, sizeof c->at, "%s", c->primary);
+		c->at_port = c->primary_port;
+	} else {
+		snprintf(c->at, sizeof c->at, "%s", c->addr[0] != '\0' ?
+		    c->addr : q->url.host);
+		c->at_port = q->url.port;
+		c->rc = rconn_connect_host(q->base, c->at, c->at_port,
+		    q->tls_ctx, queue_conn_tls_name(c), queue_link_cb, c);
+	}
 	c->addr[0] = '\0';	/* looked up again next time */
 	c->primary_port = 0;	/* ... and asked again */
 	if (c->rc == NULL) {

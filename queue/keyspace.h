@@ -40,9 +40,17 @@
 /* The consumer group of every work lane. */
 #define KS_GROUP		"execq"
 
+/*
+ * Redis Cluster only: answers and callbacks for reply streams of other
+ * queues (other shards) wait here (a hash: a mark -> "<reply stream>\n
+ * <json>") until delivered, and each delivery leaves its mark beside the
+ * reply stream, q:{<reply queue>}:sent:<mark>, so it happens once.
+ */
+#define KS_REPLIES		"execq:replies"
+#define KS_SENT			"sent:"		/* after q:{<queue>}: */
+
 /* Items: the idempotency record and the stored answer, by item id. */
 #define KS_CLAIM		"execq:claim:"
-#define KS_CLAIM_LEN		"12"		/* its length, for Lua */
 #define KS_ANSWER		"execq:answer:"
 
 /* Workers: the lease, the fleet registry and its beat times. */

@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 
 #include <fcntl.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +312,8 @@ queue_req_done(struct queue *q, struct qreq *req, const char *answer,
 	q->nout--;
 	if (q->spool != NULL)
 		spool_done(q->spool, &req->spool);
+	if (req->pends && req->got_int == 1)	/* a reply to deliver */
+		event_active(q->ev_sweep, EV_TIMEOUT, 1);
 	if (req->replycb != NULL)
 		req->replycb(req->got_int, req->arg);
 	else if (req->claimcb != NULL)
@@ -391,6 +394,155 @@ queue_unack_all(struct queue *q)
 		queue_req_unack(req);
 }
 
+/* Replaces argument i of r by s (len bytes), copied. */
+static void
+queue_req_set(struct qreq *r, int i, const char *s, size_t len)
+{
+	char	*copy = xmalloc(len + 1);
+
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	free(r->argv[i]);
+	r->argv[i] = copy;
+	r->argvlen[i] = len;
+}
+
+/* Appends s to r's arguments. */
+static void
+queue_req_add(struct qreq *r, const char *s)
+{
+	r->argv = xreallocarray(r->argv, (size_t)r->argc + 1,
+	    sizeof *r->argv);
+	r->argvlen = xreallocarray(r->argvlen, (size_t)r->argc + 1,
+	    sizeof *r->argvlen);
+	r->argv[r->argc] = NULL;
+	r->argc++;
+	queue_req_set(r, r->argc - 1, s, strlen(s));
+}
+
+/*
+ * Which of argv are keys, as Redis Cluster reads a command: [*first,
+ * *first + *n). Only the commands execq sends.
+ */
+void
+queue_key_args(int argc, const char *const *argv, int *first, int *n)
+{
+	int	i;
+
+	*first = 1;
+	*n = argc > 1 ? 1 : 0;
+	if (argc < 1)
+		return;
+	if (strcasecmp(argv[0], "EVAL") == 0 ||
+	    strcasecmp(argv[0], "EVALSHA") == 0) {
+		*first = 3;
+		*n = argc > 2 ? atoi(argv[2]) : 0;
+		if (*n < 0 || *first + *n > argc)
+			*n = 0;
+	} else if (strcasecmp(argv[0], "XREAD") == 0 ||
+	    strcasecmp(argv[0], "XREADGROUP") == 0) {
+		*n = 0;
+		for (i = 1; i < argc; i++)
+			if (strcasecmp(argv[i], "STREAMS") == 0) {
+				*first = i + 1;
+				*n = (argc - i - 1) / 2;
+				break;
+			}
+	} else if (strcasecmp(argv[0], "DEL") == 0 ||
+	    strcasecmp(argv[0], "UNLINK") == 0 ||
+	    strcasecmp(argv[0], "EXISTS") == 0)
+		*n = argc - 1;
+	else if (strcasecmp(argv[0], "WAIT") == 0 ||
+	    strcasecmp(argv[0], "PING") == 0 ||
+	    strcasecmp(argv[0], "CLIENT") == 0)
+		*n = 0;
+}
+
+/* Names cmd's keys for a cluster, as queue_req_tag does a request's. */
+void
+queue_cmd_tag(struct queue *q, struct qcmd *cmd)
+{
+	int	first, n, i;
+
+	queue_key_args(cmd->argc, cmd->argv, &first, &n);
+	for (i = first; i < first + n; i++) {
+		char	*tagged = cluster_tag(cmd->argv[i], q->name);
+
+		free(cmd->own[i]);
+		cmd->own[i] = tagged;
+		cmd->argv[i] = tagged;
+		cmd->len[i] = strlen(tagged);
+	}
+}
+
+/*
+ * An answer's reply stream, in cluster mode: another queue's, most often
+ * on another shard, which the answer script cannot write. The script
+ * writes the reply into the queue's pending replies instead, in the same
+ * step as the acknowledgement, under a mark that names this reply once:
+ * the source entry when there is one (an answer sent again finds the
+ * entry acknowledged and adds nothing), else this life's serial. shard.c
+ * delivers it with the mark (KS_SENT), so it lands once. The reply
+ * stream becomes KEYS[1]'s pending hash (and KEYS[3] when it stood
+ * there for want of a source stream); ARGV[13] is the mark, ARGV[14] the
+ * reply stream's cluster name.
+ */
+static void
+queue_req_pend(struct queue *q, struct qreq *r)
+{
+	const char	*reply = r->argv[3], *colon;
+	char		*rq, *tagged, *mark;
+	int		 nokey;
+
+	if (r->argc != 22 || strncmp(reply, KS_QUEUE, 2) != 0 ||
+	    (colon = strrchr(reply + 2, ':')) == NULL)
+		return;		/* converted already, or not ours */
+	rq = xstrndup(reply + 2, (size_t)(colon - reply - 2));
+	xasprintf(&tagged, KS_QUEUE "{%s}%s", rq, colon);
+	if (r->argv[14][0] != '\0')
+		xasprintf(&mark, "e:%s@%s", r->argv[5], r->argv[14]);
+	else
+		xasprintf(&mark, "n:%s.%llu", q->life, ++q->pend_serial);
+	nokey = strcmp(r->argv[5], reply) == 0;
+	queue_req_set(r, 3, q->k_replies, strlen(q->k_replies));
+	if (nokey)
+		queue_req_set(r, 5, q->k_replies, strlen(q->k_replies));
+	queue_req_add(r, mark);
+	queue_req_add(r, tagged);
+	r->pends = 1;
+	free(mark);
+	free(tagged);
+	free(rq);
+}
+
+/*
+ * Names r's keys for a cluster (cluster_tag, the queue's own name as
+ * their tag), once: an answer's reply goes through the pending replies
+ * (queue_req_pend). What was built before the first node said it is a
+ * cluster's (the spool, a session's end before the connection came up)
+ * is renamed here too, as it goes out.
+ */
+static void
+queue_req_tag(struct queue *q, struct qreq *r)
+{
+	char	*tagged;
+	int	 first, n, i;
+
+	r->tagged = 1;
+	if (r->argc == 22 && strcmp(r->argv[0], "EVAL") == 0 &&
+	    strcmp(r->argv[1], queue_answer_lua) == 0)
+		queue_req_pend(q, r);
+	else if (r->argc == 24 && strcmp(r->argv[0], "EVAL") == 0 &&
+	    strcmp(r->argv[1], queue_answer_lua) == 0)
+		r->pends = 1;	/* the spool's, converted before */
+	queue_key_args(r->argc, (const char *const *)r->argv, &first, &n);
+	for (i = first; i < first + n; i++) {
+		tagged = cluster_tag(r->argv[i], q->name);
+		queue_req_set(r, i, tagged, strlen(tagged));
+		free(tagged);
+	}
+}
+
 /* Sends every request that is not on its way. */
 void
 queue_flush(struct queue *q)
@@ -403,6 +555,8 @@ queue_flush(struct queue *q)
 		if (req->sent || req->acked)
 			continue;
 		req->sent = 1;
+		if (q->cluster && !req->tagged)
+			queue_req_tag(q, req);
 		rconn_command_argv(q->wr.rc, queue_req_cb, req, req->argc,
 		    (const char **)req->argv, req->argvlen);
 	}
@@ -712,7 +866,7 @@ queue_forward(struct queue *q, const char *session_id, const char *stream,
 	queue_arg(&cmd, QUEUE_GROUP);
 	queue_arg(&cmd, entry_id);
 	queue_argn(&cmd, body, len);
-	queue_arg(&cmd, q->name);
+	queue_arg(&cmd, q->lane_prefix);
 	queue_arg(&cmd, owner != NULL ? owner : "");
 	queue_send(q, &cmd, cb, arg);
 }

@@ -49,7 +49,7 @@ queue_retire(struct queue *q)
 	q->retired = 1;			/* no more heartbeats either */
 	queue_cmd_init(&cmd);
 	queue_arg(&cmd, "DEL");
-	queue_argf(&cmd, KS_WORKER "%s", q->consumer);
+	queue_argf(&cmd, "%s%s", q->k_worker, q->consumer);
 	/* Never replayed: a later worker of this name may be alive then. */
 	queue_push(q, queue_nospool(queue_cmd_req(&cmd)));
 }
@@ -142,8 +142,8 @@ queue_announce(struct queue *q)
 {
 	if (q->retired || !q->wr.up)
 		return;
-	rconn_command(q->wr.rc, queue_lease_cb, q, "SET " KS_WORKER "%s %s "
-	    "EX %u GET", q->consumer, q->name, q->claim_idle_ms / 1000 + 1);
+	rconn_command(q->wr.rc, queue_lease_cb, q, "SET %s%s %s EX %u GET",
+	    q->k_worker, q->consumer, q->name, q->claim_idle_ms / 1000 + 1);
 	queue_write_status(q);
 }
 
@@ -156,8 +156,8 @@ queue_write_status(struct queue *q)
 	if (q->status == NULL || !q->wr.up)
 		return;
 	snprintf(now, sizeof now, "%lld", (long long)clock_wall_ms());
-	rconn_command(q->wr.rc, queue_status_cb, q, "EVAL %s 2 " KS_WORKERS " "
-	    KS_WORKERS_BEAT " %s %s %s %s", queue_status_lua, q->consumer,
+	rconn_command(q->wr.rc, queue_status_cb, q, "EVAL %s 2 %s %s %s %s %s "
+	    "%s", queue_status_lua, q->k_workers, q->k_beat, q->consumer,
 	    q->status, now, QUEUE_STATUS_KEEP_MS);
 }
 
@@ -266,6 +266,8 @@ queue_conn_state_cb(struct qconn *c, int up)
 		q->eventcb(QUEUE_EV_RECONNECTED, q->eventarg);
 	q->was_up = 1;
 	queue_flush(q);
+	if (q->cluster)		/* replies a dead worker left pending */
+		event_active(q->ev_sweep, EV_TIMEOUT, 1);
 	/*
 	 * A slot that freed while it was down could not end the
 	 * control-only read: it would wait for its BLOCK (10 s) to run out.
@@ -277,13 +279,16 @@ queue_conn_state_cb(struct qconn *c, int up)
 static void
 queue_lost_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
+	struct queue	*q = arg;
 
 	(void)rc;
-	(void)arg;
 	if (reply != NULL && reply->type == REDIS_REPLY_INTEGER &&
-	    reply->integer > 0)
+	    reply->integer > 0) {
 		log_warn("queue: %lld session(s) of a vanished worker ended "
 		    "as lost", reply->integer);
+		if (q->cluster)		/* their callbacks wait in replies */
+			event_active(q->ev_sweep, EV_TIMEOUT, 1);
+	}
 	else if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
 		log_warn("queue: lost-session check: %s", reply->str);
 }
@@ -343,8 +348,8 @@ queue_promote(struct queue *q)
 		return;
 	q->sched_seen = q->sched_sent;
 	rconn_command(q->wr.rc, queue_promote_cb, q, "EVAL %s 2 %sdelayed "
-	    "%s" KS_DELAYED_ITEMS " " KS_CLAIM " %d %u", queue_promote_lua,
-	    q->lane_prefix, q->lane_prefix, QUEUE_PROMOTE_BATCH,
+	    "%s" KS_DELAYED_ITEMS " %s %d %u", queue_promote_lua,
+	    q->lane_prefix, q->lane_prefix, q->k_claim, QUEUE_PROMOTE_BATCH,
 	    q->answer_ttl_s);
 }
 
@@ -395,8 +400,10 @@ queue_beat_cb(evutil_socket_t fd, short what, void *arg)
 	if (q->eventcb != NULL)
 		q->eventcb(QUEUE_EV_BEAT, q->eventarg);
 	queue_announce(q);
-	rconn_command(q->wr.rc, queue_lost_cb, q, "EVAL %s 1 " KS_RUNNING " "
-	    "%lld %u %s", queue_lost_lua, (long long)clock_wall_ms(),
+	if (q->cluster)
+		event_active(q->ev_sweep, EV_TIMEOUT, 1);
+	rconn_command(q->wr.rc, queue_lost_cb, q, "EVAL %s 1 %s %lld %u %s",
+	    queue_lost_lua, q->k_running, (long long)clock_wall_ms(),
 	    q->answer_ttl_s, q->lost_cb);
 	if (q->want == 0 || q->stopped)
 		return;
@@ -484,6 +491,12 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	log_info("queue: consumer %s, life %s", q->consumer, q->life);
 	q->lost_cb = item_lost_template(NULL);
 	queue_make_lanes(q, cfg->agents);
+	q->k_claim = xstrdup(KS_CLAIM);
+	q->k_worker = xstrdup(KS_WORKER);
+	q->k_workers = xstrdup(KS_WORKERS);
+	q->k_beat = xstrdup(KS_WORKERS_BEAT);
+	q->k_running = xstrdup(KS_RUNNING);
+	q->k_replies = xstrdup(KS_REPLIES);
 	q->claim_idle_ms = cfg->claim_idle_ms;
 	q->wait_replicas = cfg->wait_replicas;
 	q->timeout_ms = cfg->timeout_ms != 0 ? cfg->timeout_ms :
@@ -505,6 +518,7 @@ queue_create(struct event_base *base, const struct queue_config *cfg,
 	q->ev_beat = event_new(base, -1, EV_PERSIST, queue_beat_cb, q);
 	q->ev_promote = event_new(base, -1, EV_PERSIST, queue_promote_tick_cb,
 	    q);
+	queue_shards_init(q);
 	if (q->ev_read_retry == NULL || q->ev_flush == NULL ||
 	    q->ev_unblock == NULL || q->ev_ctl == NULL || q->ev_beat == NULL ||
 	    q->ev_promote == NULL)
@@ -544,6 +558,7 @@ queue_free(struct queue *q)
 	queue_unfollow(q);
 	queue_conn_release(&q->rd);
 	queue_conn_release(&q->wr);
+	queue_shards_free(q);
 	queue_log_unsaved(q);
 	spool_close(q->spool);	/* what is not done stays on disk */
 	while ((req = TAILQ_FIRST(&q->out)) != NULL) {
@@ -578,6 +593,13 @@ queue_free(struct queue *q)
 	}
 	free(q->lanes);
 	free(q->lane_prefix);
+	free(q->k_claim);
+	free(q->k_worker);
+	free(q->k_workers);
+	free(q->k_beat);
+	free(q->k_running);
+	free(q->k_replies);
+	cluster_map_release(&q->map);
 	for (i = 0; i < QUEUE_RAN_KEEP; i++)
 		free(q->ran[i]);
 	rurl_release(&q->url);

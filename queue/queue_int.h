@@ -9,6 +9,9 @@
  *              session mirror, approvals and decisions, live output
  *   queue.c    the driver: the object, create, free, heartbeat, lease,
  *              registry, stats; told of connections by conn.c's callback
+ *   shard.c    Redis Cluster: replies for other shards' queues, swept
+ *              from the queue's pending replies and delivered once (an
+ *              event of its own, which outbox.c and queue.c set off)
  *   reader.c   the lanes: fetch, blocking read, held and tracked entries,
  *              takeover (XAUTOCLAIM), one-shot reads
  *   outbox.c   what must reach Redis: commands built by appending
@@ -42,6 +45,7 @@
 #include <event2/util.h>
 #include <hiredis/hiredis.h>
 
+#include "queue/cluster.h"
 #include "queue/keyspace.h"
 #include "queue/queue.h"
 #include "queue/rconn.h"
@@ -52,6 +56,7 @@
 struct event;
 struct event_base;
 struct sentinel_ask;
+struct qshards;
 struct sentinel_watch;
 struct syncer;
 
@@ -124,6 +129,10 @@ struct qconn {
 	struct rconn		*probe;		/* the open-door probe: a
 						   second rconn to rc's
 						   peer, same TLS; NULL */
+	char			 at[CLUSTER_HOST_MAX];	/* the node rc was
+						   made to, and its port */
+	int			 at_port;
+	int			 missed;	/* the last connect failed */
 };
 
 /* A command that must reach Redis: kept until it has a reply. */
@@ -137,6 +146,10 @@ struct qreq {
 	queue_reply_cb		 replycb;	/* or this, or neither */
 	void			*arg;
 	int			 nospool;	/* wrong to replay later */
+	int			 tagged;	/* its keys named for a cluster */
+	int			 pends;		/* an answer whose reply waits
+						   in the queue's pending
+						   replies (cluster mode) */
 	char			*answers;	/* the item (or entry) an answer
 						   answers, for the log; NULL */
 	struct spool_ref	 spool;		/* where it is kept on disk */
@@ -222,6 +235,25 @@ struct queue {
 	unsigned		 turn;		/* whose lane a fetch reads first
 						   in each class */
 	char			*lane_prefix;	/* "q:<queue>:" */
+	/*
+	 * Redis Cluster (cluster.h): every key of ours carries the queue's
+	 * name as its hash tag, and both connections go to the primary
+	 * serving that slot. Replies to queues on other shards wait in
+	 * execq:{<queue>}:replies until shard.c delivers them.
+	 */
+	int			 cluster;	/* on since the first node said
+						   so; never off again */
+	unsigned		 slot;		/* the queue's slot */
+	struct cluster_map	 map;		/* the last CLUSTER SLOTS */
+	unsigned		 map_next;	/* next node to try after a
+						   failed connect */
+	char			*k_claim;	/* "execq:claim:", tagged */
+	char			*k_worker;	/* "execq:worker:" */
+	char			*k_workers, *k_beat, *k_running;
+	char			*k_replies;	/* pending replies */
+	unsigned long long	 pend_serial;	/* of replies with no entry */
+	struct event		*ev_sweep;	/* deliver pending replies */
+	struct qshards		*shards;	/* shard.c's; NULL */
 	unsigned		 claim_idle_ms, answer_ttl_s;
 	size_t			 max_item_bytes;
 	queue_item_cb		 itemcb;
@@ -285,6 +317,12 @@ struct queue {
 						   more off Redis's */
 };
 
+/* shard.c: replies to other shards (cluster mode) */
+void	queue_shards_init(struct queue *q);
+void	queue_shards_free(struct queue *q);
+/* Replies delivered (added to their streams) by this worker. */
+unsigned long long	queue_shards_delivered(const struct queue *q);
+
 /* conn.c */
 void	queue_kick(struct qconn *c);
 /* ROLE counted n replicas of the primary: wait for them, or go without. */
@@ -328,6 +366,11 @@ void	queue_argn(struct qcmd *cmd, const char *s, size_t len);
 void	queue_argf(struct qcmd *cmd, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 struct qreq *	queue_req_new(int argc, const char **argv, const size_t *len);
+/* Which of argv are keys (Redis Cluster's reading): [*first, +*n). */
+void	queue_key_args(int argc, const char *const *argv, int *first,
+	    int *n);
+/* Names cmd's keys for a cluster (cluster_tag with the queue's name). */
+void	queue_cmd_tag(struct queue *q, struct qcmd *cmd);
 /* A request of cmd (copied), which is released. */
 struct qreq *	queue_cmd_req(struct qcmd *cmd);
 struct qreq *	queue_nospool(struct qreq *r);

@@ -671,6 +671,8 @@ queue_read(struct queue *q, struct qcmd *cmd, queue_read_cb cb, void *arg)
 	rd->q = q;
 	rd->cb = cb;
 	rd->arg = arg;
+	if (q->cluster)
+		queue_cmd_tag(q, cmd);
 	if (rconn_command_argv(q->wr.rc, queue_read_reply_cb, rd, cmd->argc,
 	    cmd->argv, cmd->len) == -1) {
 		free(rd);

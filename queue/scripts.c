@@ -63,6 +63,17 @@
     "  redis.call('DEL', ck, ak) end end "
 
 /*
+ * The name of an execq:* key the script makes itself, as the C names
+ * those it passes (cluster_tag): in cluster mode KEYS[1] carries the
+ * queue's hash tag, and so must every key the script touches (one slot);
+ * on one Redis there is no tag and K changes nothing.
+ */
+#define QUEUE_K_FN \
+    "local T = string.match(KEYS[1], '^[^{]*({[^}]*})') " \
+    "local function K(k) if not T then return k end " \
+    " return 'execq:' .. T .. ':' .. string.sub(k, 7) end "
+
+/*
  * New entries in lane order: up to 64 from each of the first ARGV[4]
  * (control) lanes, then up to ARGV[3] from the work lanes, high first:
  * exact count, exact order. ARGV[5] is the id read from the work lanes:
@@ -88,6 +99,7 @@
  */
 const char queue_fetch_lua[] =
     "#!lua\n"	/* flagged: refused whole while Redis is out of memory */
+    QUEUE_K_FN
     QUEUE_CLAIM_FN
     "local function take(id, f, k) "
     " local body, requeued for j = 1, #f - 1, 2 do "
@@ -104,8 +116,8 @@ const char queue_fetch_lua[] =
     "  return 0, '', '' end "
     " if requeued and redis.call('HDEL', ARGV[9] .. '" KS_REQUEUED "', "
     "  it.id) == 1 then "
-    "  forget('" KS_CLAIM "' .. it.id, '" KS_ANSWER "' .. it.id) end "
-    " local r = claim('" KS_CLAIM "' .. it.id, '" KS_ANSWER "' .. it.id, "
+    "  forget(K('" KS_CLAIM "' .. it.id), K('" KS_ANSWER "' .. it.id)) end "
+    " local r = claim(K('" KS_CLAIM "' .. it.id), K('" KS_ANSWER "' .. it.id), "
     "  ARGV[2], ARGV[7], '0', nil, id, ARGV[8]) "
     " return r[1], r[2] or '', it.id end "
     "local out = {} local want = tonumber(ARGV[3]) "
@@ -135,23 +147,25 @@ const char queue_fetch_lua[] =
  * another worker, -1 owned by a worker that is gone.
  *   KEYS: 1 the session hash, 2 the stream the item came from, 3 the
  *         id's claim
- *   ARGV: 1 me (consumer), 2 group, 3 entry, 4 item, 5 queue, 6 the
- *         agent whose item it is ("": a shared lane's), kept with it
+ *   ARGV: 1 me (consumer), 2 group, 3 entry, 4 item, 5 the queue's
+ *         lanes' prefix (q:<queue>:), 6 the agent whose item it is ("":
+ *         a shared lane's), kept with it
  * The inbox is not capped: it holds every agent's items, and a cap would
  * let one agent's flood push out another's before the owner read them.
  * It holds only what is not answered yet (the answer deletes the entry),
  * and gets nothing once its worker's lease is gone.
  */
 const char queue_forward_lua[] =
+    QUEUE_K_FN
     "local owner = redis.call('HGET', KEYS[1], '" KS_SF_WORKER "') "
     "if not owner then local c = redis.call('GET', KEYS[3]) "
     " if c then owner = string.match(c, '^(.+)|%d+|[^|]*$') end end "
     "if not owner or owner == ARGV[1] then return 0 end "
-    "if redis.call('EXISTS', '" KS_WORKER "' .. owner) == 0 then "
+    "if redis.call('EXISTS', K('" KS_WORKER "' .. owner)) == 0 then "
     " return -1 end "
     "if redis.call('XACK', KEYS[2], ARGV[2], ARGV[3]) == 0 then return 1 end "
     "redis.call('XDEL', KEYS[2], ARGV[3]) "
-    "local inbox = '" KS_QUEUE "' .. ARGV[5] .. ':" KS_LANE_CTL ":' .. owner "
+    "local inbox = ARGV[5] .. '" KS_LANE_CTL ":' .. owner "
     "if ARGV[6] ~= '' then redis.call('XADD', inbox, '*', 'item', ARGV[4], "
     " 'owner', ARGV[6]) "
     "else redis.call('XADD', inbox, '*', 'item', ARGV[4]) end "
@@ -166,9 +180,10 @@ const char queue_forward_lua[] =
  *         the requeue script marked its id)
  */
 const char queue_claim_lua[] =
+    QUEUE_K_FN
     QUEUE_CLAIM_FN
     "if ARGV[7] == '1' and redis.call('HDEL', KEYS[3], "
-    " string.sub(KEYS[1], " KS_CLAIM_LEN " + 1)) == 1 then "
+    " string.sub(KEYS[1], #K('" KS_CLAIM "') + 1)) == 1 then "
     " forget(KEYS[1], KEYS[2]) end "
     "return claim(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], "
     " ARGV[5], ARGV[6])";
@@ -229,6 +244,9 @@ const char queue_release_lua[] =
  *   KEYS: 5 dead letters, 6 delayed set, 7 delayed items
  *   ARGV: 8 "", "dead" or "sched", 9 due (ms) or "", 10 delay (ms),
  *         11 attempt, 12 the item id ("": none)
+ * In cluster mode (queue_req_pend, queue/outbox.c) KEYS[1] is the
+ * queue's pending replies: the reply goes there under the mark ARGV[13],
+ * with its stream ARGV[14], and queue/shard.c delivers it.
  */
 #define QUEUE_ANSWER_AFTER \
     "local function after(stream, entry) " \
@@ -273,8 +291,12 @@ const char queue_answer_lua[] =
     " if redis.call('TTL', KEYS[2]) < 0 then "
     "  redis.call('EXPIRE', KEYS[2], ARGV[4]) end "
     "end "
-    "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[2]) "
-    "redis.call('EXPIRE', KEYS[1], ARGV[4]) "
+    "if ARGV[13] then "
+    " redis.call('HSET', KEYS[1], ARGV[13], ARGV[14] .. '\\n' .. ARGV[2]) "
+    "else "
+    " redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', "
+    "  ARGV[2]) "
+    " redis.call('EXPIRE', KEYS[1], ARGV[4]) end "
     "if ARGV[3] == '1' then local keep = ARGV[2] "
     " if ARGV[7] and ARGV[7] ~= '' then keep = ARGV[7] end "
     " redis.call('SET', KEYS[2], keep, 'EX', ARGV[4]) "
@@ -418,14 +440,15 @@ const char queue_requeue_lua[] =
  *   ARGV: 1 now (ms), 2 ttl, 3 the callback's template
  */
 const char queue_lost_lua[] =
+    QUEUE_K_FN
     "local n = 0 "
     "for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do "
-    " local h = '" KS_SESSION "' .. id "
+    " local h = K('" KS_SESSION "' .. id) "
     " local st = redis.call('HMGET', h, '" KS_SF_STATUS "', "
     "'" KS_SF_WORKER "', '" KS_SF_REPLY_TO "', "
     "  '" KS_SF_LOG_PATH "', '" KS_SF_CALLBACK "') "
     " if st[1] ~= 'running' or st[5] then redis.call('SREM', KEYS[1], id) "
-    " elseif st[2] and redis.call('EXISTS', '" KS_WORKER "' .. st[2]) == 0 "
+    " elseif st[2] and redis.call('EXISTS', K('" KS_WORKER "' .. st[2])) == 0 "
     " then "
     "  redis.call('SREM', KEYS[1], id) "
     "  redis.call('HSET', h, '" KS_SF_STATUS "', 'lost', "
@@ -439,9 +462,11 @@ const char queue_lost_lua[] =
     "   function() return cjson.encode(st[4] or '') end) "
     "  cb = string.gsub(cb, '" ITEM_LOST_WORKER "', "
     "   function() return cjson.encode(st[2]) end) "
-    "  redis.call('XADD', '" KS_QUEUE "' .. (st[3] or 'replies') .. ':"
-    KS_LANE_HIGH "', "
-    "   'MAXLEN', '~', 10000, '*', 'item', cb) "
+    "  local rq = st[3] or 'replies' "
+    "  if T then redis.call('HSET', K('" KS_REPLIES "'), 'c:' .. id, "
+    "   '" KS_QUEUE "{' .. rq .. '}:" KS_LANE_HIGH "\\n' .. cb) "
+    "  else redis.call('XADD', '" KS_QUEUE "' .. rq .. ':" KS_LANE_HIGH "', "
+    "   'MAXLEN', '~', 10000, '*', 'item', cb) end "
     "  n = n + 1 "
     " end "
     "end return n";
@@ -479,3 +504,18 @@ const char queue_status_lua[] =
 const char queue_fence_lua[] =
     "if redis.call('HGET', KEYS[1], '" KS_SF_STATUS "') == 'lost' then "
     "return tonumber(ARGV[1]) end return 0";
+
+/*
+ * A reply of another shard's queue, from the pending replies
+ * (queue/shard.c), added once: the first delivery leaves its mark
+ * beside the stream, and any later one (the sweep after a crash, another
+ * worker's) finds it and adds nothing. Returns 1 added, 0 had it.
+ *   KEYS: 1 the reply stream, 2 its mark, q:{<queue>}:sent:<mark>
+ *   ARGV: 1 maxlen, 2 json, 3 ttl (s)
+ */
+const char queue_deliver_lua[] =
+    "if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[3]) then "
+    " return 0 end "
+    "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[2]) "
+    "redis.call('EXPIRE', KEYS[1], ARGV[3]) "
+    "return 1";

@@ -19,6 +19,7 @@ extern const char queue_cancel_lua[];
 extern const char queue_limit_lua[];
 extern const char queue_limit_renew_lua[];
 extern const char queue_status_lua[];
+extern const char queue_deliver_lua[];
 extern const char queue_fence_lua[];
 
 #endif

@@ -2,9 +2,9 @@
  * Redis Cluster (issue 25, item 5), on a real three-primary cluster the
  * test makes on 127.0.0.1 (redis-server --cluster-enabled yes, redis-cli
  * --cluster create): queue/cluster.c's key slots, slot map and MOVED
- * agree with the cluster's own; and until execq runs on a cluster, the
- * worker and the client pointed at a node say so, plainly, instead of
- * failing with MOVED and CROSSSLOT.
+ * agree with the cluster's own; and workers of three queues on three
+ * shards, each pointed at another node, answer through reply queues on
+ * other shards, once each (queue/shard.c).
  */
 
 #include <sys/stat.h>
@@ -248,41 +248,253 @@ test_cluster_slots_agree(void **state)
 	harness_pass(h);
 }
 
-/* The worker and the client pointed at a node: said plainly. */
-static void
-test_cluster_refused_plainly(void **state)
+/* The node (index in ports) serving key's slot, from node 0's map. */
+static int
+owner(struct harness *h, const char *key)
 {
-	struct harness		*h = harness_fixture(state);
-	struct harness_proc	 p;
-	char			 url[64], *err;
-	const char		*args[] = { "run", "--", "echo", "hi", NULL };
-	int64_t			 deadline;
-	pid_t			 w;
+	struct cluster_map		 map;
+	const struct cluster_node	*n;
+	redisContext			*c = node(h, 0);
+	redisReply			*r = redisCommand(c, "CLUSTER SLOTS");
+	int				 i, found = -1;
+
+	memset(&map, 0, sizeof map);
+	if (cluster_map_parse(&map, r, "127.0.0.1") == -1)
+		harness_fail(h, "CLUSTER SLOTS: no map");
+	n = cluster_map_node(&map, cluster_keyslot(key, strlen(key)));
+	for (i = 0; n != NULL && i < NODES; i++)
+		if (n->port == ports[i])
+			found = i;
+	cluster_map_release(&map);
+	freeReplyObject(r);
+	redisFree(c);
+	if (found == -1)
+		harness_fail(h, "no node serves %s", key);
+	return (found);
+}
+
+/* A command on the node serving key; fails on an error reply. */
+static redisReply *
+kcmd(struct harness *h, const char *key, const char *fmt, ...)
+{
+	redisContext	*c = node(h, owner(h, key));
+	redisReply	*r;
+	va_list		 ap;
+
+	va_start(ap, fmt);
+	r = redisvCommand(c, fmt, ap);
+	va_end(ap);
+	if (r == NULL || r->type == REDIS_REPLY_ERROR)
+		harness_fail(h, "%s: %s", key, r != NULL ? r->str : c->errstr);
+	redisFree(c);
+	return (r);
+}
+
+/* A queue name, "<prefix><n>", whose slot node i serves. */
+static void
+queue_on(struct harness *h, int i, const char *prefix, char *out,
+    size_t len)
+{
+	int	n;
+
+	for (n = 0; n < 1000; n++) {
+		snprintf(out, len, "%s%d", prefix, n);
+		if (owner(h, out) == i)
+			return;
+	}
+	harness_fail(h, "no queue name for node %d", i);
+}
+
+/* The entries of stream (on its node) whose item has "id": id. */
+static json_t *
+entries(struct harness *h, const char *stream, const char *id)
+{
+	redisReply	*r = kcmd(h, stream, "XRANGE %s - +", stream);
+	json_t		*out = json_array(), *it;
+	const char	*got;
+	size_t		 i, j;
+
+	for (i = 0; i < r->elements; i++) {
+		redisReply *f = r->element[i]->element[1];
+
+		for (j = 0; j + 1 < f->elements; j += 2) {
+			if (strcmp(f->element[j]->str, "item") != 0 ||
+			    (it = json_loads(f->element[j + 1]->str, 0,
+			    NULL)) == NULL)
+				continue;
+			got = json_string_value(json_object_get(it, "id"));
+			if (got != NULL && strcmp(got, id) == 0)
+				json_array_append(out, it);
+			json_decref(it);
+		}
+	}
+	freeReplyObject(r);
+	return (out);
+}
+
+/* The first entry of id on stream of type type, waited for. */
+static json_t *
+wait_typed(struct harness *h, const char *stream, const char *id,
+    const char *type)
+{
+	json_t		*all, *e, *found = NULL;
+	int64_t		 deadline = harness_now_ms() + WAIT_MS;
+	size_t		 i;
+
+	for (;; harness_sleep_ms(20)) {
+		all = entries(h, stream, id);
+		json_array_foreach(all, i, e)
+			if (found == NULL && strcmp(json_string_value(
+			    json_object_get(e, "type")), type) == 0)
+				found = json_incref(e);
+		json_decref(all);
+		if (found != NULL)
+			return (found);
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "no %s of %s on %s", type, id, stream);
+	}
+}
+
+/* How many entries of id on stream have type type. */
+static int
+count_typed(struct harness *h, const char *stream, const char *id,
+    const char *type)
+{
+	json_t		*all = entries(h, stream, id), *e;
+	size_t		 i;
+	int		 n = 0;
+
+	json_array_foreach(all, i, e)
+		n += strcmp(json_string_value(json_object_get(e, "type")),
+		    type) == 0;
+	json_decref(all);
+	return (n);
+}
+
+/* XADD of an EXEC item to q:{queue}:normal, on its node. */
+static void
+submit(struct harness *h, const char *queue, const char *id,
+    const char *reply, const char *command, int background)
+{
+	char	 key[256], *text;
+	json_t	*item;
+
+	item = json_pack("{s:s, s:s, s:s, s:{s:s, s:b}}", "id", id, "type",
+	    "EXEC", "reply_to", reply, "args", "command", command,
+	    "background", background);
+	text = json_dumps(item, JSON_COMPACT);
+	snprintf(key, sizeof key, "q:{%s}:normal", queue);
+	freeReplyObject(kcmd(h, key, "XADD %s * item %s", key, text));
+	free(text);
+	json_decref(item);
+}
+
+/*
+ * Three queues on three shards, each worker given the URL of a node
+ * that is not its queue's (it follows the slot), each answering to a
+ * reply queue on yet another shard: a foreground item's answer and a
+ * session's EXEC_STARTED and EXEC_CALLBACK each arrive once, nothing
+ * stays pending, and the delivery left its mark. A reply a dead worker
+ * left pending is delivered by the next; one delivered already (its mark
+ * there) is not added again.
+ */
+static void
+test_cluster_three_queues(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	char		 q[NODES][64], rq[NODES][64], url[64], consumer[64];
+	char		 id[NODES][64], sid[NODES][64], key[256], cmd[128];
+	char		 pend[256], sent[600], stream[256];
+	const char	*out;
+	redisReply	*r;
+	json_t		*a;
+	pid_t		 w[NODES];
+	int		 i;
 
 	cluster_start(h);
-	snprintf(url, sizeof url, "redis://127.0.0.1:%d", ports[1]);
-	w = harness_worker_launch(h, NULL, "--redis", url, "--kill-grace", "1",
-	    "--shutdown-flush", "1", NULL);
-	for (deadline = harness_now_ms() + WAIT_MS;; harness_sleep_ms(50)) {
-		err = harness_read_file(h->w[h->nw - 1].err_path, NULL);
-		if (err != NULL && strstr(err, "is a node of a Redis Cluster")
-		    != NULL)
-			break;
-		free(err);
-		if (harness_now_ms() > deadline)
-			harness_fail(h, "the worker did not say it is a "
-			    "cluster");
+	for (i = 0; i < NODES; i++) {
+		queue_on(h, i, "work", q[i], sizeof q[i]);
+		queue_on(h, (i + 1) % NODES, "reply", rq[i], sizeof rq[i]);
 	}
-	assert_null(strstr(err, "CROSSSLOT"));
-	assert_null(strstr(err, "MOVED"));
-	free(err);
-	assert_true(harness_worker_alive(h, w));	/* waits, retries */
-	harness_cli(h, &p, url, WAIT_MS, args);
-	assert_int_not_equal(harness_proc_exit(&p), 0);
-	assert_non_null(strstr(p.err, "is a node of a Redis Cluster"));
-	assert_null(strstr(p.err, "MOVED"));
-	harness_proc_release(&p);
-	harness_stop_clean(h, w);
+	/* What a worker of q[0] that died left: one reply to deliver, one
+	   delivered already (its mark is there) but not yet cleared. */
+	snprintf(pend, sizeof pend, "execq:{%s}:replies", q[0]);
+	snprintf(stream, sizeof stream, "q:{%s}:normal", rq[0]);
+	r = kcmd(h, pend, "HSET %s n:dead.1 %s\n{\"type\":\"EXEC_RESULT\","
+	    "\"id\":\"left-1\",\"exit_code\":0} n:dead.2 %s\n{\"type\":"
+	    "\"EXEC_RESULT\",\"id\":\"left-2\",\"exit_code\":0}", pend, stream,
+	    stream);
+	freeReplyObject(r);
+	snprintf(sent, sizeof sent, "q:{%s}:sent:n:dead.2", rq[0]);
+	freeReplyObject(kcmd(h, sent, "SET %s 1", sent));
+	for (i = 0; i < NODES; i++) {
+		snprintf(url, sizeof url, "redis://127.0.0.1:%d",
+		    ports[(i + 2) % NODES]);
+		snprintf(consumer, sizeof consumer, "cw%d", i);
+		w[i] = harness_worker_launch(h, NULL, "--redis", url,
+		    "--queue", q[i], "--consumer", consumer, "--kill-grace",
+		    "1", "--shutdown-flush", "1", NULL);
+	}
+	for (i = 0; i < NODES; i++) {
+		snprintf(id[i], sizeof id[i], "%s.fg", q[i]);
+		snprintf(sid[i], sizeof sid[i], "%s.bg", q[i]);
+		snprintf(cmd, sizeof cmd, "echo hello-%d", i);
+		submit(h, q[i], id[i], rq[i], cmd, 0);
+		submit(h, q[i], sid[i], rq[i], "echo session; exit 3", 1);
+	}
+	for (i = 0; i < NODES; i++) {
+		snprintf(key, sizeof key, "q:{%s}:normal", rq[i]);
+		a = wait_typed(h, key, id[i], "EXEC_RESULT");
+		assert_int_equal(json_integer_value(json_object_get(a,
+		    "exit_code")), 0);
+		out = json_string_value(json_object_get(a, "stdout"));
+		snprintf(cmd, sizeof cmd, "hello-%d\n", i);
+		assert_non_null(out);
+		assert_string_equal(out, cmd);
+		json_decref(a);
+		json_decref(wait_typed(h, key, sid[i], "EXEC_STARTED"));
+		snprintf(key, sizeof key, "q:{%s}:high", rq[i]);
+		a = wait_typed(h, key, sid[i], "EXEC_CALLBACK");
+		assert_int_equal(json_integer_value(json_object_get(a,
+		    "exit_code")), 3);
+		json_decref(a);
+	}
+	/* The dead worker's: delivered once, the marked one not at all. */
+	json_decref(wait_typed(h, stream, "left-1", "EXEC_RESULT"));
+	for (i = 0; i < NODES; i++) {
+		snprintf(key, sizeof key, "q:{%s}:normal", rq[i]);
+		assert_int_equal(count_typed(h, key, id[i], "EXEC_RESULT"), 1);
+		assert_int_equal(count_typed(h, key, sid[i], "EXEC_STARTED"),
+		    1);
+		snprintf(key, sizeof key, "q:{%s}:high", rq[i]);
+		assert_int_equal(count_typed(h, key, sid[i], "EXEC_CALLBACK"),
+		    1);
+	}
+	assert_int_equal(count_typed(h, stream, "left-1", "EXEC_RESULT"), 1);
+	assert_int_equal(count_typed(h, stream, "left-2", "EXEC_RESULT"), 0);
+	/* Nothing stays pending; each queue's keys are on its own shard. */
+	for (i = 0; i < NODES; i++) {
+		int64_t	deadline = harness_now_ms() + WAIT_MS;
+
+		snprintf(pend, sizeof pend, "execq:{%s}:replies", q[i]);
+		for (;; harness_sleep_ms(20)) {
+			r = kcmd(h, pend, "HLEN %s", pend);
+			if (r->integer == 0)
+				break;
+			freeReplyObject(r);
+			if (harness_now_ms() > deadline)
+				harness_fail(h, "%s is not emptied", pend);
+		}
+		freeReplyObject(r);
+		snprintf(key, sizeof key, "execq:{%s}:session:%s", q[i],
+		    sid[i]);
+		r = kcmd(h, key, "HGET %s status", key);
+		assert_int_equal(r->type, REDIS_REPLY_STRING);
+		freeReplyObject(r);
+		assert_int_equal(owner(h, key), i);
+	}
+	for (i = 0; i < NODES; i++)
+		harness_stop_clean(h, w[i]);
 	harness_pass(h);
 }
 
@@ -292,7 +504,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cluster_slots_agree,
 		    harness_setup, cluster_teardown),
-		cmocka_unit_test_setup_teardown(test_cluster_refused_plainly,
+		cmocka_unit_test_setup_teardown(test_cluster_three_queues,
 		    harness_setup, cluster_teardown),
 	};
 
