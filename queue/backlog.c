@@ -18,6 +18,7 @@
 #include "logs/log.h"
 #include "logs/xmalloc.h"
 #include "queue/backlog.h"
+#include "queue/cluster.h"
 #include "queue/keyspace.h"
 #include "queue/queue_int.h"
 #include "queue/rconn.h"
@@ -85,6 +86,27 @@ backlog_create(const char *queue, const char *agents)
 			backlog_add(b, p, backlog_lanes[i]);
 	free(list);
 	return (b);
+}
+
+/* Renames one key for cluster mode (cluster_tag). */
+static void
+backlog_tag(const struct backlog *b, char **key)
+{
+	char	*tagged = cluster_tag(*key, b->queue);
+
+	free(*key);
+	*key = tagged;
+}
+
+void
+backlog_cluster(struct backlog *b)
+{
+	size_t	i;
+
+	for (i = 0; i < b->nlanes; i++)
+		backlog_tag(b, &b->lanes[i].key);
+	backlog_tag(b, &b->delayed_key);
+	backlog_tag(b, &b->dead_key);
 }
 
 void
@@ -468,6 +490,8 @@ backlog_read(struct backlog *b, struct queue *q, backlog_done_cb cb,
 
 	if (b->async != NULL || !q->wr.up || q->freeing)
 		return (-1);
+	if (q->cluster)
+		backlog_cluster(b);	/* once named, it stays so */
 	backlog_begin(b);
 	a = xcalloc(1, sizeof *a);
 	a->b = b;

@@ -68,6 +68,11 @@ struct backlog {
  */
 struct backlog	*backlog_create(const char *queue, const char *agents);
 /* NULL ok; a read under way calls no one back. */
+/*
+ * Names its keys for a Redis Cluster (cluster_tag: the queue as their
+ * hash tag); again is harmless. backlog_read does it itself.
+ */
+void		 backlog_cluster(struct backlog *);
 void		 backlog_free(struct backlog *);
 
 /* One command: argv borrowed from the backlog, valid until it changes. */
