@@ -31,11 +31,13 @@
 #include "queue/cluster.h"
 #include "tests/integration/harness.h"
 
-#define NODES		3
+#define NODES		3	/* primaries */
+#define NODES_MAX	6	/* ... and a replica of each */
 #define WAIT_MS		30000
 
-static int	ports[NODES];
-static char	pidfiles[NODES][600];
+static int	ports[NODES_MAX];
+static char	pidfiles[NODES_MAX][600];
+static int	nnodes;
 
 /* A connection to node i; fails the test if there is none. */
 static redisContext *
@@ -89,18 +91,22 @@ node_port(struct harness *h, int taken)
 	harness_fail(h, "no free port pair for a cluster node");
 }
 
-/* Starts three cluster nodes and makes them one cluster; waits for ok. */
+/*
+ * Starts three primaries (and a replica of each if replicas) and makes
+ * them one cluster; waits until every node says ok.
+ */
 static void
-cluster_start(struct harness *h)
+cluster_start_with(struct harness *h, int replicas)
 {
 	const char	*argv[32];
-	char		 dir[512], port[16], addr[NODES][32];
+	char		 dir[512], port[16], addr[NODES_MAX][32];
 	redisContext	*c;
 	redisReply	*r;
 	int64_t		 deadline;
 	int		 i, n, ok;
 
-	for (i = 0; i < NODES; i++) {
+	nnodes = NODES * (replicas ? 2 : 1);
+	for (i = 0; i < nnodes; i++) {
 		ports[i] = node_port(h, i > 0 ? ports[i - 1] : 0);
 		snprintf(dir, sizeof dir, "%s/node%d", h->dir, i);
 		if (mkdir(dir, 0700) == -1)
@@ -132,7 +138,7 @@ cluster_start(struct harness *h)
 			harness_fail(h, "redis-server on port %d did not start",
 			    ports[i]);
 	}
-	for (i = 0; i < NODES; i++) {
+	for (i = 0; i < nnodes; i++) {
 		for (deadline = harness_now_ms() + WAIT_MS;; harness_sleep_ms(20)) {
 			c = redisConnect("127.0.0.1", ports[i]);
 			if (c != NULL && !c->err)
@@ -148,16 +154,16 @@ cluster_start(struct harness *h)
 	argv[n++] = "redis-cli";
 	argv[n++] = "--cluster";
 	argv[n++] = "create";
-	for (i = 0; i < NODES; i++)
+	for (i = 0; i < nnodes; i++)
 		argv[n++] = addr[i];
 	argv[n++] = "--cluster-replicas";
-	argv[n++] = "0";
+	argv[n++] = replicas ? "1" : "0";
 	argv[n++] = "--cluster-yes";
 	argv[n] = NULL;
 	if (harness_run(h, argv, WAIT_MS) != 0)
 		harness_fail(h, "redis-cli --cluster create failed");
 	for (deadline = harness_now_ms() + WAIT_MS;; harness_sleep_ms(50)) {
-		for (i = 0, ok = 0; i < NODES; i++) {
+		for (i = 0, ok = 0; i < nnodes; i++) {
 			c = node(h, i);
 			r = redisCommand(c, "CLUSTER INFO");
 			ok += r != NULL && r->type == REDIS_REPLY_STRING &&
@@ -165,12 +171,18 @@ cluster_start(struct harness *h)
 			freeReplyObject(r);
 			redisFree(c);
 		}
-		if (ok == NODES)
+		if (ok == nnodes)
 			break;
 		if (harness_now_ms() > deadline)
 			harness_fail(h, "the cluster is not ok after %d ms",
 			    WAIT_MS);
 	}
+}
+
+static void
+cluster_start(struct harness *h)
+{
+	cluster_start_with(h, 0);
 }
 
 /* Stops the nodes this test started (by their pid files). */
@@ -181,7 +193,7 @@ cluster_teardown(void **state)
 	long	 pid;
 	int	 i;
 
-	for (i = 0; i < NODES; i++) {
+	for (i = 0; i < NODES_MAX; i++) {
 		if (pidfiles[i][0] == '\0')
 			continue;
 		if ((text = harness_read_file(pidfiles[i], NULL)) != NULL &&
@@ -262,7 +274,7 @@ owner(struct harness *h, const char *key)
 	if (cluster_map_parse(&map, r, "127.0.0.1") == -1)
 		harness_fail(h, "CLUSTER SLOTS: no map");
 	n = cluster_map_node(&map, cluster_keyslot(key, strlen(key)));
-	for (i = 0; n != NULL && i < NODES; i++)
+	for (i = 0; n != NULL && i < nnodes; i++)
 		if (n->port == ports[i])
 			found = i;
 	cluster_map_release(&map);
@@ -273,17 +285,34 @@ owner(struct harness *h, const char *key)
 	return (found);
 }
 
-/* A command on the node serving key; fails on an error reply. */
+/*
+ * A command on the node serving key; a redirect (a failover under way)
+ * is tried again until the deadline; any other error fails the test.
+ */
 static redisReply *
 kcmd(struct harness *h, const char *key, const char *fmt, ...)
 {
-	redisContext	*c = node(h, owner(h, key));
+	redisContext	*c;
 	redisReply	*r;
 	va_list		 ap;
+	int64_t		 deadline = harness_now_ms() + WAIT_MS;
 
-	va_start(ap, fmt);
-	r = redisvCommand(c, fmt, ap);
-	va_end(ap);
+	for (;; harness_sleep_ms(20)) {
+		c = node(h, owner(h, key));
+		va_start(ap, fmt);
+		r = redisvCommand(c, fmt, ap);
+		va_end(ap);
+		if (r != NULL && r->type == REDIS_REPLY_ERROR &&
+		    (strncmp(r->str, "MOVED", 5) == 0 ||
+		    strncmp(r->str, "TRYAGAIN", 8) == 0 ||
+		    strncmp(r->str, "CLUSTERDOWN", 11) == 0) &&
+		    harness_now_ms() < deadline) {
+			freeReplyObject(r);
+			redisFree(c);
+			continue;
+		}
+		break;
+	}
 	if (r == NULL || r->type == REDIS_REPLY_ERROR)
 		harness_fail(h, "%s: %s", key, r != NULL ? r->str : c->errstr);
 	redisFree(c);
@@ -498,6 +527,130 @@ test_cluster_three_queues(void **state)
 	harness_pass(h);
 }
 
+/* ROLE's first element on node i. */
+static int
+is_primary(struct harness *h, int i)
+{
+	redisContext	*c = node(h, i);
+	redisReply	*r = redisCommand(c, "ROLE");
+	int		 yes;
+
+	yes = r != NULL && r->type == REDIS_REPLY_ARRAY &&
+	    strcmp(r->element[0]->str, "master") == 0;
+	freeReplyObject(r);
+	redisFree(c);
+	return (yes);
+}
+
+/* The node (index) that replicates node i, once it is in sync. */
+static int
+replica_of(struct harness *h, int i)
+{
+	redisContext	*c;
+	redisReply	*r;
+	int64_t		 deadline = harness_now_ms() + WAIT_MS;
+	int		 j, port;
+
+	for (;; harness_sleep_ms(20)) {
+		c = node(h, i);
+		r = redisCommand(c, "ROLE");
+		redisFree(c);
+		if (r != NULL && r->type == REDIS_REPLY_ARRAY &&
+		    r->elements >= 3 && r->element[2]->elements >= 1)
+			break;
+		freeReplyObject(r);
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "node %d has no replica", i);
+	}
+	port = atoi(r->element[2]->element[0]->element[1]->str);
+	freeReplyObject(r);
+	for (j = 0; j < nnodes; j++)
+		if (ports[j] == port)
+			return (j);
+	harness_fail(h, "the replica of node %d is not ours", i);
+}
+
+/*
+ * A queue's shard fails over (CLUSTER FAILOVER on its replica) while
+ * items flow: the worker follows the slot to the new primary (MOVED,
+ * ROLE), and every item is answered exactly once, none lost, none run
+ * twice (each command appends its id to a file of the workspace).
+ */
+static void
+test_cluster_failover(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	char		 q[64], rq[64], url[64], id[64], key[256], cmd[1024];
+	char		 path[600], *ran;
+	int		 primary, replica, i, n = 200, k;
+	redisContext	*c;
+	redisReply	*r;
+	json_t		*a;
+	pid_t		 w;
+	int64_t		 deadline;
+
+	cluster_start_with(h, 1);
+	for (primary = 0; !is_primary(h, primary); primary++)
+		;
+	queue_on(h, primary, "fo", q, sizeof q);
+	for (i = 0; i < nnodes; i++)
+		if (i != primary && is_primary(h, i))
+			break;
+	queue_on(h, i, "foreply", rq, sizeof rq);
+	replica = replica_of(h, primary);
+	snprintf(url, sizeof url, "redis://127.0.0.1:%d", ports[primary]);
+	w = harness_worker_launch(h, NULL, "--redis", url, "--queue", q,
+	    "--consumer", "fo1", "--kill-grace", "1", "--shutdown-flush", "1",
+	    NULL);
+	snprintf(path, sizeof path, "%s/ran", h->ws);
+	snprintf(key, sizeof key, "q:{%s}:normal", rq);
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof id, "fo-%d", i);
+		snprintf(cmd, sizeof cmd, "echo %s >> %s", id, path);
+		submit(h, q, id, rq, cmd, 0);
+		if (i == n / 2) {
+			/* Half way, and some answered: the replica takes over. */
+			json_decref(wait_typed(h, key, "fo-10", "EXEC_RESULT"));
+			c = node(h, replica);
+			r = redisCommand(c, "CLUSTER FAILOVER");
+			if (r == NULL || r->type == REDIS_REPLY_ERROR)
+				harness_fail(h, "CLUSTER FAILOVER: %s", r !=
+				    NULL ? r->str : c->errstr);
+			freeReplyObject(r);
+			redisFree(c);
+			deadline = harness_now_ms() + WAIT_MS;
+			while (!is_primary(h, replica)) {
+				if (harness_now_ms() > deadline)
+					harness_fail(h, "no failover");
+				harness_sleep_ms(20);
+			}
+		}
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof id, "fo-%d", i);
+		a = wait_typed(h, key, id, "EXEC_RESULT");
+		assert_int_equal(json_integer_value(json_object_get(a,
+		    "exit_code")), 0);
+		json_decref(a);
+	}
+	ran = harness_read_file(path, NULL);
+	assert_non_null(ran);
+	for (i = 0; i < n; i++) {
+		char	line[80], *p;
+
+		snprintf(id, sizeof id, "fo-%d", i);
+		assert_int_equal(count_typed(h, key, id, "EXEC_RESULT"), 1);
+		snprintf(line, sizeof line, "%s\n", id);
+		for (k = 0, p = ran; (p = strstr(p, line)) != NULL; p++)
+			k += p == ran || p[-1] == '\n';
+		if (k != 1)
+			harness_fail(h, "%s ran %d times", id, k);
+	}
+	free(ran);
+	harness_stop_clean(h, w);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -505,6 +658,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cluster_slots_agree,
 		    harness_setup, cluster_teardown),
 		cmocka_unit_test_setup_teardown(test_cluster_three_queues,
+		    harness_setup, cluster_teardown),
+		cmocka_unit_test_setup_teardown(test_cluster_failover,
 		    harness_setup, cluster_teardown),
 	};
 
