@@ -60,7 +60,8 @@ BENCH_BIN  = $(BUILD)/execq-bench
 UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 INTEG_TESTS = $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests/integration/test_*.c))
 TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o \
-    $(BUILD)/obj/tests/integration/proxy_world.o
+    $(BUILD)/obj/tests/integration/proxy_world.o \
+    $(BUILD)/obj/tests/integration/cluster_world.o
 
 .PHONY: all deps run test unit integration asan bench install clean valgrind \
 	fuzz faults ha packaging doccheck bench-fleet layout tools-check \
