@@ -133,8 +133,9 @@ struct execq_session {
 	char			*notice_key;	/* private: q:<reply>:high, where
 						   APPROVAL_REQUESTs come */
 	char			*notice_cursor;
-	char			*live_key;	/* execq:out:<id> (client_
-						   out_key), or NULL */
+	char			*live_key;	/* execq:out:<id>, as
+						   client_out_key names it;
+						   or NULL */
 	char			*live_cursor;
 	execq_live_cb		 live_cb;	/* each entry read there */
 	void			*live_arg;

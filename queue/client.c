@@ -34,7 +34,7 @@ struct client {
 	size_t			 nconns;
 	int			 cluster;	/* INFO cluster said so */
 	char			*queue;		/* the home queue: execq:* */
-	struct cluster_map	 map;		/* after a MOVED; may be empty */
+	struct cluster_map	 map;		/* since a MOVED; or empty */
 	client_connect_cb	 connect;
 	void			*arg;
 	struct rconn		*last;		/* the last command's */
@@ -234,9 +234,9 @@ client_node(struct client *cl, const char *host, int port)
 		if (n->host == NULL || n->port != port ||
 		    strcmp(n->host, host) != 0)
 			continue;
-		if (i == 0 || rconn_state(n->c) == RCONN_UP)
+		if (i == 0 || (n->c != NULL && rconn_state(n->c) == RCONN_UP))
 			return (n);
-		rconn_free(n->c);	/* down: made again */
+		rconn_free(n->c);	/* down, or never up: made again */
 		n->c = NULL;
 		break;
 	}

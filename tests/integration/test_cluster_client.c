@@ -141,7 +141,8 @@ cluster_start(struct harness *h)
 			    ports[i]);
 	}
 	for (i = 0; i < NODES; i++) {
-		for (deadline = harness_now_ms() + WAIT_MS;; harness_sleep_ms(20)) {
+		for (deadline = harness_now_ms() + WAIT_MS;;
+		    harness_sleep_ms(20)) {
 			c = redisConnect("127.0.0.1", ports[i]);
 			if (c != NULL && !c->err)
 				break;
@@ -409,9 +410,10 @@ test_cluster_client_submit_answer(void **state)
 	char			 raw[256], *out, *err;
 	const char		*args[] = { "submit", "--queue", q, "--wait",
 				    "30", "--raw", raw, NULL };
-	const char		*answer[] = { "item", "{\"type\":\"EXEC_RESULT\","
-				    "\"id\":\"cc-1\",\"exit_code\":0,\"stdout\":"
-				    "\"hi\\n\",\"stderr\":\"\"}" };
+	const char		*answer[] = { "item",
+				    "{\"type\":\"EXEC_RESULT\",\"id\":\"cc-1\","
+				    "\"exit_code\":0,\"stdout\":\"hi\\n\","
+				    "\"stderr\":\"\"}" };
 
 	cluster_start(h);
 	cluster_map_get(h, &map);
