@@ -40,8 +40,8 @@
 #include <stdio.h>
 
 struct json_t;
+struct client;
 struct option;
-struct rconn;
 struct redisReply;
 struct ssl_ctx_st;
 
@@ -52,6 +52,8 @@ struct ssl_ctx_st;
 #define EXECQ_CONNECT_S		2
 #define EXECQ_COMMAND_S		10	/* socket timeout per command */
 #define EXECQ_BLOCK_MS		1000	/* longest XREAD BLOCK */
+#define EXECQ_LIVE_POLL_MS	100	/* on a cluster, while live
+						   output streams */
 #define EXECQ_TIMEOUT_S		30	/* the worker's default timeout */
 #define EXECQ_WAIT_SLACK_S	30	/* default --wait: timeout + this */
 #define EXECQ_SPAWN_WAIT_S	30	/* default spawn --wait */
@@ -110,12 +112,18 @@ typedef void (*execq_live_cb)(const struct redisReply *fields, void *arg);
 
 /* One conversation with Redis: where the item goes, where the answer is. */
 struct execq_session {
-	struct rconn		*c;		/* synchronous */
+	struct client		*c;		/* queue/client.h: the
+						   connections, the key
+						   names */
 	struct ssl_ctx_st	*tls;		/* rediss://: c's, else NULL */
+	char			*auth_user;	/* the URL's login, for a */
+	char			*auth_password;	/* cluster node; or NULL */
 	char			*display;	/* Redis URL, no password */
 	char			*user;		/* the Redis user, or NULL */
 	char			*queue;		/* the worker queue */
-	char			*item_key;	/* q:<queue>:<lane> */
+	char			*item_key;	/* q:<queue>:<lane> (on a
+						   cluster q:{<queue>}:...,
+						   queue/client.h) */
 	char			*own_key;	/* with a user, its own lane
 						   q:<queue>:<user>.<lane>
 						   (tried first); else NULL */
@@ -125,7 +133,9 @@ struct execq_session {
 	char			*notice_key;	/* private: q:<reply>:high, where
 						   APPROVAL_REQUESTs come */
 	char			*notice_cursor;
-	char			*live_key;	/* execq:out:<id>, or NULL */
+	char			*live_key;	/* execq:out:<id>, as
+						   client_out_key names it;
+						   or NULL */
 	char			*live_cursor;
 	execq_live_cb		 live_cb;	/* each entry read there */
 	void			*live_arg;

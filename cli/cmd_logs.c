@@ -40,7 +40,6 @@
 #include "logs/display.h"
 #include "logs/xmalloc.h"
 #include "queue/client.h"
-#include "queue/keyspace.h"
 
 #define EXECQ_LOG_CHUNK		(1024 * 1024)	/* bytes per log answer */
 #define EXECQ_FOLLOW_BLOCK_MS	1000
@@ -462,7 +461,7 @@ execq_logs_follow(struct execq_session *s, const char *id, long lines)
 	memset(&fw, 0, sizeof fw);
 	fw.s = s;
 	fw.id = id;
-	xasprintf(&fw.key, KS_OUT "%s", id);
+	fw.key = client_out_key(s->c, id);
 	fw.cursor = xstrdup("0");
 	if (lines > 0 &&
 	    (rc = execq_logs_range(s, id, lines, 0, -1, &fw.pos)) != 0)

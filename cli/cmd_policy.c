@@ -22,7 +22,6 @@
 #include "policy/policyconf.h"
 #include "logs/xmalloc.h"
 #include "queue/client.h"
-#include "queue/rconn.h"
 
 #define EXECQ_REQUEST_LEN	32
 #define EXECQ_DECIDE_WAIT_S	5
@@ -617,7 +616,7 @@ execq_decision_send(struct execq_session *s, int approve,
 	free(text);
 	if (r == NULL || r->type == REDIS_REPLY_ERROR) {
 		execq_error("Redis at %s refused the decision: %s%s", s->display,
-		    r != NULL ? r->str : rconn_errstr(s->c), r != NULL &&
+		    r != NULL ? r->str : client_errstr(s->c), r != NULL &&
 		    strncmp(r->str, "NOPERM", 6) == 0 ? " (this Redis user may "
 		    "not approve; see docs/PROTOCOL.md, Approvals)" : "");
 		rc = EXECQ_EXIT_FAIL;

@@ -16,7 +16,7 @@
 #include "cli/cli.h"
 #include "logs/xmalloc.h"
 #include "queue/backlog.h"
-#include "queue/rconn.h"
+#include "queue/client.h"
 
 #define EXECQ_QUEUES_COLUMNS	6
 
@@ -161,8 +161,8 @@ execq_cmd_queues(const char *redis, int argc, char **argv)
 		goto out;
 	rc = EXECQ_EXIT_FAIL;
 	b = backlog_create(qo.o.queue, qo.agents);
-	if (backlog_read_sync(b, s.c) == -1) {
-		execq_error("Redis at %s: %s", s.display, rconn_errstr(s.c));
+	if (client_backlog_read(s.c, b) == -1) {
+		execq_error("Redis at %s: %s", s.display, client_errstr(s.c));
 		goto out;
 	}
 	if (b->failed) {

@@ -16,7 +16,7 @@
 #include "logs/display.h"
 #include "logs/log.h"
 #include "logs/xmalloc.h"
-#include "queue/keyspace.h"
+#include "queue/client.h"
 
 /* run and submit share one table; run refuses submit's two extras. */
 static const struct option execq_longopts[] = {
@@ -407,7 +407,7 @@ execq_cmd_run(const char *redis, int argc, char **argv)
 		ro.o.id = id = execq_make_id(&s);
 	if (!ro.no_live) {
 		ro.o.stream = 1;
-		xasprintf(&s.live_key, KS_OUT "%s", ro.o.id);
+		s.live_key = client_out_key(s.c, ro.o.id);
 		s.live_cursor = xstrdup("0");
 		s.live_cb = execq_run_live_cb;
 		s.live_arg = &lv;

@@ -27,7 +27,6 @@
 #include "logs/clock.h"
 #include "logs/xmalloc.h"
 #include "queue/client.h"
-#include "queue/rconn.h"
 #include "queue/keyspace.h"
 
 #define EXECQ_PS_MAX		100	/* ps --limit's default */
@@ -563,7 +562,7 @@ execq_ps_fetch(struct execq_session *s, int all, long limit, size_t *nread)
 	for (i = 0; ids->type == REDIS_REPLY_ARRAY && i < ids->elements; i++) {
 		if ((r = client_next_reply(s->c)) == NULL) {
 			execq_error("Redis at %s: HGETALL: %s", s->display,
-			    rconn_errstr(s->c));
+			    client_errstr(s->c));
 			failed = 1;
 			break;
 		}
@@ -821,7 +820,7 @@ execq_cmd_callbacks(const char *redis, int argc, char **argv)
 	co.o.queue = queue;
 	if ((rc = execq_session_open(&s, &co.o)) != 0)
 		goto out;
-	xasprintf(&key, KS_QUEUE "%s:" KS_LANE_HIGH, queue);
+	key = client_lane_key(s.c, queue, KS_LANE_HIGH);
 	cursor = co.from_start ? xstrdup("0") : execq_stream_last_id(&s, key);
 	if (cursor == NULL) {
 		rc = EXECQ_EXIT_FAIL;

@@ -20,7 +20,6 @@
 #include "logs/clock.h"
 #include "logs/xmalloc.h"
 #include "queue/client.h"
-#include "queue/rconn.h"
 
 #define EXECQ_WORKERS_COLUMNS	12
 
@@ -141,7 +140,7 @@ execq_workers_fetch(struct execq_session *s, const char *queue)
 	for (i = 0; i < n; i++) {
 		if ((r = client_next_reply(s->c)) == NULL) {
 			execq_error("Redis at %s: EXISTS: %s", s->display,
-			    rconn_errstr(s->c));
+			    client_errstr(s->c));
 			while (n > 0)
 				json_decref(v[--n]);
 			free(v);

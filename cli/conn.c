@@ -35,7 +35,7 @@ execq_reply(struct execq_session *s, const char *what, redisReply *r)
 {
 	if (r == NULL) {
 		execq_error("Redis at %s: %s: %s", s->display, what,
-		    rconn_errstr(s->c));
+		    client_errstr(s->c));
 		return (NULL);
 	}
 	if (r->type == REDIS_REPLY_ERROR) {
@@ -156,14 +156,30 @@ execq_tls_asked(void)
 	return (0);
 }
 
-/* AUTH and SELECT as the URL asks; -1 (said) if refused. */
+/* r of a login's command on c, or NULL (said) if it failed. */
+static redisReply *
+execq_login_reply(const struct execq_session *s, struct rconn *c,
+    const char *what, redisReply *r)
+{
+	if (r == NULL || r->type == REDIS_REPLY_ERROR) {
+		execq_error("Redis at %s: %s: %s", s->display, what,
+		    r == NULL ? rconn_errstr(c) : r->str);
+		if (r != NULL)
+			freeReplyObject(r);
+		return (NULL);
+	}
+	return (r);
+}
+
+/* AUTH and SELECT as the URL asks, on c; -1 (said) if refused. */
 static int
-execq_login(struct execq_session *s, const struct rurl *u)
+execq_login(const struct execq_session *s, struct rconn *c,
+    const struct rurl *u)
 {
 	redisReply	*r;
 
 	if (u->password != NULL) {
-		r = execq_reply(s, "AUTH", client_auth(s->c, u->user,
+		r = execq_login_reply(s, c, "AUTH", client_auth(c, u->user,
 		    u->password));
 		if (r == NULL)
 			return (-1);
@@ -171,11 +187,40 @@ execq_login(struct execq_session *s, const struct rurl *u)
 	}
 	if (u->db == 0)
 		return (0);
-	if ((r = execq_reply(s, "SELECT", client_select(s->c, u->db))) ==
-	    NULL)
+	if ((r = execq_login_reply(s, c, "SELECT", client_select(c,
+	    u->db))) == NULL)
 		return (-1);
 	freeReplyObject(r);
 	return (0);
+}
+
+/*
+ * A Redis Cluster's node, for the client (queue/client.h's connect
+ * callback): connected as the first (TLS with the same settings, the
+ * same timeouts) and logged in with the URL's AUTH; no SELECT on a
+ * cluster. NULL with *why.
+ */
+static struct rconn *
+execq_node_connect(const char *host, int port, char **why, void *arg)
+{
+	struct execq_session	*s = arg;
+	struct rconn		*c;
+	redisReply		*r;
+
+	c = execq_connect(host, port, NULL, s->tls, EXECQ_CONNECT_S * 1000,
+	    EXECQ_COMMAND_S * 1000, why);
+	if (c == NULL || s->auth_password == NULL)
+		return (c);
+	r = client_auth(c, s->auth_user, s->auth_password);
+	if (r != NULL && r->type != REDIS_REPLY_ERROR) {
+		freeReplyObject(r);
+		return (c);
+	}
+	xasprintf(why, "AUTH: %s", r != NULL ? r->str : rconn_errstr(c));
+	if (r != NULL)
+		freeReplyObject(r);
+	rconn_free(c);
+	return (NULL);
 }
 
 #define EXECQ_SENTINEL_TRIES	25	/* a failover under way: 5 s */
@@ -237,12 +282,12 @@ execq_sentinel_ask(const struct rurl *u, SSL_CTX *ctx, char **host,
 
 /* 1 if the node is the primary (or may not be asked: NOPERM), else 0. */
 static int
-execq_is_primary(struct execq_session *s)
+execq_is_primary(struct rconn *c)
 {
 	redisReply	*r;
 	int		 yes;
 
-	if ((r = client_role(s->c)) == NULL)
+	if ((r = client_role(c)) == NULL)
 		return (0);
 	yes = (r->type == REDIS_REPLY_ERROR &&
 	    strncmp(r->str, "NOPERM", 6) == 0) ||
@@ -256,10 +301,12 @@ execq_is_primary(struct execq_session *s)
 /*
  * A Sentinel URL: the primary the sentinels name, logged in, ROLE
  * master; asked again while a failover is under way (a node that is
- * not the primary is left). 0, or an exit code (said).
+ * not the primary is left). 0 with *c and *at (its host, to free), or
+ * an exit code (said).
  */
 static int
-execq_sentinel_open(struct execq_session *s, const struct rurl *u)
+execq_sentinel_open(struct execq_session *s, const struct rurl *u,
+    struct rconn **c, char **at, int *atport)
 {
 	char		*host = NULL, *why = NULL, *cause;
 	int		 port, try;
@@ -271,19 +318,20 @@ execq_sentinel_open(struct execq_session *s, const struct rurl *u)
 		why = NULL;
 		if (execq_sentinel_ask(u, s->tls, &host, &port, &why) == -1)
 			continue;
-		s->c = execq_connect(host, port, NULL, s->tls,
+		*c = execq_connect(host, port, NULL, s->tls,
 		    EXECQ_CONNECT_S * 1000, EXECQ_COMMAND_S * 1000, &cause);
-		if (s->c == NULL) {
+		if (*c == NULL) {
 			xasprintf(&why, "the primary %s:%d: %s", host, port,
 			    cause);
 			free(cause);
 		} else {
-			if (execq_login(s, u) == -1) {
+			if (execq_login(s, *c, u) == -1) {
 				free(host);
 				return (EXECQ_EXIT_FAIL);
 			}
-			if (execq_is_primary(s)) {
-				free(host);
+			if (execq_is_primary(*c)) {
+				*at = host;
+				*atport = port;
 				return (0);
 			}
 			xasprintf(&why, "%s:%d is not the primary (a failover "
@@ -291,8 +339,8 @@ execq_sentinel_open(struct execq_session *s, const struct rurl *u)
 		}
 		free(host);
 		host = NULL;
-		rconn_free(s->c);
-		s->c = NULL;
+		rconn_free(*c);
+		*c = NULL;
 	}
 	execq_error("cannot reach the primary of %s: %s", s->display,
 	    why != NULL ? why : "no answer");
@@ -301,33 +349,60 @@ execq_sentinel_open(struct execq_session *s, const struct rurl *u)
 }
 
 /*
- * Connects (2 s to be up, TLS included; 10 s for each reply) and logs
- * in; 0, or an exit code (said). Never in the clear what was asked over
- * TLS: rediss:// without its settings right is an error, not a fallback.
- */
-/*
- * 0 unless the server is a node of a Redis Cluster, which execq does not
- * run on yet (the worker says the same and waits): -1, said. A user
- * without +info is let through.
+ * The first connection, up and logged in: to u, or to the primary its
+ * sentinels name. 0 with *c and *host (to free; NULL on a unix socket)
+ * and *port, or an exit code (said).
  */
 static int
-execq_not_cluster(struct execq_session *s)
+execq_first_open(struct execq_session *s, const struct rurl *u,
+    const char *from, struct rconn **c, char **host, int *port)
 {
-	if (!client_cluster_node(s->c))
-		return (0);
-	execq_error("Redis at %s is a node of a Redis Cluster, which execq "
-	    "does not run on yet: an item's keys lie in several hash slots; "
-	    "point the client at the Redis its workers use (docs/SCALING.md, "
-	    "\"Redis Cluster\")", s->display);
-	return (-1);
+	char	*cause = NULL;
+
+	*c = NULL;
+	*host = NULL;
+	if (u->master != NULL)
+		return (execq_sentinel_open(s, u, c, host, port));
+	*c = execq_connect(u->host, u->port, u->path, s->tls,
+	    EXECQ_CONNECT_S * 1000, EXECQ_COMMAND_S * 1000, &cause);
+	if (*c == NULL && u->tls && strstr(cause, "TLS") != NULL) {
+		/* Reached, and refused: no address to blame. */
+		execq_error("Redis at %s: %s", s->display, cause);
+		free(cause);
+		return (EXECQ_EXIT_FAIL);
+	}
+	if (*c == NULL) {
+		execq_error("cannot reach Redis at %s: %s", s->display, cause);
+		execq_error("that address is %s; start a Redis with 'make "
+		    "run', or point the client at one (see 'execq --help')",
+		    from);
+		free(cause);
+		return (EXECQ_EXIT_FAIL);
+	}
+	if (execq_login(s, *c, u) == -1) {
+		rconn_free(*c);
+		*c = NULL;
+		return (EXECQ_EXIT_FAIL);
+	}
+	*host = u->path != NULL ? NULL : xstrdup(u->host);
+	*port = u->port;
+	return (0);
 }
 
+/*
+ * Connects (2 s to be up, TLS included; 10 s for each reply), logs in
+ * and makes the client (on a Redis Cluster, it reaches the other nodes
+ * itself, logged in the same way); 0, or an exit code (said). Never in
+ * the clear what was asked over TLS: rediss:// without its settings
+ * right is an error, not a fallback.
+ */
 int
 execq_session_open(struct execq_session *s, const struct execq_opts *o)
 {
 	struct rurl	 u;
-	char		*cause = NULL, *from = NULL;
-	int		 rc = EXECQ_EXIT_FAIL;
+	struct rconn	*c;
+	char		*cause = NULL, *from = NULL, *host = NULL, *lane;
+	int		 rc = EXECQ_EXIT_FAIL, port = 0;
 
 	memset(s, 0, sizeof *s);
 	if (execq_redis_url(o->redis, &u, &from, &cause) == -1) {
@@ -353,33 +428,23 @@ execq_session_open(struct execq_session *s, const struct execq_opts *o)
 	if (u.user != NULL && strcmp(u.user, "default") != 0)
 		s->user = xstrdup(u.user);
 	s->queue = xstrdup(o->queue);
-	xasprintf(&s->item_key, KS_QUEUE_FMT, o->queue, o->lane);
-	if (s->user != NULL)
-		xasprintf(&s->own_key, KS_QUEUE "%s:%s.%s", o->queue, s->user,
-		    o->lane);
-	if (u.master != NULL) {
-		rc = execq_sentinel_open(s, &u);
+	if ((rc = execq_first_open(s, &u, from, &c, &host, &port)) != 0)
 		goto out;
+	if (u.password != NULL) {
+		s->auth_user = u.user != NULL ? xstrdup(u.user) : NULL;
+		s->auth_password = xstrdup(u.password);
 	}
-	s->c = execq_connect(u.host, u.port, u.path, s->tls,
-	    EXECQ_CONNECT_S * 1000, EXECQ_COMMAND_S * 1000, &cause);
-	if (s->c == NULL && u.tls && strstr(cause, "TLS") != NULL) {
-		/* Reached, and refused: no address to blame. */
-		execq_error("Redis at %s: %s", s->display, cause);
-		free(cause);
-		goto out;
+	/* A user without +info: not a cluster. */
+	s->c = client_create(c, host, port, client_cluster_node(c), o->queue,
+	    execq_node_connect, s);
+	s->item_key = client_lane_key(s->c, o->queue, o->lane);
+	if (s->user != NULL) {
+		xasprintf(&lane, "%s.%s", s->user, o->lane);
+		s->own_key = client_lane_key(s->c, o->queue, lane);
+		free(lane);
 	}
-	if (s->c == NULL) {
-		execq_error("cannot reach Redis at %s: %s", s->display, cause);
-		execq_error("that address is %s; start a Redis with 'make "
-		    "run', or point the client at one (see 'execq --help')",
-		    from);
-		free(cause);
-		goto out;
-	}
-	if (execq_login(s, &u) == 0 && execq_not_cluster(s) == 0)
-		rc = 0;
 out:
+	free(host);
 	free(from);
 	rurl_release(&u);
 	return (rc);
@@ -391,14 +456,18 @@ execq_session_close(struct execq_session *s)
 {
 	redisReply	*r;
 
-	if (s->c != NULL && rconn_state(s->c) == RCONN_UP &&
-	    s->reply != NULL && (r = execq_reply(s, "DEL",
-	    client_reply_del(s->c, s->reply))) != NULL)
+	if (s->c != NULL && client_up(s->c) && s->reply != NULL &&
+	    (r = execq_reply(s, "DEL", client_reply_del(s->c, s->reply))) !=
+	    NULL)
 		freeReplyObject(r);
-	rconn_free(s->c);
+	client_free(s->c);
 	rconn_tls_ctx_free(s->tls);
 	free(s->display);
 	free(s->user);
+	free(s->auth_user);
+	if (s->auth_password != NULL)
+		explicit_bzero(s->auth_password, strlen(s->auth_password));
+	free(s->auth_password);
 	free(s->queue);
 	free(s->item_key);
 	free(s->own_key);
@@ -431,9 +500,9 @@ execq_session_private_reply(struct execq_session *s)
 		} else
 			free(name);
 	}
-	xasprintf(&s->answer_key, KS_QUEUE "%s:" KS_LANE_NORMAL, s->reply);
+	s->answer_key = client_lane_key(s->c, s->reply, KS_LANE_NORMAL);
 	s->cursor = xstrdup("0");
-	xasprintf(&s->notice_key, KS_QUEUE "%s:" KS_LANE_HIGH, s->reply);
+	s->notice_key = client_lane_key(s->c, s->reply, KS_LANE_HIGH);
 	s->notice_cursor = xstrdup("0");
 }
 
@@ -522,12 +591,12 @@ execq_quiet_sigint(void)
 int
 execq_session_shared_reply(struct execq_session *s, const char *name)
 {
-	xasprintf(&s->answer_key, KS_QUEUE "%s:" KS_LANE_NORMAL, name);
+	s->answer_key = client_lane_key(s->c, name, KS_LANE_NORMAL);
 	s->cursor = execq_stream_last_id(s, s->answer_key);
 	if (s->cursor == NULL)
 		return (-1);
 	/* An APPROVAL_REQUEST for our item would come here. */
-	xasprintf(&s->notice_key, KS_QUEUE "%s:" KS_LANE_HIGH, name);
+	s->notice_key = client_lane_key(s->c, name, KS_LANE_HIGH);
 	s->notice_cursor = execq_stream_last_id(s, s->notice_key);
 	return (s->notice_cursor != NULL ? 0 : -1);
 }
@@ -751,7 +820,11 @@ execq_answer_read(struct execq_session *s, const redisReply *r,
 	return (found);
 }
 
-/* XREAD on the answers, and the notices and live output if any. */
+/*
+ * XREAD on the answers, and the notices and live output if any; the live
+ * output not on a cluster, where it lies in another slot (the queue's,
+ * not the reply queue's): execq_answer_wait polls it apart.
+ */
 static redisReply *
 execq_xread(struct execq_session *s, long long block_ms)
 {
@@ -764,7 +837,7 @@ execq_xread(struct execq_session *s, long long block_ms)
 		keys[n] = s->notice_key;
 		ids[n++] = s->notice_cursor;
 	}
-	if (s->live_key != NULL) {
+	if (s->live_key != NULL && !client_cluster(s->c)) {
 		keys[n] = s->live_key;
 		ids[n++] = s->live_cursor;
 	}
@@ -775,6 +848,14 @@ execq_xread(struct execq_session *s, long long block_ms)
 /*
  * Waits up to wait_ms for the answer, blocking at most EXECQ_BLOCK_MS at a
  * time. 1 with *a filled, 0 at the deadline, -1 (said) on a Redis error.
+ *
+ * On a Redis Cluster one XREAD may not name keys of two slots
+ * (CROSSSLOT), and the live output (the queue's slot) is not where the
+ * answers are (the reply queue's): the blocking read stays on the
+ * answers and notices, so that the answer is taken the moment it comes,
+ * and the live output is read without BLOCK before each of them, which
+ * then blocks at most EXECQ_LIVE_POLL_MS: output shows at most that late,
+ * and costs two round trips that often only while it streams.
  */
 int
 execq_answer_wait(struct execq_session *s, const struct execq_want *w,
@@ -782,7 +863,7 @@ execq_answer_wait(struct execq_session *s, const struct execq_want *w,
 {
 	struct execq_want	 ww = *w;
 	redisReply		*r;
-	long long		 deadline, left;
+	long long		 deadline, left, block;
 	int			 found;
 
 	ww.run_ms = wait_ms;
@@ -792,8 +873,14 @@ execq_answer_wait(struct execq_session *s, const struct execq_want *w,
 		if ((left = deadline - clock_mono_ms()) <= 0)
 			return (0);
 		/* BLOCK 0 would mean forever. */
-		r = execq_xread(s, left > EXECQ_BLOCK_MS ? EXECQ_BLOCK_MS :
-		    left);
+		block = left > EXECQ_BLOCK_MS ? EXECQ_BLOCK_MS : left;
+		if (s->live_key != NULL && client_cluster(s->c)) {
+			if (execq_live_drain(s) == -1)
+				return (-1);
+			if (block > EXECQ_LIVE_POLL_MS)
+				block = EXECQ_LIVE_POLL_MS;
+		}
+		r = execq_xread(s, block);
 		if (r == NULL)
 			return (-1);
 		found = (r->type != REDIS_REPLY_NIL &&

@@ -20,7 +20,6 @@
 #include "logs/xmalloc.h"
 #include "queue/client.h"
 #include "queue/keyspace.h"
-#include "queue/rconn.h"
 
 #define EXECQ_MCP_CALLBACKS_KEEP	1000	/* unseen callbacks kept */
 #define EXECQ_MCP_WAIT_MS		30000	/* wait without timeout_s */
@@ -112,8 +111,8 @@ execq_mcp_connect(struct execq_mcp *m)
 		}
 	}
 	m->s.reply = xstrdup(m->reply);		/* session_close DELs it */
-	xasprintf(&m->s.answer_key, KS_QUEUE_FMT, m->reply, KS_LANE_NORMAL);
-	xasprintf(&m->s.notice_key, KS_QUEUE_FMT, m->reply, KS_LANE_HIGH);
+	m->s.answer_key = client_lane_key(m->s.c, m->reply, KS_LANE_NORMAL);
+	m->s.notice_key = client_lane_key(m->s.c, m->reply, KS_LANE_HIGH);
 	m->up = 1;
 	return (0);
 }
@@ -122,7 +121,7 @@ execq_mcp_connect(struct execq_mcp *m)
 static void
 execq_mcp_failed(struct execq_mcp *m)
 {
-	if (!m->up || rconn_state(m->s.c) == RCONN_UP)
+	if (!m->up || client_up(m->s.c))
 		return;
 	execq_session_close(&m->s);	/* down: it deletes nothing */
 	m->up = 0;
@@ -135,15 +134,17 @@ execq_mcp_failed(struct execq_mcp *m)
 static char *
 execq_mcp_add(struct execq_mcp *m, const char *lane, const char *text)
 {
-	char	*entry;
+	char	*entry, *own;
 
 	free(m->s.item_key);
 	free(m->s.own_key);
 	m->s.own_key = NULL;
-	xasprintf(&m->s.item_key, KS_QUEUE_FMT, m->o.queue, lane);
-	if (m->s.user != NULL)
-		xasprintf(&m->s.own_key, KS_QUEUE "%s:%s.%s", m->o.queue,
-		    m->s.user, lane);
+	m->s.item_key = client_lane_key(m->s.c, m->o.queue, lane);
+	if (m->s.user != NULL) {
+		xasprintf(&own, "%s.%s", m->s.user, lane);
+		m->s.own_key = client_lane_key(m->s.c, m->o.queue, own);
+		free(own);
+	}
 	if ((entry = execq_item_add(&m->s, text)) == NULL)
 		execq_mcp_failed(m);
 	return (entry);

@@ -990,15 +990,21 @@ rconn_next(struct rconn *c)
 }
 
 redisReply *
+rconn_vcall(struct rconn *c, const char *fmt, va_list ap)
+{
+	return (rconn_vappend(c, fmt, ap) == 0 ? rconn_next(c) : NULL);
+}
+
+redisReply *
 rconn_call(struct rconn *c, const char *fmt, ...)
 {
-	va_list	ap;
-	int	rc;
+	va_list		 ap;
+	redisReply	*r;
 
 	va_start(ap, fmt);
-	rc = rconn_vappend(c, fmt, ap);
+	r = rconn_vcall(c, fmt, ap);
 	va_end(ap);
-	return (rc == 0 ? rconn_next(c) : NULL);
+	return (r);
 }
 
 redisReply *

@@ -163,13 +163,15 @@ int		 rconn_fd(const struct rconn *);
 /*
  * Synchronous connections only (base NULL), and never from a callback.
  * rconn_wait_up: 0 once up, -1 once down (rconn_errstr).
- * rconn_call: the reply of a command (owned), after those appended
- * before it; NULL when the connection failed (rconn_errstr). An error
- * reply is a reply. rconn_append queues without waiting (0, or -1 as
- * rconn_command); rconn_next gives the oldest reply not yet taken.
+ * rconn_call (rconn_vcall): the reply of a command (owned), after
+ * those appended before it; NULL when the connection failed
+ * (rconn_errstr). An error reply is a reply. rconn_append queues
+ * without waiting (0, or -1 as rconn_command); rconn_next gives the
+ * oldest reply not yet taken.
  */
 int		 rconn_wait_up(struct rconn *);
 redisReply	*rconn_call(struct rconn *, const char *fmt, ...);
+redisReply	*rconn_vcall(struct rconn *, const char *fmt, va_list);
 redisReply	*rconn_call_argv(struct rconn *, int argc, const char **argv,
 		    const size_t *len);
 int		 rconn_append(struct rconn *, const char *fmt, ...);

@@ -1,8 +1,9 @@
 /*
  * Unit tests for queue/client.c: the exact bytes each client_* function
  * puts on the wire, read from the other end of a socketpair (no Redis)
- * adopted by a synchronous rconn, and the reply it hands back from a
- * canned answer written beforehand.
+ * adopted by a synchronous rconn (a client's first connection), and the
+ * reply it hands back from a canned answer written beforehand; on a
+ * Redis Cluster, the same commands with their keys tagged.
  */
 
 #include <sys/socket.h>
@@ -76,6 +77,8 @@ struct wire_row {
 	int		 type;		/* the type of the reply we get */
 	const char	*want;		/* the bytes on the wire */
 	size_t		 want_len;
+	int		 cluster;	/* the client is on a cluster, its
+					   home queue "exec" */
 };
 
 /* The expected bytes of a row, NULs included. */
@@ -222,6 +225,37 @@ static const struct wire_row rows[] = {
 	    "$6\r\nMAXLEN\r\n$1\r\n~\r\n$5\r\n10000\r\n$1\r\n*\r\n"
 	    "$4\r\nitem\r\n$3\r\na\0b\r\n") },
 
+	/* On a cluster: each key tagged with its queue, execq: with "exec". */
+	{ "XADD an item to a tagged lane", CALL_ITEM_ADD, .cluster = 1,
+	    .a = "q:{exec}:normal", .b = "{}", .len = 2, ENTRY_ID,
+	    WIRE("*5\r\n$4\r\nXADD\r\n$15\r\nq:{exec}:normal\r\n"
+	    "$1\r\n*\r\n$4\r\nitem\r\n$2\r\n{}\r\n") },
+	{ "DEL a private reply queue, tagged with it", CALL_REPLY_DEL,
+	    .cluster = 1, .a = "cli.h.1.x", ONE,
+	    WIRE("*3\r\n$3\r\nDEL\r\n$20\r\nq:{cli.h.1.x}:normal\r\n"
+	    "$18\r\nq:{cli.h.1.x}:high\r\n") },
+	{ "HGETALL a session, tagged", CALL_SESSION_GET, .cluster = 1,
+	    .a = "s-01", EMPTY,
+	    WIRE("*2\r\n$7\r\nHGETALL\r\n$25\r\nexecq:{exec}:session:s-01"
+	    "\r\n") },
+	{ "ZREVRANGE the newest, tagged", CALL_SESSIONS_NEWEST, .cluster = 1,
+	    .num = 10, EMPTY,
+	    WIRE("*4\r\n$9\r\nZREVRANGE\r\n$21\r\nexecq:{exec}:sessions\r\n"
+	    "$1\r\n0\r\n$1\r\n9\r\n") },
+	{ "ZREM from the beats, tagged", CALL_WORKERS_BEAT_DEL, .cluster = 1,
+	    .a = "vm-1", ONE,
+	    WIRE("*3\r\n$4\r\nZREM\r\n$25\r\nexecq:{exec}:workers:beat"
+	    "\r\n$4\r\nvm-1\r\n") },
+	{ "XADD a decision, tagged", CALL_DECISION_ADD, .cluster = 1,
+	    .b = "{}", .len = 2, ENTRY_ID,
+	    WIRE("*8\r\n$4\r\nXADD\r\n$22\r\nexecq:{exec}:decisions\r\n"
+	    "$6\r\nMAXLEN\r\n$1\r\n~\r\n$5\r\n10000\r\n$1\r\n*\r\n"
+	    "$4\r\nitem\r\n$2\r\n{}\r\n") },
+	{ "EXISTS a lease, tagged, appended", CALL_WORKER_ALIVE_APPEND,
+	    .cluster = 1, .a = "vm-1", .len = 4, ZERO,
+	    WIRE("*2\r\n$6\r\nEXISTS\r\n$24\r\nexecq:{exec}:worker:vm-1"
+	    "\r\n") },
+
 	/* The pipelines, one command each (test_client_pipeline: more). */
 	{ "HGETALL a session, appended", CALL_SESSION_GET_APPEND,
 	    .a = "s-01", .len = 4, EMPTY,
@@ -237,9 +271,12 @@ static const struct wire_row rows[] = {
 	    WIRE("*2\r\n$6\r\nEXISTS\r\n$20\r\nexecq:worker:vm-5658\r\n") },
 };
 
-/* Makes the row's call on c: the reply, or NULL (rconn_errstr says why). */
+/*
+ * Makes the row's call on cl, or on c, its first connection (the login):
+ * the reply, or NULL (client_errstr, or rconn_errstr, says why).
+ */
 static redisReply *
-wire_call(struct rconn *c, const struct wire_row *w)
+wire_call(struct rconn *c, struct client *cl, const struct wire_row *w)
 {
 	switch (w->call) {
 	case CALL_AUTH:
@@ -247,48 +284,48 @@ wire_call(struct rconn *c, const struct wire_row *w)
 	case CALL_SELECT:
 		return (client_select(c, (int)w->num));
 	case CALL_WHOAMI:
-		return (client_whoami(c));
+		return (client_whoami(cl));
 	case CALL_ITEM_ADD:
-		return (client_item_add(c, w->a, w->b, w->len));
+		return (client_item_add(cl, w->a, w->b, w->len));
 	case CALL_ITEM_DEL:
-		return (client_item_del(c, w->a, w->b));
+		return (client_item_del(cl, w->a, w->b));
 	case CALL_REPLY_DEL:
-		return (client_reply_del(c, w->a));
+		return (client_reply_del(cl, w->a));
 	case CALL_STREAM_LAST:
-		return (client_stream_last(c, w->a));
+		return (client_stream_last(cl, w->a));
 	case CALL_STREAM_AFTER:
-		return (client_stream_after(c, w->a, w->b));
+		return (client_stream_after(cl, w->a, w->b));
 	case CALL_XREAD:
-		return (client_xread(c, (long)w->num, w->block, w->n,
+		return (client_xread(cl, (long)w->num, w->block, w->n,
 		    w->streams, w->ids));
 	case CALL_EXISTS:
-		return (client_exists(c, w->a));
+		return (client_exists(cl, w->a));
 	case CALL_SESSION_GET:
-		return (client_session_get(c, w->a));
+		return (client_session_get(cl, w->a));
 	case CALL_SESSIONS_NEWEST:
-		return (client_sessions_newest(c, (long)w->num));
+		return (client_sessions_newest(cl, (long)w->num));
 	case CALL_WORKERS_GET:
-		return (client_workers_get(c));
+		return (client_workers_get(cl));
 	case CALL_WORKER_ALIVE:
-		return (client_worker_alive(c, w->a));
+		return (client_worker_alive(cl, w->a));
 	case CALL_WORKERS_DEL:
-		return (client_workers_del(c, w->a));
+		return (client_workers_del(cl, w->a));
 	case CALL_WORKERS_BEAT_DEL:
-		return (client_workers_beat_del(c, w->a));
+		return (client_workers_beat_del(cl, w->a));
 	case CALL_APPROVAL_GET:
-		return (client_approval_get(c, w->a));
+		return (client_approval_get(cl, w->a));
 	case CALL_APPROVALS_PENDING:
-		return (client_approvals_pending(c, w->num));
+		return (client_approvals_pending(cl, w->num));
 	case CALL_DECISION_ADD:
-		return (client_decision_add(c, w->b, w->len));
+		return (client_decision_add(cl, w->b, w->len));
 	case CALL_SESSION_GET_APPEND:
-		if (client_session_get_append(c, w->a, w->len) != 0)
+		if (client_session_get_append(cl, w->a, w->len) != 0)
 			return (NULL);
-		return (client_next_reply(c));
+		return (client_next_reply(cl));
 	case CALL_WORKER_ALIVE_APPEND:
-		if (client_worker_alive_append(c, w->a, w->len) != 0)
+		if (client_worker_alive_append(cl, w->a, w->len) != 0)
 			return (NULL);
-		return (client_next_reply(c));
+		return (client_next_reply(cl));
 	}
 	fail_msg("%s: no such call %d", w->name, (int)w->call);
 	return (NULL);
@@ -403,20 +440,23 @@ static void
 wire_run(const struct wire_row *w)
 {
 	struct rconn	*c;
+	struct client	*cl;
 	redisReply	*r;
 	char		 got[4096], err[128] = "";
 	ssize_t		 n;
 	int		 peer, type = -1;
 
 	c = wire_open(w->reply, &peer);
-	r = wire_call(c, w);
+	cl = client_create(c, NULL, 0, w->cluster, "exec", NULL, NULL);
+	r = wire_call(c, cl, w);
 	n = wire_read(peer, got, sizeof got);
 	if (r != NULL) {
 		type = r->type;
 		freeReplyObject(r);
 	} else
-		snprintf(err, sizeof err, "%s", rconn_errstr(c));
-	rconn_free(c);
+		snprintf(err, sizeof err, "%s", *client_errstr(cl) != '\0' ?
+		    client_errstr(cl) : rconn_errstr(c));
+	client_free(cl);		/* and c */
 	close(peer);
 	wire_check(w->name, got, n, w->want, w->want_len);
 	if (type == -1)
@@ -456,7 +496,7 @@ test_client_rows_cover_every_call(void **state)
 static void
 test_client_pipeline(void **state)
 {
-	struct rconn	*c;
+	struct client	*cl;
 	redisReply	*r1, *r2, *r3;
 	char		 got[4096];
 	ssize_t		 n;
@@ -466,23 +506,24 @@ test_client_pipeline(void **state)
 	    "*2\r\n$6\r\nEXISTS\r\n$20\r\nexecq:worker:vm-5658\r\n";
 
 	(void)state;
-	c = wire_open("*2\r\n$6\r\nstatus\r\n$7\r\nrunning\r\n:1\r\n", &peer);
-	rc1 = client_session_get_append(c, "s-01", 4);
-	rc2 = client_worker_alive_append(c, "vm-5658", 7);
+	cl = client_create(wire_open("*2\r\n$6\r\nstatus\r\n$7\r\nrunning"
+	    "\r\n:1\r\n", &peer), NULL, 0, 0, "exec", NULL, NULL);
+	rc1 = client_session_get_append(cl, "s-01", 4);
+	rc2 = client_worker_alive_append(cl, "vm-5658", 7);
 	/* Appending sends nothing yet. */
 	n = wire_read(peer, got, sizeof got);
 	assert_int_equal(n, 0);
-	r1 = client_next_reply(c);
-	r2 = client_next_reply(c);
-	r3 = client_next_reply(c);	/* none asked: NULL, said */
+	r1 = client_next_reply(cl);
+	r2 = client_next_reply(cl);
+	r3 = client_next_reply(cl);	/* none asked: NULL, said */
 	n = wire_read(peer, got, sizeof got);
 	t1 = r1 != NULL ? r1->type : -1;
 	t2 = r2 != NULL ? r2->type : -1;
 	freeReplyObject(r1);
 	freeReplyObject(r2);
 	assert_null(r3);
-	assert_string_equal(rconn_errstr(c), "no command waits for a reply");
-	rconn_free(c);
+	assert_string_equal(client_errstr(cl), "no command waits for a reply");
+	client_free(cl);
 	close(peer);
 	assert_int_equal(rc1, 0);
 	assert_int_equal(rc2, 0);
@@ -496,6 +537,7 @@ static void
 test_client_connection_lost(void **state)
 {
 	struct rconn	*c;
+	struct client	*cl;
 	redisReply	*r;
 	char		 got[4096], err[128];
 	ssize_t		 n;
@@ -505,12 +547,13 @@ test_client_connection_lost(void **state)
 
 	(void)state;
 	c = wire_open("", &peer);
-	r = client_exists(c, "execq:out:s-1");
+	cl = client_create(c, NULL, 0, 0, "exec", NULL, NULL);
+	r = client_exists(cl, "execq:out:s-1");
 	n = wire_read(peer, got, sizeof got);
 	st = rconn_state(c);
-	snprintf(err, sizeof err, "%s", rconn_errstr(c));
+	snprintf(err, sizeof err, "%s", client_errstr(cl));
 	freeReplyObject(r);
-	rconn_free(c);
+	client_free(cl);		/* and c */
 	close(peer);
 	assert_null(r);
 	assert_int_equal(st, RCONN_DOWN);
