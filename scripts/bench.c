@@ -318,6 +318,54 @@ bench_backlog(int n, const char *url, const char *queue, const char *cmd,
 	return (0);
 }
 
+/* A server's counters at one time (bench_redis_stats). */
+struct bench_stats {
+	long long	calls;		/* every command (a script's own too) */
+	long long	scripts;	/* EVAL, EVALSHA */
+	double		cpu_us;		/* used_cpu_sys + used_cpu_user */
+};
+
+/*
+ * The counters of the server rc is connected to, by two INFO calls
+ * (counted by the next snapshot, not this one): 0, or -1.
+ */
+static int
+bench_redis_stats(redisContext *rc, struct bench_stats *st)
+{
+	redisReply	*r;
+	const char	*p;
+	long long	 v;
+	double		 sys = 0, user = 0;
+	char		 name[64];
+
+	memset(st, 0, sizeof *st);
+	if ((r = redisCommand(rc, "INFO commandstats")) == NULL ||
+	    r->type != REDIS_REPLY_STRING)
+		goto fail;
+	for (p = r->str; (p = strstr(p, "cmdstat_")) != NULL; p++) {
+		if (sscanf(p, "cmdstat_%63[^:]:calls=%lld", name, &v) != 2)
+			continue;
+		st->calls += v;
+		if (strcmp(name, "eval") == 0 || strcmp(name, "evalsha") == 0)
+			st->scripts += v;
+	}
+	freeReplyObject(r);
+	if ((r = redisCommand(rc, "INFO cpu")) == NULL ||
+	    r->type != REDIS_REPLY_STRING)
+		goto fail;
+	if ((p = strstr(r->str, "used_cpu_sys:")) != NULL)
+		sys = strtod(p + 13, NULL);
+	if ((p = strstr(r->str, "used_cpu_user:")) != NULL)
+		user = strtod(p + 14, NULL);
+	freeReplyObject(r);
+	st->cpu_us = (sys + user) * 1e6;
+	return (0);
+fail:
+	if (r != NULL)
+		freeReplyObject(r);
+	return (-1);
+}
+
 /*
  * A snapshot of the server's counters: every command it ran (commands a
  * script runs included), the scripts among them, and its CPU time in
@@ -327,37 +375,18 @@ bench_backlog(int n, const char *url, const char *queue, const char *cmd,
 static int
 bench_redis(const char *url)
 {
-	redisContext	*rc;
-	redisReply	*r;
-	const char	*p;
-	long long	 calls = 0, scripts = 0, v;
-	double		 sys = 0, user = 0;
-	char		 name[64];
+	redisContext		*rc;
+	struct bench_stats	 st;
+	int			 rc2;
 
 	if ((rc = bench_connect(url)) == NULL || rc->err)
 		return (1);
-	if ((r = redisCommand(rc, "INFO commandstats")) == NULL ||
-	    r->type != REDIS_REPLY_STRING)
-		return (1);
-	for (p = r->str; (p = strstr(p, "cmdstat_")) != NULL; p++) {
-		if (sscanf(p, "cmdstat_%63[^:]:calls=%lld", name, &v) != 2)
-			continue;
-		calls += v;
-		if (strcmp(name, "eval") == 0 || strcmp(name, "evalsha") == 0)
-			scripts += v;
-	}
-	freeReplyObject(r);
-	if ((r = redisCommand(rc, "INFO cpu")) == NULL ||
-	    r->type != REDIS_REPLY_STRING)
-		return (1);
-	if ((p = strstr(r->str, "used_cpu_sys:")) != NULL)
-		sys = strtod(p + 13, NULL);
-	if ((p = strstr(r->str, "used_cpu_user:")) != NULL)
-		user = strtod(p + 14, NULL);
-	freeReplyObject(r);
+	rc2 = bench_redis_stats(rc, &st);
 	redisFree(rc);
-	printf("calls %lld scripts %lld cpu_us %.0f\n", calls, scripts,
-	    (sys + user) * 1e6);
+	if (rc2 == -1)
+		return (1);
+	printf("calls %lld scripts %lld cpu_us %.0f\n", st.calls, st.scripts,
+	    st.cpu_us);
 	return (0);
 }
 
