@@ -64,7 +64,8 @@ TEST_SUPPORT = $(BUILD)/obj/tests/integration/harness.o \
     $(BUILD)/obj/tests/integration/cluster_world.o
 
 .PHONY: all deps run test unit integration asan bench install clean valgrind \
-	fuzz faults ha packaging doccheck bench-fleet layout tools-check \
+	fuzz faults ha packaging doccheck bench-fleet bench-cluster layout \
+	tools-check \
 	mcp-node
 
 all: $(WORKER_BIN) $(CLI_BIN)
@@ -198,6 +199,11 @@ bench: deps all $(BENCH_BIN)
 # One Redis, 8 workers on this host: the fleet ceiling's check.
 bench-fleet: deps all $(BENCH_BIN)
 	@BENCH_FLEET=1 scripts/bench.sh
+
+# A three-primary Redis Cluster on this host next to one Redis: items/s
+# and Redis CPU per shard (scripts/bench-cluster.sh).
+bench-cluster: deps all $(BENCH_BIN)
+	@scripts/bench-cluster.sh
 
 # A real host: make install PREFIX=/usr, or SYSCONFDIR=/etc with the
 # default PREFIX (cron and logrotate read only /etc; SYSCONFDIR is /etc

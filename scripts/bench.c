@@ -13,8 +13,10 @@
  *   execq-bench idle -n N --redis URL --queue Q --pid WORKER_PID
  *   execq-bench redis --redis URL
  *   execq-bench proxy -n N --mb M
+ *   execq-bench cluster -n N --redis URL [--label L] QUEUE/REPLY...
  *
- * Each prints one line of figures (confine, proxy: three).
+ * Each prints one line of figures (confine, proxy: three; cluster: two
+ * and one a node, then a line of JSON).
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -50,6 +52,7 @@
 #include "exec/cgroup.h"
 #include "exec/confine.h"
 #include "exec/spawn.h"
+#include "queue/cluster.h"
 #include "queue/item.h"
 #include "queue/keyspace.h"
 #include "worker/proxy.h"
@@ -318,6 +321,54 @@ bench_backlog(int n, const char *url, const char *queue, const char *cmd,
 	return (0);
 }
 
+/* A server's counters at one time (bench_redis_stats). */
+struct bench_stats {
+	long long	calls;		/* every command (a script's own too) */
+	long long	scripts;	/* EVAL, EVALSHA */
+	double		cpu_us;		/* used_cpu_sys + used_cpu_user */
+};
+
+/*
+ * The counters of the server rc is connected to, by two INFO calls
+ * (counted by the next snapshot, not this one): 0, or -1.
+ */
+static int
+bench_redis_stats(redisContext *rc, struct bench_stats *st)
+{
+	redisReply	*r;
+	const char	*p;
+	long long	 v;
+	double		 sys = 0, user = 0;
+	char		 name[64];
+
+	memset(st, 0, sizeof *st);
+	if ((r = redisCommand(rc, "INFO commandstats")) == NULL ||
+	    r->type != REDIS_REPLY_STRING)
+		goto fail;
+	for (p = r->str; (p = strstr(p, "cmdstat_")) != NULL; p++) {
+		if (sscanf(p, "cmdstat_%63[^:]:calls=%lld", name, &v) != 2)
+			continue;
+		st->calls += v;
+		if (strcmp(name, "eval") == 0 || strcmp(name, "evalsha") == 0)
+			st->scripts += v;
+	}
+	freeReplyObject(r);
+	if ((r = redisCommand(rc, "INFO cpu")) == NULL ||
+	    r->type != REDIS_REPLY_STRING)
+		goto fail;
+	if ((p = strstr(r->str, "used_cpu_sys:")) != NULL)
+		sys = strtod(p + 13, NULL);
+	if ((p = strstr(r->str, "used_cpu_user:")) != NULL)
+		user = strtod(p + 14, NULL);
+	freeReplyObject(r);
+	st->cpu_us = (sys + user) * 1e6;
+	return (0);
+fail:
+	if (r != NULL)
+		freeReplyObject(r);
+	return (-1);
+}
+
 /*
  * A snapshot of the server's counters: every command it ran (commands a
  * script runs included), the scripts among them, and its CPU time in
@@ -327,38 +378,440 @@ bench_backlog(int n, const char *url, const char *queue, const char *cmd,
 static int
 bench_redis(const char *url)
 {
-	redisContext	*rc;
-	redisReply	*r;
-	const char	*p;
-	long long	 calls = 0, scripts = 0, v;
-	double		 sys = 0, user = 0;
-	char		 name[64];
+	redisContext		*rc;
+	struct bench_stats	 st;
+	int			 rc2;
 
 	if ((rc = bench_connect(url)) == NULL || rc->err)
 		return (1);
-	if ((r = redisCommand(rc, "INFO commandstats")) == NULL ||
-	    r->type != REDIS_REPLY_STRING)
-		return (1);
-	for (p = r->str; (p = strstr(p, "cmdstat_")) != NULL; p++) {
-		if (sscanf(p, "cmdstat_%63[^:]:calls=%lld", name, &v) != 2)
-			continue;
-		calls += v;
-		if (strcmp(name, "eval") == 0 || strcmp(name, "evalsha") == 0)
-			scripts += v;
-	}
-	freeReplyObject(r);
-	if ((r = redisCommand(rc, "INFO cpu")) == NULL ||
-	    r->type != REDIS_REPLY_STRING)
-		return (1);
-	if ((p = strstr(r->str, "used_cpu_sys:")) != NULL)
-		sys = strtod(p + 13, NULL);
-	if ((p = strstr(r->str, "used_cpu_user:")) != NULL)
-		user = strtod(p + 14, NULL);
-	freeReplyObject(r);
+	rc2 = bench_redis_stats(rc, &st);
 	redisFree(rc);
-	printf("calls %lld scripts %lld cpu_us %.0f\n", calls, scripts,
-	    (sys + user) * 1e6);
+	if (rc2 == -1)
+		return (1);
+	printf("calls %lld scripts %lld cpu_us %.0f\n", st.calls, st.scripts,
+	    st.cpu_us);
 	return (0);
+}
+
+#define BENCH_CL_MAX	8	/* queues, and nodes */
+
+/* A queue of the cluster mode: its stream, its replies', their nodes. */
+struct bench_clq {
+	const char	*name;
+	const char	*reply;		/* the reply_to queue */
+	char		 key[256];	/* q:{name}:normal (q:name:normal) */
+	char		 stream[256];	/* the reply stream, likewise */
+	int		 node;		/* index in bench_cl's nodes */
+	int		 rnode;		/* the reply stream's */
+};
+
+/* One run of the cluster mode: the primaries and the queues. */
+struct bench_cl {
+	char			 url[BENCH_CL_MAX][300];	/* the nodes */
+	int			 nnodes;
+	struct bench_clq	 q[BENCH_CL_MAX];
+	int			 nq;
+	int			 cluster;	/* 0: one plain Redis */
+};
+
+/*
+ * The lane stream of queue in key: q:{queue}:normal in cluster mode
+ * (the queue its hash tag, as the worker names it), q:queue:normal
+ * otherwise.
+ */
+static void
+bench_cl_key(const struct bench_cl *b, const char *queue, char *key,
+    size_t size)
+{
+	char	*tagged;
+
+	snprintf(key, size, KS_QUEUE_FMT, queue, KS_LANE_NORMAL);
+	if (!b->cluster)
+		return;
+	tagged = cluster_tag(key, queue);
+	snprintf(key, size, "%s", tagged);
+	free(tagged);
+}
+
+/* The index of the primary serving key's slot, or -1. */
+static int
+bench_cl_owner(const struct cluster_map *map, const char *key)
+{
+	unsigned	slot = cluster_keyslot(key, strlen(key));
+
+	return (cluster_map_node(map, slot) == NULL ? -1 : map->slot[slot]);
+}
+
+/*
+ * The nodes, from the server at url: every primary of its CLUSTER SLOTS
+ * if it is a cluster node, else url alone; each queue's node and its
+ * reply stream's. 0, or -1 (printed).
+ */
+static int
+bench_cl_map(struct bench_cl *b, const char *url)
+{
+	struct cluster_map	 map;
+	redisContext		*rc;
+	redisReply		*r;
+	char			 host[CLUSTER_HOST_MAX] = "127.0.0.1";
+	int			 i, rc2 = -1;
+
+	memset(&map, 0, sizeof map);
+	if ((rc = bench_connect(url)) == NULL || rc->err) {
+		fprintf(stderr, "execq-bench: %s: no connection\n", url);
+		goto out;
+	}
+	r = redisCommand(rc, "INFO cluster");
+	b->cluster = cluster_info_enabled(r);
+	if (r != NULL)
+		freeReplyObject(r);
+	for (i = 0; i < b->nq; i++) {
+		bench_cl_key(b, b->q[i].name, b->q[i].key, sizeof b->q[i].key);
+		bench_cl_key(b, b->q[i].reply, b->q[i].stream,
+		    sizeof b->q[i].stream);
+	}
+	if (!b->cluster) {
+		snprintf(b->url[0], sizeof b->url[0], "%s", url);
+		b->nnodes = 1;
+		rc2 = 0;
+		goto out;
+	}
+	sscanf(url, "redis://%255[^:/]", host);
+	r = redisCommand(rc, "CLUSTER SLOTS");
+	i = cluster_map_parse(&map, r, host);
+	if (r != NULL)
+		freeReplyObject(r);
+	if (i == -1 || map.nnodes > BENCH_CL_MAX) {
+		fprintf(stderr, "execq-bench: CLUSTER SLOTS: no map\n");
+		goto out;
+	}
+	for (i = 0; i < (int)map.nnodes; i++)
+		snprintf(b->url[i], sizeof b->url[i], "redis://%s:%d",
+		    map.nodes[i].host, map.nodes[i].port);
+	b->nnodes = (int)map.nnodes;
+	for (i = 0; i < b->nq; i++) {
+		b->q[i].node = bench_cl_owner(&map, b->q[i].key);
+		b->q[i].rnode = bench_cl_owner(&map, b->q[i].stream);
+		if (b->q[i].node == -1 || b->q[i].rnode == -1) {
+			fprintf(stderr, "execq-bench: no node serves %s\n",
+			    b->q[i].name);
+			goto out;
+		}
+	}
+	rc2 = 0;
+out:
+	cluster_map_release(&map);
+	if (rc != NULL)
+		redisFree(rc);
+	return (rc2);
+}
+
+/*
+ * A reader (run in a child): the answers of q's n items from its reply
+ * stream, on the reply's node, until all came; the time of the last in
+ * *done, the XREADs it took in *reads. 0, or 1 (printed).
+ */
+static int
+bench_cl_read(const struct bench_cl *b, const struct bench_clq *q, int n,
+    int64_t *done, int *reads)
+{
+	redisContext	*rc;
+	redisReply	*r = NULL, *es;
+	char		 last[64] = "0";
+	int		 got = 0, rc2 = 1;
+	size_t		 j;
+
+	if ((rc = bench_connect(b->url[q->rnode])) == NULL || rc->err)
+		goto out;
+	while (got < n) {
+		r = redisCommand(rc, "XREAD COUNT 1000 BLOCK 30000 STREAMS "
+		    "%s %s", q->stream, last);
+		(*reads)++;
+		if (r == NULL || r->type != REDIS_REPLY_ARRAY) {
+			fprintf(stderr, "execq-bench: %s: %d answers of %d "
+			    "within 30 s\n", q->stream, got, n);
+			goto out;
+		}
+		es = r->element[0]->element[1];
+		for (j = 0; j < es->elements; j++, got++)
+			if (bench_result(es->element[j], last,
+			    sizeof last) == -1)
+				goto out;
+		freeReplyObject(r);
+		r = NULL;
+	}
+	*done = bench_now();
+	rc2 = 0;
+out:
+	if (r != NULL)
+		freeReplyObject(r);
+	if (rc != NULL)
+		redisFree(rc);
+	return (rc2);
+}
+
+/*
+ * n `true` items to every queue at once: each queue's XADDs appended on
+ * a connection to its node (rc[i]), all of them written before any
+ * reply is read. 0, or -1 (printed).
+ */
+static int
+bench_cl_send(const struct bench_cl *b, redisContext **rc, int n)
+{
+	redisReply	*r;
+	char		 item[512];
+	int		 i, k, done;
+
+	for (i = 0; i < b->nq; i++)
+		for (k = 0; k < n; k++) {
+			snprintf(item, sizeof item, "{\"id\":\"cl%d-%d-%d\","
+			    "\"type\":\"EXEC\",\"reply_to\":\"%s\",\"args\":"
+			    "{\"command\":\"true\"}}", (int)getpid(), i, k,
+			    b->q[i].reply);
+			redisAppendCommand(rc[i], "XADD %s * item %s",
+			    b->q[i].key, item);
+		}
+	for (i = 0; i < b->nq; i++)
+		for (done = 0; !done;)
+			if (redisBufferWrite(rc[i], &done) == REDIS_ERR)
+				return (-1);
+	for (i = 0; i < b->nq; i++)
+		for (k = 0; k < n; k++) {
+			if (redisGetReply(rc[i], (void **)&r) != REDIS_OK ||
+			    r == NULL)
+				return (-1);
+			if (r->type == REDIS_REPLY_ERROR) {
+				fprintf(stderr, "execq-bench: XADD %s: %s\n",
+				    b->q[i].key, r->str);
+				freeReplyObject(r);
+				return (-1);
+			}
+			freeReplyObject(r);
+		}
+	return (0);
+}
+
+/*
+ * The readers, one child each queue, then the items sent: the answers'
+ * times in done[] (shared), from t0 (*t0). 0, or -1 (printed).
+ */
+static int
+bench_cl_run(const struct bench_cl *b, redisContext **rc, int n,
+    int64_t *t0, int64_t *done, int *reads)
+{
+	pid_t	pid;
+	int	i, st, rc2 = 0, forked = 0;
+
+	for (i = 0; i < b->nq && rc2 == 0; i++)
+		if ((pid = fork()) == 0)
+			_exit(bench_cl_read(b, &b->q[i], n, &done[i],
+			    &reads[i]));
+		else if (pid == -1)
+			rc2 = -1;
+		else
+			forked++;
+	*t0 = bench_now();
+	if (rc2 == 0)
+		rc2 = bench_cl_send(b, rc, n);
+	for (i = 0; i < forked; i++)
+		if (wait(&st) == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			rc2 = -1;
+	if (rc2 == -1)
+		fprintf(stderr, "execq-bench: the cluster run failed\n");
+	return (rc2);
+}
+
+/*
+ * Node i's share, per item of the run (all of them): us of Redis CPU
+ * into us[i], commands from the workers into cmds[i] (the client's own,
+ * the XADDs and XREADs it sent there, and the first snapshot's two INFO
+ * calls taken off).
+ */
+static void
+bench_cl_share(const struct bench_cl *b, int i, int n,
+    const struct bench_stats st[2][BENCH_CL_MAX], const int *reads,
+    double *us, double *cmds)
+{
+	long long	own = 2;
+	int		k;
+
+	for (k = 0; k < b->nq; k++) {
+		if (b->q[k].node == i)
+			own += n;
+		if (b->q[k].rnode == i)
+			own += reads[k];
+	}
+	*us = (st[1][i].cpu_us - st[0][i].cpu_us) / ((double)n * b->nq);
+	*cmds = (st[1][i].calls - st[0][i].calls - own) /
+	    ((double)n * b->nq);
+}
+
+/*
+ * The queues node i serves and the reply queues it takes, as "queues q1
+ * q2; replies r1".
+ */
+static void
+bench_cl_names(const struct bench_cl *b, int i, char *buf, size_t size)
+{
+	FILE	*f;
+	int	 k;
+
+	if ((f = fmemopen(buf, size, "w")) == NULL) {
+		buf[0] = '\0';
+		return;
+	}
+	fprintf(f, "queues");
+	for (k = 0; k < b->nq; k++)
+		if (b->q[k].node == i)
+			fprintf(f, " %s", b->q[k].name);
+	fprintf(f, "; replies");
+	for (k = 0; k < b->nq; k++)
+		if (b->q[k].rnode == i)
+			fprintf(f, " %s", b->q[k].reply);
+	fclose(f);
+}
+
+/*
+ * The figures: items/s in all and per queue, then each node's Redis CPU
+ * and commands per item, the most loaded node's and their sum; the last
+ * line JSON.
+ */
+static void
+bench_cl_report(const struct bench_cl *b, const char *label, int n,
+    int64_t t0, const int64_t *done,
+    const struct bench_stats st[2][BENCH_CL_MAX], const int *reads)
+{
+	double	us[BENCH_CL_MAX], cmds[BENCH_CL_MAX], rate[BENCH_CL_MAX];
+	double	all, mus = 0, mcmds = 0, sus = 0, scmds = 0, wall;
+	char	names[600];
+	int64_t	end = t0;
+	int	i;
+
+	for (i = 0; i < b->nq; i++) {
+		rate[i] = n / ((done[i] - t0) / 1e9);
+		end = done[i] > end ? done[i] : end;
+	}
+	wall = (end - t0) / 1e3;
+	all = (double)n * b->nq / (wall / 1e6);
+	printf("%-8s %d queue(s) on %d node(s): %.0f items/s (n=%d, %d a "
+	    "queue, sent at once); per queue:", label, b->nq, b->nnodes, all,
+	    n * b->nq, n);
+	for (i = 0; i < b->nq; i++)
+		printf(" %s %.0f", b->q[i].name, rate[i]);
+	printf(" items/s\n");
+	for (i = 0; i < b->nnodes; i++) {
+		bench_cl_share(b, i, n, st, reads, &us[i], &cmds[i]);
+		bench_cl_names(b, i, names, sizeof names);
+		printf("%-8s node %s (%s): %.1f us of Redis CPU, %.2f "
+		    "commands from the workers per item of the %d; busy "
+		    "%.0f%% of the run\n", label, b->url[i], names, us[i],
+		    cmds[i], n * b->nq,
+		    100 * (st[1][i].cpu_us - st[0][i].cpu_us) / wall);
+		mus = us[i] > mus ? us[i] : mus;
+		mcmds = cmds[i] > mcmds ? cmds[i] : mcmds;
+		sus += us[i];
+		scmds += cmds[i];
+	}
+	printf("%-8s the busiest node %.1f us, %.2f commands per item; all "
+	    "nodes %.1f us, %.2f commands per item\n", label, mus, mcmds, sus,
+	    scmds);
+	printf("{\"items_per_s\":%.0f,\"queue_items_per_s\":[", all);
+	for (i = 0; i < b->nq; i++)
+		printf("%s%.0f", i > 0 ? "," : "", rate[i]);
+	printf("],\"shard_redis_us_per_item\":[");
+	for (i = 0; i < b->nnodes; i++)
+		printf("%s%.1f", i > 0 ? "," : "", us[i]);
+	printf("],\"shard_cmds_per_item\":[");
+	for (i = 0; i < b->nnodes; i++)
+		printf("%s%.2f", i > 0 ? "," : "", cmds[i]);
+	printf("],\"max_shard_redis_us_per_item\":%.1f,"
+	    "\"max_shard_cmds_per_item\":%.2f,\"redis_us_per_item\":%.1f,"
+	    "\"cmds_per_item\":%.2f,\"items\":%d}\n", mus, mcmds, sus, scmds,
+	    n * b->nq);
+}
+
+/* The queue/reply pairs of the command line into b; 0, or -1. */
+static int
+bench_cl_queues(struct bench_cl *b, char **pairs, int npairs)
+{
+	char	*slash;
+	int	 i;
+
+	if (npairs < 1 || npairs > BENCH_CL_MAX)
+		return (-1);
+	for (i = 0; i < npairs; i++) {
+		if ((slash = strchr(pairs[i], '/')) == NULL ||
+		    slash == pairs[i] || slash[1] == '\0')
+			return (-1);
+		*slash = '\0';
+		b->q[i].name = pairs[i];
+		b->q[i].reply = slash + 1;
+	}
+	b->nq = npairs;
+	return (0);
+}
+
+/*
+ * A backlog on a Redis Cluster (or one plain Redis, to compare): n
+ * `true` items to each queue at once, each on its queue's node, every
+ * answer read from its reply queue's node; items/s in all and per
+ * queue, and each node's Redis CPU and commands per item (INFO cpu and
+ * commandstats around the run). pairs: "QUEUE/REPLY_QUEUE" each.
+ */
+static int
+bench_cluster(int n, const char *url, char **pairs, int npairs,
+    const char *label)
+{
+	struct bench_cl		 b;
+	struct bench_stats	 st[2][BENCH_CL_MAX];
+	redisContext		*rc[BENCH_CL_MAX], *nc[BENCH_CL_MAX];
+	redisReply		*r;
+	int64_t			*done, t0;
+	int			*reads, i, ok = 1, rc2 = 1;
+
+	memset(&b, 0, sizeof b);
+	memset(rc, 0, sizeof rc);
+	memset(nc, 0, sizeof nc);
+	if (bench_cl_queues(&b, pairs, npairs) == -1) {
+		fprintf(stderr, "execq-bench cluster: QUEUE/REPLY ... (at most "
+		    "%d)\n", BENCH_CL_MAX);
+		return (2);
+	}
+	if (bench_cl_map(&b, url) == -1)
+		return (1);
+	done = mmap(NULL, BENCH_CL_MAX * (sizeof *done + sizeof *reads),
+	    PROT_READ|PROT_WRITE, MAP_SHARED|MAP_ANONYMOUS, -1, 0);
+	if (done == MAP_FAILED)
+		return (1);
+	reads = (int *)(done + BENCH_CL_MAX);
+	for (i = 0; i < b.nnodes; i++)
+		ok &= (nc[i] = bench_connect(b.url[i])) != NULL && !nc[i]->err;
+	for (i = 0; i < b.nq; i++)
+		ok &= (rc[i] = bench_connect(b.url[b.q[i].node])) != NULL &&
+		    !rc[i]->err;
+	for (i = 0; ok && i < b.nnodes; i++)
+		ok = bench_redis_stats(nc[i], &st[0][i]) == 0;
+	if (ok && bench_cl_run(&b, rc, n, &t0, done, reads) == 0) {
+		for (i = 0; ok && i < b.nnodes; i++)
+			ok = bench_redis_stats(nc[i], &st[1][i]) == 0;
+		if (ok) {
+			bench_cl_report(&b, label, n, t0, done, st, reads);
+			rc2 = 0;
+		}
+	}
+	for (i = 0; i < b.nq; i++)
+		if (nc[b.q[i].rnode] != NULL && !nc[b.q[i].rnode]->err &&
+		    (r = redisCommand(nc[b.q[i].rnode], "DEL %s",
+		    b.q[i].stream)) != NULL)
+			freeReplyObject(r);
+	for (i = 0; i < BENCH_CL_MAX; i++) {
+		if (rc[i] != NULL)
+			redisFree(rc[i]);
+		if (nc[i] != NULL)
+			redisFree(nc[i]);
+	}
+	munmap(done, BENCH_CL_MAX * (sizeof *done + sizeof *reads));
+	return (rc2);
 }
 
 /* Wall-clock nanoseconds. */
@@ -1827,7 +2280,8 @@ main(int argc, char **argv)
 		case 'x': execq = optarg; break;
 		default:
 			printf("usage: execq-bench floor|queue|backlog|confine|"
-			    "callback|waiting|throughput|idle|redis|proxy|mcp "
+			    "callback|waiting|throughput|idle|redis|proxy|mcp|"
+			    "cluster "
 			    "[-n N] [-c C] [--redis URL] [--queue Q] [--label L] "
 			    "[--dir D] [--mb M] [--execq PATH] [-- CMD]\n");
 			return (ch == 'h' ? 0 : 2);
@@ -1859,6 +2313,9 @@ main(int argc, char **argv)
 		return (bench_redis(url));
 	if (strcmp(argv[optind], "mcp") == 0)
 		return (bench_mcp(n, url, queue, execq));
+	if (strcmp(argv[optind], "cluster") == 0)
+		return (bench_cluster(n, url, argv + optind + 1,
+		    argc - optind - 1, label));
 	if (strcmp(argv[optind], "shell") == 0)
 		return (bench_shell(n, url, queue));
 	if (strcmp(argv[optind], "idle") == 0 && pid > 0)
