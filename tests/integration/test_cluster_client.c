@@ -34,179 +34,16 @@
 
 #include "logs/xmalloc.h"
 #include "queue/cluster.h"
+#include "tests/integration/cluster_world.h"
 #include "tests/integration/harness.h"
 
-#define NODES		3
-#define WAIT_MS		30000
-
-static int	ports[NODES];
-static char	pidfiles[NODES][600];
-
-/* A connection to node i; fails the test if there is none. */
-static redisContext *
-node(struct harness *h, int i)
-{
-	redisContext	*c = redisConnect("127.0.0.1", ports[i]);
-
-	if (c == NULL || c->err)
-		harness_fail(h, "node %d (port %d): %s", i, ports[i],
-		    c != NULL ? c->errstr : "no memory");
-	return (c);
-}
-
-/* 1 if nobody listens on 127.0.0.1:port (a bind of our own works). */
-static int
-port_free(int port)
-{
-	struct sockaddr_in	sa;
-	int			fd, ok;
-
-	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
-		return (0);
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-	close(fd);
-	return (ok);
-}
-
-/*
- * A port for a node: free, and its cluster bus port (10000 above) free
- * too, so below 55536; none of the ports taken before.
- */
-static int
-node_port(struct harness *h, int taken)
-{
-	static int	next;
-	int		i, p;
-
-	if (next == 0)
-		next = 20000 + (int)(getpid() % 5000) * 5;
-	for (i = 0; i < 20000; i++) {
-		p = next++;
-		if (next > 45000)
-			next = 20000;
-		if (p != taken && port_free(p) && port_free(p + 10000))
-			return (p);
-	}
-	harness_fail(h, "no free port pair for a cluster node");
-}
-
-/*
- * Starts three cluster nodes and makes them one cluster; waits for ok
- * (as tests/integration/test_cluster.c does).
- */
-static void
-cluster_start(struct harness *h)
-{
-	const char	*argv[32];
-	char		 dir[512], port[16], addr[NODES][32];
-	redisContext	*c;
-	redisReply	*r;
-	int64_t		 deadline;
-	int		 i, n, ok;
-
-	for (i = 0; i < NODES; i++) {
-		ports[i] = node_port(h, i > 0 ? ports[i - 1] : 0);
-		snprintf(dir, sizeof dir, "%s/node%d", h->dir, i);
-		if (mkdir(dir, 0700) == -1)
-			harness_fail(h, "%s: %m", dir);
-		snprintf(pidfiles[i], sizeof pidfiles[i], "%s/pid", dir);
-		snprintf(port, sizeof port, "%d", ports[i]);
-		n = 0;
-		argv[n++] = "redis-server";
-		argv[n++] = "--port";
-		argv[n++] = port;
-		argv[n++] = "--bind";
-		argv[n++] = "127.0.0.1";
-		argv[n++] = "--dir";
-		argv[n++] = dir;
-		argv[n++] = "--cluster-enabled";
-		argv[n++] = "yes";
-		argv[n++] = "--save";
-		argv[n++] = "";
-		argv[n++] = "--appendonly";
-		argv[n++] = "no";
-		argv[n++] = "--daemonize";
-		argv[n++] = "yes";
-		argv[n++] = "--pidfile";
-		argv[n++] = pidfiles[i];
-		argv[n++] = "--logfile";
-		argv[n++] = "redis.log";
-		argv[n] = NULL;
-		if (harness_run(h, argv, WAIT_MS) != 0)
-			harness_fail(h, "redis-server on port %d did not start",
-			    ports[i]);
-	}
-	for (i = 0; i < NODES; i++) {
-		for (deadline = harness_now_ms() + WAIT_MS;;
-		    harness_sleep_ms(20)) {
-			c = redisConnect("127.0.0.1", ports[i]);
-			if (c != NULL && !c->err)
-				break;
-			redisFree(c);
-			if (harness_now_ms() > deadline)
-				harness_fail(h, "node %d does not answer", i);
-		}
-		redisFree(c);
-		snprintf(addr[i], sizeof addr[i], "127.0.0.1:%d", ports[i]);
-	}
-	n = 0;
-	argv[n++] = "redis-cli";
-	argv[n++] = "--cluster";
-	argv[n++] = "create";
-	for (i = 0; i < NODES; i++)
-		argv[n++] = addr[i];
-	argv[n++] = "--cluster-replicas";
-	argv[n++] = "0";
-	argv[n++] = "--cluster-yes";
-	argv[n] = NULL;
-	if (harness_run(h, argv, WAIT_MS) != 0)
-		harness_fail(h, "redis-cli --cluster create failed");
-	for (deadline = harness_now_ms() + WAIT_MS;; harness_sleep_ms(50)) {
-		for (i = 0, ok = 0; i < NODES; i++) {
-			c = node(h, i);
-			r = redisCommand(c, "CLUSTER INFO");
-			ok += r != NULL && r->type == REDIS_REPLY_STRING &&
-			    strstr(r->str, "cluster_state:ok") != NULL;
-			freeReplyObject(r);
-			redisFree(c);
-		}
-		if (ok == NODES)
-			break;
-		if (harness_now_ms() > deadline)
-			harness_fail(h, "the cluster is not ok after %d ms",
-			    WAIT_MS);
-	}
-}
-
-/* Stops the nodes this test started (by their pid files). */
-static int
-cluster_teardown(void **state)
-{
-	char	*text;
-	long	 pid;
-	int	 i;
-
-	for (i = 0; i < NODES; i++) {
-		if (pidfiles[i][0] == '\0')
-			continue;
-		if ((text = harness_read_file(pidfiles[i], NULL)) != NULL &&
-		    (pid = atol(text)) > 0)
-			kill((pid_t)pid, SIGKILL);
-		free(text);
-		pidfiles[i][0] = '\0';
-	}
-	return (harness_teardown(state));
-}
+#define WAIT_MS		CLUSTER_WORLD_WAIT_MS
 
 /* The cluster's slot map, as node 0 tells it. */
 static void
 cluster_map_get(struct harness *h, struct cluster_map *map)
 {
-	redisContext	*c = node(h, 0);
+	redisContext	*c = cluster_node_ctx(h, 0);
 	redisReply	*r = redisCommand(c, "CLUSTER SLOTS");
 
 	if (cluster_map_parse(map, r, "127.0.0.1") == -1)
@@ -250,12 +87,12 @@ pick_queues(struct harness *h, const struct cluster_map *map,
 
 	for (i = 0; i < 1000; i++) {
 		snprintf(q, size, "%s%d", pq, i);
-		if ((qport = key_port(map, q)) != ports[0])
+		if ((qport = key_port(map, q)) != cluster_ports[0])
 			break;
 	}
 	for (i = 0; i < 1000; i++) {
 		snprintf(r, size, "%s%d", pr, i);
-		if (key_port(map, r) != qport && key_port(map, r) != ports[0])
+		if (key_port(map, r) != qport && key_port(map, r) != cluster_ports[0])
 			return;
 	}
 	harness_fail(h, "no names on the shards wanted");
@@ -276,7 +113,7 @@ bg_start(struct harness *h, struct bg *b, const char *const *args)
 	size_t		 i;
 	int		 fd;
 
-	snprintf(url, sizeof url, "redis://127.0.0.1:%d", ports[0]);
+	snprintf(url, sizeof url, "redis://127.0.0.1:%d", cluster_ports[0]);
 	snprintf(state, sizeof state, "%s/cli-state", h->dir);
 	snprintf(b->out, sizeof b->out, "%s/bg.%d.out", h->dir,
 	    (int)harness_now_ms() % 100000);
@@ -415,7 +252,7 @@ test_cluster_client_submit_answer(void **state)
 				    "\"exit_code\":0,\"stdout\":\"hi\\n\","
 				    "\"stderr\":\"\"}" };
 
-	cluster_start(h);
+	cluster_world_start3(h);
 	cluster_map_get(h, &map);
 	pick_queues(h, &map, "cq", "cr", q, r, sizeof q);
 	snprintf(lane, sizeof lane, "q:{%s}:normal", q);
@@ -457,7 +294,7 @@ test_cluster_client_run_live(void **state)
 				    "hi\n" };
 	const char		*answer[] = { "item", result };
 
-	cluster_start(h);
+	cluster_world_start3(h);
 	cluster_map_get(h, &map);
 	pick_queues(h, &map, "rq", "rr", q, r, sizeof q);
 	snprintf(lane, sizeof lane, "q:{%s}:normal", q);
@@ -526,7 +363,7 @@ test_cluster_client_keys_of_the_queue(void **state)
 				    "\"false\"}}", "lane", "", "id",
 				    "cc-dead-1" };
 
-	cluster_start(h);
+	cluster_world_start3(h);
 	cluster_map_get(h, &map);
 	pick_queues(h, &map, "kq", "kr", q, r, sizeof q);
 	snprintf(key, sizeof key, "execq:{%s}:session:cc-sess-1", q);
@@ -569,12 +406,12 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 		    test_cluster_client_submit_answer, harness_setup,
-		    cluster_teardown),
+		    cluster_world_teardown),
 		cmocka_unit_test_setup_teardown(test_cluster_client_run_live,
-		    harness_setup, cluster_teardown),
+		    harness_setup, cluster_world_teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_cluster_client_keys_of_the_queue, harness_setup,
-		    cluster_teardown),
+		    cluster_world_teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
