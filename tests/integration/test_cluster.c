@@ -238,16 +238,23 @@ test_cluster_failover(void **state)
 		cluster_submit(h, q, id, rq, cmd, 0);
 		if (i == n / 2) {
 			/* Half way, and some answered: the replica takes over. */
-			json_decref(cluster_wait_typed(h, key, "fo-10", "EXEC_RESULT"));
-			c = cluster_node_ctx(h, replica);
-			r = redisCommand(c, "CLUSTER FAILOVER");
-			if (r == NULL || r->type == REDIS_REPLY_ERROR)
-				harness_fail(h, "CLUSTER FAILOVER: %s", r !=
-				    NULL ? r->str : c->errstr);
-			freeReplyObject(r);
-			redisFree(c);
+			json_decref(cluster_wait_typed(h, key, "fo-10",
+			    "EXEC_RESULT"));
+			/* A manual failover gives up after 5 s when the
+			   primary is slow to pause: asked again then. */
 			deadline = harness_now_ms() + WAIT_MS;
-			while (!cluster_is_primary(h, replica)) {
+			for (k = 0; !cluster_is_primary(h, replica); k++) {
+				if (k % 250 == 0) {
+					c = cluster_node_ctx(h, replica);
+					r = redisCommand(c, "CLUSTER FAILOVER");
+					if (k == 0 && (r == NULL ||
+					    r->type == REDIS_REPLY_ERROR))
+						harness_fail(h, "CLUSTER FAILOVER: "
+						    "%s", r != NULL ? r->str :
+						    c->errstr);
+					freeReplyObject(r);
+					redisFree(c);
+				}
 				if (harness_now_ms() > deadline)
 					harness_fail(h, "no failover");
 				harness_sleep_ms(20);
@@ -279,6 +286,101 @@ test_cluster_failover(void **state)
 	harness_pass(h);
 }
 
+/*
+ * The client and the worker together on the cluster, each given the URL
+ * of a node that serves neither the queue nor the reply: `execq run`
+ * prints the command's output and exits with its code; a session started
+ * with `execq spawn` is listed by `execq ps`, its log read with `execq
+ * logs`, killed with `execq kill`, and `execq wait` sees it end; nothing
+ * stays pending.
+ */
+static void
+test_cluster_client_and_worker(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	char			 q[64], url[64], wurl[64], pend[256];
+	const char		*run[] = { "run", "--queue", q, "--", "sh", "-c",
+				    "echo out-$((6*7)); exit 5", NULL };
+	const char		*bg[] = { "spawn", "--queue", q, "--id", "cs-bg",
+				    "--", "sh", "-c", "echo in-the-log; sleep 60",
+				    NULL };
+	const char		*ps[] = { "ps", "--queue", q, NULL };
+	const char		*logs[] = { "logs", "--queue", q, "cs-bg",
+				    NULL };
+	const char		*kill[] = { "kill", "--queue", q, "cs-bg",
+				    NULL };
+	const char		*wait[] = { "wait", "--queue", q, "cs-bg",
+				    NULL };
+	redisReply		*r;
+	int64_t			 deadline;
+	pid_t			 w;
+
+	cluster_world_start3(h);
+	cluster_queue_on(h, 1, "cs", q, sizeof q);
+	snprintf(wurl, sizeof wurl, "redis://127.0.0.1:%d", cluster_ports[0]);
+	snprintf(url, sizeof url, "redis://127.0.0.1:%d", cluster_ports[2]);
+	w = harness_worker_launch(h, NULL, "--redis", wurl, "--queue", q,
+	    "--consumer", "cs1", "--kill-grace", "1", "--shutdown-flush", "1",
+	    NULL);
+	harness_cli(h, &p, url, WAIT_MS, run);
+	if (harness_proc_exit(&p) != 5 || strstr(p.out, "out-42") == NULL)
+		harness_fail(h, "execq run: exit %d, out '%s', err '%s'",
+		    harness_proc_exit(&p), p.out, p.err);
+	assert_null(strstr(p.err, "MOVED"));
+	assert_null(strstr(p.err, "CROSSSLOT"));
+	harness_proc_release(&p);
+	harness_cli(h, &p, url, WAIT_MS, bg);
+	if (harness_proc_exit(&p) != 0)
+		harness_fail(h, "execq spawn: exit %d, err '%s'",
+		    harness_proc_exit(&p), p.err);
+	harness_proc_release(&p);
+	for (deadline = harness_now_ms() + WAIT_MS;; harness_sleep_ms(50)) {
+		harness_cli(h, &p, url, WAIT_MS, ps);
+		if (harness_proc_exit(&p) == 0 && strstr(p.out, "cs-bg") !=
+		    NULL)
+			break;
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "execq ps: exit %d, out '%s', err '%s'",
+			    harness_proc_exit(&p), p.out, p.err);
+		harness_proc_release(&p);
+	}
+	harness_proc_release(&p);
+	for (deadline = harness_now_ms() + WAIT_MS;; harness_sleep_ms(50)) {
+		harness_cli(h, &p, url, WAIT_MS, logs);
+		if (harness_proc_exit(&p) == 0 && strstr(p.out,
+		    "in-the-log") != NULL)
+			break;
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "execq logs: exit %d, out '%s', err "
+			    "'%s'", harness_proc_exit(&p), p.out, p.err);
+		harness_proc_release(&p);
+	}
+	harness_proc_release(&p);
+	harness_cli(h, &p, url, WAIT_MS, kill);
+	if (harness_proc_exit(&p) != 0)
+		harness_fail(h, "execq kill: exit %d, out '%s', err '%s'",
+		    harness_proc_exit(&p), p.out, p.err);
+	harness_proc_release(&p);
+	harness_cli(h, &p, url, WAIT_MS, wait);
+	if (harness_proc_exit(&p) != 0 || strstr(p.out, "killed") == NULL)
+		harness_fail(h, "execq wait: exit %d, out '%s', err '%s'",
+		    harness_proc_exit(&p), p.out, p.err);
+	harness_proc_release(&p);
+	snprintf(pend, sizeof pend, "execq:{%s}:replies", q);
+	for (deadline = harness_now_ms() + WAIT_MS;; harness_sleep_ms(20)) {
+		r = cluster_kcmd(h, pend, "HLEN %s", pend);
+		if (r->integer == 0)
+			break;
+		freeReplyObject(r);
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "%s is not emptied", pend);
+	}
+	freeReplyObject(r);
+	harness_stop_clean(h, w);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -286,6 +388,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cluster_slots_agree,
 		    harness_setup, cluster_world_teardown),
 		cmocka_unit_test_setup_teardown(test_cluster_three_queues,
+		    harness_setup, cluster_world_teardown),
+		cmocka_unit_test_setup_teardown(test_cluster_client_and_worker,
 		    harness_setup, cluster_world_teardown),
 		cmocka_unit_test_setup_teardown(test_cluster_failover,
 		    harness_setup, cluster_world_teardown),
