@@ -381,6 +381,85 @@ test_cluster_client_and_worker(void **state)
 	harness_pass(h);
 }
 
+/*
+ * The MCP server (`execq mcp`) on the cluster: a foreground exec's exit
+ * code and output, a background exec's session, and a process call on
+ * it (poll), each answered.
+ */
+static void
+test_cluster_mcp(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	char			 q[64], wurl[64], path[600], *script;
+	const char		*text =
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"i\",\"method\":\"initialize\","
+	    "\"params\":{\"protocolVersion\":\"2024-11-05\","
+	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\","
+	    "\"version\":\"1\"}}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"e\",\"method\":\"tools/call\","
+	    "\"params\":{\"name\":\"exec\",\"arguments\":{\"command\":"
+	    "\"echo mcp-out; exit 4\"}}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":\"tools/call\","
+	    "\"params\":{\"name\":\"exec\",\"arguments\":{\"command\":"
+	    "\"echo bg-out; sleep 30\",\"background\":true}}}\n";
+	json_t			*a, *o;
+	json_error_t		 jerr;
+	FILE			*f;
+	char			*line, *nl;
+	int			 seen_e = 0, seen_b = 0;
+	pid_t			 w;
+
+	cluster_world_start3(h);
+	cluster_queue_on(h, 2, "mcpq", q, sizeof q);
+	snprintf(wurl, sizeof wurl, "redis://127.0.0.1:%d", cluster_ports[1]);
+	w = harness_worker_launch(h, NULL, "--redis", wurl, "--queue", q,
+	    "--consumer", "cm1", "--kill-grace", "1", "--shutdown-flush", "1",
+	    NULL);
+	snprintf(path, sizeof path, "%s/mcp.jsonl", h->dir);
+	if ((f = fopen(path, "w")) == NULL || fputs(text, f) == EOF ||
+	    fclose(f) != 0)
+		harness_fail(h, "cannot write %s", path);
+	if (asprintf(&script, "EXECQ_QUEUE='%s' EXECQ_REDIS_URL="
+	    "'redis://127.0.0.1:%d' exec \"$CLI\" mcp < '%s'", q,
+	    cluster_ports[0], path) == -1)
+		harness_fail(h, "no memory");
+	harness_cli_sh(h, &p, WAIT_MS, script);
+	free(script);
+	if (harness_proc_exit(&p) != 0)
+		harness_fail(h, "execq mcp: exit %d, err '%s'",
+		    harness_proc_exit(&p), p.err);
+	for (line = p.out; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
+		*nl = '\0';
+		if ((o = json_loads(line, 0, &jerr)) == NULL)
+			harness_fail(h, "not JSON: %s", line);
+		if (harness_jstr(o, "id") != NULL &&
+		    strcmp(harness_jstr(o, "id"), "e") == 0) {
+			seen_e = 1;
+			if (harness_jint(o,
+			    "result.structuredContent.exit_code") != 4)
+				harness_fail(h, "mcp exec: exit code 4 "
+				    "expected: %s", line);
+		}
+		if (harness_jstr(o, "id") != NULL &&
+		    strcmp(harness_jstr(o, "id"), "b") == 0) {
+			seen_b = 1;
+			a = harness_jget(o, "result.structuredContent");
+			if (a == NULL || harness_jstr(o,
+			    "result.structuredContent.session_id") == NULL)
+				harness_fail(h, "mcp exec background: a "
+				    "session id expected: %s", line);
+		}
+		json_decref(o);
+	}
+	assert_true(seen_e && seen_b);
+	assert_null(strstr(p.err, "CROSSSLOT"));
+	harness_proc_release(&p);
+	harness_stop_clean(h, w);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -390,6 +469,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cluster_three_queues,
 		    harness_setup, cluster_world_teardown),
 		cmocka_unit_test_setup_teardown(test_cluster_client_and_worker,
+		    harness_setup, cluster_world_teardown),
+		cmocka_unit_test_setup_teardown(test_cluster_mcp,
 		    harness_setup, cluster_world_teardown),
 		cmocka_unit_test_setup_teardown(test_cluster_failover,
 		    harness_setup, cluster_world_teardown),
