@@ -36,6 +36,7 @@
 
 int		cluster_ports[CLUSTER_WORLD_MAX];
 static char	pidfiles[CLUSTER_WORLD_MAX][600];
+static int	cluster_dead[CLUSTER_WORLD_MAX];	/* killed by a test */
 int		cluster_nnodes;
 
 /* A connection to node i; fails the test if there is none. */
@@ -92,19 +93,23 @@ cluster_node_port(struct harness *h, int taken)
 
 /*
  * Starts three primaries (and a replica of each if replicas) and makes
- * them one cluster; waits until every node says ok.
+ * them one cluster; waits until every node says ok. node_timeout_ms:
+ * their cluster-node-timeout (0: Redis's own, 15 s).
  */
 void
-cluster_world_start(struct harness *h, int replicas)
+cluster_world_start_opts(struct harness *h, int replicas,
+    int node_timeout_ms)
 {
 	const char	*argv[32];
 	char		 dir[512], port[16], addr[CLUSTER_WORLD_MAX][32];
+	char		 timeout[16];
 	redisContext	*c;
 	redisReply	*r;
 	int64_t		 deadline;
 	int		 i, n, ok;
 
 	cluster_nnodes = NODES * (replicas ? 2 : 1);
+	memset(cluster_dead, 0, sizeof cluster_dead);
 	for (i = 0; i < cluster_nnodes; i++) {
 		cluster_ports[i] = cluster_node_port(h, i > 0 ? cluster_ports[i - 1] : 0);
 		snprintf(dir, sizeof dir, "%s/node%d", h->dir, i);
@@ -132,6 +137,12 @@ cluster_world_start(struct harness *h, int replicas)
 		argv[n++] = pidfiles[i];
 		argv[n++] = "--logfile";
 		argv[n++] = "redis.log";
+		if (node_timeout_ms > 0) {
+			snprintf(timeout, sizeof timeout, "%d",
+			    node_timeout_ms);
+			argv[n++] = "--cluster-node-timeout";
+			argv[n++] = timeout;
+		}
 		argv[n] = NULL;
 		if (harness_run(h, argv, WAIT_MS) != 0)
 			harness_fail(h, "redis-server on port %d did not start",
@@ -179,6 +190,12 @@ cluster_world_start(struct harness *h, int replicas)
 }
 
 void
+cluster_world_start(struct harness *h, int replicas)
+{
+	cluster_world_start_opts(h, replicas, 0);
+}
+
+void
 cluster_world_start3(struct harness *h)
 {
 	cluster_world_start(h, 0);
@@ -204,13 +221,66 @@ cluster_world_teardown(void **state)
 	return (harness_teardown(state));
 }
 
-/* The node (index in ports) serving key's slot, from node 0's map. */
+/* SIGKILLs node i and waits until its port takes no connection. */
+void
+cluster_node_kill(struct harness *h, int i)
+{
+	redisContext	*c;
+	char		*text;
+	long		 pid;
+	int64_t		 deadline = harness_now_ms() + WAIT_MS;
+
+	if ((text = harness_read_file(pidfiles[i], NULL)) == NULL ||
+	    (pid = atol(text)) <= 0)
+		harness_fail(h, "node %d: no pid in %s", i, pidfiles[i]);
+	free(text);
+	kill((pid_t)pid, SIGKILL);
+	for (;; harness_sleep_ms(20)) {
+		c = redisConnect("127.0.0.1", cluster_ports[i]);
+		if (c == NULL || c->err) {
+			redisFree(c);
+			break;
+		}
+		redisFree(c);
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "node %d outlived its SIGKILL", i);
+	}
+	cluster_dead[i] = 1;
+}
+
+/* Waits until node i is a primary (a failover ended). */
+void
+cluster_wait_primary(struct harness *h, int i)
+{
+	int64_t	deadline = harness_now_ms() + WAIT_MS;
+
+	while (!cluster_is_primary(h, i)) {
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "node %d is no primary after %d ms", i,
+			    WAIT_MS);
+		harness_sleep_ms(20);
+	}
+}
+
+/* The first node that is not killed: where the map is asked. */
+static int
+cluster_alive(struct harness *h)
+{
+	int	i;
+
+	for (i = 0; i < cluster_nnodes; i++)
+		if (!cluster_dead[i])
+			return (i);
+	harness_fail(h, "every node is killed");
+}
+
+/* The node (index in ports) serving key's slot, from a live node's map. */
 int
 cluster_owner(struct harness *h, const char *key)
 {
 	struct cluster_map		 map;
 	const struct cluster_node	*n;
-	redisContext			*c = cluster_node_ctx(h, 0);
+	redisContext			*c = cluster_node_ctx(h, cluster_alive(h));
 	redisReply			*r = redisCommand(c, "CLUSTER SLOTS");
 	int				 i, found = -1;
 
@@ -230,8 +300,9 @@ cluster_owner(struct harness *h, const char *key)
 }
 
 /*
- * A command on the node serving key; a redirect (a failover under way)
- * is tried again until the deadline; any other error fails the test.
+ * A command on the node serving key; a redirect (a failover under way),
+ * or a map that still names a killed node, is tried again until the
+ * deadline; any other error fails the test.
  */
 redisReply *
 cluster_kcmd(struct harness *h, const char *key, const char *fmt, ...)
@@ -240,9 +311,13 @@ cluster_kcmd(struct harness *h, const char *key, const char *fmt, ...)
 	redisReply	*r;
 	va_list		 ap;
 	int64_t		 deadline = harness_now_ms() + WAIT_MS;
+	int		 i;
 
 	for (;; harness_sleep_ms(20)) {
-		c = cluster_node_ctx(h, cluster_owner(h, key));
+		i = cluster_owner(h, key);
+		if (cluster_dead[i] && harness_now_ms() < deadline)
+			continue;	/* its replica has not taken over yet */
+		c = cluster_node_ctx(h, i);
 		va_start(ap, fmt);
 		r = redisvCommand(c, fmt, ap);
 		va_end(ap);
@@ -405,3 +480,59 @@ cluster_replica_of(struct harness *h, int i)
 	harness_fail(h, "the replica of node %d is not ours", i);
 }
 
+
+/* XADD of item (JSON) to q:{queue}:lane, on its node. */
+void
+cluster_xadd(struct harness *h, const char *queue, const char *lane,
+    json_t *item)
+{
+	char	 key[256], *text = json_dumps(item, JSON_COMPACT);
+
+	snprintf(key, sizeof key, "q:{%s}:%s", queue, lane);
+	freeReplyObject(cluster_kcmd(h, key, "XADD %s * item %s", key, text));
+	free(text);
+}
+
+/* A command on every live node; an error reply fails the test. */
+void
+cluster_all_cmd(struct harness *h, const char *fmt, ...)
+{
+	redisContext	*c;
+	redisReply	*r;
+	va_list		 ap;
+	int		 i;
+
+	for (i = 0; i < cluster_nnodes; i++) {
+		if (cluster_dead[i])
+			continue;
+		c = cluster_node_ctx(h, i);
+		va_start(ap, fmt);
+		r = redisvCommand(c, fmt, ap);
+		va_end(ap);
+		if (r == NULL || r->type == REDIS_REPLY_ERROR)
+			harness_fail(h, "node %d: %s", i, r != NULL ? r->str :
+			    c->errstr);
+		freeReplyObject(r);
+		redisFree(c);
+	}
+}
+
+/* Waits until key (on its node) is gone or empty: HLEN, XLEN, ZCARD. */
+void
+cluster_wait_empty(struct harness *h, const char *cmd, const char *key)
+{
+	redisReply	*r;
+	int64_t		 deadline = harness_now_ms() + WAIT_MS;
+	long long	 n;
+
+	for (;; harness_sleep_ms(20)) {
+		r = cluster_kcmd(h, key, "%s %s", cmd, key);
+		n = r->integer;
+		freeReplyObject(r);
+		if (n == 0)
+			return;
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "%s %s is %lld after %d ms", cmd, key, n,
+			    WAIT_MS);
+	}
+}
