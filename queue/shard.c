@@ -169,6 +169,13 @@ queue_deliver_cb(struct rconn *rc, redisReply *reply, void *arg)
 			    q->k_replies, d->mark);
 		s->delivered += (unsigned long long)reply->integer;
 	} else {
+		/*
+		 * No reply: the link is lost, the node maybe gone for good
+		 * (killed, its replica promoted). Only a new map says where
+		 * the stream lives now: read it before the next try.
+		 */
+		if (reply == NULL)
+			s->stale = 1;
 		if (reply != NULL && reply->type == REDIS_REPLY_ERROR) {
 			if (cluster_redirect(reply->str, &ask, &slot, &node))
 				s->stale = 1;	/* the map moved on */
