@@ -280,10 +280,12 @@ cluster_owner(struct harness *h, const char *key)
 {
 	struct cluster_map		 map;
 	const struct cluster_node	*n;
-	redisContext			*c = cluster_node_ctx(h, cluster_alive(h));
-	redisReply			*r = redisCommand(c, "CLUSTER SLOTS");
+	redisContext			*c;
+	redisReply			*r;
 	int				 i, found = -1;
 
+	c = cluster_node_ctx(h, cluster_alive(h));
+	r = redisCommand(c, "CLUSTER SLOTS");
 	memset(&map, 0, sizeof map);
 	if (cluster_map_parse(&map, r, "127.0.0.1") == -1)
 		harness_fail(h, "CLUSTER SLOTS: no map");
@@ -532,7 +534,7 @@ cluster_wait_empty(struct harness *h, const char *cmd, const char *key)
 		if (n == 0)
 			return;
 		if (harness_now_ms() > deadline)
-			harness_fail(h, "%s %s is %lld after %d ms", cmd, key, n,
-			    WAIT_MS);
+			harness_fail(h, "%s %s is %lld after %d ms", cmd, key,
+			    n, WAIT_MS);
 	}
 }
