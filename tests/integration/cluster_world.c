@@ -37,6 +37,7 @@
 int		cluster_ports[CLUSTER_WORLD_MAX];
 static char	pidfiles[CLUSTER_WORLD_MAX][600];
 static int	cluster_dead[CLUSTER_WORLD_MAX];	/* killed by a test */
+static int	cluster_replicas;	/* a replica of each primary */
 int		cluster_nnodes;
 
 /* A connection to node i; fails the test if there is none. */
@@ -92,22 +93,20 @@ cluster_node_port(struct harness *h, int taken)
 }
 
 /*
- * Starts three primaries (and a replica of each if replicas) and makes
- * them one cluster; waits until every node says ok. node_timeout_ms:
- * their cluster-node-timeout (0: Redis's own, 15 s).
+ * Starts three primaries (and a replica of each if replicas), not yet
+ * one cluster (cluster_world_create), and waits until each answers.
+ * node_timeout_ms: their cluster-node-timeout (0: Redis's own, 15 s).
  */
 void
-cluster_world_start_opts(struct harness *h, int replicas,
-    int node_timeout_ms)
+cluster_world_nodes(struct harness *h, int replicas, int node_timeout_ms)
 {
 	const char	*argv[32];
-	char		 dir[512], port[16], addr[CLUSTER_WORLD_MAX][32];
-	char		 timeout[16];
+	char		 dir[512], port[16], timeout[16];
 	redisContext	*c;
-	redisReply	*r;
 	int64_t		 deadline;
-	int		 i, n, ok;
+	int		 i, n;
 
+	cluster_replicas = replicas;
 	cluster_nnodes = NODES * (replicas ? 2 : 1);
 	memset(cluster_dead, 0, sizeof cluster_dead);
 	for (i = 0; i < cluster_nnodes; i++) {
@@ -158,8 +157,23 @@ cluster_world_start_opts(struct harness *h, int replicas,
 				harness_fail(h, "node %d does not answer", i);
 		}
 		redisFree(c);
-		snprintf(addr[i], sizeof addr[i], "127.0.0.1:%d", cluster_ports[i]);
 	}
+}
+
+/* Makes the nodes one cluster; waits until every node says ok. */
+void
+cluster_world_create(struct harness *h)
+{
+	const char	*argv[32];
+	char		 addr[CLUSTER_WORLD_MAX][32];
+	redisContext	*c;
+	redisReply	*r;
+	int64_t		 deadline;
+	int		 i, n, ok;
+
+	for (i = 0; i < cluster_nnodes; i++)
+		snprintf(addr[i], sizeof addr[i], "127.0.0.1:%d",
+		    cluster_ports[i]);
 	n = 0;
 	argv[n++] = "redis-cli";
 	argv[n++] = "--cluster";
@@ -167,7 +181,7 @@ cluster_world_start_opts(struct harness *h, int replicas,
 	for (i = 0; i < cluster_nnodes; i++)
 		argv[n++] = addr[i];
 	argv[n++] = "--cluster-replicas";
-	argv[n++] = replicas ? "1" : "0";
+	argv[n++] = cluster_replicas ? "1" : "0";
 	argv[n++] = "--cluster-yes";
 	argv[n] = NULL;
 	if (harness_run(h, argv, WAIT_MS) != 0)
@@ -187,6 +201,14 @@ cluster_world_start_opts(struct harness *h, int replicas,
 			harness_fail(h, "the cluster is not ok after %d ms",
 			    WAIT_MS);
 	}
+}
+
+void
+cluster_world_start_opts(struct harness *h, int replicas,
+    int node_timeout_ms)
+{
+	cluster_world_nodes(h, replicas, node_timeout_ms);
+	cluster_world_create(h);
 }
 
 void

@@ -26,6 +26,11 @@ extern int	cluster_nnodes;
 
 /* Starts the nodes (replicas: one of each primary) and waits for ok. */
 void		 cluster_world_start(struct harness *, int replicas);
+/* The two steps of it: the nodes started, not yet one cluster ... */
+void		 cluster_world_nodes(struct harness *, int replicas,
+		    int node_timeout_ms);
+/* ... and made one (redis-cli --cluster create), ok on every node. */
+void		 cluster_world_create(struct harness *);
 /* The same with their cluster-node-timeout (0: Redis's, 15 s). */
 void		 cluster_world_start_opts(struct harness *, int replicas,
 		    int node_timeout_ms);

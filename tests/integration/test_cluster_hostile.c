@@ -4,7 +4,8 @@
  * twice, every reply once" on a real cluster (cluster_world.c): a
  * session's worker killed, the reply queue's shard killed while answers
  * are delivered, PROCESS items forwarded between two workers, retries
- * and dead letters, an ACL user, a worker killed mid-command.
+ * and dead letters, an ACL user, a worker killed mid-command, a worker
+ * started before the cluster is, the node of its URL killed.
  */
 
 #include <sys/types.h>
@@ -455,6 +456,117 @@ test_hostile_crash_redelivery(void **state)
 	harness_pass(h);
 }
 
+/* Waits until worker i's stderr says what. */
+static void
+wait_log(struct harness *h, unsigned i, const char *what)
+{
+	char	*text;
+	int64_t	 deadline = harness_now_ms() + WAIT_MS;
+
+	for (;; harness_sleep_ms(20)) {
+		text = harness_read_file(h->w[i].err_path, NULL);
+		if (text != NULL && strstr(text, what) != NULL) {
+			free(text);
+			return;
+		}
+		free(text);
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "worker %u never said \"%s\"", i, what);
+	}
+}
+
+/*
+ * 7. A worker started before its nodes are one cluster (each says it is
+ * a cluster node and serves no slot yet): it waits, and once the cluster
+ * is made it serves its queue; an item is answered once, on its reply
+ * queue's shard.
+ */
+static void
+test_hostile_before_cluster(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	char		 rq[64], normal[256];
+	const char	*q = "early";
+	json_t		*a;
+	pid_t		 w;
+
+	cluster_world_nodes(h, 0, 0);
+	w = worker(h, 1, q, "early1", "30", "0");
+	wait_log(h, 0, "no node serves slot");
+	cluster_world_create(h);
+	cluster_queue_on(h, (cluster_owner(h, q) + 1) % cluster_nnodes,
+	    "earlyreply", rq, sizeof rq);
+	snprintf(normal, sizeof normal, "q:{%s}:normal", rq);
+	cluster_submit(h, q, "early-1", rq, "echo early", 0);
+	a = cluster_wait_typed(h, normal, "early-1", "EXEC_RESULT");
+	assert_string_equal(jstr(a, "stdout"), "early\n");
+	json_decref(a);
+	expect_no_pending(h, q);
+	assert_int_equal(cluster_count_typed(h, normal, "early-1",
+	    "EXEC_RESULT"), 1);
+	harness_stop_clean(h, w);
+	harness_pass(h);
+}
+
+/*
+ * 8. The node of the worker's URL is killed (its replica takes over)
+ * and the worker's connections are cut: with the URL's node down, it
+ * finds its queue's node through the slot map it knows, and every item,
+ * before and after, is answered once.
+ */
+static void
+test_hostile_url_node_down(void **state)
+{
+	struct harness	*h = harness_fixture(state);
+	char		 q[64], rq[64], normal[256], id[64];
+	redisContext	*c;
+	redisReply	*r;
+	int		 qp, xp, rp, xr, i, n = 10;
+	json_t		*a;
+	pid_t		 w;
+
+	cluster_world_start_opts(h, 1, 1000);
+	qp = primary_but(h, -1);
+	xp = primary_but(h, qp);
+	for (rp = 0; rp == qp || rp == xp || !cluster_is_primary(h, rp); rp++)
+		;
+	cluster_queue_on(h, qp, "ud", q, sizeof q);
+	cluster_queue_on(h, rp, "udreply", rq, sizeof rq);
+	snprintf(normal, sizeof normal, "q:{%s}:normal", rq);
+	xr = cluster_replica_of(h, xp);
+	w = worker(h, xp, q, "ud1", "30", "0");
+	cluster_submit(h, q, "ud-0", rq, "echo 0", 0);
+	json_decref(cluster_wait_typed(h, normal, "ud-0", "EXEC_RESULT"));
+	cluster_node_kill(h, xp);
+	cluster_wait_primary(h, xr);
+	c = cluster_node_ctx(h, qp);
+	r = redisCommand(c, "CLIENT KILL TYPE normal");
+	if (r == NULL || r->type != REDIS_REPLY_INTEGER)
+		harness_fail(h, "CLIENT KILL: %s", r != NULL ? r->str :
+		    c->errstr);
+	freeReplyObject(r);
+	redisFree(c);
+	for (i = 1; i < n; i++) {
+		snprintf(id, sizeof id, "ud-%d", i);
+		cluster_submit(h, q, id, rq, "echo again", 0);
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof id, "ud-%d", i);
+		a = cluster_wait_typed(h, normal, id, "EXEC_RESULT");
+		assert_int_equal(json_integer_value(json_object_get(a,
+		    "exit_code")), 0);
+		json_decref(a);
+	}
+	expect_no_pending(h, q);
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof id, "ud-%d", i);
+		assert_int_equal(cluster_count_typed(h, normal, id,
+		    "EXEC_RESULT"), 1);
+	}
+	harness_stop_clean(h, w);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -470,6 +582,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_hostile_acl_user,
 		    harness_setup, cluster_world_teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_crash_redelivery,
+		    harness_setup, cluster_world_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_before_cluster,
+		    harness_setup, cluster_world_teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_url_node_down,
 		    harness_setup, cluster_world_teardown),
 	};
 
