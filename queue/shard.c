@@ -11,7 +11,12 @@
  * (q:{<reply queue>}:sent:<mark>, SET NX, kept answer_ttl_s), then
  * deletes it from pending. A crash anywhere leaves the reply pending for
  * the next sweep (this worker's or another's); a delivery made twice
- * finds the mark and adds nothing: each reply once.
+ * finds the mark and adds nothing: each reply once. With
+ * redis_wait_replicas, a delivered reply leaves pending only once the
+ * stream's replicas have it (WAIT on the link, after the script): its
+ * shard's failover cannot take back a reply no longer kept here. A link
+ * lost (its node killed, maybe for good) makes the sweep read the map
+ * again before it tries that shard anew.
  *
  * A sweep runs after an answer that left a reply pending, when the write
  * connection comes up, after the lost-session check found some, and each
@@ -40,6 +45,8 @@
 #define QUEUE_SWEEP_COUNT	"128"	/* pending replies an HSCAN asks */
 #define QUEUE_SWEEP_RETRY_MS	500	/* after a failed delivery */
 
+struct qdeliver;
+
 /* A connection to another node (or our own: every reply goes this way). */
 struct qlink {
 	LIST_ENTRY(qlink)	 entry;
@@ -47,6 +54,8 @@ struct qlink {
 	struct cluster_node	 node;
 	struct rconn		*rc;		/* NULL: none now */
 	int			 warned;	/* its loss said, once */
+	int			 short_said;	/* too few replicas, said */
+	LIST_HEAD(, qdeliver)	 batch;		/* this round's, for a WAIT */
 };
 
 struct qshards {
@@ -64,8 +73,14 @@ struct qshards {
 
 /* One delivery on its way. */
 struct qdeliver {
+	LIST_ENTRY(qdeliver)	 entry;		/* in its link's batch */
 	struct qshards		*s;
 	char			*mark;
+	int			 ok;		/* the node took it, or had
+						   it */
+	long long		 added;		/* 1: took it now */
+	int			 waits;		/* in a batch: the WAIT ends
+						   it */
 };
 
 static void	queue_sweep(struct qshards *);
@@ -105,6 +120,7 @@ queue_shard_link(struct qshards *s, const struct cluster_node *node)
 		l = xcalloc(1, sizeof *l);
 		l->s = s;
 		l->node = *node;
+		LIST_INIT(&l->batch);
 		LIST_INSERT_HEAD(&s->links, l, entry);
 	}
 	if (l->rc != NULL)
@@ -151,7 +167,33 @@ queue_sweep_done(struct qshards *s)
 	s->cursor = NULL;
 }
 
-/* The reply stream's node took the reply (or had it): no longer pending. */
+/*
+ * A delivery is over: the reply stream's node took the reply (or had it,
+ * its mark there), and with redis_wait_replicas its replicas have it
+ * too: it is no longer pending. Else it stays for the next round.
+ */
+static void
+queue_deliver_end(struct qdeliver *d)
+{
+	struct qshards	*s = d->s;
+	struct queue	*q = s->q;
+
+	if (d->ok) {
+		if (!q->freeing && q->wr.up)
+			rconn_command(q->wr.rc, NULL, NULL, "HDEL %s %s",
+			    q->k_replies, d->mark);
+		s->delivered += (unsigned long long)d->added;
+	} else
+		s->failed = 1;
+	free(d->mark);
+	free(d);
+	if (q->freeing)
+		return;
+	if (--s->out == 0 && s->sweeping)
+		queue_sweep_done(s);
+}
+
+/* The delivery script's answer: added (1) or had it (0), or not. */
 static void
 queue_deliver_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
@@ -164,26 +206,90 @@ queue_deliver_cb(struct rconn *rc, redisReply *reply, void *arg)
 
 	(void)rc;
 	if (reply != NULL && reply->type == REDIS_REPLY_INTEGER) {
-		if (!q->freeing && q->wr.up)
-			rconn_command(q->wr.rc, NULL, NULL, "HDEL %s %s",
-			    q->k_replies, d->mark);
-		s->delivered += (unsigned long long)reply->integer;
-	} else {
-		if (reply != NULL && reply->type == REDIS_REPLY_ERROR) {
-			if (cluster_redirect(reply->str, &ask, &slot, &node))
-				s->stale = 1;	/* the map moved on */
-			else
-				log_warn("queue: redis: delivering reply %s: "
-				    "%s", d->mark, reply->str);
-		}
-		s->failed = 1;
+		d->ok = 1;
+		d->added = reply->integer;
+	} else if (reply == NULL) {
+		/*
+		 * No reply: the link is lost, the node maybe gone for good
+		 * (killed, its replica promoted). Only a new map says where
+		 * the stream lives now: read it before the next try.
+		 */
+		s->stale = 1;
+	} else if (reply->type == REDIS_REPLY_ERROR) {
+		if (cluster_redirect(reply->str, &ask, &slot, &node))
+			s->stale = 1;	/* the map moved on */
+		else if (!q->freeing)
+			log_warn("queue: redis: delivering reply %s: %s",
+			    d->mark, reply->str);
 	}
-	free(d->mark);
-	free(d);
-	if (q->freeing)
-		return;
-	if (--s->out == 0 && s->sweeping)
-		queue_sweep_done(s);
+	if (!d->waits)
+		queue_deliver_end(d);
+}
+
+/*
+ * WAIT's answer, after a round's deliveries to a link (redis_wait_replicas):
+ * once the reply stream's replicas have them, a failover of its shard
+ * cannot take them back, and they may leave the pending replies. Too few
+ * within QUEUE_WAIT_MS: they count anyway, as the outbox's writes do
+ * (said once for the node, whose next WAITs wait 1 ms until it has them
+ * again: a new primary after a failover has none yet); no answer: they
+ * stay pending, and a delivery made again finds its mark if the node
+ * kept it. The scripts' answers came first, on the same link.
+ */
+static void
+queue_deliver_wait_cb(struct rconn *rc, redisReply *reply, void *arg)
+{
+	struct qlink	*l = arg;
+	struct queue	*q = l->s->q;
+	struct qdeliver	*d;
+
+	(void)rc;
+	if (reply == NULL)
+		l->s->stale = 1;
+	else if (!q->freeing && (reply->type != REDIS_REPLY_INTEGER ||
+	    reply->integer < (long long)q->wait_replicas)) {
+		if (!l->short_said)
+			log_warn("queue: redis node %s:%d (replies): %lld of "
+			    "%u replicas confirmed delivered replies within %d "
+			    "ms: going on without them (a failover now may "
+			    "lose them)", l->node.host, l->node.port,
+			    reply->type == REDIS_REPLY_INTEGER ?
+			    reply->integer : 0, q->wait_replicas,
+			    QUEUE_WAIT_MS);
+		l->short_said = 1;
+	} else
+		l->short_said = 0;
+	while ((d = LIST_FIRST(&l->batch)) != NULL) {
+		LIST_REMOVE(d, entry);
+		if (reply == NULL)
+			d->ok = 0;
+		queue_deliver_end(d);
+	}
+}
+
+/* After a round's deliveries: one WAIT on each link that took some. */
+static void
+queue_deliver_waits(struct qshards *s)
+{
+	struct queue	*q = s->q;
+	struct qlink	*l;
+	struct qdeliver	*d;
+
+	LIST_FOREACH(l, &s->links, entry) {
+		if (LIST_EMPTY(&l->batch))
+			continue;
+		if (l->rc != NULL && rconn_command(l->rc,
+		    queue_deliver_wait_cb, l, "WAIT %u %d", q->wait_replicas,
+		    l->short_said ? 1 : QUEUE_WAIT_MS) == 0) {
+			rconn_flush(l->rc);
+			continue;
+		}
+		/* Not sent: each ends with its script's answer. */
+		while ((d = LIST_FIRST(&l->batch)) != NULL) {
+			LIST_REMOVE(d, entry);
+			d->waits = 0;
+		}
+	}
 }
 
 /* Sends one pending reply ("<stream>\n<json>") to its stream's node. */
@@ -194,6 +300,7 @@ queue_deliver(struct qshards *s, const redisReply *mark,
 	struct queue			*q = s->q;
 	const struct cluster_node	*node;
 	struct qdeliver			*d;
+	struct qlink			*l;
 	struct rconn			*rc;
 	const char			*nl, *close;
 	char				*stream, *sent;
@@ -231,6 +338,11 @@ queue_deliver(struct qshards *s, const redisReply *mark,
 		free(d);
 	} else {
 		s->out++;
+		if (q->wait_replicas > 0) {	/* queue_deliver_waits */
+			l = rconn_arg(rc);
+			d->waits = 1;
+			LIST_INSERT_HEAD(&l->batch, d, entry);
+		}
 		rconn_flush(rc);
 	}
 	free(sent);
@@ -265,6 +377,8 @@ queue_sweep_scan_cb(struct rconn *rc, redisReply *reply, void *arg)
 	s->out++;		/* none completes the round meanwhile */
 	for (i = 0; i + 1 < list->elements; i += 2)
 		queue_deliver(s, list->element[i], list->element[i + 1]);
+	if (s->q->wait_replicas > 0)
+		queue_deliver_waits(s);
 	if (--s->out == 0)
 		queue_sweep_done(s);
 }

@@ -36,6 +36,8 @@
 
 int		cluster_ports[CLUSTER_WORLD_MAX];
 static char	pidfiles[CLUSTER_WORLD_MAX][600];
+static int	cluster_dead[CLUSTER_WORLD_MAX];	/* killed by a test */
+static int	cluster_replicas;	/* a replica of each primary */
 int		cluster_nnodes;
 
 /* A connection to node i; fails the test if there is none. */
@@ -91,20 +93,22 @@ cluster_node_port(struct harness *h, int taken)
 }
 
 /*
- * Starts three primaries (and a replica of each if replicas) and makes
- * them one cluster; waits until every node says ok.
+ * Starts three primaries (and a replica of each if replicas), not yet
+ * one cluster (cluster_world_create), and waits until each answers.
+ * node_timeout_ms: their cluster-node-timeout (0: Redis's own, 15 s).
  */
 void
-cluster_world_start(struct harness *h, int replicas)
+cluster_world_nodes(struct harness *h, int replicas, int node_timeout_ms)
 {
 	const char	*argv[32];
-	char		 dir[512], port[16], addr[CLUSTER_WORLD_MAX][32];
+	char		 dir[512], port[16], timeout[16];
 	redisContext	*c;
-	redisReply	*r;
 	int64_t		 deadline;
-	int		 i, n, ok;
+	int		 i, n;
 
+	cluster_replicas = replicas;
 	cluster_nnodes = NODES * (replicas ? 2 : 1);
+	memset(cluster_dead, 0, sizeof cluster_dead);
 	for (i = 0; i < cluster_nnodes; i++) {
 		cluster_ports[i] = cluster_node_port(h, i > 0 ? cluster_ports[i - 1] : 0);
 		snprintf(dir, sizeof dir, "%s/node%d", h->dir, i);
@@ -132,6 +136,12 @@ cluster_world_start(struct harness *h, int replicas)
 		argv[n++] = pidfiles[i];
 		argv[n++] = "--logfile";
 		argv[n++] = "redis.log";
+		if (node_timeout_ms > 0) {
+			snprintf(timeout, sizeof timeout, "%d",
+			    node_timeout_ms);
+			argv[n++] = "--cluster-node-timeout";
+			argv[n++] = timeout;
+		}
 		argv[n] = NULL;
 		if (harness_run(h, argv, WAIT_MS) != 0)
 			harness_fail(h, "redis-server on port %d did not start",
@@ -147,8 +157,23 @@ cluster_world_start(struct harness *h, int replicas)
 				harness_fail(h, "node %d does not answer", i);
 		}
 		redisFree(c);
-		snprintf(addr[i], sizeof addr[i], "127.0.0.1:%d", cluster_ports[i]);
 	}
+}
+
+/* Makes the nodes one cluster; waits until every node says ok. */
+void
+cluster_world_create(struct harness *h)
+{
+	const char	*argv[32];
+	char		 addr[CLUSTER_WORLD_MAX][32];
+	redisContext	*c;
+	redisReply	*r;
+	int64_t		 deadline;
+	int		 i, n, ok;
+
+	for (i = 0; i < cluster_nnodes; i++)
+		snprintf(addr[i], sizeof addr[i], "127.0.0.1:%d",
+		    cluster_ports[i]);
 	n = 0;
 	argv[n++] = "redis-cli";
 	argv[n++] = "--cluster";
@@ -156,7 +181,7 @@ cluster_world_start(struct harness *h, int replicas)
 	for (i = 0; i < cluster_nnodes; i++)
 		argv[n++] = addr[i];
 	argv[n++] = "--cluster-replicas";
-	argv[n++] = replicas ? "1" : "0";
+	argv[n++] = cluster_replicas ? "1" : "0";
 	argv[n++] = "--cluster-yes";
 	argv[n] = NULL;
 	if (harness_run(h, argv, WAIT_MS) != 0)
@@ -176,6 +201,20 @@ cluster_world_start(struct harness *h, int replicas)
 			harness_fail(h, "the cluster is not ok after %d ms",
 			    WAIT_MS);
 	}
+}
+
+void
+cluster_world_start_opts(struct harness *h, int replicas,
+    int node_timeout_ms)
+{
+	cluster_world_nodes(h, replicas, node_timeout_ms);
+	cluster_world_create(h);
+}
+
+void
+cluster_world_start(struct harness *h, int replicas)
+{
+	cluster_world_start_opts(h, replicas, 0);
 }
 
 void
@@ -204,16 +243,71 @@ cluster_world_teardown(void **state)
 	return (harness_teardown(state));
 }
 
-/* The node (index in ports) serving key's slot, from node 0's map. */
+/* SIGKILLs node i and waits until its port takes no connection. */
+void
+cluster_node_kill(struct harness *h, int i)
+{
+	redisContext	*c;
+	char		*text;
+	long		 pid;
+	int64_t		 deadline = harness_now_ms() + WAIT_MS;
+
+	if ((text = harness_read_file(pidfiles[i], NULL)) == NULL ||
+	    (pid = atol(text)) <= 0)
+		harness_fail(h, "node %d: no pid in %s", i, pidfiles[i]);
+	free(text);
+	kill((pid_t)pid, SIGKILL);
+	for (;; harness_sleep_ms(20)) {
+		c = redisConnect("127.0.0.1", cluster_ports[i]);
+		if (c == NULL || c->err) {
+			redisFree(c);
+			break;
+		}
+		redisFree(c);
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "node %d outlived its SIGKILL", i);
+	}
+	cluster_dead[i] = 1;
+}
+
+/* Waits until node i is a primary (a failover ended). */
+void
+cluster_wait_primary(struct harness *h, int i)
+{
+	int64_t	deadline = harness_now_ms() + WAIT_MS;
+
+	while (!cluster_is_primary(h, i)) {
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "node %d is no primary after %d ms", i,
+			    WAIT_MS);
+		harness_sleep_ms(20);
+	}
+}
+
+/* The first node that is not killed: where the map is asked. */
+static int
+cluster_alive(struct harness *h)
+{
+	int	i;
+
+	for (i = 0; i < cluster_nnodes; i++)
+		if (!cluster_dead[i])
+			return (i);
+	harness_fail(h, "every node is killed");
+}
+
+/* The node (index in ports) serving key's slot, from a live node's map. */
 int
 cluster_owner(struct harness *h, const char *key)
 {
 	struct cluster_map		 map;
 	const struct cluster_node	*n;
-	redisContext			*c = cluster_node_ctx(h, 0);
-	redisReply			*r = redisCommand(c, "CLUSTER SLOTS");
+	redisContext			*c;
+	redisReply			*r;
 	int				 i, found = -1;
 
+	c = cluster_node_ctx(h, cluster_alive(h));
+	r = redisCommand(c, "CLUSTER SLOTS");
 	memset(&map, 0, sizeof map);
 	if (cluster_map_parse(&map, r, "127.0.0.1") == -1)
 		harness_fail(h, "CLUSTER SLOTS: no map");
@@ -230,8 +324,9 @@ cluster_owner(struct harness *h, const char *key)
 }
 
 /*
- * A command on the node serving key; a redirect (a failover under way)
- * is tried again until the deadline; any other error fails the test.
+ * A command on the node serving key; a redirect (a failover under way),
+ * or a map that still names a killed node, is tried again until the
+ * deadline; any other error fails the test.
  */
 redisReply *
 cluster_kcmd(struct harness *h, const char *key, const char *fmt, ...)
@@ -240,9 +335,13 @@ cluster_kcmd(struct harness *h, const char *key, const char *fmt, ...)
 	redisReply	*r;
 	va_list		 ap;
 	int64_t		 deadline = harness_now_ms() + WAIT_MS;
+	int		 i;
 
 	for (;; harness_sleep_ms(20)) {
-		c = cluster_node_ctx(h, cluster_owner(h, key));
+		i = cluster_owner(h, key);
+		if (cluster_dead[i] && harness_now_ms() < deadline)
+			continue;	/* its replica has not taken over yet */
+		c = cluster_node_ctx(h, i);
 		va_start(ap, fmt);
 		r = redisvCommand(c, fmt, ap);
 		va_end(ap);
@@ -405,3 +504,59 @@ cluster_replica_of(struct harness *h, int i)
 	harness_fail(h, "the replica of node %d is not ours", i);
 }
 
+
+/* XADD of item (JSON) to q:{queue}:lane, on its node. */
+void
+cluster_xadd(struct harness *h, const char *queue, const char *lane,
+    json_t *item)
+{
+	char	 key[256], *text = json_dumps(item, JSON_COMPACT);
+
+	snprintf(key, sizeof key, "q:{%s}:%s", queue, lane);
+	freeReplyObject(cluster_kcmd(h, key, "XADD %s * item %s", key, text));
+	free(text);
+}
+
+/* A command on every live node; an error reply fails the test. */
+void
+cluster_all_cmd(struct harness *h, const char *fmt, ...)
+{
+	redisContext	*c;
+	redisReply	*r;
+	va_list		 ap;
+	int		 i;
+
+	for (i = 0; i < cluster_nnodes; i++) {
+		if (cluster_dead[i])
+			continue;
+		c = cluster_node_ctx(h, i);
+		va_start(ap, fmt);
+		r = redisvCommand(c, fmt, ap);
+		va_end(ap);
+		if (r == NULL || r->type == REDIS_REPLY_ERROR)
+			harness_fail(h, "node %d: %s", i, r != NULL ? r->str :
+			    c->errstr);
+		freeReplyObject(r);
+		redisFree(c);
+	}
+}
+
+/* Waits until key (on its node) is gone or empty: HLEN, XLEN, ZCARD. */
+void
+cluster_wait_empty(struct harness *h, const char *cmd, const char *key)
+{
+	redisReply	*r;
+	int64_t		 deadline = harness_now_ms() + WAIT_MS;
+	long long	 n;
+
+	for (;; harness_sleep_ms(20)) {
+		r = cluster_kcmd(h, key, "%s %s", cmd, key);
+		n = r->integer;
+		freeReplyObject(r);
+		if (n == 0)
+			return;
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "%s %s is %lld after %d ms", cmd, key,
+			    n, WAIT_MS);
+	}
+}

@@ -26,6 +26,14 @@ extern int	cluster_nnodes;
 
 /* Starts the nodes (replicas: one of each primary) and waits for ok. */
 void		 cluster_world_start(struct harness *, int replicas);
+/* The two steps of it: the nodes started, not yet one cluster ... */
+void		 cluster_world_nodes(struct harness *, int replicas,
+		    int node_timeout_ms);
+/* ... and made one (redis-cli --cluster create), ok on every node. */
+void		 cluster_world_create(struct harness *);
+/* The same with their cluster-node-timeout (0: Redis's, 15 s). */
+void		 cluster_world_start_opts(struct harness *, int replicas,
+		    int node_timeout_ms);
 /* Three primaries, no replica. */
 void		 cluster_world_start3(struct harness *);
 /* The teardown for cmocka: the nodes killed, then harness_teardown. */
@@ -57,5 +65,20 @@ void		 cluster_submit(struct harness *, const char *queue,
 int		 cluster_is_primary(struct harness *, int i);
 /* The node replicating node i, once it is in sync. */
 int		 cluster_replica_of(struct harness *, int i);
+/*
+ * SIGKILL to node i, waited for (its port refuses); the helpers above
+ * then ask the others, and wait while the map still names it.
+ */
+void		 cluster_node_kill(struct harness *, int i);
+/* Waits until node i is a primary. */
+void		 cluster_wait_primary(struct harness *, int i);
+/* XADD of item (JSON) to q:{queue}:lane. */
+void		 cluster_xadd(struct harness *, const char *queue,
+		    const char *lane, json_t *item);
+/* The command on every node not killed (ACL SETUSER ...). */
+void		 cluster_all_cmd(struct harness *, const char *fmt, ...);
+/* Waits until "cmd key" (HLEN, XLEN, ZCARD) says 0 on key's node. */
+void		 cluster_wait_empty(struct harness *, const char *cmd,
+		    const char *key);
 
 #endif
