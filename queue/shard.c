@@ -43,7 +43,8 @@
 #include "queue/scripts.h"
 
 #define QUEUE_SWEEP_COUNT	"128"	/* pending replies an HSCAN asks */
-#define QUEUE_SWEEP_RETRY_MS	500	/* after a failed delivery */
+#define QUEUE_SWEEP_RETRY_MS	500	/* after a failed delivery, */
+#define QUEUE_SWEEP_RETRY_MAX_MS 30000	/* doubling up to this */
 
 struct qdeliver;
 
@@ -67,8 +68,13 @@ struct qshards {
 	int			 stale;		/* the map: read it again first */
 	unsigned		 out;		/* deliveries waiting */
 	char			*cursor;	/* the HSCAN's; "0": a new pass */
+	char			**done;		/* this round's delivered marks:
+						   one HDEL at its end */
+	size_t			 ndone;
 	struct event		*ev_later;
 	unsigned long long	 delivered;
+	unsigned		 retry_ms;	/* failed rounds in a row: the
+						   next one's delay; 0: none */
 };
 
 /* One delivery on its way. */
@@ -140,6 +146,34 @@ queue_shard_link(struct qshards *s, const struct cluster_node *node)
 	return (l->rc);
 }
 
+/* The round's delivered replies leave pending: one HDEL for them all. */
+static void
+queue_sweep_clear(struct qshards *s)
+{
+	struct queue	*q = s->q;
+	const char	**argv;
+	size_t		 i;
+
+	if (s->ndone == 0)
+		return;
+	if (!q->freeing && q->wr.up) {
+		argv = xcalloc(s->ndone + 2, sizeof *argv);
+		argv[0] = "HDEL";
+		argv[1] = q->k_replies;
+		for (i = 0; i < s->ndone; i++)
+			argv[i + 2] = s->done[i];
+		/* Lost: the next sweep finds them, and their marks. */
+		(void)rconn_command_argv(q->wr.rc, NULL, NULL,
+		    (int)s->ndone + 2, argv, NULL);
+		free(argv);
+	}
+	for (i = 0; i < s->ndone; i++)
+		free(s->done[i]);
+	free(s->done);
+	s->done = NULL;
+	s->ndone = 0;
+}
+
 /* A round of the sweep is over: the next, now or later. */
 static void
 queue_sweep_done(struct qshards *s)
@@ -147,13 +181,23 @@ queue_sweep_done(struct qshards *s)
 	struct timeval	tv = { 0, QUEUE_SWEEP_RETRY_MS * 1000 };
 
 	s->sweeping = 0;
+	queue_sweep_clear(s);
 	if (s->failed) {
+		/* A node that refuses (a login, WRONGTYPE) is not hammered:
+		   0.5 s, doubling to 30 s, said once a streak. */
 		s->failed = 0;
+		s->retry_ms = s->retry_ms == 0 ? QUEUE_SWEEP_RETRY_MS :
+		    s->retry_ms * 2;
+		if (s->retry_ms > QUEUE_SWEEP_RETRY_MAX_MS)
+			s->retry_ms = QUEUE_SWEEP_RETRY_MAX_MS;
+		tv.tv_sec = s->retry_ms / 1000;
+		tv.tv_usec = (s->retry_ms % 1000) * 1000;
 		free(s->cursor);
 		s->cursor = NULL;
 		evtimer_add(s->ev_later, &tv);
 		return;
 	}
+	s->retry_ms = 0;
 	if ((s->cursor != NULL && strcmp(s->cursor, "0") != 0) || s->again) {
 		if (s->cursor != NULL && strcmp(s->cursor, "0") == 0) {
 			free(s->cursor);
@@ -179,9 +223,10 @@ queue_deliver_end(struct qdeliver *d)
 	struct queue	*q = s->q;
 
 	if (d->ok) {
-		if (!q->freeing && q->wr.up)
-			rconn_command(q->wr.rc, NULL, NULL, "HDEL %s %s",
-			    q->k_replies, d->mark);
+		s->done = xreallocarray(s->done, s->ndone + 1,
+		    sizeof *s->done);
+		s->done[s->ndone++] = d->mark;	/* cleared with the round */
+		d->mark = NULL;
 		s->delivered += (unsigned long long)d->added;
 	} else
 		s->failed = 1;
@@ -218,9 +263,9 @@ queue_deliver_cb(struct rconn *rc, redisReply *reply, void *arg)
 	} else if (reply->type == REDIS_REPLY_ERROR) {
 		if (cluster_redirect(reply->str, &ask, &slot, &node))
 			s->stale = 1;	/* the map moved on */
-		else if (!q->freeing)
-			log_warn("queue: redis: delivering reply %s: %s",
-			    d->mark, reply->str);
+		else if (!q->freeing && s->retry_ms == 0)
+			log_warn("queue: redis: delivering reply %s: %s "
+			    "(kept, and tried again)", d->mark, reply->str);
 	}
 	if (!d->waits)
 		queue_deliver_end(d);
@@ -484,6 +529,7 @@ queue_shards_free(struct queue *q)
 	}
 	event_free(s->ev_later);
 	event_free(q->ev_sweep);
+	queue_sweep_clear(s);	/* q->freeing: only freed */
 	free(s->cursor);
 	free(s);
 	q->shards = NULL;
