@@ -262,6 +262,11 @@ struct queue {
 	unsigned		 want;
 	int			 reading;	/* a read is outstanding */
 	int			 ctl_only;	/* ... blocking on ctl lanes only */
+	unsigned		 block_count;	/* ... its COUNT, per lane */
+	unsigned		 fetch_asked;	/* a fetch's count */
+	int			 drained;	/* the last read got less than
+						   it asked from every lane:
+						   block, not fetch, next */
 	int			 fetch_queued;	/* ... and a fetch sent behind it */
 	long long		 rd_client_id;	/* for CLIENT UNBLOCK */
 	struct event		*ev_ctl;	/* the control-only read's

@@ -291,8 +291,8 @@ queue_block(struct queue *q)
 	q->reading = 1;
 	q->ctl_only = q->want == 0;
 	n = q->ctl_only ? q->nctl : q->nlanes;
-	snprintf(count, sizeof count, "%u", q->ctl_only ?
-	    (unsigned)QUEUE_CTL_COUNT : q->want);
+	q->block_count = q->ctl_only ? (unsigned)QUEUE_CTL_COUNT : q->want;
+	snprintf(count, sizeof count, "%u", q->block_count);
 	argv = xcalloc(9 + 2 * (size_t)n, sizeof *argv);
 	argv[argc++] = "XREADGROUP";
 	argv[argc++] = "GROUP";
@@ -354,6 +354,7 @@ queue_fetch_cb(struct rconn *rc, redisReply *reply, void *arg)
 		    claimed ? (const redisReply *const *)e->element + 4 : NULL);
 		n++;
 	}
+	q->drained = n < q->fetch_asked;
 	if (n > 0 || !q->rd.up) {
 		queue_read_next(q);
 		return;
@@ -368,12 +369,13 @@ queue_block_cb(struct rconn *rc, redisReply *reply, void *arg)
 	redisReply	*s, *e;
 	struct queue	*q = arg;
 	size_t		 i, j;
-	unsigned	 lane, *at;
-	int		 was_ctl;
+	unsigned	 lane, *at, asked;
+	int		 was_ctl, drained = 1;
 
 	(void)rc;
 	q->reading = q->fetch_queued;	/* a fetch waits behind it */
 	was_ctl = q->ctl_only;
+	asked = q->block_count;
 	q->ctl_only = 0;
 	if (reply == NULL || q->freeing)
 		return;
@@ -386,6 +388,8 @@ queue_block_cb(struct rconn *rc, redisReply *reply, void *arg)
 	}
 	q->read_backoff_ms = 0;
 	if (reply->type != REDIS_REPLY_ARRAY || reply->elements == 0) {
+		if (!was_ctl)
+			q->drained = 1;
 		/*
 		 * The BLOCK ran out and nothing came: the same read again
 		 * at once. No fetch: what came meanwhile the new read
@@ -406,7 +410,12 @@ queue_block_cb(struct rconn *rc, redisReply *reply, void *arg)
 		    s->element[0]->type == REDIS_REPLY_STRING &&
 		    s->element[1]->type == REDIS_REPLY_ARRAY ?
 		    queue_lane_index(q, s->element[0]->str) : q->nlanes;
+		if (at[i] < q->nlanes && s->element[1]->elements >= asked)
+			drained = 0;	/* more may wait there */
 	}
+	/* While they are offered, no read starts (queue_want): the lanes'
+	   counts decide below which one follows. */
+	q->reading = 1;
 	for (lane = 0; lane < q->nlanes; lane++) {
 		for (i = 0; i < reply->elements; i++) {
 			s = reply->element[i];
@@ -423,6 +432,9 @@ queue_block_cb(struct rconn *rc, redisReply *reply, void *arg)
 		}
 	}
 	free(at);
+	q->reading = q->fetch_queued;
+	if (!was_ctl)
+		q->drained = drained;
 	queue_read_next(q);
 }
 
@@ -456,6 +468,7 @@ queue_fetch(struct queue *q, unsigned n)
 
 	snprintf(nkeys, sizeof nkeys, "%u", q->nlanes);
 	snprintf(count, sizeof count, "%u", n);
+	q->fetch_asked = n;
 	snprintf(nctl, sizeof nctl, "%u", q->nctl);
 	snprintf(max, sizeof max, "%zu", q->max_item_bytes);
 	snprintf(ttl, sizeof ttl, "%u", q->answer_ttl_s);
@@ -519,6 +532,16 @@ queue_read_next(struct queue *q)
 	}
 	evtimer_del(q->ev_ctl);
 	q->ctl_due = 0;
+	/*
+	 * The last read left every lane with less than it asked for: a
+	 * fetch now would read them all for nothing (a script with a read
+	 * per lane: one an item at low load). The blocking read goes
+	 * instead; it returns at once with anything that came meanwhile.
+	 */
+	if (q->drained && !q->fetch_own && TAILQ_EMPTY(&q->held)) {
+		queue_block(q);
+		return;
+	}
 	queue_fetch(q, n);
 }
 
