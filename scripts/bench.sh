@@ -334,6 +334,20 @@ for c in 1 2 8; do
 	}' "$tmp/rows"
 	if [ "$c" = 1 ]; then
 		bench_strace "$on" "benchon$c"
+		# One client on a worker with room to spare (16 slots, as
+		# fleets run them): no read after an item finds its lanes
+		# full, so the blocking read alone takes them.
+		bench_worker benchwide1 16 --tmp-dir "$tmp/cmdtmp"
+		sleep 0.5
+		bench_queue benchwide1 200 confined >/dev/null
+		bench_redis_around "$n" bench_queue benchwide1 "$n" \
+		    "16-slots" > "$tmp/out"
+		head -1 "$tmp/out"
+		tail -1 "$tmp/out" > "$tmp/out.wide"
+		read -r wcmds wscripts wus < "$tmp/out.wide"
+		echo "redis  c=1 on 16 slots  per item: $wcmds commands from" \
+		    "the worker, $wscripts scripts, $wus us of Redis CPU"
+		echo "$wus" > "$tmp/wide"
 	fi
 	rss_off=$(awk '/VmHWM/ {print $2}' "/proc/$off/status")
 	rss_on=$(awk '/VmHWM/ {print $2}' "/proc/$on/status")
@@ -476,14 +490,16 @@ awk -v n="$lines" -v ns=$((end - start)) -v bad="$bad" -v su="$startup" \
 }'
 # The last line, for scripts: the ratios to the floor (confined, the
 # default), latency at c=1, Redis's work per item at c=1 (and its CPU at
-# c=2, c=8), CPU per item of the worker and its children next to the
+# c=2, c=8; and at c=1 on a 16-slot worker), CPU per item of the worker
+# and its children next to the
 # floor's, the child's setup from the confinement cost, Redis per idle
 # worker, and the system calls by kind. c1_direct_ratio: as c1_ratio, of
 # /bin/true (exec'd without the shell) at c=1: its items/s over the
 # floor's (sh -c true).
 direct=$(cat "$tmp/direct" 2>/dev/null)
+wide=$(cat "$tmp/wide" 2>/dev/null)
 awk -v setup="${setup:-null}" -v ir="$idle_redis" -v ib="$idle_base" \
-    -v direct="${direct:-null}" \
+    -v direct="${direct:-null}" -v wide="${wide:-null}" \
     -v ic="$idle_cmds" -v iw="$idle_worker" -v sys="$tmp/syscalls.json" '
 { r[$1] = $2; u[$1] = $3; p[$1] = $4; f[$1] = $5; cm[$1] = $6;
     us[$1] = $7; w[$1] = $8; wo[$1] = $9; ch[$1] = $10; fs[$1] = $11;
@@ -494,8 +510,9 @@ END {
 	    "\"c1_ratio_unconfined\":%.3f,\"p50_ms\":%.3f," \
 	    "\"floor_p50_ms\":%.3f,\"redis_cmds_per_item\":%.2f," \
 	    "\"redis_us_per_item\":%.1f,\"redis_us_per_item_c2\":%.1f," \
-	    "\"redis_us_per_item_c8\":%.1f,", r[1], r[2], r[8], u[1], p[1],
-	    f[1], cm[1], us[1], us[2], us[8]
+	    "\"redis_us_per_item_c8\":%.1f,\"redis_us_per_item_16slots\":%s,",
+	    r[1], r[2], r[8], u[1], p[1], f[1], cm[1], us[1], us[2], us[8],
+	    wide
 	printf "\"worker_us_per_item\":%.1f,\"worker_us_per_item_c2\":%.1f," \
 	    "\"worker_us_per_item_c8\":%.1f," \
 	    "\"worker_us_per_item_unconfined\":%.1f," \
