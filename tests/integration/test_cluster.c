@@ -174,18 +174,8 @@ test_cluster_three_queues(void **state)
 	assert_int_equal(cluster_count_typed(h, stream, "left-2", "EXEC_RESULT"), 0);
 	/* Nothing stays pending; each queue's keys are on its own shard. */
 	for (i = 0; i < NODES; i++) {
-		int64_t	deadline = harness_now_ms() + WAIT_MS;
-
 		snprintf(pend, sizeof pend, "execq:{%s}:replies", q[i]);
-		for (;; harness_sleep_ms(20)) {
-			r = cluster_kcmd(h, pend, "HLEN %s", pend);
-			if (r->integer == 0)
-				break;
-			freeReplyObject(r);
-			if (harness_now_ms() > deadline)
-				harness_fail(h, "%s is not emptied", pend);
-		}
-		freeReplyObject(r);
+		cluster_wait_empty(h, "HLEN", pend);
 		snprintf(key, sizeof key, "execq:{%s}:session:%s", q[i],
 		    sid[i]);
 		r = cluster_kcmd(h, key, "HGET %s status", key);
@@ -312,7 +302,6 @@ test_cluster_client_and_worker(void **state)
 				    NULL };
 	const char		*wait[] = { "wait", "--queue", q, "cs-bg",
 				    NULL };
-	redisReply		*r;
 	int64_t			 deadline;
 	pid_t			 w;
 
@@ -368,15 +357,7 @@ test_cluster_client_and_worker(void **state)
 		    harness_proc_exit(&p), p.out, p.err);
 	harness_proc_release(&p);
 	snprintf(pend, sizeof pend, "execq:{%s}:replies", q);
-	for (deadline = harness_now_ms() + WAIT_MS;; harness_sleep_ms(20)) {
-		r = cluster_kcmd(h, pend, "HLEN %s", pend);
-		if (r->integer == 0)
-			break;
-		freeReplyObject(r);
-		if (harness_now_ms() > deadline)
-			harness_fail(h, "%s is not emptied", pend);
-	}
-	freeReplyObject(r);
+	cluster_wait_empty(h, "HLEN", pend);
 	harness_stop_clean(h, w);
 	harness_pass(h);
 }
