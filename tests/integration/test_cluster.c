@@ -441,6 +441,150 @@ test_cluster_mcp(void **state)
 	harness_pass(h);
 }
 
+/*
+ * The users of docs/acl/execq-cluster.acl, on every node (but the
+ * default user's line: the test's own connections have no password), as
+ * Redis loads them: ACL SETUSER with the line's rules, a selector in
+ * parentheses one argument.
+ */
+static void
+acl_load(struct harness *h, const char *path)
+{
+	char		*text, *line, *save, *p, *tok[64];
+	const char	*argv[66];
+	redisReply	*r;
+	redisContext	*c;
+	int		 n, i, depth;
+
+	if ((text = harness_read_file(path, NULL)) == NULL)
+		harness_fail(h, "cannot read %s", path);
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || strncmp(line, "user ", 5) != 0 ||
+		    strncmp(line, "user default ", 13) == 0)
+			continue;
+		n = 0;
+		for (p = line + 5; *p != '\0' && n < 64;) {
+			while (*p == ' ')
+				*p++ = '\0';
+			if (*p == '\0')
+				break;
+			tok[n++] = p;
+			for (depth = 0; *p != '\0' && (*p != ' ' || depth > 0);
+			    p++)
+				depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+		}
+		argv[0] = "ACL";
+		argv[1] = "SETUSER";
+		for (i = 0; i < n; i++) {
+			argv[i + 2] = tok[i];
+			if (strcmp(tok[i], ">WORKER_PASSWORD") == 0)
+				argv[i + 2] = ">wk-pw-cluster";
+			else if (strcmp(tok[i], ">AGENT_PASSWORD") == 0)
+				argv[i + 2] = ">ag-pw-cluster";
+			else if (strcmp(tok[i], ">OPERATOR_PASSWORD") == 0)
+				argv[i + 2] = ">op-pw-cluster";
+		}
+		for (i = 0; i < cluster_nnodes; i++) {
+			c = cluster_node_ctx(h, i);
+			r = redisCommandArgv(c, n + 2, argv, NULL);
+			if (r == NULL || r->type == REDIS_REPLY_ERROR)
+				harness_fail(h, "ACL SETUSER %s: %s", tok[0],
+				    r != NULL ? r->str : c->errstr);
+			freeReplyObject(r);
+			redisFree(c);
+		}
+	}
+	free(text);
+}
+
+/*
+ * docs/acl/execq-cluster.acl as shipped: the worker logs in as worker,
+ * `execq run` as agent (its own lane, its own reply queue, on other
+ * shards), `execq workers` and `execq ps` as operator; each works, and
+ * no node refused a command of theirs but the agent's look at live
+ * output, which execq.acl keeps from agents.
+ */
+static void
+test_cluster_acl_users(void **state)
+{
+	struct harness		*h = harness_fixture(state);
+	struct harness_proc	 p;
+	char			 wurl[128], aurl[128], ourl[128];
+	const char		*run[] = { "run", "--queue", "exec", "--",
+				    "echo", "agent-ok", NULL };
+	const char		*workers[] = { "workers", "--queue", "exec",
+				    NULL };
+	const char		*ps[] = { "ps", "--queue", "exec", NULL };
+	redisContext		*c;
+	redisReply		*r;
+	int64_t			 deadline;
+	size_t			 j;
+	pid_t			 w;
+	int			 i;
+
+	cluster_world_start3(h);
+	acl_load(h, "docs/acl/execq-cluster.acl");
+	for (i = 0; i < cluster_nnodes; i++) {
+		c = cluster_node_ctx(h, i);
+		freeReplyObject(redisCommand(c, "ACL LOG RESET"));
+		redisFree(c);
+	}
+	snprintf(wurl, sizeof wurl, "redis://worker:wk-pw-cluster@127.0.0.1:"
+	    "%d", cluster_ports[0]);
+	snprintf(aurl, sizeof aurl, "redis://agent:ag-pw-cluster@127.0.0.1:"
+	    "%d", cluster_ports[1]);
+	snprintf(ourl, sizeof ourl, "redis://operator:op-pw-cluster@"
+	    "127.0.0.1:%d", cluster_ports[2]);
+	w = harness_worker_launch(h, NULL, "--redis", wurl, "--queue", "exec",
+	    "--agents", "agent", "--consumer", "acl-w", "--kill-grace", "1",
+	    "--shutdown-flush", "1", NULL);
+	/* The worker makes the agent's lanes as it starts reading. */
+	for (deadline = harness_now_ms() + WAIT_MS;; harness_sleep_ms(20)) {
+		r = cluster_kcmd(h, "q:{exec}:agent.normal", "EXISTS %s",
+		    "q:{exec}:agent.normal");
+		i = (int)r->integer;
+		freeReplyObject(r);
+		if (i == 1)
+			break;
+		if (harness_now_ms() > deadline)
+			harness_fail(h, "the worker made no lane for agent");
+	}
+	harness_cli(h, &p, aurl, WAIT_MS, run);
+	if (harness_proc_exit(&p) != 0 || strstr(p.out, "agent-ok") == NULL)
+		harness_fail(h, "execq run as agent: exit %d, out '%s', err "
+		    "'%s'", harness_proc_exit(&p), p.out, p.err);
+	harness_proc_release(&p);
+	harness_cli(h, &p, ourl, WAIT_MS, workers);
+	if (harness_proc_exit(&p) != 0 || strstr(p.out, "acl-w") == NULL)
+		harness_fail(h, "execq workers as operator: exit %d, out '%s', "
+		    "err '%s'", harness_proc_exit(&p), p.out, p.err);
+	harness_proc_release(&p);
+	harness_cli(h, &p, ourl, WAIT_MS, ps);
+	if (harness_proc_exit(&p) != 0)
+		harness_fail(h, "execq ps as operator: exit %d, err '%s'",
+		    harness_proc_exit(&p), p.err);
+	harness_proc_release(&p);
+	for (i = 0; i < cluster_nnodes; i++) {
+		c = cluster_node_ctx(h, i);
+		r = redisCommand(c, "ACL LOG");
+		if (r == NULL || r->type != REDIS_REPLY_ARRAY)
+			harness_fail(h, "node %d: ACL LOG", i);
+		/* The agent may not read live output (execq.acl says why):
+		   the client's look at it is refused, and it goes without. */
+		for (j = 0; j < r->elements; j++)
+			if (strncmp(r->element[j]->element[7]->str,
+			    "execq:{exec}:out:", 17) != 0)
+				harness_fail(h, "node %d refused %s: %s",
+				    i, r->element[j]->element[9]->str,
+				    r->element[j]->element[7]->str);
+		freeReplyObject(r);
+		redisFree(c);
+	}
+	harness_stop_clean(h, w);
+	harness_pass(h);
+}
+
 int
 main(void)
 {
@@ -450,6 +594,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cluster_three_queues,
 		    harness_setup, cluster_world_teardown),
 		cmocka_unit_test_setup_teardown(test_cluster_client_and_worker,
+		    harness_setup, cluster_world_teardown),
+		cmocka_unit_test_setup_teardown(test_cluster_acl_users,
 		    harness_setup, cluster_world_teardown),
 		cmocka_unit_test_setup_teardown(test_cluster_mcp,
 		    harness_setup, cluster_world_teardown),
