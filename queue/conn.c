@@ -320,20 +320,23 @@ queue_login_cb(struct rconn *rc, redisReply *reply, void *arg)
 	rconn_disconnect(rc, "login refused");	/* queue_link_cb: again */
 }
 
+void
+queue_login(struct queue *q, struct rconn *rc, rconn_reply_cb cb, void *arg)
+{
+	if (q->url.password != NULL && q->url.user != NULL)
+		rconn_command(rc, cb, arg, "AUTH %s %s", q->url.user,
+		    q->url.password);
+	else if (q->url.password != NULL)
+		rconn_command(rc, cb, arg, "AUTH %s", q->url.password);
+	else
+		rconn_command(rc, cb, arg, "PING");
+}
+
 /* AUTH, or PING without a password: first on every new connection. */
 static void
 queue_hello(struct qconn *c)
 {
-	struct queue	*q = c->q;
-
-	if (q->url.password != NULL && q->url.user != NULL)
-		rconn_command(c->rc, queue_login_cb, c, "AUTH %s %s",
-		    q->url.user, q->url.password);
-	else if (q->url.password != NULL)
-		rconn_command(c->rc, queue_login_cb, c, "AUTH %s",
-		    q->url.password);
-	else
-		rconn_command(c->rc, queue_login_cb, c, "PING");
+	queue_login(c->q, c->rc, queue_login_cb, c);
 }
 
 /* ROLE's first element: "master", "slave", "sentinel"; NULL if odd. */
@@ -467,6 +470,19 @@ queue_conn_at(const struct qconn *c, const struct cluster_node *node)
 	return (node->port == c->at_port && strcmp(node->host, c->at) == 0);
 }
 
+int
+queue_map_set(struct queue *q, const redisReply *reply, const char *host)
+{
+	struct cluster_map	map;
+
+	memset(&map, 0, sizeof map);
+	if (reply == NULL || cluster_map_parse(&map, reply, host) == -1)
+		return (-1);
+	cluster_map_release(&q->map);
+	q->map = map;
+	return (0);
+}
+
 /*
  * CLUSTER SLOTS's answer: the map, kept (shard.c routes replies with
  * it). The node that serves the queue's slot is the one both connections
@@ -477,21 +493,17 @@ queue_slots_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
 	struct qconn			*c = arg;
 	struct queue			*q = c->q;
-	struct cluster_map		 map;
 	const struct cluster_node	*node;
 
 	if (reply == NULL || q->freeing || c->rc != rc)
 		return;
-	memset(&map, 0, sizeof map);
-	if (cluster_map_parse(&map, reply, c->at) == -1) {
+	if (queue_map_set(q, reply, c->at) == -1) {
 		log_warn("queue: redis %s: CLUSTER SLOTS: %s", c->name,
 		    reply->type == REDIS_REPLY_ERROR ? reply->str :
 		    "not a slot map");
 		rconn_disconnect(rc, "no slot map");
 		return;
 	}
-	cluster_map_release(&q->map);
-	q->map = map;
 	if ((node = cluster_map_node(&q->map, q->slot)) == NULL) {
 		log_warn("queue: redis %s: no node serves slot %u of queue "
 		    "%s (the cluster is down?): asking again", c->name,

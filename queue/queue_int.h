@@ -330,6 +330,13 @@ unsigned long long	queue_shards_delivered(const struct queue *q);
 
 /* conn.c */
 void	queue_kick(struct qconn *c);
+/* The login on rc: AUTH with the URL's user and password, else PING. */
+void	queue_login(struct queue *q, struct rconn *rc, rconn_reply_cb cb,
+	    void *arg);
+/* Keeps a CLUSTER SLOTS reply as q's map (host: for nodes that name
+   none); -1 and the old map kept if it is not one. */
+int	queue_map_set(struct queue *q, const redisReply *reply,
+	    const char *host);
 /* ROLE counted n replicas of the primary: wait for them, or go without. */
 void	queue_replicas_seen(struct queue *q, long long n);
 void	queue_create_groups(struct queue *q);

@@ -138,11 +138,7 @@ queue_shard_link(struct qshards *s, const struct cluster_node *node)
 		return (NULL);
 	rconn_set_timeout(l->rc, (int)q->timeout_ms, (int)q->timeout_ms);
 	/* Sent as it connects; a refused login fails the deliveries. */
-	if (q->url.password != NULL && q->url.user != NULL)
-		rconn_command(l->rc, NULL, NULL, "AUTH %s %s", q->url.user,
-		    q->url.password);
-	else if (q->url.password != NULL)
-		rconn_command(l->rc, NULL, NULL, "AUTH %s", q->url.password);
+	queue_login(q, l->rc, NULL, NULL);
 	return (l->rc);
 }
 
@@ -434,19 +430,15 @@ queue_sweep_slots_cb(struct rconn *rc, redisReply *reply, void *arg)
 {
 	struct qshards		*s = arg;
 	struct queue		*q = s->q;
-	struct cluster_map	 map;
 
 	(void)rc;
 	if (q->freeing)
 		return;
-	memset(&map, 0, sizeof map);
-	if (reply == NULL || cluster_map_parse(&map, reply, q->wr.at) == -1) {
+	if (queue_map_set(q, reply, q->wr.at) == -1) {
 		s->failed = 1;
 		queue_sweep_done(s);
 		return;
 	}
-	cluster_map_release(&q->map);
-	q->map = map;
 	s->stale = 0;
 	s->sweeping = 0;
 	queue_sweep(s);
